@@ -1,0 +1,36 @@
+# Every target sets itself up on a fresh machine: it creates .venv and installs what it needs.
+# A CPU build of torch goes in first, so sentence-transformers does not pull a multi-GB CUDA build.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TORCH_SPEC ?= torch==2.13.0
+DATA ?= ../shared/data
+
+.PHONY: demo test bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.stamp-torch: | $(PY)
+	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
+	touch $@
+
+$(VENV)/.stamp-local: pyproject.toml $(VENV)/.stamp-torch
+	$(PY) -m pip install --quiet -e ".[local]"
+	touch $@
+
+$(VENV)/.stamp-dev: pyproject.toml $(VENV)/.stamp-torch
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+demo: $(VENV)/.stamp-local
+	HF_HUB_OFFLINE=1 $(PY) cookbook/quickstart.py
+
+test: $(VENV)/.stamp-dev
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+bench: $(VENV)/.stamp-dev
+	HF_HUB_OFFLINE=1 $(PY) benchmarks/bench_detector.py $(DATA)/ragtruth_dev.jsonl $(DATA)/halueval_qa_dev.jsonl $(DATA)/summedits_dev.jsonl
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -1,0 +1,64 @@
+"""The halguard exception tree, documented in one place.
+
+::
+
+    HalguardError                      base of everything halguard raises
+    ├── InvalidInputError (ValueError)  a value halguard cannot check (bad option, malformed record)
+    ├── InputTypeError (TypeError)      an argument of the wrong type (answer not a str, context not text)
+    ├── ModelLoadError (RuntimeError)   the local model or an optional dependency is missing or broken
+    └── HallucinationError              raised by guards whose policy is "raise"; carries the verdict
+        └── UnverifiedError             raised by guards that fail closed when a check could not run
+
+Data conditions that are not programming errors (no context retrieved, an empty answer, an answer
+too long to check) do not raise: they come back as a verdict labelled ``unverified`` with the
+reason in ``Verdict.errors``, so the caller's policy decides whether to fail open or closed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from halguard.schema import Verdict
+
+__all__ = [
+    "HallucinationError",
+    "HalguardError",
+    "InputTypeError",
+    "InvalidInputError",
+    "ModelLoadError",
+    "UnverifiedError",
+]
+
+
+class HalguardError(Exception):
+    """Base class of every exception halguard raises on purpose."""
+
+
+class InvalidInputError(HalguardError, ValueError):
+    """A value that halguard cannot work with."""
+
+
+class InputTypeError(HalguardError, TypeError):
+    """An argument of the wrong type."""
+
+
+class ModelLoadError(HalguardError, RuntimeError):
+    """The local model, or an optional dependency it needs, could not be loaded."""
+
+
+class HallucinationError(HalguardError):
+    """An answer was judged hallucinated and the policy says to raise.
+
+    Args:
+        message: Human-readable summary.
+        verdict: The full verdict, so handlers (``with_fallbacks``, retries) can inspect it.
+    """
+
+    def __init__(self, message: str, verdict: Verdict | None = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
+
+
+class UnverifiedError(HallucinationError):
+    """The check could not run and the policy fails closed."""

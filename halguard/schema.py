@@ -1,0 +1,177 @@
+"""The verdict schema: the one object every halguard detector returns and every adapter attaches.
+
+Adapters store ``Verdict.to_metadata()`` under the key :data:`METADATA_KEY` (``"halguard"``), so a
+LangChain message, a LlamaIndex response and a JSON log line all carry the same shape.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "METADATA_KEY",
+    "SCHEMA_VERSION",
+    "ClaimStatus",
+    "ClaimVerdict",
+    "EvidenceRef",
+    "SkippedSentence",
+    "UnsupportedSpan",
+    "Usage",
+    "Verdict",
+    "VerdictError",
+    "VerdictLabel",
+]
+
+SCHEMA_VERSION = "1.0"
+METADATA_KEY = "halguard"
+
+VerdictLabel = Literal["supported", "hallucinated", "unverified"]
+
+
+class ClaimStatus(str, Enum):
+    """How well one claim of the answer is backed by the retrieved evidence."""
+
+    SUPPORTED = "SUPPORTED"
+    """The evidence states the claim."""
+    WEAK_SUPPORT = "WEAK_SUPPORT"
+    """Related evidence exists but does not clearly state the claim; below the flagging threshold."""
+    CONTRADICTION = "CONTRADICTION"
+    """The closest evidence says something incompatible (another number, a negation flip)."""
+    HALLUCINATION = "HALLUCINATION"
+    """Nothing in the evidence supports the claim (invented entities, facts or numbers)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class EvidenceRef(_Model):
+    """A piece of a source that was compared with a claim."""
+
+    source_id: str = Field(description="Id of the source (given by the caller, or its index as a string).")
+    start: int = Field(ge=0, description="Character offset of the evidence in that source's text.")
+    end: int = Field(ge=0, description="End offset (exclusive) in that source's text.")
+    text: str = Field(description="The evidence text, source[start:end].")
+    similarity: float = Field(description="Cosine similarity between the claim and this evidence.")
+
+
+class ClaimVerdict(_Model):
+    """The verdict on one claim (one sentence of the answer)."""
+
+    text: str = Field(description="The claim, exactly answer[start:end].")
+    start: int = Field(ge=0, description="Character offset of the claim in the answer.")
+    end: int = Field(ge=0, description="End offset (exclusive) in the answer.")
+    status: ClaimStatus
+    score: float = Field(ge=0.0, le=1.0, description="Hallucination risk of this claim, 0 (safe) to 1.")
+    evidence: list[EvidenceRef] = Field(default_factory=list, description="Best evidence, most similar first.")
+    cited_sources: list[str] = Field(
+        default_factory=list, description="Source ids the claim cites with markers like [S0] or [1]."
+    )
+    reasons: list[str] = Field(default_factory=list, description="Why the claim got its status, in words.")
+    signals: dict[str, Any] = Field(default_factory=dict, description="The raw signals behind the score.")
+
+
+class UnsupportedSpan(_Model):
+    """A character span of the answer that the evidence does not support."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str = ""
+
+
+class SkippedSentence(_Model):
+    """A sentence of the answer that was not checked, and why (e.g. a pure hedge or a list intro)."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    reason: str
+
+
+class VerdictError(_Model):
+    """Why (part of) a check did not run. ``code`` is stable; ``message`` is for people."""
+
+    code: str
+    message: str
+
+
+class Usage(_Model):
+    """What a verdict cost."""
+
+    model_calls: int = Field(default=0, description="Local model forward passes (encode batches).")
+    embedded_texts: int = Field(default=0, description="Texts embedded for this verdict (cache misses).")
+    cached_texts: int = Field(default=0, description="Texts whose embedding came from the cache.")
+    llm_calls: int = Field(default=0, description="Calls to remote or local LLMs.")
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Verdict(_Model):
+    """The result of checking one answer against its retrieved context.
+
+    ``label`` is ``"unverified"`` whenever the check could not run in full (no context, an empty or
+    oversized answer, a provider error...): never ``"supported"`` for a check that did not happen.
+    """
+
+    schema_version: str = SCHEMA_VERSION
+    label: VerdictLabel
+    hallucination_detected: bool = Field(description="True only when label is 'hallucinated'.")
+    score: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Hallucination risk of the answer (None when unverified)."
+    )
+    threshold: float = Field(ge=0.0, le=1.0, description="Risk at or above which the answer is flagged.")
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+    skipped: list[SkippedSentence] = Field(default_factory=list)
+    spans: list[UnsupportedSpan] = Field(default_factory=list)
+    errors: list[VerdictError] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+    detector: str = Field(description="Which detector produced the verdict, e.g. 'local:all-MiniLM-L6-v2'.")
+    consistency: dict[str, Any] | None = Field(
+        default=None, description="Paraphrase-sampling (PAS2) report, when that check ran."
+    )
+
+    @classmethod
+    def unverified(
+        cls,
+        code: str,
+        message: str,
+        *,
+        detector: str,
+        threshold: float,
+        **fields: Any,
+    ) -> Verdict:
+        """Build a verdict for a check that could not run."""
+        errors = [VerdictError(code=code, message=message), *fields.pop("errors", [])]
+        return cls(
+            label="unverified",
+            hallucination_detected=False,
+            score=None,
+            threshold=threshold,
+            errors=errors,
+            detector=detector,
+            **fields,
+        )
+
+    @property
+    def is_supported(self) -> bool:
+        return self.label == "supported"
+
+    @property
+    def is_unverified(self) -> bool:
+        return self.label == "unverified"
+
+    @property
+    def flagged_claims(self) -> list[ClaimVerdict]:
+        """Claims whose status is CONTRADICTION or HALLUCINATION."""
+        bad = (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
+        return [c for c in self.claims if c.status in bad]
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The JSON-safe dict that adapters attach under ``"halguard"``."""
+        return self.model_dump(mode="json")
