@@ -1,0 +1,203 @@
+"""Word-level signals: content words, named entities, numbers and negation.
+
+Everything here is plain Python and regular expressions so it runs in microseconds per sentence and
+never needs a model. The verifier compares these features of a claim with the whole context (and
+with the claim's best evidence) to find invented names, changed numbers and negation flips.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "NumberMention",
+    "content_terms",
+    "entity_mentions",
+    "has_negation",
+    "number_mentions",
+    "stem",
+    "term_set",
+    "word_spans",
+]
+
+# A compact English stop list: function words carry no checkable fact.
+STOPWORDS = frozenset(
+    """
+    a about above across after afterwards again against all almost alone along already also although always am
+    among amongst an and another any anyhow anyone anything anyway anywhere are around as at be became because
+    become becomes becoming been before beforehand behind being below beside besides between beyond both but by
+    can could did do does doing done down due during each either else elsewhere enough etc even ever every
+    everyone everything everywhere few for former formerly from further had has have having he hence her here
+    hereafter hereby herein hereupon hers herself him himself his how however i if in indeed into is it its itself
+    just last latter latterly least less let lets made make makes many may me meanwhile might mine more moreover
+    most mostly much must my myself namely neither nevertheless next nobody none noone nor not nothing now nowhere
+    of off often on once one only onto or other others otherwise our ours ourselves out over own per perhaps
+    please put rather re same seem seemed seeming seems several she should since so some somehow someone something
+    sometime sometimes somewhere still such than that the their theirs them themselves then thence there
+    thereafter thereby therefore therein thereupon these they this those though through throughout thru thus to
+    together too toward towards under until up upon us very via was we well were what whatever when whence
+    whenever where whereafter whereas whereby wherein whereupon wherever whether which while whither who whoever
+    whole whom whose why will with within without would yet you your yours yourself yourselves also s t d ll m
+    o re ve y said says say according provided context text passage based information mentioned
+    """.split()
+)
+
+NEGATION_CUES = frozenset(
+    "not no never none nobody nothing neither nor without cannot cant dont doesnt didnt isnt arent wasnt werent "
+    "wont wouldnt shouldnt couldnt hasnt havent hadnt lacks lacked lacking absent unable".split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_NUMBER = re.compile(
+    r"(?<![\w.])[-−]?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(%|percent\b|per cent\b)?"
+    r"(?:\s*(thousand|million|billion|trillion|bn|m|k)\b)?",
+    re.IGNORECASE,
+)
+_TIME_SUFFIX = re.compile(r"(?::\d{2})?\s*([ap])\.?m\.?(?!\w)", re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
+_NUMBER_WORDS = {
+    w: float(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORDS.update({"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "hundred": 100.0, "dozen": 12.0})
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the words in ``text``."""
+    return [m.span() for m in _WORD.finditer(text)]
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """A small, fast suffix stripper: enough to match 'acquired'/'acquires', 'cities'/'city'."""
+    w = word.lower().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    if len(w) <= 3 or w.isdigit():
+        return w
+    for suffix, repl in (
+        ("ational", "ate"),
+        ("ization", "ize"),
+        ("fulness", "ful"),
+        ("iveness", "ive"),
+        ("ements", ""),
+        ("ement", ""),
+        ("ments", ""),
+        ("ment", ""),
+        ("ingly", ""),
+        ("edly", ""),
+        ("ities", "ity"),
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("ers", "er"),
+        ("ed", ""),
+        ("es", ""),
+        ("ly", ""),
+        ("s", ""),
+    ):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    return w.rstrip("e") if len(w) > 4 else w
+
+
+def term_set(text: str) -> set[str]:
+    """Stems of every word in ``text`` (stop words included), for presence tests."""
+    return {stem(text[s:e]) for s, e in word_spans(text)}
+
+
+def content_terms(text: str) -> list[tuple[int, int, str]]:
+    """Content words of ``text``: (start, end, stem), without stop words, numbers or one-letter words."""
+    out = []
+    for s, e in word_spans(text):
+        w = text[s:e]
+        lw = w.lower().replace("’", "'").replace("'", "")
+        if lw in STOPWORDS or lw in NEGATION_CUES or len(lw) < 3 or any(ch.isdigit() for ch in lw):
+            continue
+        out.append((s, e, stem(w)))
+    return out
+
+
+def entity_mentions(text: str) -> list[tuple[int, int]]:
+    """Spans of capitalised words that are not sentence-initial (likely names), merged into runs."""
+    spans: list[tuple[int, int]] = []
+    words = word_spans(text)
+    for i, (s, e) in enumerate(words):
+        w = text[s:e]
+        if not w[0].isupper() or w.lower() in STOPWORDS:
+            continue
+        prev_text = text[: s].rstrip()
+        sentence_initial = i == 0 or prev_text.endswith((".", "!", "?", ":", "\n", '"', "(", "-", "*"))
+        if sentence_initial and not (len(w) > 1 and w[1:].isupper()):
+            continue
+        if spans and text[spans[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von"):
+            spans[-1] = (spans[-1][0], e)
+        else:
+            spans.append((s, e))
+    return spans
+
+
+@dataclass(frozen=True)
+class NumberMention:
+    """A number found in text, normalised to a float."""
+
+    start: int
+    end: int
+    value: float
+    is_percent: bool
+    alt: float | None = None  # the same quantity written another way (5 pm -> 17)
+
+
+def number_mentions(text: str) -> list[NumberMention]:
+    """Numbers in ``text`` (digits, thousands separators, %, scale words, small number words)."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        digits = m.group(1).replace(",", "")
+        value = float(digits + (m.group(2) or ""))
+        scale = m.group(4)
+        if scale:
+            # "5 m" after a number is usually metres, but "$5m" is money: only scale money or words.
+            if scale.lower() in ("m", "k", "bn") and "$" not in m.group(0):
+                scale = None
+        if scale:
+            value *= _SCALE[scale.lower()]
+        if m.group(0).lstrip().startswith(("-", "−")):
+            value = -value
+        end = m.end() if (m.group(3) or scale) else (m.end(2) if m.group(2) else m.end(1))
+        alt = None
+        t = _TIME_SUFFIX.match(text, end)
+        if t and value < 12:
+            alt = value + 12 if t.group(1).lower().startswith("p") else value
+        out.append(NumberMention(m.start(), end, value, bool(m.group(3)), alt))
+    for s, e in word_spans(text):
+        w = text[s:e].lower()
+        if w in _NUMBER_WORDS and w not in ("one",):
+            out.append(NumberMention(s, e, _NUMBER_WORDS[w], False))
+    return out
+
+
+def number_values(text: str) -> set[float]:
+    """All number values in ``text``, also with scale words applied and removed (5 million -> 5, 5e6)."""
+    values = set()
+    for m in number_mentions(text):
+        values.add(round(m.value, 6))
+        values.add(round(abs(m.value), 6))
+    for m in _NUMBER.finditer(text):
+        values.add(round(float(m.group(1).replace(",", "") + (m.group(2) or "")), 6))
+    return values
+
+
+def has_negation(text: str) -> bool:
+    """Whether the text contains a negation cue ("not", "n't", "never", "no", "without", ...)."""
+    for s, e in word_spans(text):
+        w = text[s:e].lower().replace("’", "'")
+        if w.endswith("n't") or w.replace("'", "") in NEGATION_CUES:
+            return True
+    return False

@@ -1,0 +1,141 @@
+"""Retrieved context: normalising what callers pass, and chunking it into overlapping sentence windows."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Union
+
+from halguard.errors import InputTypeError
+from halguard.segment import split_sentences
+
+__all__ = ["Chunk", "Source", "ContextInput", "chunk_source", "normalize_contexts"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One retrieved passage: an id (the caller's, or its position) and its text."""
+
+    id: str
+    text: str
+
+
+ContextInput = Union[str, Source, tuple, Mapping]
+
+
+def _one(item: Any, index: int) -> Source:
+    if isinstance(item, Source):
+        return item
+    if isinstance(item, str):
+        return Source(id=str(index), text=item)
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+        return Source(id=str(item[0]), text=item[1])
+    if isinstance(item, Mapping):
+        text = item.get("text", item.get("page_content"))
+        if isinstance(text, str):
+            ident = item.get("id", item.get("source_id", index))
+            return Source(id=str(index if ident is None else ident), text=text)
+    msg = (
+        f"context item {index} is {type(item).__name__}; expected a str, an (id, text) tuple, "
+        "a halguard.Source or a mapping with 'text'"
+    )
+    raise InputTypeError(msg)
+
+
+def normalize_contexts(contexts: Any) -> list[Source]:
+    """Return the contexts as a new list of :class:`Source`; the caller's objects are never changed.
+
+    Raises:
+        InputTypeError: ``contexts`` is not a str or an iterable of supported items.
+    """
+    if contexts is None:
+        return []
+    if isinstance(contexts, (str, Source)) or (isinstance(contexts, tuple) and len(contexts) == 2
+                                                 and isinstance(contexts[1], str) and not isinstance(contexts[0], str)):
+        contexts = [contexts]
+    if isinstance(contexts, (bytes, bytearray)) or not isinstance(contexts, Iterable):
+        msg = f"contexts must be a str or a list of passages, got {type(contexts).__name__}"
+        raise InputTypeError(msg)
+    sources = [_one(item, i) for i, item in enumerate(contexts)]
+    seen: dict[str, int] = {}
+    out = []
+    for s in sources:  # duplicate ids would make evidence references ambiguous
+        if s.id in seen:
+            seen[s.id] += 1
+            s = Source(id=f"{s.id}#{seen[s.id]}", text=s.text)
+        else:
+            seen[s.id] = 0
+        out.append(s)
+    return out
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A window of consecutive sentences of one source, with offsets into that source."""
+
+    start: int
+    end: int
+    text: str
+
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[tuple[str, int, int], tuple[Chunk, ...]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _split_long(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """Split an over-long sentence into overlapping windows at spaces, so the model never truncates it."""
+    spans = []
+    step = max(max_chars * 3 // 4, 1)
+    s = start
+    while s < end:
+        e = min(s + max_chars, end)
+        if e < end:
+            cut = text.rfind(" ", s + step // 2, e)
+            e = cut if cut > s else e
+        spans.append((s, e))
+        if e >= end:
+            break
+        nxt = s + step
+        space = text.find(" ", nxt, e)
+        s = space + 1 if 0 <= space < e else min(nxt, e)
+    return spans
+
+
+def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 600) -> tuple[Chunk, ...]:
+    """Chunk a source into its sentences plus windows of ``sentences_per_chunk`` sentences (overlapping).
+
+    Every character of the source lies in some chunk (nothing is dropped), and no chunk is longer than
+    ``max_chars`` (the embedding model's window), so nothing is silently truncated either.
+    Results are cached per distinct text.
+    """
+    key = (text, sentences_per_chunk, max_chars)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    units: list[tuple[int, int]] = []
+    for s, e in split_sentences(text):
+        units.extend(_split_long(text, s, e, max_chars) if e - s > max_chars else [(s, e)])
+    chunks: list[Chunk] = []
+    # Single sentences match short claims best ("It was completed in 1889."); windows of several catch
+    # claims that span a sentence boundary. Both are searched.
+    windows = [[u] for u in units]
+    if len(units) > 1 and sentences_per_chunk > 1:
+        size = min(sentences_per_chunk, len(units))
+        windows += [units[i : i + size] for i in range(len(units) - size + 1)]
+    for win in windows:
+        # Grow the window only while it fits: a window too long for the model falls back to its units.
+        if win[-1][1] - win[0][0] <= max_chars:
+            chunks.append(Chunk(win[0][0], win[-1][1], text[win[0][0] : win[-1][1]]))
+        else:
+            chunks.extend(Chunk(s, e, text[s:e]) for s, e in win)
+    deduped = tuple(dict.fromkeys(chunks))
+    with _cache_lock:
+        _cache[key] = deduped
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return deduped

@@ -1,0 +1,63 @@
+import pytest
+
+from halguard.arithmetic import check_arithmetic, is_math_claim
+from halguard.lexical import content_terms, entity_mentions, has_negation, number_mentions, number_values, stem
+
+
+def test_numbers_are_normalised():
+    values = [m.value for m in number_mentions("It cost $3.5 million in 2019, up 12% from 1,200 units; three left.")]
+    assert values == [3_500_000.0, 2019.0, 12.0, 1200.0, 3.0]
+
+
+def test_times_get_24h_alternatives():
+    alts = [m.alt for m in number_mentions("open 5:30 pm to 11 PM")]
+    assert alts[0] == 17.0 and alts[-1] == 23.0
+
+
+def test_number_values_include_unscaled():
+    assert {3.5, 3_500_000.0} <= number_values("$3.5 million")
+
+
+def test_entities_skip_sentence_initial_words():
+    text = "Then Barack Obama met the Prime Minister of Canada in Ottawa."
+    assert [text[s:e] for s, e in entity_mentions(text)] == ["Barack Obama", "Prime Minister of Canada", "Ottawa"]
+
+
+def test_content_terms_drop_stopwords_and_numbers():
+    assert [t for _, _, t in content_terms("The cities were acquired in 2019 by them")] == ["city", "acquir"]
+    assert stem("companies") == stem("company")
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [("It is not open.", True), ("It isn't open.", True), ("It never closed.", True), ("It is open.", False),
+     ("Nothing was found.", True), ("A notable novel.", False)],
+)
+def test_negation(text, negated):
+    assert has_negation(text) is negated
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        ("12 + 30 = 42", True),
+        ("12 + 30 = 43", False),
+        ("(4 x 5) / 2 = 10", True),
+        ("25% of 80 is 20", True),
+        ("25% of 80 is 30", False),
+        ("Revenue grew from 40 to 50, a 25% increase.", True),
+        ("Revenue grew from 40 to 50, a 20% increase.", False),
+        ("Sales fell from 200 to 150, a 25% decrease.", True),
+        ("Sales fell from 200 to 150, a 25% increase.", False),
+        ("One third is 33.3% of 100 is 33.3", True),
+    ],
+)
+def test_arithmetic(text, ok):
+    findings = check_arithmetic(text)
+    assert findings, text
+    assert all(f.ok for f in findings) is ok
+
+
+def test_no_math_no_findings():
+    assert not is_math_claim("The tower is tall.")
+    assert check_arithmetic("The 2019-2020 season was long.") == []
