@@ -126,22 +126,26 @@ def content_terms(text: str) -> list[tuple[int, int, str]]:
 
 
 def entity_mentions(text: str) -> list[tuple[int, int]]:
-    """Spans of capitalised words that are not sentence-initial (likely names), merged into runs."""
-    spans: list[tuple[int, int]] = []
-    words = word_spans(text)
-    for i, (s, e) in enumerate(words):
+    """Spans of runs of capitalised words (likely names).
+
+    A capitalised word at the start of a sentence counts only as part of a longer run ("Harper's Bazaar"),
+    or when it is an acronym ("NASA"), so "The" or "However" never make an entity.
+    """
+    runs: list[list[int]] = []  # [start, end, words, initial-only]
+    for i, (s, e) in enumerate(word_spans(text)):
         w = text[s:e]
         if not w[0].isupper() or w.lower() in STOPWORDS:
             continue
-        prev_text = text[: s].rstrip()
-        sentence_initial = i == 0 or prev_text.endswith((".", "!", "?", ":", "\n", '"', "(", "-", "*"))
-        if sentence_initial and not (len(w) > 1 and w[1:].isupper()):
-            continue
-        if spans and text[spans[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von"):
-            spans[-1] = (spans[-1][0], e)
+        prev_text = text[:s].rstrip()
+        initial = (i == 0 or prev_text.endswith((".", "!", "?", ":", "\n", '"', "(", "-", "*"))) and not (
+            len(w) > 1 and w[1:].isupper()
+        )
+        if runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von"):
+            runs[-1][1] = e
+            runs[-1][2] += 1
         else:
-            spans.append((s, e))
-    return spans
+            runs.append([s, e, 1, initial])
+    return [(s, e) for s, e, n, initial in runs if n > 1 or not initial]
 
 
 @dataclass(frozen=True)

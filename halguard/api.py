@@ -1,0 +1,77 @@
+"""Module-level entry points: ``halguard.verify`` and ``halguard.averify`` with a shared default detector."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from halguard.detector import Detector
+from halguard.schema import Verdict
+
+__all__ = ["averify", "default_detector", "verify"]
+
+_default: Detector | None = None
+_default_lock = threading.Lock()
+
+
+def default_detector() -> Detector:
+    """The process-wide default detector: a :class:`~halguard.verifier.LocalVerifier` with default options."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                from halguard.verifier import LocalVerifier
+
+                _default = LocalVerifier()
+    return _default
+
+
+def _detector(detector: Detector | None, options: dict[str, Any]) -> Detector:
+    if detector is not None and options:
+        from halguard.errors import InvalidInputError
+
+        msg = f"pass options to the detector you built, not beside it: {sorted(options)}"
+        raise InvalidInputError(msg)
+    if detector is not None:
+        return detector
+    if options:
+        from halguard.verifier import LocalVerifier
+
+        return LocalVerifier(**options)
+    return default_detector()
+
+
+def verify(
+    answer: str,
+    contexts: Any,
+    question: str | None = None,
+    *,
+    detector: Detector | None = None,
+    **options: Any,
+) -> Verdict:
+    """Check ``answer`` against the retrieved ``contexts``.
+
+    Args:
+        answer: The generated answer.
+        contexts: The retrieved passages: a str, or a list of str, ``(id, text)`` pairs or
+            :class:`~halguard.sources.Source`.
+        question: The user's question; short answers are checked in its context.
+        detector: The detector to use (default: a shared :class:`~halguard.verifier.LocalVerifier`).
+        **options: Options for a new ``LocalVerifier`` (e.g. ``threshold=0.6``) when no detector is given.
+
+    Returns:
+        The :class:`~halguard.schema.Verdict`; ``label`` is ``"unverified"`` when the check could not run.
+    """
+    return _detector(detector, options).verify(answer, contexts, question=question)
+
+
+async def averify(
+    answer: str,
+    contexts: Any,
+    question: str | None = None,
+    *,
+    detector: Detector | None = None,
+    **options: Any,
+) -> Verdict:
+    """Async twin of :func:`verify`."""
+    return await _detector(detector, options).averify(answer, contexts, question=question)

