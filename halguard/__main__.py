@@ -1,0 +1,5 @@
+import sys
+
+from halguard.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""The ``halguard`` command line.
+
+``halguard check`` verifies one answer and exits 0 (supported), 1 (hallucinated) or 2 (unverified or
+bad input), so it can gate a shell pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from halguard.errors import HalguardError
+
+__all__ = ["main"]
+
+EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on bad usage, which is our "bad input" code too
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_UNVERIFIED, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="halguard", description="Hallucination checks for RAG answers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check one answer against its contexts")
+    check.add_argument("--answer", required=True, help="the answer text, or - to read it from stdin")
+    check.add_argument("--question", help="the question the answer responds to")
+    check.add_argument("--context", action="append", default=[], help="a retrieved passage (repeatable)")
+    check.add_argument("--context-file", action="append", default=[], help="a file holding one passage (repeatable)")
+    check.add_argument("--format", choices=("json", "table"), default="json")
+    check.add_argument("--threshold", type=float, default=None, help="risk threshold (default 0.5)")
+    return parser
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        msg = f"cannot read context file {path}: {exc}"
+        raise HalguardError(msg) from exc
+
+
+def _check(args: argparse.Namespace) -> int:
+    from halguard.render import format_verdict
+    from halguard.verifier import LocalVerifier
+
+    answer = sys.stdin.read() if args.answer == "-" else args.answer
+    contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
+    contexts += [(path, _read_file(path)) for path in args.context_file]
+    options = {} if args.threshold is None else {"threshold": args.threshold, "weak_threshold": min(0.4, args.threshold)}
+    verdict = LocalVerifier(**options).verify(answer, contexts, question=args.question)
+    if args.format == "json":
+        print(verdict.model_dump_json(indent=2))
+    else:
+        print(format_verdict(verdict))
+    if verdict.label == "supported":
+        return EXIT_SUPPORTED
+    return EXIT_HALLUCINATED if verdict.label == "hallucinated" else EXIT_UNVERIFIED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return _check(args)
+    except HalguardError as exc:
+        print(f"halguard: error: {exc}", file=sys.stderr)
+        return EXIT_UNVERIFIED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
