@@ -1,0 +1,17 @@
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_quickstart_prints_both_verdicts():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cookbook" / "quickstart.py")], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    grounded, hallucinated = out.split("== hallucinated answer")
+    assert "verdict: SUPPORTED" in grounded
+    assert "verdict: HALLUCINATED" in hallucinated
+    assert "'2019'" in hallucinated and "SpaceX" in hallucinated

@@ -1,0 +1,34 @@
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("package", ["halguard", "langchain_halguard", "llamaindex_halguard"])
+def test_all_names_import(package):
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
+def test_core_never_imports_the_frameworks():
+    code = (
+        "import sys, halguard, halguard.cli, halguard.render, halguard.metrics\n"
+        "halguard.verify('The sky is blue.', ['The sky is blue.'])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain', 'llama_index'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_errors_subclass_builtins():
+    import halguard
+
+    assert issubclass(halguard.InvalidInputError, ValueError)
+    assert issubclass(halguard.InputTypeError, TypeError)
+    assert issubclass(halguard.ModelLoadError, RuntimeError)
+    assert issubclass(halguard.UnverifiedError, halguard.HallucinationError)
+    err = halguard.HallucinationError("flagged", verdict=None)
+    assert err.verdict is None and str(err) == "flagged"
