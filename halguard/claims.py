@@ -20,6 +20,8 @@ _HEDGES = re.compile(
     r"(?:unfortunately, )?(?:the|this) (?:provided )?(?:context|passages?|information|text) "
     r"(?:does not|doesn't) (?:provide|contain|mention|say|specify)|"
     r"(?:in )?(?:summary|conclusion|short)[,:]?$|overall,? |is there anything else|"
+    r"(?:i am |i'm )?unable to (?:answer|determine|find)|"
+    r"(?:the )?(?:given|provided) (?:passages?|context|information|documents?) (?:do(?:es)? not|don't|doesn't)|"
     r"(?:sure|certainly|of course)[!,.]? ?(?:here (?:is|are))?)",
     re.IGNORECASE,
 )
@@ -115,7 +117,7 @@ def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | Non
         return "no words"
     if _HEDGES.match(body.strip().lstrip("*_ ")):
         return "hedge or filler"
-    if _LIST_INTRO.search(body) and len(words) <= 12:
+    if _LIST_INTRO.search(body) and len(words) <= 20:
         return "list introduction"
     short_answer = n_sentences == 1 and question is not None
     if not short_answer and len(words) < 3 and not number_mentions(body):

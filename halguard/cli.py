@@ -53,7 +53,9 @@ def _check(args: argparse.Namespace) -> int:
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
     contexts += [(path, _read_file(path)) for path in args.context_file]
     options = {} if args.threshold is None else {"threshold": args.threshold, "weak_threshold": min(0.4, args.threshold)}
-    verdict = LocalVerifier(**options).verify(answer, contexts, question=args.question)
+    verifier = LocalVerifier(**options)
+    verifier.warm_up()  # so the reported latency is the check's, not the model load's
+    verdict = verifier.verify(answer, contexts, question=args.question)
     if args.format == "json":
         print(verdict.model_dump_json(indent=2))
     else:

@@ -44,6 +44,9 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# Capitalised tokens that are not names: times of day, units, weekdays and months are checked as words.
+_NOT_NAMES = frozenset("am pm a.m p.m i ok tv".split())
+
 NEGATION_CUES = frozenset(
     "not no never none nobody nothing neither nor without cannot cant dont doesnt didnt isnt arent wasnt werent "
     "wont wouldnt shouldnt couldnt hasnt havent hadnt lacks lacked lacking absent unable".split()
@@ -134,7 +137,7 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
     runs: list[list[int]] = []  # [start, end, words, initial-only]
     for i, (s, e) in enumerate(word_spans(text)):
         w = text[s:e]
-        if not w[0].isupper() or w.lower() in STOPWORDS:
+        if not w[0].isupper() or w.lower() in STOPWORDS or w.lower() in _NOT_NAMES:
             continue
         prev_text = text[:s].rstrip()
         initial = (i == 0 or prev_text.endswith((".", "!", "?", ":", "\n", '"', "(", "-", "*"))) and not (

@@ -371,7 +371,7 @@ class LocalVerifier(Detector):
             key=lambda sent: len(claim_terms & term_set(sent)),
             default=best.text,
         )
-        negation = similarity >= 0.5 and has_negation(masked) != has_negation(closest)
+        negation = similarity >= 0.7 and has_negation(masked) != has_negation(closest)
         return ClaimSignals(
             similarity=similarity,
             novel_ratio=len(novel) / len(terms) if terms else 0.0,
