@@ -8,6 +8,9 @@ from halguard import LocalVerifier
 def pytest_configure(config):
     # The suite proves the model loads from the wheel's path: the hub must never be needed.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # No network in tests: never let a developer's LangSmith settings switch tracing on.
+    for var in ("LANGSMITH_TRACING", "LANGCHAIN_TRACING_V2", "LANGCHAIN_TRACING"):
+        os.environ[var] = "false"
 
 
 @pytest.fixture(scope="session")
