@@ -17,6 +17,7 @@ __all__ = [
     "ClaimStatus",
     "ClaimVerdict",
     "EvidenceRef",
+    "PolicyAction",
     "SkippedSentence",
     "UnsupportedSpan",
     "Usage",
@@ -111,6 +112,16 @@ class Usage(_Model):
     output_tokens: int = 0
 
 
+class PolicyAction(_Model):
+    """What a guard did with the verdict (set by the LangChain / LlamaIndex guards, not by detectors)."""
+
+    action: Literal["annotate", "raise", "fallback", "filter"]
+    removed: list[UnsupportedSpan] = Field(
+        default_factory=list, description="With 'filter': the flagged sentences removed from the answer."
+    )
+    filtered_answer: str | None = Field(default=None, description="With 'filter': the answer that was returned.")
+
+
 class Verdict(_Model):
     """The result of checking one answer against its retrieved context.
 
@@ -135,6 +146,7 @@ class Verdict(_Model):
     consistency: dict[str, Any] | None = Field(
         default=None, description="Paraphrase-sampling (PAS2) report, when that check ran."
     )
+    action: PolicyAction | None = Field(default=None, description="What a guard did with this verdict.")
 
     @classmethod
     def unverified(

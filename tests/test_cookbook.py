@@ -15,3 +15,18 @@ def test_quickstart_prints_both_verdicts():
     assert "verdict: SUPPORTED" in grounded
     assert "verdict: HALLUCINATED" in hallucinated
     assert "'2019'" in hallucinated and "SpaceX" in hallucinated
+
+
+def test_langchain_cookbook_runs_offline():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MISTRAL_API_KEY")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cookbook" / "langchain_rag_guard.py")],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "verdict: SUPPORTED" in out and "verdict: HALLUCINATED" in out
+    assert "I can't answer that reliably" in out
+    assert "hallucinated (risk" in out

@@ -1,0 +1,116 @@
+"""What a guard does with a verdict: annotate, raise, fall back or filter; fail open or closed.
+
+Framework-free, so the LangChain and LlamaIndex guards apply exactly the same rules:
+
+- ``on_hallucination="annotate"`` (default): pass the answer through with the verdict attached.
+- ``"raise"``: raise :class:`~halguard.errors.HallucinationError` carrying the verdict.
+- ``"fallback"``: replace the answer with a fixed message (or the result of a fallback runnable/engine).
+- ``"filter"``: drop the flagged sentences from the answer and record what was removed in the verdict.
+
+``on_unverified`` decides for a check that could not run: ``"fail_open"`` (default) passes the answer
+through, annotated as ``unverified``; ``"fail_closed"`` treats it like a hallucination: ``raise`` raises
+:class:`~halguard.errors.UnverifiedError`, ``fallback`` falls back, and ``filter`` (which has no verified
+sentence to keep) raises :class:`~halguard.errors.UnverifiedError` too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
+from halguard.schema import ClaimStatus, PolicyAction, UnsupportedSpan, Verdict
+
+__all__ = ["GuardDecision", "OnHallucination", "OnUnverified", "decide", "filter_answer", "validate_policy"]
+
+OnHallucination = Literal["annotate", "raise", "fallback", "filter"]
+OnUnverified = Literal["fail_open", "fail_closed"]
+_ON_HALLUCINATION = ("annotate", "raise", "fallback", "filter")
+_ON_UNVERIFIED = ("fail_open", "fail_closed")
+DEFAULT_FALLBACK = "I could not find support for an answer to that in the retrieved documents."
+
+
+def validate_policy(on_hallucination: str, on_unverified: str) -> None:
+    """Raise :class:`InvalidInputError` for an unknown policy name."""
+    if on_hallucination not in _ON_HALLUCINATION:
+        msg = f"on_hallucination must be one of {_ON_HALLUCINATION}, got {on_hallucination!r}"
+        raise InvalidInputError(msg)
+    if on_unverified not in _ON_UNVERIFIED:
+        msg = f"on_unverified must be one of {_ON_UNVERIFIED}, got {on_unverified!r}"
+        raise InvalidInputError(msg)
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    """The action for one verdict.
+
+    Attributes:
+        action: ``"pass"`` (keep the answer), ``"fallback"`` or ``"filter"``; ``"raise"`` never comes
+            back from :func:`decide`, which raises instead.
+        verdict: The verdict, with ``action`` recorded on it (a copy: the input verdict is not changed).
+        answer: The answer to return for ``"filter"`` (the kept sentences); None otherwise.
+    """
+
+    action: Literal["pass", "fallback", "filter"]
+    verdict: Verdict
+    answer: str | None = None
+
+
+def filter_answer(answer: str, verdict: Verdict) -> tuple[str, list[UnsupportedSpan]]:
+    """Remove the flagged claims (CONTRADICTION / HALLUCINATION) from ``answer``.
+
+    Returns the filtered text (whitespace tidied) and the removed spans, in answer offsets.
+    """
+    bad = (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
+    removed = [
+        UnsupportedSpan(start=c.start, end=c.end, text=c.text, confidence=c.score, reason=c.status.value)
+        for c in sorted(verdict.claims, key=lambda c: c.start)
+        if c.status in bad
+    ]
+    pieces, cursor = [], 0
+    for span in removed:
+        pieces.append(answer[cursor : span.start])
+        cursor = span.end
+    pieces.append(answer[cursor:])
+    text = "".join(pieces)
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = "\n".join(line.rstrip() for line in text.splitlines()).strip()
+    return text, removed
+
+
+def decide(
+    verdict: Verdict,
+    answer: str,
+    *,
+    on_hallucination: str = "annotate",
+    on_unverified: str = "fail_open",
+) -> GuardDecision:
+    """Apply the policy to ``verdict``.
+
+    Raises:
+        HallucinationError: the answer is hallucinated and ``on_hallucination="raise"``.
+        UnverifiedError: the check did not run, ``on_unverified="fail_closed"`` and the policy is
+            ``raise`` or ``filter``.
+    """
+    validate_policy(on_hallucination, on_unverified)
+    flagged = verdict.label == "hallucinated"
+    closed = verdict.label == "unverified" and on_unverified == "fail_closed"
+    if not (flagged or closed) or on_hallucination == "annotate":
+        action = PolicyAction(action="annotate")
+        return GuardDecision("pass", verdict.model_copy(update={"action": action}))
+    if on_hallucination == "raise" or (closed and on_hallucination == "filter"):
+        record = verdict.model_copy(update={"action": PolicyAction(action="raise")})
+        if closed:
+            reason = "; ".join(e.message for e in verdict.errors) or "the check did not run"
+            msg = f"halguard could not verify the answer ({reason}) and the policy fails closed"
+            raise UnverifiedError(msg, verdict=record)
+        claims = "; ".join(repr(c.text) for c in verdict.flagged_claims[:3])
+        msg = f"halguard flagged the answer as hallucinated (risk {verdict.score:.2f}): {claims}"
+        raise HallucinationError(msg, verdict=record)
+    if on_hallucination == "fallback":
+        return GuardDecision("fallback", verdict.model_copy(update={"action": PolicyAction(action="fallback")}))
+    text, removed = filter_answer(answer, verdict)
+    action = PolicyAction(action="filter", removed=removed, filtered_answer=text)
+    return GuardDecision("filter", verdict.model_copy(update={"action": action}), answer=text)

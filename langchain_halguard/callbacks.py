@@ -1,0 +1,167 @@
+"""HalguardCallbackHandler: observe-only verification of finished RAG runs, for chains you can't wrap."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langchain_core.documents import Document
+from langchain_core.tracers.base import BaseTracer
+from langchain_core.tracers.context import register_configure_hook
+from langchain_core.tracers.schemas import Run
+
+from halguard.api import default_detector
+from halguard.detector import Detector
+from halguard.schema import Verdict
+from langchain_halguard._convert import documents_to_contexts
+
+__all__ = ["HalguardCallbackHandler", "get_halguard_callback"]
+
+logger = logging.getLogger("langchain_halguard")
+
+_QUESTION_KEYS = ("input", "question", "query")
+_ANSWER_KEYS = ("answer", "output", "result", "text")
+
+
+def _walk(run: Run) -> Iterator[Run]:
+    yield run
+    for child in sorted(run.child_runs, key=lambda r: (r.start_time, r.dotted_order or "")):
+        yield from _walk(child)
+
+
+def _generation_text(run: Run) -> str | None:
+    generations = (run.outputs or {}).get("generations") or []
+    for batch in generations:
+        for gen in batch or []:
+            text = gen.get("text") if isinstance(gen, dict) else getattr(gen, "text", None)
+            if text:
+                return text
+    return None
+
+
+def _first_str(values: Any, keys: tuple[str, ...]) -> str | None:
+    if isinstance(values, str):
+        return values
+    if isinstance(values, dict):
+        for key in keys:
+            value = values.get(key)
+            if isinstance(value, str):
+                return value
+            text = getattr(value, "text", None)  # a message
+            if isinstance(text, str):
+                return text
+    return None
+
+
+class HalguardCallbackHandler(BaseTracer):
+    """Verify every finished root run that retrieved documents and produced an answer.
+
+    Built on :class:`~langchain_core.tracers.base.BaseTracer`, which assembles the run tree, so the
+    retriever's documents and the answer are correlated through the root run even though they come from
+    sibling runs. Documents come from retriever runs (``outputs["documents"]``); the answer is the root
+    run's output (``answer``/``output``/``result``, or a str), else the last LLM generation; the question
+    is the root run's input (``input``/``question``/``query``), else the retriever's query.
+
+    It only observes: verdicts are kept keyed by root run id (:attr:`verdicts`, thread-safe), passed to
+    ``on_verdict(run_id, verdict)``, logged through :mod:`logging` and optionally appended as JSON lines to
+    ``jsonl_path``. Errors are logged, never raised into the chain. Verification runs inline when the
+    root run ends (about tens of milliseconds with the local verifier).
+
+    Args:
+        detector: The detector (default: the shared LocalVerifier).
+        on_verdict: Called with ``(root_run_id, verdict)`` after each verification.
+        jsonl_path: Append one JSON line per verdict to this file.
+    """
+
+    name: str = "halguard_callback_handler"
+    run_inline: bool = True
+
+    def __init__(
+        self,
+        detector: Detector | None = None,
+        *,
+        on_verdict: Callable[[UUID, Verdict], None] | None = None,
+        jsonl_path: str | Path | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.detector = detector if detector is not None else default_detector()
+        self.on_verdict = on_verdict
+        self.jsonl_path = Path(jsonl_path) if jsonl_path is not None else None
+        self._verdicts: dict[UUID, Verdict] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def verdicts(self) -> dict[UUID, Verdict]:
+        """A snapshot of the verdicts so far, keyed by root run id."""
+        with self._lock:
+            return dict(self._verdicts)
+
+    def get_verdict(self, run_id: UUID) -> Verdict | None:
+        with self._lock:
+            return self._verdicts.get(run_id)
+
+    def _persist_run(self, run: Run) -> None:
+        try:
+            self._verify_run(run)
+        except Exception:  # an observer must never break the chain it observes
+            logger.exception("halguard could not verify run %s", run.id)
+
+    def _verify_run(self, run: Run) -> None:
+        docs: list[Document] = []
+        question = _first_str(run.inputs, _QUESTION_KEYS)
+        last_generation = None
+        for node in _walk(run):
+            if node.run_type == "retriever" and node.outputs:
+                docs.extend(d for d in node.outputs.get("documents", []) if isinstance(d, Document))
+                question = question or _first_str(node.inputs, ("query",))
+            elif node.run_type in ("llm", "chat_model"):
+                last_generation = _generation_text(node) or last_generation
+        answer = _first_str(run.outputs, _ANSWER_KEYS) or last_generation
+        if not docs or answer is None:
+            return  # not a RAG run: nothing retrieved, or nothing answered
+        verdict = self.detector.verify(answer, documents_to_contexts(docs, "documents"), question=question)
+        with self._lock:
+            self._verdicts[run.id] = verdict
+            if self.jsonl_path is not None:
+                line = {"run_id": str(run.id), "question": question, "answer": answer, "verdict": verdict.to_metadata()}
+                with self.jsonl_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(line) + "\n")
+        level = logging.INFO if verdict.label == "supported" else logging.WARNING
+        logger.log(level, "halguard run %s: %s (score %s)", run.id, verdict.label, verdict.score)
+        if self.on_verdict is not None:
+            self.on_verdict(run.id, verdict)
+
+
+_halguard_callback_var: ContextVar[HalguardCallbackHandler | None] = ContextVar(
+    "halguard_callback", default=None
+)
+register_configure_hook(_halguard_callback_var, inheritable=True)
+
+
+@contextmanager
+def get_halguard_callback(
+    detector: Detector | None = None, **kwargs: Any
+) -> Iterator[HalguardCallbackHandler]:
+    """Verify every RAG run inside the ``with`` block, like ``get_usage_metadata_callback()``.
+
+    Example:
+        .. code-block:: python
+
+            with get_halguard_callback() as cb:
+                rag_chain.invoke({"input": "When did JWST launch?"})
+            print(list(cb.verdicts.values())[0].label)
+    """
+    handler = HalguardCallbackHandler(detector, **kwargs)
+    token = _halguard_callback_var.set(handler)
+    try:
+        yield handler
+    finally:
+        _halguard_callback_var.reset(token)

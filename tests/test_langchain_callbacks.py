@@ -1,0 +1,106 @@
+"""HalguardCallbackHandler and get_halguard_callback: observe-only verification of root runs."""
+
+import json
+import logging
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.language_models import FakeListChatModel  # noqa: E402
+from langchain_core.output_parsers import StrOutputParser  # noqa: E402
+from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
+from langchain_core.retrievers import BaseRetriever  # noqa: E402
+from langchain_core.runnables import RunnableParallel, RunnablePassthrough  # noqa: E402
+
+from halguard import Detector  # noqa: E402
+from langchain_halguard import HalguardCallbackHandler, get_halguard_callback  # noqa: E402
+
+DOCS = [Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket.")]
+GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
+BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+
+
+class StaticRetriever(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager):
+        return list(DOCS)
+
+
+def chain(*answers):
+    prompt = ChatPromptTemplate.from_template("Context: {context}\nQuestion: {input}")
+    llm = FakeListChatModel(responses=list(answers))
+    return RunnableParallel(context=StaticRetriever(), input=RunnablePassthrough()).assign(
+        answer=prompt | llm | StrOutputParser()
+    )
+
+
+def test_handler_verifies_root_runs_and_keeps_verdicts(verifier, tmp_path, caplog):
+    seen = []
+    path = tmp_path / "verdicts.jsonl"
+    handler = HalguardCallbackHandler(verifier, on_verdict=lambda rid, v: seen.append((rid, v.label)), jsonl_path=path)
+    c = chain(GOOD, BAD)
+    with caplog.at_level(logging.INFO, logger="langchain_halguard"):
+        c.invoke("When was JWST launched?", {"callbacks": [handler]})
+        c.invoke("When was JWST launched?", {"callbacks": [handler]})
+    assert [label for _, label in seen] == ["supported", "hallucinated"]
+    assert set(handler.verdicts) == {rid for rid, _ in seen}
+    assert handler.get_verdict(seen[1][0]).spans[0].text == "2019"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["verdict"]["label"] for line in lines] == ["supported", "hallucinated"]
+    assert lines[0]["question"] == "When was JWST launched?"
+    assert any("hallucinated" in r.getMessage() for r in caplog.records)
+
+
+def test_answer_from_the_llm_when_the_root_output_has_none(verifier):
+    handler = HalguardCallbackHandler(verifier)
+    c = RunnableParallel(context=StaticRetriever(), input=RunnablePassthrough()) | (
+        ChatPromptTemplate.from_template("{context} {input}") | FakeListChatModel(responses=[BAD])
+    )
+    c.invoke("When?", {"callbacks": [handler]})
+    (verdict,) = handler.verdicts.values()
+    assert verdict.label == "hallucinated"
+
+
+def test_runs_without_retrieval_are_ignored(verifier):
+    handler = HalguardCallbackHandler(verifier)
+    (ChatPromptTemplate.from_template("{q}") | FakeListChatModel(responses=["hi"])).invoke(
+        {"q": "x"}, {"callbacks": [handler]}
+    )
+    assert handler.verdicts == {}
+
+
+async def test_concurrent_abatch(verifier):
+    handler = HalguardCallbackHandler(verifier)
+    c = chain(*([GOOD, BAD] * 5))
+    await c.abatch(["When was JWST launched?"] * 10, {"callbacks": [handler], "max_concurrency": 5})
+    labels = sorted(v.label for v in handler.verdicts.values())
+    assert len(labels) == 10
+    assert labels.count("hallucinated") == 5 and labels.count("supported") == 5
+
+
+def test_handler_never_raises_into_the_chain(caplog):
+    class Broken(Detector):
+        def verify(self, answer, contexts, *, question=None):
+            raise RuntimeError("detector exploded")
+
+    handler = HalguardCallbackHandler(Broken())
+    with caplog.at_level(logging.ERROR, logger="langchain_halguard"):
+        out = chain(GOOD).invoke("q", {"callbacks": [handler]})
+    assert out["answer"] == GOOD
+    assert handler.verdicts == {}
+    assert any("could not verify" in r.getMessage() for r in caplog.records)
+
+
+def test_context_manager_collects_without_passing_callbacks(verifier):
+    with get_halguard_callback(verifier) as cb:
+        chain(BAD).invoke("When was JWST launched?")
+    assert [v.label for v in cb.verdicts.values()] == ["hallucinated"]
+    chain(GOOD).invoke("When was JWST launched?")  # outside the block: not collected
+    assert len(cb.verdicts) == 1
+
+
+async def test_context_manager_async(verifier):
+    with get_halguard_callback(verifier) as cb:
+        await chain(GOOD).ainvoke("When was JWST launched?")
+    assert [v.label for v in cb.verdicts.values()] == ["supported"]
