@@ -11,7 +11,7 @@ from typing import Any, Union
 from halguard.errors import InputTypeError
 from halguard.segment import split_sentences
 
-__all__ = ["Chunk", "Source", "ContextInput", "chunk_source", "normalize_contexts"]
+__all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,13 @@ def normalize_contexts(contexts: Any) -> list[Source]:
     """
     if contexts is None:
         return []
-    if isinstance(contexts, (str, Source)) or (isinstance(contexts, tuple) and len(contexts) == 2
-                                                 and isinstance(contexts[1], str) and not isinstance(contexts[0], str)):
+    # A lone passage is wrapped. A 2-tuple is one (id, text) pair only when its id is not a str: a tuple of
+    # two strings is read as two passages, like any other sequence of strings.
+    lone_pair = (
+        isinstance(contexts, tuple) and len(contexts) == 2
+        and isinstance(contexts[1], str) and not isinstance(contexts[0], str)
+    )
+    if isinstance(contexts, (str, Source)) or lone_pair:
         contexts = [contexts]
     if isinstance(contexts, (bytes, bytearray)) or not isinstance(contexts, Iterable):
         msg = f"contexts must be a str or a list of passages, got {type(contexts).__name__}"
@@ -85,7 +90,7 @@ _cache: OrderedDict[tuple[str, int, int], tuple[Chunk, ...]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _split_long(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+def split_long_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     """Split an over-long sentence into overlapping windows at spaces, so the model never truncates it."""
     spans = []
     step = max(max_chars * 3 // 4, 1)
@@ -119,7 +124,7 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
             return hit
     units: list[tuple[int, int]] = []
     for s, e in split_sentences(text):
-        units.extend(_split_long(text, s, e, max_chars) if e - s > max_chars else [(s, e)])
+        units.extend(split_long_span(text, s, e, max_chars) if e - s > max_chars else [(s, e)])
     chunks: list[Chunk] = []
     # Single sentences match short claims best ("It was completed in 1889."); windows of several catch
     # claims that span a sentence boundary. Both are searched.

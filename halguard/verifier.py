@@ -35,7 +35,7 @@ from halguard.schema import (
     Usage,
     Verdict,
 )
-from halguard.sources import Chunk, Source, _split_long, chunk_source, normalize_contexts
+from halguard.sources import Chunk, Source, chunk_source, normalize_contexts, split_long_span
 
 __all__ = ["LocalVerifier"]
 
@@ -196,16 +196,8 @@ class LocalVerifier(Detector):
         t0 = time.perf_counter()
         prepared = [self._prepare(a, c, q) for a, c, q in zip(answers, contexts, qs)]
         jobs = [p for p in prepared if isinstance(p, _Job)]
-        verdicts: list[Verdict] = []
-        if jobs:
-            vectors, usage = self._embed(jobs)
-            scored = iter(self._score(job, vectors) for job in jobs)
-            verdicts = [next(scored) if isinstance(p, _Job) else p for p in prepared]
-            for v in verdicts:
-                if not v.is_unverified:
-                    v.usage = usage.model_copy()
-        else:
-            verdicts = list(prepared)  # type: ignore[arg-type]
+        vectors, usage = self._embed(jobs) if jobs else ({}, Usage())
+        verdicts = [self._score(p, vectors, usage) if isinstance(p, _Job) else p for p in prepared]
         elapsed = (time.perf_counter() - t0) * 1000 / max(len(answers), 1)
         for v in verdicts:
             v.latency_ms = round(elapsed, 3)
@@ -264,7 +256,7 @@ class LocalVerifier(Detector):
             )
         ]
         windows = [
-            [c.check_text[s:e] for s, e in _split_long(c.check_text, 0, len(c.check_text), self.max_chunk_chars)]
+            [c.check_text[s:e] for s, e in split_long_span(c.check_text, 0, len(c.check_text), self.max_chunk_chars)]
             for c in split.claims
         ]
         terms: set[str] = set()
@@ -286,7 +278,7 @@ class LocalVerifier(Detector):
         usage = Usage(model_calls=stats.batches, embedded_texts=stats.computed, cached_texts=stats.cached)
         return dict(zip(texts, vecs)), usage
 
-    def _score(self, job: _Job, vectors: dict[str, np.ndarray]) -> Verdict:
+    def _score(self, job: _Job, vectors: dict[str, np.ndarray], usage: Usage) -> Verdict:
         index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)
         source_ids = [s.id for s in job.sources]
         claim_verdicts: list[ClaimVerdict] = []
@@ -337,6 +329,7 @@ class LocalVerifier(Detector):
             claims=claim_verdicts,
             skipped=job.skipped,
             spans=spans,
+            usage=usage.model_copy(),
             detector=self.name,
         )
 
