@@ -1,6 +1,29 @@
-"""LlamaIndex integration for halguard (node postprocessor, guarded query engine, evaluator).
+"""LlamaIndex integration for halguard.
 
-The components are built in their own issue; this package exists so the distribution's layout is stable.
+- :class:`HalguardNodePostprocessor`: premise-support and cross-node conflict checks before synthesis;
+  per-node claim support after it.
+- :class:`HalguardQueryEngine`: wrap any query engine; the verdict lands in ``response.metadata["halguard"]``.
+- :class:`HalguardEvaluator`: the check as an evaluator (``BatchEvalRunner``, ``RetryQueryEngine``).
+- :class:`HalguardVerdictEvent`, :class:`HalguardEventHandler`: instrumentation.
+- :class:`HalguardEmbedding`: the local MiniLM as a LlamaIndex embedding model (offline).
 """
 
-__all__: list[str] = []
+import logging
+
+from llamaindex_halguard.embeddings import HalguardEmbedding
+from llamaindex_halguard.evaluator import HalguardEvaluationResult, HalguardEvaluator
+from llamaindex_halguard.events import HalguardEventHandler, HalguardVerdictEvent
+from llamaindex_halguard.postprocessor import HalguardNodePostprocessor
+from llamaindex_halguard.query_engine import HalguardQueryEngine
+
+logging.getLogger("llamaindex_halguard").addHandler(logging.NullHandler())
+
+__all__ = [
+    "HalguardEmbedding",
+    "HalguardEvaluationResult",
+    "HalguardEvaluator",
+    "HalguardEventHandler",
+    "HalguardNodePostprocessor",
+    "HalguardQueryEngine",
+    "HalguardVerdictEvent",
+]

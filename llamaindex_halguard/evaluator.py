@@ -1,0 +1,95 @@
+"""HalguardEvaluator: the grounding check as a LlamaIndex evaluator (BatchEvalRunner, RetryQueryEngine)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
+from llama_index.core.prompts.mixin import PromptDictType
+
+from halguard.api import default_detector
+from halguard.detector import Detector
+from halguard.errors import InputTypeError
+from halguard.schema import Verdict
+from llamaindex_halguard.events import dispatch_verdict
+
+__all__ = ["HalguardEvaluationResult", "HalguardEvaluator"]
+
+
+class HalguardEvaluationResult(EvaluationResult):
+    """An ``EvaluationResult`` that keeps the whole verdict (the base class drops unknown fields)."""
+
+    verdict: Verdict | None = Field(default=None, description="The full halguard verdict.")
+
+
+class HalguardEvaluator(BaseEvaluator):
+    """Evaluate whether a response is grounded in its contexts.
+
+    ``passing`` is True for ``supported`` and False for ``hallucinated``; an ``unverified`` verdict is an
+    invalid result (``invalid_result=True``, ``passing=None``) with the reason, never a pass. ``score`` is
+    ``1 - risk`` (higher is better, as LlamaIndex evaluators go); ``feedback`` lists the flagged claims.
+    """
+
+    def __init__(self, detector: Detector | None = None) -> None:
+        detector = detector if detector is not None else default_detector()
+        if not isinstance(detector, Detector):
+            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
+            raise InputTypeError(msg)
+        self._detector = detector
+
+    def _get_prompts(self) -> PromptDictType:
+        return {}
+
+    def _update_prompts(self, prompts: PromptDictType) -> None:
+        """No prompts: the local check has none."""
+
+    async def aevaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> HalguardEvaluationResult:
+        verdict = await self._detector.averify(response or "", list(contexts or []), question=query)
+        dispatch_verdict(verdict, query, source="HalguardEvaluator")
+        return self._result(query, response, contexts, verdict)
+
+    def evaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> HalguardEvaluationResult:
+        """Sync twin of :meth:`aevaluate`, without an event loop (safe inside a running loop's thread)."""
+        verdict = self._detector.verify(response or "", list(contexts or []), question=query)
+        dispatch_verdict(verdict, query, source="HalguardEvaluator")
+        return self._result(query, response, contexts, verdict)
+
+    @staticmethod
+    def _result(
+        query: str | None, response: str | None, contexts: Sequence[str] | None, verdict: Verdict
+    ) -> HalguardEvaluationResult:
+        unverified = verdict.label == "unverified"
+        if unverified:
+            feedback = "not verified: " + "; ".join(f"{e.code}: {e.message}" for e in verdict.errors)
+        elif verdict.flagged_claims:
+            feedback = "unsupported claims:\n" + "\n".join(
+                f"- [{c.status.value}] {c.text} ({'; '.join(c.reasons[1:]) or 'weak evidence'})"
+                for c in verdict.flagged_claims
+            )
+        else:
+            feedback = "every claim is supported by the contexts"
+        return HalguardEvaluationResult(
+            query=query,
+            response=response,
+            contexts=list(contexts) if contexts is not None else None,
+            passing=None if unverified else verdict.label == "supported",
+            score=None if verdict.score is None else round(1 - verdict.score, 4),
+            feedback=feedback,
+            invalid_result=unverified,
+            invalid_reason=feedback if unverified else None,
+            verdict=verdict,
+        )

@@ -1,0 +1,352 @@
+"""LlamaIndex adapters, offline: scripted LLMs, MockLLM, VectorStoreIndex and the real LocalVerifier."""
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+
+from llama_index.core import Document, Settings, VectorStoreIndex  # noqa: E402
+from llama_index.core.base.base_query_engine import BaseQueryEngine  # noqa: E402
+from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse  # noqa: E402
+from llama_index.core.evaluation import BatchEvalRunner  # noqa: E402
+from llama_index.core.instrumentation import get_dispatcher  # noqa: E402
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler  # noqa: E402
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata  # noqa: E402
+from llama_index.core.llms.callbacks import llm_completion_callback  # noqa: E402
+from llama_index.core.llms.mock import MockLLM  # noqa: E402
+from llama_index.core.schema import ImageNode, MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
+
+from halguard import HallucinationError, UnverifiedError  # noqa: E402
+from llamaindex_halguard import (  # noqa: E402
+    HalguardEmbedding,
+    HalguardEvaluationResult,
+    HalguardEvaluator,
+    HalguardEventHandler,
+    HalguardNodePostprocessor,
+    HalguardQueryEngine,
+    HalguardVerdictEvent,
+)
+
+TEXTS = {
+    "launch": "JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou, French Guiana.",
+    "mirror": "Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments.",
+    "orbit": "The telescope orbits the Sun near L2, about 1.5 million kilometres from Earth.",
+}
+GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
+BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+QUERY = "When and on which rocket was JWST launched?"
+
+
+class ScriptedLLM(CustomLLM):
+    """Answers with the given texts in turn and remembers every prompt it saw."""
+
+    answers: list = []
+    prompts: list = []
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="scripted")
+
+    def _next(self, prompt):
+        self.prompts.append(prompt)
+        return self.answers[(len(self.prompts) - 1) % len(self.answers)]
+
+    @llm_completion_callback()
+    def complete(self, prompt, formatted=False, **kwargs):
+        return CompletionResponse(text=self._next(prompt))
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt, formatted=False, **kwargs):
+        text = self._next(prompt)
+        words = text.split(" ")
+
+        def gen():
+            so_far = ""
+            for i, w in enumerate(words):
+                delta = w if i == 0 else " " + w
+                so_far += delta
+                yield CompletionResponse(text=so_far, delta=delta)
+
+        return gen()
+
+
+@pytest.fixture(scope="module")
+def index():
+    Settings.llm = MockLLM()  # never the OpenAI default
+    docs = [Document(text=t, doc_id=k, id_=k) for k, t in TEXTS.items()]
+    return VectorStoreIndex.from_documents(docs, embed_model=HalguardEmbedding())
+
+
+def engine(index, *answers, **kw):
+    kw.setdefault("similarity_top_k", 2)
+    return index.as_query_engine(llm=ScriptedLLM(answers=list(answers), prompts=[]), **kw)
+
+
+# -- query engine ---------------------------------------------------------------------------------------
+
+
+def test_query_engine_annotates_grounded_and_hallucinated(index, verifier):
+    good = HalguardQueryEngine(engine(index, GOOD), verifier).query(QUERY)
+    assert isinstance(good, Response)
+    assert good.response == GOOD
+    assert good.metadata["halguard"]["label"] == "supported"
+    bad = HalguardQueryEngine(engine(index, BAD), verifier).query(QUERY)
+    assert bad.metadata["halguard"]["label"] == "hallucinated"
+    assert {s["text"] for s in bad.metadata["halguard"]["spans"]} >= {"2019", "Falcon Heavy"}
+    launch = next(n for n in good.source_nodes if n.node.ref_doc_id == "launch")
+    assert launch.node.metadata["halguard"]["supports_claims"][0]["text"] == GOOD
+    assert "halguard" in launch.node.excluded_llm_metadata_keys
+    assert "halguard" not in launch.node.get_content(metadata_mode=MetadataMode.LLM)
+
+
+def test_query_engine_keeps_existing_metadata_and_scores(index, verifier):
+    inner = engine(index, GOOD)
+    plain = inner.query(QUERY)
+    guarded = HalguardQueryEngine(engine(index, GOOD), verifier).query(QUERY)
+    for key, value in (plain.metadata or {}).items():
+        assert guarded.metadata[key] == value
+    assert [n.score for n in guarded.source_nodes] == [n.score for n in plain.source_nodes]
+    assert all("halguard" not in n.node.metadata for n in plain.source_nodes)  # inner nodes untouched
+
+
+async def test_aquery(index, verifier):
+    out = await HalguardQueryEngine(engine(index, BAD), verifier).aquery(QUERY)
+    assert out.metadata["halguard"]["label"] == "hallucinated"
+
+
+def test_streaming_verdict_after_the_stream_is_exhausted(index, verifier):
+    out = HalguardQueryEngine(engine(index, BAD, streaming=True), verifier).query(QUERY)
+    assert isinstance(out, StreamingResponse)
+    assert "halguard" not in (out.metadata or {})
+    tokens = list(out.response_gen)
+    assert len(tokens) > 3 and "".join(tokens) == BAD
+    assert out.metadata["halguard"]["label"] == "hallucinated"
+    assert out.response_txt == BAD
+
+
+async def test_async_streaming(index, verifier):
+    out = await HalguardQueryEngine(engine(index, GOOD, streaming=True), verifier).aquery(QUERY)
+    if isinstance(out, AsyncStreamingResponse):
+        text = "".join([t async for t in out.async_response_gen()])
+    else:
+        text = "".join(out.response_gen)
+    assert text == GOOD
+    assert out.metadata["halguard"]["label"] == "supported"
+
+
+def test_raise_fallback_and_filter(index, verifier):
+    with pytest.raises(HallucinationError) as info:
+        HalguardQueryEngine(engine(index, BAD), verifier, "raise").query(QUERY)
+    assert info.value.verdict.label == "hallucinated"
+    fb = HalguardQueryEngine(engine(index, BAD), verifier, "fallback", fallback="Not sure.").query(QUERY)
+    assert fb.response == "Not sure."
+    assert fb.metadata["halguard"]["action"]["action"] == "fallback"
+    other = HalguardQueryEngine(engine(index, BAD), verifier, "fallback", fallback=engine(index, GOOD)).query(QUERY)
+    assert other.response == GOOD
+    mixed = f"{BAD} Webb's primary mirror is 6.5 metres across."
+    filtered = HalguardQueryEngine(engine(index, mixed, similarity_top_k=3), verifier, "filter").query(QUERY)
+    assert filtered.response == "Webb's primary mirror is 6.5 metres across."
+    assert filtered.metadata["halguard"]["action"]["removed"][0]["text"] == BAD
+
+
+def test_filter_on_a_stream_is_buffered(index, verifier):
+    mixed = f"{BAD} Webb's primary mirror is 6.5 metres across."
+    out = HalguardQueryEngine(engine(index, mixed, streaming=True, similarity_top_k=3), verifier, "filter").query(QUERY)
+    assert "".join(out.response_gen) == "Webb's primary mirror is 6.5 metres across."
+    assert out.metadata["halguard"]["action"]["action"] == "filter"
+
+
+class FixedEngine(BaseQueryEngine):
+    def __init__(self, response):
+        self.response = response
+        super().__init__(None)
+
+    def _get_prompt_modules(self):
+        return {}
+
+    def _query(self, query_bundle):
+        if isinstance(self.response, Exception):
+            raise self.response
+        return self.response
+
+    async def _aquery(self, query_bundle):
+        return self._query(query_bundle)
+
+
+def test_bad_responses(verifier):
+    none = HalguardQueryEngine(FixedEngine(Response(None)), verifier).query(QUERY)
+    assert none.metadata["halguard"]["label"] == "unverified"
+    assert none.metadata["halguard"]["errors"][0]["code"] == "empty_answer"
+    no_nodes = HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier).query(QUERY)
+    assert no_nodes.metadata["halguard"]["errors"][0]["code"] == "no_context"
+    image = [NodeWithScore(node=ImageNode(image="aGk=", text=""), score=1.0)]
+    img = HalguardQueryEngine(FixedEngine(Response(GOOD, image)), verifier).query(QUERY)
+    assert img.metadata["halguard"]["errors"][0]["code"] == "no_context"
+    with pytest.raises(UnverifiedError):
+        HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier, "raise", on_unverified="fail_closed").query(QUERY)
+    with pytest.raises(RuntimeError, match="engine down"):
+        HalguardQueryEngine(FixedEngine(RuntimeError("engine down")), verifier).query(QUERY)
+    with pytest.raises(TypeError):
+        HalguardQueryEngine("not an engine", verifier)
+    with pytest.raises(ValueError):
+        HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier, "shout")
+
+
+# -- postprocessor -------------------------------------------------------------------------------------
+
+
+def _nodes(*pairs):
+    return [NodeWithScore(node=TextNode(text=t, id_=i), score=0.5 + k / 10) for k, (i, t) in enumerate(pairs)]
+
+
+def test_postprocessor_premise_support_and_exclusion(verifier):
+    nodes = _nodes(("launch", TEXTS["launch"]), ("orbit", TEXTS["orbit"]))
+    pp = HalguardNodePostprocessor(verifier)
+    out = pp.postprocess_nodes(nodes, query_str="Which rocket launched JWST from Kourou?")
+    launch, orbit = (n.node.metadata["halguard"] for n in out)
+    assert launch["query_support"] > orbit["query_support"]
+    assert "Kourou" in orbit["missing_query_names"] and launch["missing_query_names"] == []
+    assert [n.score for n in out] == [n.score for n in nodes]
+    for n in out:
+        assert "halguard" not in n.node.get_content(metadata_mode=MetadataMode.LLM)
+        assert "halguard" not in n.node.get_content(metadata_mode=MetadataMode.EMBED)
+    assert all("halguard" not in n.node.metadata for n in nodes)  # inputs untouched
+
+
+def test_postprocessor_false_premise_and_dropping(verifier):
+    nodes = _nodes(("launch", TEXTS["launch"]), ("mirror", TEXTS["mirror"]))
+    pp = HalguardNodePostprocessor(verifier, min_query_support=0.45)
+    out = pp.postprocess_nodes(nodes, query_str="Why did JWST launch from Kourou in 2019?")
+    meta = out[0].node.metadata["halguard"] if out else None
+    assert [n.node.node_id for n in out] == ["launch"]
+    assert meta["missing_query_numbers"] == ["2019"]
+
+
+def test_postprocessor_finds_conflicting_numbers(verifier):
+    nodes = _nodes(
+        ("a", "The bridge is 1,200 metres long and opened in 1932."),
+        ("b", "The bridge is 1,400 metres long and opened in 1932."),
+        ("c", "Ferries cross the bay every hour."),
+    )
+    out = HalguardNodePostprocessor(verifier).postprocess_nodes(nodes, query_str="How long is the bridge?")
+    conflicts = {n.node.node_id: n.node.metadata["halguard"]["conflicts"] for n in out}
+    assert conflicts["a"][0]["other_node"] == "b" and conflicts["b"][0]["other_node"] == "a"
+    assert conflicts["c"] == []
+
+
+async def test_postprocessor_async_empty_and_image_nodes(verifier):
+    pp = HalguardNodePostprocessor(verifier)
+    assert await pp.apostprocess_nodes([], query_str="q") == []
+    image = NodeWithScore(node=ImageNode(image="aGk=", text=""), score=0.3)
+    (out,) = await pp.apostprocess_nodes([image], query_str="q")
+    assert out.node.metadata["halguard"] == {"checked": False, "reason": "the node has no text"}
+    assert out.score == 0.3
+
+
+def test_postprocessor_after_synthesis(verifier):
+    nodes = _nodes(("launch", TEXTS["launch"]), ("mirror", TEXTS["mirror"]))
+    pp = HalguardNodePostprocessor(verifier)
+    out, verdict = pp.annotate_with_answer(nodes, f"{GOOD} The mirror is 6.5 metres across.", query=QUERY)
+    assert verdict.label == "supported"
+    assert [c["text"] for c in out[1].node.metadata["halguard"]["supports_claims"]] == ["The mirror is 6.5 metres across."]
+
+
+def test_postprocessor_inside_a_query_engine_never_leaks_into_the_prompt(index, verifier):
+    llm = ScriptedLLM(answers=[GOOD], prompts=[])
+    qe = index.as_query_engine(llm=llm, node_postprocessors=[HalguardNodePostprocessor(verifier)])
+    out = HalguardQueryEngine(qe, verifier).query(QUERY)
+    assert out.metadata["halguard"]["label"] == "supported"
+    assert llm.prompts and all("halguard" not in p and "query_support" not in p for p in llm.prompts)
+    assert all("query_support" in n.node.metadata["halguard"] for n in out.source_nodes)
+
+
+# -- evaluator -----------------------------------------------------------------------------------------
+
+
+def test_evaluator(verifier, index):
+    ev = HalguardEvaluator(verifier)
+    good = ev.evaluate(query=QUERY, response=GOOD, contexts=[TEXTS["launch"]])
+    assert isinstance(good, HalguardEvaluationResult)
+    assert good.passing is True and good.score > 0.5 and good.verdict.label == "supported"
+    bad = ev.evaluate(query=QUERY, response=BAD, contexts=[TEXTS["launch"]])
+    assert bad.passing is False and "Falcon Heavy" in bad.feedback
+    empty = ev.evaluate(query=QUERY, response=GOOD, contexts=[])
+    assert empty.passing is None and empty.invalid_result and "no_context" in empty.invalid_reason
+    resp = engine(index, BAD).query(QUERY)
+    assert ev.evaluate_response(query=QUERY, response=resp).passing is False
+
+
+async def test_evaluator_async_and_batch_runner(verifier, index):
+    ev = HalguardEvaluator(verifier)
+    res = await ev.aevaluate(query=QUERY, response=BAD, contexts=[TEXTS["launch"]])
+    assert res.passing is False
+    runner = BatchEvalRunner({"halguard": ev}, workers=2)
+    results = await runner.aevaluate_response_strs(
+        queries=[QUERY, QUERY], response_strs=[GOOD, BAD], contexts_list=[[TEXTS["launch"]]] * 2
+    )
+    assert [r.passing for r in results["halguard"]] == [True, False]
+    assert all(isinstance(r, HalguardEvaluationResult) for r in results["halguard"])
+
+
+def test_retry_query_engine(index, verifier):
+    from llama_index.core.query_engine import RetryQueryEngine
+
+    retry = RetryQueryEngine(engine(index, BAD, GOOD), HalguardEvaluator(verifier), max_retries=2)
+    out = retry.query(QUERY)
+    assert str(out) == GOOD
+
+
+# -- instrumentation -----------------------------------------------------------------------------------
+
+
+class Collect(BaseEventHandler):
+    events: list = []
+
+    def handle(self, event, **kwargs):
+        if isinstance(event, HalguardVerdictEvent):
+            self.events.append(event)
+
+
+@pytest.fixture
+def root_handler():
+    def add(handler):
+        get_dispatcher().add_event_handler(handler)
+        added.append(handler)
+        return handler
+
+    added = []
+    yield add
+    for h in added:
+        get_dispatcher().event_handlers.remove(h)
+
+
+def test_verdict_events_reach_handlers(index, verifier, root_handler):
+    collect = root_handler(Collect(events=[]))
+    HalguardQueryEngine(engine(index, BAD), verifier).query(QUERY)
+    HalguardEvaluator(verifier).evaluate(query=QUERY, response=GOOD, contexts=[TEXTS["launch"]])
+    assert [(e.source, e.verdict["label"]) for e in collect.events] == [
+        ("HalguardQueryEngine", "hallucinated"),
+        ("HalguardEvaluator", "supported"),
+    ]
+    assert collect.events[0].query == QUERY
+
+
+def test_event_handler_verifies_on_query_end(index, verifier, root_handler):
+    handler = root_handler(HalguardEventHandler(detector=verifier))
+    engine(index, BAD).query(QUERY)
+    engine(index, GOOD, streaming=True).query(QUERY)
+    labels = sorted(v.label for v in handler.verdicts.values())
+    assert labels == ["hallucinated", "unverified"]
+    assert any(e.code == "stream_not_consumed" for v in handler.verdicts.values() for e in v.errors)
+
+
+def test_event_handler_never_raises(index, root_handler):
+    class Broken:
+        pass
+
+    root_handler(HalguardEventHandler(detector=Broken()))
+    assert engine(index, GOOD).query(QUERY).response == GOOD
+
+
+def test_query_bundle_input(index, verifier):
+    out = HalguardQueryEngine(engine(index, GOOD), verifier).query(QueryBundle(QUERY))
+    assert out.metadata["halguard"]["label"] == "supported"
