@@ -22,7 +22,15 @@ from typing import Literal
 from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
 from halguard.schema import ClaimStatus, PolicyAction, UnsupportedSpan, Verdict
 
-__all__ = ["GuardDecision", "OnHallucination", "OnUnverified", "decide", "filter_answer", "validate_policy"]
+__all__ = [
+    "GuardDecision",
+    "OnHallucination",
+    "OnUnverified",
+    "decide",
+    "filter_answer",
+    "replacement_text",
+    "validate_policy",
+]
 
 OnHallucination = Literal["annotate", "raise", "fallback", "filter"]
 OnUnverified = Literal["fail_open", "fail_closed"]
@@ -114,3 +122,13 @@ def decide(
     text, removed = filter_answer(answer, verdict)
     action = PolicyAction(action="filter", removed=removed, filtered_answer=text)
     return GuardDecision("filter", verdict.model_copy(update={"action": action}), answer=text)
+
+
+def replacement_text(decision: GuardDecision, fallback: object) -> str | None:
+    """The text that replaces the answer: the kept sentences for ``filter``; for ``fallback``, the fallback
+    message (or the default one when the fallback is not a str, e.g. a runnable that failed to apply)."""
+    if decision.action == "filter":
+        return decision.answer
+    if decision.action == "fallback":
+        return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
+    return None

@@ -21,7 +21,7 @@ from pydantic import ConfigDict, Field, model_validator
 from halguard.api import default_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError
-from halguard.policy import DEFAULT_FALLBACK, GuardDecision, decide, validate_policy
+from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
 from halguard.schema import METADATA_KEY, Verdict
 from langchain_halguard._convert import Extracted, attach_verdict, extract
 
@@ -311,11 +311,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         return self._attach(output, decision.verdict, self._replacement(decision))
 
     def _replacement(self, decision: GuardDecision) -> str | None:
-        if decision.action == "filter":
-            return decision.answer
-        if decision.action == "fallback":
-            return self.fallback if isinstance(self.fallback, str) else DEFAULT_FALLBACK
-        return None
+        return replacement_text(decision, self.fallback)
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:

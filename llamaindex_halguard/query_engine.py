@@ -20,7 +20,7 @@ from llama_index.core.schema import QueryBundle
 from halguard.api import default_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError
-from halguard.policy import DEFAULT_FALLBACK, GuardDecision, decide, validate_policy
+from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
 from halguard.schema import METADATA_KEY, Verdict
 from llamaindex_halguard._convert import annotate_nodes, nodes_to_contexts
 from llamaindex_halguard.events import dispatch_verdict
@@ -175,11 +175,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         return decide(verdict, text, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
 
     def _replacement(self, decision: GuardDecision) -> str | None:
-        if decision.action == "filter":
-            return decision.answer
-        if decision.action == "fallback":
-            return self.fallback if isinstance(self.fallback, str) else DEFAULT_FALLBACK
-        return None
+        return replacement_text(decision, self.fallback)
 
     @staticmethod
     def _finish(response: Any, verdict: Verdict, replacement: str | None = None) -> Response:
