@@ -30,3 +30,19 @@ def test_langchain_cookbook_runs_offline():
     assert "verdict: SUPPORTED" in out and "verdict: HALLUCINATED" in out
     assert "I can't answer that reliably" in out
     assert "hallucinated (risk" in out
+
+
+def test_llamaindex_cookbook_runs_offline():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MISTRAL_API_KEY")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cookbook" / "llamaindex_query_engine.py")],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    first, rest = out.split("== second answer")
+    assert "verdict: SUPPORTED" in first and "verdict: HALLUCINATED" in rest
+    assert "streamed answer" in out and "query_support" in out
+    assert "evaluator: passing=True" in out and "evaluator: passing=False" in out
