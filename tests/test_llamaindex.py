@@ -350,3 +350,14 @@ def test_event_handler_never_raises(index, root_handler):
 def test_query_bundle_input(index, verifier):
     out = HalguardQueryEngine(engine(index, GOOD), verifier).query(QueryBundle(QUERY))
     assert out.metadata["halguard"]["label"] == "supported"
+
+
+def test_mock_llm_echo_is_grounded_and_max_tokens_is_not(index, verifier):
+    echo = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(), similarity_top_k=1), verifier).query(QUERY)
+    junk = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(max_tokens=5), similarity_top_k=1), verifier).query(QUERY)
+    assert junk.response.split() == ["text"] * 5
+    assert junk.metadata["halguard"]["label"] == "hallucinated"
+    # The echoed prompt repeats the retrieved passage verbatim: that claim is supported by its node.
+    echoed = echo.metadata["halguard"]
+    passage_claims = [c for c in echoed["claims"] if c["text"] in echo.source_nodes[0].node.get_content()]
+    assert passage_claims and all(c["status"] == "SUPPORTED" for c in passage_claims)
