@@ -1,0 +1,305 @@
+"""Paraphrase sampling (the PAS2 method): ask the same question several ways and judge the answers.
+
+A confident, knowledgeable system gives the same facts however a question is worded. The check:
+
+1. one JSON-mode call writes ``n_paraphrases`` rewordings (validated; documented fallback templates when
+   the call fails or returns junk, recorded in the report);
+2. the original question and the paraphrases are answered in parallel by ``answer_fn`` (your chain, your
+   query engine, or a model), at most ``max_concurrency`` at a time, order kept;
+3. a judge (an LLM, or the offline :class:`~halguard.judge.LocalConsistencyJudge`) looks for conflicting
+   facts.
+
+Without a cache that is exactly ``1 + (n + 1) + 1`` calls (``n + 1`` answers when ``answer`` is not given).
+A failed answer call leaves a gap recorded in the report; fewer than one sampled answer besides the
+original, or no judgment, gives ``label="unverified"`` — never a silent "consistent".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from halguard.errors import InvalidInputError
+from halguard.judge import ConsistencyJudge, HallucinationJudgment, JudgeResult, LocalConsistencyJudge
+from halguard.providers import ChatModel, ProviderError, as_chat_model
+from halguard.schema import Usage, VerdictError
+
+__all__ = ["FALLBACK_TEMPLATES", "ConsistencyReport", "ParaphraseConsistency", "SampledAnswer", "parse_paraphrases"]
+
+FALLBACK_TEMPLATES = (
+    "Could you tell me about {q}?",
+    "I'd like to know: {q}",
+    "Please provide information on {q}",
+)
+
+PARAPHRASE_PROMPT = """\
+Rewrite the user's question {n} times. Each rewrite must ask for exactly the same information, in the \
+same language as the question, with different wording or structure. Do not answer it and do not add \
+details. Reply with JSON only: {{"paraphrases": ["...", "..."]}}"""
+
+
+class SampledAnswer(BaseModel):
+    question: str
+    answer: str | None = None
+    error: str | None = None
+    latency_ms: float = 0.0
+
+
+class ConsistencyReport(BaseModel):
+    """What paraphrase sampling found; stored in ``Verdict.consistency``."""
+
+    question: str
+    label: Literal["consistent", "inconsistent", "unverified"]
+    paraphrases: list[str]
+    paraphrase_source: Literal["model", "fallback_templates"]
+    answers: list[SampledAnswer]
+    judgment: HallucinationJudgment | None = None
+    judge: str = ""
+    errors: list[VerdictError] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: float = 0.0
+
+    @property
+    def hallucination_detected(self) -> bool:
+        return self.label == "inconsistent"
+
+
+def _normalise(q: str) -> str:
+    return " ".join(q.lower().strip(" ?!.").split())
+
+
+def _ascii_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    return sum(1 for c in letters if ord(c) < 0x250) / len(letters) if letters else 1.0
+
+
+def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
+    """Valid, distinct paraphrases from a reply holding a JSON array or an object with one array.
+
+    Drops empty items, copies of the question, duplicates and items in another script than the question.
+    """
+    from halguard.judge import _json_object
+
+    text = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            data = _json_object(text)
+        except ValueError:
+            return []
+    if isinstance(data, dict):
+        data = next((v for v in data.values() if isinstance(v, list)), [])
+    if not isinstance(data, list):
+        return []
+    seen = {_normalise(question)}
+    same_script = _ascii_share(question) >= 0.5
+    out = []
+    for item in data:
+        if not isinstance(item, str) or not item.strip():
+            continue
+        key = _normalise(item)
+        if key in seen or (_ascii_share(item) >= 0.5) != same_script:
+            continue
+        seen.add(key)
+        out.append(item.strip())
+        if len(out) == n:
+            break
+    return out
+
+
+class ParaphraseConsistency:
+    """Paraphrase sampling with a judge.
+
+    Args:
+        paraphraser: Writes the rewordings: an OpenAI/Mistral client (with ``paraphrase_model``), a
+            :class:`~halguard.providers.ChatModel`, or a callable ``messages -> str``. None: use the
+            fallback templates only.
+        judge: ``"local"`` (offline), a :class:`~halguard.judge.ConsistencyJudge`, or anything
+            :class:`ConsistencyJudge` accepts (client with ``judge_model``, ChatModel, callable).
+        n_paraphrases: How many rewordings (default 3).
+        max_concurrency: Answer calls in flight at once (default 5).
+    """
+
+    def __init__(
+        self,
+        paraphraser: Any = None,
+        judge: Any = "local",
+        *,
+        n_paraphrases: int = 3,
+        max_concurrency: int = 5,
+        paraphrase_model: str | None = None,
+        judge_model: str | None = None,
+    ) -> None:
+        if not isinstance(n_paraphrases, int) or not 1 <= n_paraphrases <= 10:
+            msg = f"n_paraphrases must be an int from 1 to 10, got {n_paraphrases!r}"
+            raise InvalidInputError(msg)
+        if not isinstance(max_concurrency, int) or max_concurrency < 1:
+            msg = f"max_concurrency must be a positive int, got {max_concurrency!r}"
+            raise InvalidInputError(msg)
+        self.paraphraser: ChatModel | None = None if paraphraser is None else as_chat_model(paraphraser, paraphrase_model)
+        if judge == "local":
+            self.judge: Any = LocalConsistencyJudge()
+        elif isinstance(judge, (ConsistencyJudge, LocalConsistencyJudge)):
+            self.judge = judge
+        else:
+            self.judge = ConsistencyJudge(judge, judge_model)
+        self.n_paraphrases = n_paraphrases
+        self.max_concurrency = max_concurrency
+
+    # -- paraphrases -----------------------------------------------------------------------------------
+
+    def _messages(self, question: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": PARAPHRASE_PROMPT.format(n=self.n_paraphrases)},
+                {"role": "user", "content": question}]
+
+    def _finish_paraphrases(self, question: str, reply: str | None, error: str | None) -> tuple[list[str], str, list[VerdictError]]:
+        found = parse_paraphrases(reply, question, self.n_paraphrases) if reply is not None else []
+        if len(found) == self.n_paraphrases:
+            return found, "model", []
+        topic = question.strip().rstrip("?").strip()
+        topic = topic[0].lower() + topic[1:] if topic[:1].isupper() and not topic[:2].isupper() else topic
+        templates = [t.format(q=topic) for t in FALLBACK_TEMPLATES]
+        filled = (found + [t for t in templates if t not in found])[: self.n_paraphrases]
+        why = error or f"the paraphraser gave {len(found)} usable paraphrases of {self.n_paraphrases}"
+        return filled, "fallback_templates", [VerdictError(code="paraphrase_fallback", message=why)]
+
+    def _paraphrase(self, question: str) -> tuple[list[str], str, list[VerdictError]]:
+        if self.paraphraser is None:
+            return self._finish_paraphrases(question, None, "no paraphraser configured")
+        try:
+            reply = self.paraphraser.chat(self._messages(question), json_mode=True).text
+        except ProviderError as exc:
+            return self._finish_paraphrases(question, None, str(exc))
+        return self._finish_paraphrases(question, reply, None)
+
+    async def _aparaphrase(self, question: str) -> tuple[list[str], str, list[VerdictError]]:
+        if self.paraphraser is None:
+            return self._finish_paraphrases(question, None, "no paraphraser configured")
+        try:
+            reply = (await self.paraphraser.achat(self._messages(question), json_mode=True)).text
+        except ProviderError as exc:
+            return self._finish_paraphrases(question, None, str(exc))
+        return self._finish_paraphrases(question, reply, None)
+
+    # -- sampling --------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _sample(answer_fn: Callable[[str], Any], q: str) -> SampledAnswer:
+        t0 = time.perf_counter()
+        try:
+            text = answer_fn(q)
+            if not isinstance(text, str):
+                msg = f"answer_fn returned {type(text).__name__}, expected a str"
+                raise TypeError(msg)
+            return SampledAnswer(question=q, answer=text, latency_ms=(time.perf_counter() - t0) * 1000)
+        except Exception as exc:  # noqa: BLE001 - one failed sample is recorded, not fatal
+            return SampledAnswer(question=q, error=f"{type(exc).__name__}: {exc}",
+                                 latency_ms=(time.perf_counter() - t0) * 1000)
+
+    async def _asample(self, answer_fn: Callable[[str], Any], q: str, gate: asyncio.Semaphore) -> SampledAnswer:
+        async with gate:
+            t0 = time.perf_counter()
+            try:
+                text = answer_fn(q)
+                if inspect.isawaitable(text):
+                    text = await text
+                if not isinstance(text, str):
+                    msg = f"answer_fn returned {type(text).__name__}, expected a str"
+                    raise TypeError(msg)
+                return SampledAnswer(question=q, answer=text, latency_ms=(time.perf_counter() - t0) * 1000)
+            except Exception as exc:  # noqa: BLE001 - one failed sample is recorded, not fatal
+                return SampledAnswer(question=q, error=f"{type(exc).__name__}: {exc}",
+                                     latency_ms=(time.perf_counter() - t0) * 1000)
+
+    # -- public API ------------------------------------------------------------------------------------
+
+    def check(self, question: str, answer_fn: Callable[[str], str], *, answer: str | None = None) -> ConsistencyReport:
+        """Run the whole check synchronously (answers in a thread pool).
+
+        Args:
+            question: The user's question.
+            answer_fn: ``str -> str``: answers a question (your chain, engine or model).
+            answer: The answer already given to ``question``; when None it is sampled too.
+        """
+        t0, before = time.perf_counter(), self._usage_totals()
+        paraphrases, source, errors = self._paraphrase(question)
+        todo = paraphrases if answer is not None else [question, *paraphrases]
+        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+            samples = list(pool.map(lambda q: self._sample(answer_fn, q), todo))
+        original, rest = self._split(question, answer, samples)
+        result = self._judge_sync(question, original, paraphrases, rest)
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(todo))
+
+    async def acheck(self, question: str, answer_fn: Callable[[str], Any], *, answer: str | None = None) -> ConsistencyReport:
+        """Async twin of :meth:`check`; ``answer_fn`` may be sync or async."""
+        t0, before = time.perf_counter(), self._usage_totals()
+        paraphrases, source, errors = await self._aparaphrase(question)
+        todo = paraphrases if answer is not None else [question, *paraphrases]
+        gate = asyncio.Semaphore(self.max_concurrency)
+        samples = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in todo)))
+        original, rest = self._split(question, answer, samples)
+        result = None
+        if original.answer is not None and any(s.answer is not None for s in rest):
+            ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
+            result = await self.judge.ajudge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(todo))
+
+    @staticmethod
+    def _split(question: str, answer: str | None, samples: list[SampledAnswer]) -> tuple[SampledAnswer, list[SampledAnswer]]:
+        if answer is not None:
+            return SampledAnswer(question=question, answer=answer), samples
+        return samples[0], samples[1:]
+
+    def _judge_sync(self, question: str, original: SampledAnswer, paraphrases: list[str],
+                    rest: list[SampledAnswer]) -> JudgeResult | None:
+        if original.answer is None or not any(s.answer is not None for s in rest):
+            return None
+        ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
+        return self.judge.judge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
+
+    def _report(self, question: str, paraphrases: list[str], source: str, errors: list[VerdictError],
+                original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,
+                t0: float, before: tuple[int, int, int], samples: int) -> ConsistencyReport:
+        errors = list(errors)
+        errors += [VerdictError(code="sample_failed", message=f"{s.question!r}: {s.error}")
+                   for s in [original, *rest] if s.error]
+        if result is None:
+            errors.append(VerdictError(code="too_few_samples",
+                                       message="fewer than two answers to compare; nothing was judged"))
+            label = "unverified"
+        elif result.judgment is None:
+            errors.append(VerdictError(code="judge_failed", message=result.error or "no judgment"))
+            label = "unverified"
+        else:
+            label = "inconsistent" if result.judgment.hallucination_detected else "consistent"
+        return ConsistencyReport(
+            question=question,
+            label=label,
+            paraphrases=paraphrases,
+            paraphrase_source=source,
+            answers=[original, *rest],
+            judgment=result.judgment if result else None,
+            judge=getattr(self.judge, "name", ""),
+            errors=errors,
+            usage=self._usage(before, samples),
+            latency_ms=round((time.perf_counter() - t0) * 1000, 3),
+        )
+
+    def _usage_totals(self) -> tuple[int, int, int]:
+        found = (self.paraphraser, getattr(self.judge, "chat", None))
+        models = list({id(m): m for m in found if m is not None}.values())  # one model may do both jobs
+        return (sum(m.usage.calls for m in models), sum(m.usage.input_tokens for m in models),
+                sum(m.usage.output_tokens for m in models))
+
+    def _usage(self, before: tuple[int, int, int], samples: int) -> Usage:
+        """This check's share of the models' counters, plus its answer calls."""
+        calls, tin, tout = (now - then for now, then in zip(self._usage_totals(), before))
+        return Usage(llm_calls=calls + samples, input_tokens=tin, output_tokens=tout)

@@ -1,0 +1,322 @@
+"""A small provider layer: "chat, optionally in JSON mode", sync and async, with retries and usage counts.
+
+Implementations: :class:`CallableChat` (any function of a message list), :class:`OpenAIChat` (the
+``openai`` SDK), :class:`MistralChat` (the ``mistralai`` SDK). :func:`as_chat_model` turns whatever the
+caller passed into one of them. No framework imports: the LangChain and LlamaIndex adapters wrap their
+own model types as :class:`CallableChat`.
+
+Retries: 429, 5xx, timeouts and connection errors are retried with exponential backoff (honouring a
+``Retry-After`` header); anything else raises :class:`ProviderError` at once. API keys are never read or
+logged here: the SDK clients get them from arguments or their usual environment variables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any
+
+from halguard.errors import HalguardError, InputTypeError
+
+__all__ = [
+    "CallableChat",
+    "ChatModel",
+    "ChatReply",
+    "MistralChat",
+    "OpenAIChat",
+    "ProviderError",
+    "UsageMeter",
+    "as_chat_model",
+]
+
+Messages = list[dict[str, str]]
+
+
+class ProviderError(HalguardError, RuntimeError):
+    """An LLM call failed for good (after retries, or with an error that retrying cannot fix)."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: float = 0.0
+
+
+@dataclass
+class UsageMeter:
+    """Thread-safe running totals of LLM calls, tokens and latency."""
+
+    calls: int = 0
+    failed_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, reply: ChatReply | None) -> None:
+        with self._lock:
+            self.calls += 1
+            if reply is None:
+                self.failed_calls += 1
+                return
+            self.input_tokens += reply.input_tokens
+            self.output_tokens += reply.output_tokens
+            self.latencies_ms.append(reply.latency_ms)
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _retryable(exc: BaseException) -> bool:
+    status = _status(exc)
+    if status is not None:
+        return status == 429 or 500 <= status < 600
+    name = type(exc).__name__
+    return isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)) or any(
+        word in name for word in ("Timeout", "Connection")
+    )
+
+
+class ChatModel(ABC):
+    """Chat with retries, a per-call timeout and usage accounting.
+
+    Args:
+        timeout: Seconds per call.
+        max_retries: Retries after the first try, for retryable errors.
+        backoff: First backoff in seconds (doubles each retry, with jitter, capped at ``max_backoff``).
+        max_backoff: Longest wait between tries (also caps a ``Retry-After``).
+    """
+
+    name: str = "chat"
+
+    def __init__(self, *, timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5,
+                 max_backoff: float = 20.0) -> None:
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.usage = UsageMeter()
+
+    @abstractmethod
+    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply: ...
+
+    @abstractmethod
+    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply: ...
+
+    def _wait(self, attempt: int, exc: BaseException) -> float:
+        hinted = _retry_after(exc)
+        base = hinted if hinted is not None else self.backoff * (2**attempt) * (0.5 + random.random())
+        return min(base, self.max_backoff)
+
+    def chat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
+        """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries."""
+        for attempt in range(self.max_retries + 1):
+            t0 = time.perf_counter()
+            try:
+                reply = self._chat(messages, json_mode)
+            except Exception as exc:  # noqa: BLE001 - classified below
+                self.usage.record(None)
+                if not _retryable(exc) or attempt == self.max_retries:
+                    msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
+                    raise ProviderError(msg) from exc
+                time.sleep(self._wait(attempt, exc))
+                continue
+            reply = _with_latency(reply, t0)
+            self.usage.record(reply)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def achat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
+        """Async twin of :meth:`chat`."""
+        for attempt in range(self.max_retries + 1):
+            t0 = time.perf_counter()
+            try:
+                reply = await asyncio.wait_for(self._achat(messages, json_mode), self.timeout)
+            except Exception as exc:  # noqa: BLE001 - classified below
+                self.usage.record(None)
+                if not _retryable(exc) or attempt == self.max_retries:
+                    msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
+                    raise ProviderError(msg) from exc
+                await asyncio.sleep(self._wait(attempt, exc))
+                continue
+            reply = _with_latency(reply, t0)
+            self.usage.record(reply)
+            return reply
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _with_latency(reply: ChatReply, t0: float) -> ChatReply:
+    return ChatReply(reply.text, reply.input_tokens, reply.output_tokens, (time.perf_counter() - t0) * 1000)
+
+
+class CallableChat(ChatModel):
+    """Any function ``messages -> str`` (or ``-> ChatReply``), sync or async."""
+
+    def __init__(self, fn: Callable[[Messages], Any], *, name: str | None = None, **options: Any) -> None:
+        if not callable(fn):
+            msg = f"expected a callable, got {type(fn).__name__}"
+            raise InputTypeError(msg)
+        super().__init__(**options)
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+    @staticmethod
+    def _reply(value: Any) -> ChatReply:
+        if isinstance(value, ChatReply):
+            return value
+        if isinstance(value, str):
+            return ChatReply(value)
+        msg = f"the chat callable returned {type(value).__name__}; expected a str"
+        raise InputTypeError(msg)
+
+    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        if self._is_async:
+            msg = f"{self.name} is async: call achat(), or pass a sync callable"
+            raise InputTypeError(msg)
+        # A plain function has no timeout of its own: wait for it at most `timeout` seconds.
+        pool = ThreadPoolExecutor(max_workers=1)
+        try:
+            return self._reply(pool.submit(self.fn, messages).result(timeout=self.timeout))
+        except FutureTimeout as exc:
+            msg = f"{self.name} did not answer within {self.timeout} s"
+            raise TimeoutError(msg) from exc
+        finally:
+            pool.shutdown(wait=False)
+
+    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        if self._is_async:
+            return self._reply(await self.fn(messages))
+        return self._reply(await asyncio.to_thread(self.fn, messages))
+
+
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+class OpenAIChat(ChatModel):
+    """The ``openai`` SDK's chat completions (an ``OpenAI`` and/or ``AsyncOpenAI`` client).
+
+    Reasoning models (o1/o3/o4/gpt-5 families) get no ``temperature``: they reject it.
+    SDK-level retries are switched off so this class's retry policy is the one in force.
+    """
+
+    def __init__(self, client: Any = None, model: str = "o3-mini", *, async_client: Any = None,
+                 temperature: float | None = 0.0, **options: Any) -> None:
+        super().__init__(**options)
+        import openai
+
+        if client is None and async_client is None:
+            client = openai.OpenAI()  # key from OPENAI_API_KEY, as the SDK does
+        if isinstance(client, openai.AsyncOpenAI):
+            client, async_client = None, client
+        self.client = client.with_options(max_retries=0) if client is not None else None
+        self.async_client = async_client.with_options(max_retries=0) if async_client is not None else None
+        self.model = model
+        self.temperature = None if model.startswith(_REASONING_PREFIXES) else temperature
+        self.name = f"openai:{model}"
+
+    def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout}
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        return kwargs
+
+    @staticmethod
+    def _reply(resp: Any) -> ChatReply:
+        usage = getattr(resp, "usage", None)
+        return ChatReply(
+            resp.choices[0].message.content or "",
+            getattr(usage, "prompt_tokens", 0) or 0,
+            getattr(usage, "completion_tokens", 0) or 0,
+        )
+
+    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        if self.client is None:
+            msg = "this OpenAIChat has only an AsyncOpenAI client: use achat(), or pass an OpenAI client"
+            raise InputTypeError(msg)
+        return self._reply(self.client.chat.completions.create(**self._kwargs(messages, json_mode)))
+
+    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        if self.async_client is None:
+            return await asyncio.to_thread(self._chat, messages, json_mode)
+        return self._reply(await self.async_client.chat.completions.create(**self._kwargs(messages, json_mode)))
+
+
+class MistralChat(ChatModel):
+    """The ``mistralai`` SDK's ``chat.complete`` / ``chat.complete_async``, JSON mode when asked."""
+
+    def __init__(self, client: Any = None, model: str = "mistral-large-latest", *,
+                 temperature: float | None = 0.0, **options: Any) -> None:
+        super().__init__(**options)
+        if client is None:
+            import os
+
+            from mistralai.client import Mistral
+
+            client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY"))
+        self.client = client
+        self.model = model
+        self.temperature = temperature
+        self.name = f"mistral:{model}"
+
+    def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout_ms": int(self.timeout * 1000)}
+        if json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        return kwargs
+
+    @staticmethod
+    def _reply(resp: Any) -> ChatReply:
+        usage = getattr(resp, "usage", None)
+        content = resp.choices[0].message.content
+        text = content if isinstance(content, str) else "".join(getattr(c, "text", "") for c in content or [])
+        return ChatReply(text, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+
+    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        return self._reply(self.client.chat.complete(**self._kwargs(messages, json_mode)))
+
+    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+        return self._reply(await self.client.chat.complete_async(**self._kwargs(messages, json_mode)))
+
+
+def as_chat_model(obj: Any, model: str | None = None, **options: Any) -> ChatModel:
+    """A :class:`ChatModel` for a ChatModel, an OpenAI/AsyncOpenAI or Mistral client (plus ``model``), or a
+    callable taking ``[{"role", "content"}, ...]`` and returning the reply text (sync or async)."""
+    if isinstance(obj, ChatModel):
+        return obj
+    module = type(obj).__module__
+    if module.startswith("openai"):
+        return OpenAIChat(obj, model or "o3-mini", **options)
+    if module.startswith("mistralai"):
+        return MistralChat(obj, model or "mistral-large-latest", **options)
+    if callable(obj):
+        return CallableChat(obj, **options)
+    msg = f"cannot chat with a {type(obj).__name__}: pass an OpenAI/Mistral client, a ChatModel or a callable"
+    raise InputTypeError(msg)

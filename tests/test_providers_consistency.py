@@ -1,0 +1,306 @@
+"""Providers (real openai / mistralai SDKs against a loopback stub), the judge and paraphrase sampling."""
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from halguard import InvalidInputError
+from halguard.consistency import FALLBACK_TEMPLATES, ParaphraseConsistency, parse_paraphrases
+from halguard.judge import ConsistencyJudge, LocalConsistencyJudge, parse_judgment
+from halguard.providers import CallableChat, MistralChat, OpenAIChat, ProviderError, as_chat_model
+from tests.stub_llm_server import StubLLMServer
+
+JUDGMENT_YES = json.dumps({
+    "hallucination_detected": True, "confidence_score": 0.9,
+    "conflicting_facts": [{"fact": "colour of the horse"}], "reasoning": "white vs grey", "summary": "conflict",
+})
+JUDGMENT_NO = json.dumps({
+    "hallucination_detected": False, "confidence_score": 0.95, "conflicting_facts": [],
+    "reasoning": "all say 1969", "summary": "consistent",
+})
+PARAPHRASES = json.dumps({"paraphrases": [
+    "What colour was the horse Napoleon rode?", "Which colour was Napoleon's horse?", "Napoleon's horse: what colour?",
+]})
+
+
+@pytest.fixture
+def stub():
+    with StubLLMServer() as server:
+        yield server
+
+
+def openai_chat(stub, model="o3-mini", **kw):
+    import openai
+
+    client = openai.OpenAI(api_key="test-key", base_url=stub.url + "/v1")
+    return OpenAIChat(client, model, backoff=0.01, **kw)
+
+
+# -- providers -----------------------------------------------------------------------------------------
+
+
+def test_openai_sdk_json_mode_usage_and_reasoning_model(stub):
+    stub.reply('{"ok": true}', prompt_tokens=20, completion_tokens=5)
+    chat = openai_chat(stub, "o3-mini")
+    reply = chat.chat([{"role": "user", "content": "hi"}], json_mode=True)
+    assert reply.text == '{"ok": true}'
+    assert (reply.input_tokens, reply.output_tokens) == (20, 5)
+    sent = stub.requests[0]["body"]
+    assert sent["response_format"] == {"type": "json_object"}
+    assert "temperature" not in sent  # reasoning models reject it
+    assert chat.usage.calls == 1 and chat.usage.input_tokens == 20
+    stub.reply("plain")
+    openai_chat(stub, "gpt-4o-mini").chat([{"role": "user", "content": "hi"}])
+    assert stub.requests[1]["body"]["temperature"] == 0.0
+
+
+def test_openai_retries_429_with_retry_after_and_500(stub):
+    stub.error(429, {"retry-after": "0.05"})
+    stub.error(500)
+    stub.reply("finally")
+    chat = openai_chat(stub)
+    t0 = time.perf_counter()
+    assert chat.chat([{"role": "user", "content": "x"}]).text == "finally"
+    assert time.perf_counter() - t0 >= 0.05
+    assert len(stub.requests) == 3
+    assert chat.usage.calls == 3 and chat.usage.failed_calls == 2
+
+
+def test_openai_gives_up_after_retries_and_does_not_retry_400(stub):
+    for _ in range(3):
+        stub.error(503)
+    with pytest.raises(ProviderError, match="503|InternalServerError"):
+        openai_chat(stub, max_retries=2).chat([{"role": "user", "content": "x"}])
+    assert len(stub.requests) == 3
+    stub.error(400)
+    with pytest.raises(ProviderError):
+        openai_chat(stub).chat([{"role": "user", "content": "x"}])
+    assert len(stub.requests) == 4  # a bad request is not retried
+
+
+def test_openai_timeout_is_retried(stub):
+    stub.delay = 0.5
+    stub.reply("late")
+    stub.reply("late again")
+    with pytest.raises(ProviderError, match="Timeout"):
+        openai_chat(stub, timeout=0.1, max_retries=1).chat([{"role": "user", "content": "x"}])
+
+
+async def test_async_openai_client(stub):
+    import openai
+
+    stub.reply("async hi")
+    chat = OpenAIChat(openai.AsyncOpenAI(api_key="k", base_url=stub.url + "/v1"), "gpt-4o-mini", backoff=0.01)
+    assert (await chat.achat([{"role": "user", "content": "x"}])).text == "async hi"
+
+
+def test_mistral_sdk(stub):
+    from mistralai.client import Mistral
+
+    stub.error(429, {"retry-after": "0"})
+    stub.reply('{"paraphrases": []}', prompt_tokens=9, completion_tokens=3)
+    chat = MistralChat(Mistral(api_key="test-key", server_url=stub.url), backoff=0.01)
+    reply = chat.chat([{"role": "user", "content": "x"}], json_mode=True)
+    assert reply.text == '{"paraphrases": []}' and reply.input_tokens == 9
+    body = stub.requests[-1]["body"]
+    assert body["model"] == "mistral-large-latest" and body["response_format"] == {"type": "json_object"}
+    assert stub.requests[-1]["path"].endswith("/v1/chat/completions")
+
+
+async def test_mistral_sdk_async(stub):
+    from mistralai.client import Mistral
+
+    stub.reply("bonjour")
+    chat = MistralChat(Mistral(api_key="k", server_url=stub.url), "mistral-small-latest")
+    assert (await chat.achat([{"role": "user", "content": "x"}])).text == "bonjour"
+
+
+def test_callables_sync_and_async_and_timeout():
+    chat = CallableChat(lambda m: "pong", timeout=1)
+    assert chat.chat([{"role": "user", "content": "ping"}]).text == "pong"
+
+    async def apong(m):
+        return "apong"
+
+    assert asyncio.run(CallableChat(apong).achat([])).text == "apong"
+    slow = CallableChat(lambda m: time.sleep(0.5) or "late", timeout=0.05, max_retries=0)
+    with pytest.raises(ProviderError, match="did not answer"):
+        slow.chat([])
+    with pytest.raises(TypeError):
+        as_chat_model(42)
+
+
+# -- judge ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        JUDGMENT_YES,
+        f"```json\n{JUDGMENT_YES}\n```",
+        f"Here is my analysis:\n{JUDGMENT_YES}\nHope that helps.",
+        '{"hallucination_detected": "true", "confidence_score": "90%", "conflicting_facts": null}',
+        '{"hallucination_detected": "yes", "confidence_score": "0.9", "conflicting_facts": "white vs grey"}',
+    ],
+)
+def test_tolerant_judgment_parsing(reply):
+    j = parse_judgment(reply)
+    assert j.hallucination_detected is True
+    assert j.confidence_score == pytest.approx(0.9)
+    assert isinstance(j.conflicting_facts, list)
+
+
+@pytest.mark.parametrize("reply", ["no json here", '{"confidence_score": 0.5}', '{"hallucination_detected": "maybe"}'])
+def test_unusable_judgments_raise(reply):
+    with pytest.raises(ValueError):
+        parse_judgment(reply)
+
+
+def test_judge_repairs_once_then_reports_unverified():
+    replies = iter(["not json", JUDGMENT_NO])
+    judge = ConsistencyJudge(lambda m: next(replies))
+    result = judge.judge("q", "a", ["q2"], ["a2"])
+    assert result.judgment is not None and not result.judgment.hallucination_detected
+    assert len(result.raw_replies) == 2
+    bad = ConsistencyJudge(lambda m: "still not json").judge("q", "a", ["q2"], ["a2"])
+    assert bad.judgment is None and "unparsable" in bad.error
+
+
+def test_judge_prompt_layout():
+    seen = []
+    ConsistencyJudge(lambda m: seen.append(m) or JUDGMENT_NO).judge("Q0", "A0", ["Q1", "Q2"], ["A1", "A2"])
+    user = seen[0][1]["content"]
+    assert user.index("Original question: Q0") < user.index("Original answer:\nA0") < user.index("Reworded question 1: Q1")
+    assert "Answer 2:\nA2" in user
+    assert seen[0][0]["role"] == "system" and "not conflicts" in seen[0][0]["content"]
+
+
+def test_local_judge(verifier):
+    judge = LocalConsistencyJudge(verifier.embedder)
+    conflict = judge.judge("q", "Napoleon's horse Marengo was grey.", ["q1", "q2"],
+                           ["Napoleon's horse was white.", "Marengo was a chestnut horse foaled in 1793."])
+    assert conflict.judgment.hallucination_detected
+    agree = judge.judge("q", "Apollo 11 landed on the Moon in July 1969.", ["q1", "q2"],
+                        ["The first Moon landing was Apollo 11, in July 1969.", "It happened in 1969 (Apollo 11)."])
+    assert not agree.judgment.hallucination_detected
+    assert judge.judge("q", "a", [], []).judgment is None
+
+
+# -- paraphrase sampling -------------------------------------------------------------------------------
+
+
+def test_parse_paraphrases_accepts_arrays_and_objects_and_validates():
+    q = "What colour was Napoleon's horse?"
+    assert parse_paraphrases('["A?", "B?"]', q, 3) == ["A?", "B?"]
+    assert parse_paraphrases('{"paraphrases": ["A?", "a?", "", "What colour was Napoleon\'s horse", "B?"]}', q, 3) == ["A?", "B?"]
+    assert parse_paraphrases("junk", q, 3) == []
+    assert parse_paraphrases('["ナポレオンの馬は何色?", "Which colour?"]', q, 3) == ["Which colour?"]
+    many = json.dumps([f"Variant {i}?" for i in range(50)])
+    assert len(parse_paraphrases(many, q, 3)) == 3
+
+
+def _scripted(judgment):
+    replies = {"paraphrase": PARAPHRASES, "judge": judgment}
+
+    def chat(messages):
+        return replies["judge" if "contradicts itself" in messages[0]["content"] else "paraphrase"]
+
+    return chat
+
+
+def test_check_napoleon_inconsistent_and_call_count():
+    answers = {"What colour was Napoleon's horse?": "White.", "What colour was the horse Napoleon rode?": "Grey.",
+               "Which colour was Napoleon's horse?": "White.", "Napoleon's horse: what colour?": "Chestnut."}
+    calls = []
+    pc = ParaphraseConsistency(_scripted(JUDGMENT_YES), _scripted(JUDGMENT_YES))
+    report = pc.check("What colour was Napoleon's horse?", lambda q: calls.append(q) or answers[q])
+    assert report.label == "inconsistent" and report.hallucination_detected
+    assert report.paraphrase_source == "model" and len(report.paraphrases) == 3
+    assert [a.answer for a in report.answers] == ["White.", "Grey.", "White.", "Chestnut."]
+    assert report.usage.llm_calls == 1 + 4 + 1  # paraphrase + (n + 1) answers + judge
+    assert sorted(calls) == sorted(answers)
+
+
+async def test_acheck_moon_consistent_with_async_answers():
+    async def answer(q):
+        await asyncio.sleep(0.01)
+        return "Apollo 11 landed in July 1969."
+
+    pc = ParaphraseConsistency(_scripted(JUDGMENT_NO), _scripted(JUDGMENT_NO))
+    report = await pc.acheck("When did humans first land on the Moon?", answer)
+    assert report.label == "consistent"
+    assert len(report.answers) == 4
+
+
+def test_fallback_templates_when_the_paraphraser_fails():
+    def broken(messages):
+        raise ConnectionError("down")
+
+    pc = ParaphraseConsistency(CallableChat(broken, max_retries=0), "local")
+    report = pc.check("What is the capital of France?", lambda q: "Paris is the capital of France.",
+                      answer="Paris is the capital of France.")
+    assert report.paraphrase_source == "fallback_templates"
+    assert report.paraphrases[0] == FALLBACK_TEMPLATES[0].format(q="what is the capital of France")
+    assert report.errors[0].code == "paraphrase_fallback"
+    assert report.label == "consistent"
+    assert len(report.answers) == 4  # the given answer + 3 samples, no re-asking of the original
+
+
+def test_failed_samples_are_recorded_and_too_few_is_unverified():
+    def flaky(q):
+        if "tell me" in q or "like to know" in q:
+            raise RuntimeError("chain failed")
+        return "Paris."
+
+    report = ParaphraseConsistency(None, "local").check("Capital of France?", flaky, answer="Paris.")
+    assert sum(1 for a in report.answers if a.error) == 2
+    assert report.label in ("consistent", "inconsistent")
+    assert [e.code for e in report.errors].count("sample_failed") == 2
+    nothing = ParaphraseConsistency(None, "local").check("Capital?", lambda q: 1 / 0, answer="Paris.")
+    assert nothing.label == "unverified"
+    assert any(e.code == "too_few_samples" for e in nothing.errors)
+
+
+def test_judge_failure_is_unverified_not_consistent():
+    pc = ParaphraseConsistency(_scripted(""), lambda m: "garbage")
+    report = pc.check("Q?", lambda q: "same answer")
+    assert report.label == "unverified"
+    assert any(e.code == "judge_failed" for e in report.errors)
+
+
+def test_bad_options():
+    with pytest.raises(InvalidInputError):
+        ParaphraseConsistency(n_paraphrases=0)
+    with pytest.raises(ValueError):
+        ParaphraseConsistency(max_concurrency=0)
+
+
+def test_sampling_runs_in_parallel_with_bounded_concurrency():
+    in_flight, peak = [0], [0]
+
+    def slow(q):
+        in_flight[0] += 1
+        peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.1)
+        in_flight[0] -= 1
+        return "same"
+
+    pc = ParaphraseConsistency(_scripted(JUDGMENT_NO), _scripted(JUDGMENT_NO), n_paraphrases=3, max_concurrency=2)
+    t0 = time.perf_counter()
+    pc.check("Q?", slow)
+    assert peak[0] == 2
+    assert time.perf_counter() - t0 < 0.35  # 4 samples, 2 at a time: ~0.2 s, not 0.4 s
+
+
+def test_end_to_end_with_the_openai_sdk(stub):
+    stub.reply(PARAPHRASES)
+    stub.reply(JUDGMENT_YES, prompt_tokens=100, completion_tokens=30)
+    chat = openai_chat(stub)
+    pc = ParaphraseConsistency(chat, ConsistencyJudge(chat))
+    report = pc.check("What colour was Napoleon's horse?", lambda q: "Grey." if "rode" in q else "White.",
+                      answer="White.")
+    assert report.label == "inconsistent"
+    assert report.usage.llm_calls == 1 + 3 + 1
+    assert report.usage.input_tokens == 111 and report.usage.output_tokens == 37
