@@ -115,6 +115,21 @@ def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
     return out
 
 
+def _batch_samples(questions: list[str], results: list[Any], t0: float) -> list[SampledAnswer]:
+    if len(results) != len(questions):
+        msg = f"batch_answer_fn returned {len(results)} results for {len(questions)} questions"
+        raise InvalidInputError(msg)
+    ms = (time.perf_counter() - t0) * 1000
+    out = []
+    for q, r in zip(questions, results):
+        if isinstance(r, str):
+            out.append(SampledAnswer(question=q, answer=r, latency_ms=ms))
+        else:
+            why = f"{type(r).__name__}: {r}" if isinstance(r, BaseException) else f"not a str: {type(r).__name__}"
+            out.append(SampledAnswer(question=q, error=why, latency_ms=ms))
+    return out
+
+
 class ParaphraseConsistency:
     """Paraphrase sampling with a judge.
 
@@ -221,30 +236,59 @@ class ParaphraseConsistency:
 
     # -- public API ------------------------------------------------------------------------------------
 
-    def check(self, question: str, answer_fn: Callable[[str], str], *, answer: str | None = None) -> ConsistencyReport:
+    def check(
+        self,
+        question: str,
+        answer_fn: Callable[[str], str] | None = None,
+        *,
+        answer: str | None = None,
+        batch_answer_fn: Callable[[list[str]], list[Any]] | None = None,
+    ) -> ConsistencyReport:
         """Run the whole check synchronously (answers in a thread pool).
 
         Args:
             question: The user's question.
             answer_fn: ``str -> str``: answers a question (your chain, engine or model).
             answer: The answer already given to ``question``; when None it is sampled too.
+            batch_answer_fn: Instead of ``answer_fn``: answers a list of questions at once (e.g. a chain's
+                ``batch``), returning for each a str or the exception it raised.
         """
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = self._paraphrase(question)
         todo = paraphrases if answer is not None else [question, *paraphrases]
-        with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-            samples = list(pool.map(lambda q: self._sample(answer_fn, q), todo))
+        if batch_answer_fn is not None:
+            samples = _batch_samples(todo, batch_answer_fn(todo), t0)
+        elif answer_fn is not None:
+            with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
+                samples = list(pool.map(lambda q: self._sample(answer_fn, q), todo))
+        else:
+            msg = "check() needs answer_fn or batch_answer_fn"
+            raise InvalidInputError(msg)
         original, rest = self._split(question, answer, samples)
         result = self._judge_sync(question, original, paraphrases, rest)
         return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(todo))
 
-    async def acheck(self, question: str, answer_fn: Callable[[str], Any], *, answer: str | None = None) -> ConsistencyReport:
-        """Async twin of :meth:`check`; ``answer_fn`` may be sync or async."""
+    async def acheck(
+        self,
+        question: str,
+        answer_fn: Callable[[str], Any] | None = None,
+        *,
+        answer: str | None = None,
+        batch_answer_fn: Callable[[list[str]], Any] | None = None,
+    ) -> ConsistencyReport:
+        """Async twin of :meth:`check`; ``answer_fn`` and ``batch_answer_fn`` may be sync or async."""
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = await self._aparaphrase(question)
         todo = paraphrases if answer is not None else [question, *paraphrases]
-        gate = asyncio.Semaphore(self.max_concurrency)
-        samples = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in todo)))
+        if batch_answer_fn is not None:
+            results = batch_answer_fn(todo)
+            samples = _batch_samples(todo, await results if inspect.isawaitable(results) else results, t0)
+        elif answer_fn is not None:
+            gate = asyncio.Semaphore(self.max_concurrency)
+            samples = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in todo)))
+        else:
+            msg = "acheck() needs answer_fn or batch_answer_fn"
+            raise InvalidInputError(msg)
         original, rest = self._split(question, answer, samples)
         result = None
         if original.answer is not None and any(s.answer is not None for s in rest):

@@ -16,13 +16,15 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChun
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import AddableDict
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from halguard.api import default_detector
+from halguard.combine import combine_verdicts
+from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
-from halguard.errors import InputTypeError
+from halguard.errors import InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
-from halguard.schema import METADATA_KEY, Verdict
+from halguard.schema import METADATA_KEY, Verdict, VerdictError
 from langchain_halguard._convert import Extracted, attach_verdict, extract
 
 __all__ = ["RunnableWithHalguard", "with_halguard"]
@@ -121,12 +123,26 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
     fallback: str | Runnable[Any, Any] | None = None
     """With ``on_hallucination="fallback"``: a message, or a Runnable called with the original input."""
+    consistency: Literal["off", "on"] = "off"
+    """``"on"``: also run paraphrase sampling through ``bound`` and combine (see :mod:`halguard.combine`)."""
+    num_paraphrases: int = 3
+    paraphraser: Any = None
+    """Writes the paraphrases: a LangChain chat model, an OpenAI/Mistral client, a callable; None: templates."""
+    judge: Any = "local"
+    """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
+    _sampler: Any = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:
         validate_options(self.detector, self.on_hallucination, self.on_unverified)
+        if self.consistency == "on":
+            from langchain_halguard.providers import to_chat_model
+
+            self._sampler = ParaphraseConsistency(
+                to_chat_model(self.paraphraser), to_chat_model(self.judge), n_paraphrases=self.num_paraphrases
+            )
         return self
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
@@ -253,6 +269,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         extracted = self._extract(input_, output)
         child = patch_config(config, callbacks=run_manager.get_child())
         verdict = _verify_runnable(self.detector).invoke(extracted, child)
+        if self.consistency == "on":
+            verdict = self._sample_sync(input_, extracted, verdict, run_manager, config)
         dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
         self._report(verdict)
         return verdict
@@ -263,9 +281,50 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         extracted = self._extract(input_, output)
         child = patch_config(config, callbacks=run_manager.get_child())
         verdict = await _verify_runnable(self.detector).ainvoke(extracted, child)
+        if self.consistency == "on":
+            verdict = await self._sample_async(input_, extracted, verdict, run_manager, config)
         await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
         self._report(verdict)
         return verdict
+
+    # -- paraphrase sampling ---------------------------------------------------------------------------
+
+    def _with_question(self, input_: Any, question: str) -> Any:
+        if isinstance(input_, str):
+            return question
+        if isinstance(input_, Mapping) and self.question_key in input_:
+            return {**input_, self.question_key: question}
+        msg = f"paraphrase sampling needs the question in the input under '{self.question_key}'"
+        raise InvalidInputError(msg)
+
+    def _answers(self, outputs: list[Any]) -> list[Any]:
+        return [o if isinstance(o, BaseException) else self._extract_answer(o) for o in outputs]
+
+    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, run_manager: CallbackManagerForChainRun,
+                     config: RunnableConfig) -> Verdict:
+        if e.question is None:
+            return _unsampled(verdict)
+        sample_config = patch_config(config, callbacks=run_manager.get_child("halguard:sample"))
+
+        def batch(questions: list[str]) -> list[Any]:
+            inputs = [self._with_question(input_, q) for q in questions]
+            return self._answers(self.bound.batch(inputs, sample_config, return_exceptions=True))
+
+        report = self._sampler.check(e.question, answer=e.answer, batch_answer_fn=batch)
+        return combine_verdicts(verdict, report)
+
+    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict,
+                            run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
+        if e.question is None:
+            return _unsampled(verdict)
+        sample_config = patch_config(config, callbacks=run_manager.get_child("halguard:sample"))
+
+        async def batch(questions: list[str]) -> list[Any]:
+            inputs = [self._with_question(input_, q) for q in questions]
+            return self._answers(await self.bound.abatch(inputs, sample_config, return_exceptions=True))
+
+        report = await self._sampler.acheck(e.question, answer=e.answer, batch_answer_fn=batch)
+        return combine_verdicts(verdict, report)
 
     @staticmethod
     def _report(verdict: Verdict) -> None:
@@ -312,6 +371,14 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     def _replacement(self, decision: GuardDecision) -> str | None:
         return replacement_text(decision, self.fallback)
+
+
+def _unsampled(verdict: Verdict) -> Verdict:
+    """Paraphrase sampling was asked for but there is no question to paraphrase: not a pass."""
+    if verdict.label != "supported":
+        return verdict
+    error = VerdictError(code="consistency_unverified", message="no question found to paraphrase")
+    return verdict.model_copy(update={"label": "unverified", "score": None, "errors": [*verdict.errors, error]})
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:

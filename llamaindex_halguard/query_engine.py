@@ -19,11 +19,14 @@ from llama_index.core.schema import QueryBundle
 
 from halguard.api import default_detector
 from halguard.detector import Detector
-from halguard.errors import InputTypeError
+from halguard.combine import combine_verdicts
+from halguard.consistency import ParaphraseConsistency
+from halguard.errors import InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
 from halguard.schema import METADATA_KEY, Verdict
 from llamaindex_halguard._convert import annotate_nodes, nodes_to_contexts
 from llamaindex_halguard.events import dispatch_verdict
+from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardQueryEngine"]
 
@@ -48,6 +51,11 @@ class HalguardQueryEngine(BaseQueryEngine):
         on_hallucination: What to do with a hallucinated answer.
         on_unverified: Whether an answer that could not be checked passes (``fail_open``) or not.
         fallback: With ``"fallback"``: a message, or a query engine to ask instead.
+        consistency: ``"on"``: also run paraphrase sampling (PAS2): paraphrased ``QueryBundle``s go through
+            the inner engine and a judge compares the answers; combined per :mod:`halguard.combine`.
+        num_paraphrases: Paraphrases per query.
+        paraphraser: Writes them: a LlamaIndex LLM, an OpenAI/Mistral client or a callable; None: templates.
+        judge: ``"local"`` (offline) or a LlamaIndex LLM / client / callable.
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
     """
 
@@ -59,6 +67,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         *,
         on_unverified: str = "fail_open",
         fallback: str | BaseQueryEngine | None = None,
+        consistency: str = "off",
+        num_paraphrases: int = 3,
+        paraphraser: Any = None,
+        judge: Any = "local",
         callback_manager: CallbackManager | None = None,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
@@ -69,6 +81,14 @@ class HalguardQueryEngine(BaseQueryEngine):
         if not isinstance(detector, Detector):
             msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
             raise InputTypeError(msg)
+        if consistency not in ("off", "on"):
+            msg = f"consistency must be 'off' or 'on', got {consistency!r}"
+            raise InvalidInputError(msg)
+        self._sampler = (
+            ParaphraseConsistency(to_chat_model(paraphraser), to_chat_model(judge), n_paraphrases=num_paraphrases)
+            if consistency == "on"
+            else None
+        )
         self._engine = query_engine
         self._detector = detector
         self.on_hallucination = on_hallucination
@@ -163,13 +183,29 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     def _verify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
         verdict = self._detector.verify(text, nodes_to_contexts(nodes), question=query_bundle.query_str)
+        if self._sampler is not None:
+            report = self._sampler.check(query_bundle.query_str, self._sample_answer, answer=text)
+            verdict = combine_verdicts(verdict, report)
         dispatch_verdict(verdict, query_bundle.query_str, source="HalguardQueryEngine")
         return verdict
 
     async def _averify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
         verdict = await self._detector.averify(text, nodes_to_contexts(nodes), question=query_bundle.query_str)
+        if self._sampler is not None:
+            report = await self._sampler.acheck(query_bundle.query_str, self._asample_answer, answer=text)
+            verdict = combine_verdicts(verdict, report)
         dispatch_verdict(verdict, query_bundle.query_str, source="HalguardQueryEngine")
         return verdict
+
+    def _sample_answer(self, question: str) -> str:
+        """A paraphrased query through the inner engine (streams are read to the end)."""
+        return _as_response(self._engine.query(QueryBundle(question))).response or ""
+
+    async def _asample_answer(self, question: str) -> str:
+        response = await self._engine.aquery(QueryBundle(question))
+        if isinstance(response, AsyncStreamingResponse):
+            return "".join([t async for t in response.async_response_gen()])
+        return _as_response(response).response or ""
 
     def _decide(self, verdict: Verdict, text: str) -> GuardDecision:
         return decide(verdict, text, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)

@@ -377,3 +377,46 @@ def test_langsmith_run_gets_label_and_score_when_tracing(verifier, monkeypatch):
     with_halguard(rag_chain(BAD), detector=verifier).invoke(QUESTION)
     assert tree.metadata["halguard_label"] == "hallucinated"
     assert tree.metadata["halguard_score"] > 0.5
+
+
+# -- paraphrase sampling through the chain -------------------------------------------------------------
+
+
+def _judge_reply(detected):
+    import json
+
+    return json.dumps({"hallucination_detected": detected, "confidence_score": 0.9, "conflicting_facts": [],
+                       "reasoning": "r", "summary": "s"})
+
+
+def test_consistency_samples_through_the_chain_and_combines(verifier):
+    from langchain_core.language_models import FakeListChatModel as FakeJudge
+
+    # The chain answers the original question correctly, then drifts on the paraphrases.
+    chain = rag_chain(GOOD, GOOD, BAD, BAD)
+    paraphraser = FakeJudge(responses=['{"paraphrases": ["When did JWST launch?", "What date was JWST launched?", '
+                                       '"JWST launch date?"]}'])
+    guarded = with_halguard(chain, detector=verifier, consistency="on", paraphraser=paraphraser,
+                            judge=FakeJudge(responses=[_judge_reply(True)]))
+    tracer = Collector()
+    out = guarded.invoke(QUESTION, {"callbacks": [tracer]})
+    verdict = out["halguard"]
+    assert verdict.label == "hallucinated"  # grounding alone said supported
+    assert verdict.claims[0].status.value == "SUPPORTED"
+    report = verdict.consistency
+    assert report["label"] == "inconsistent"
+    # batch runs in threads, so which paraphrase got which scripted answer varies; the multiset does not
+    assert sorted(a["answer"] for a in report["answers"][1:]) == sorted([GOOD, BAD, BAD])
+    assert verdict.usage.llm_calls == 1 + 3 + 1
+    (root,) = tracer.roots
+    tagged = [r for r in _walk(root) if "halguard:sample" in (r.tags or [])]
+    assert len(tagged) >= 3  # the paraphrased runs nest under the guard, tagged
+
+
+async def test_consistency_async_with_local_judge(verifier):
+    guarded = with_halguard(rag_chain(GOOD), detector=verifier, consistency="on")
+    out = await guarded.ainvoke(QUESTION)
+    report = out["halguard"].consistency
+    assert report["paraphrase_source"] == "fallback_templates"
+    assert report["label"] == "consistent"
+    assert out["halguard"].label == "supported"

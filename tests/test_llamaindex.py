@@ -361,3 +361,27 @@ def test_mock_llm_echo_is_grounded_and_max_tokens_is_not(index, verifier):
     echoed = echo.metadata["halguard"]
     passage_claims = [c for c in echoed["claims"] if c["text"] in echo.source_nodes[0].node.get_content()]
     assert passage_claims and all(c["status"] == "SUPPORTED" for c in passage_claims)
+
+
+def test_query_engine_paraphrase_sampling(index, verifier):
+    import json
+
+    judge_reply = json.dumps({"hallucination_detected": True, "confidence_score": 0.8, "conflicting_facts": [],
+                              "reasoning": "2021 vs 2019", "summary": "conflict"})
+    paraphraser = ScriptedLLM(answers=['{"paraphrases": ["When did JWST launch?", "JWST launch date?", '
+                                       '"On what date was JWST launched?"]}'], prompts=[])
+    judge = ScriptedLLM(answers=[judge_reply], prompts=[])
+    inner = engine(index, GOOD, BAD)  # the original answer is grounded; samples drift
+    guarded = HalguardQueryEngine(inner, verifier, consistency="on", paraphraser=paraphraser, judge=judge)
+    out = guarded.query(QUERY)
+    verdict = out.metadata["halguard"]
+    assert verdict["label"] == "hallucinated"
+    assert verdict["consistency"]["label"] == "inconsistent"
+    assert len(verdict["consistency"]["answers"]) == 4
+    assert verdict["usage"]["llm_calls"] == 1 + 3 + 1
+
+
+async def test_query_engine_paraphrase_sampling_async_local_judge(index, verifier):
+    out = await HalguardQueryEngine(engine(index, GOOD), verifier, consistency="on").aquery(QUERY)
+    assert out.metadata["halguard"]["consistency"]["label"] == "consistent"
+    assert out.metadata["halguard"]["label"] == "supported"
