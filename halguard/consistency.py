@@ -9,7 +9,8 @@ A confident, knowledgeable system gives the same facts however a question is wor
 3. a judge (an LLM, or the offline :class:`~halguard.judge.LocalConsistencyJudge`) looks for conflicting
    facts.
 
-Without a cache that is exactly ``1 + (n + 1) + 1`` calls (``n + 1`` answers when ``answer`` is not given).
+Without a cache that is exactly ``1 + (n + 1) + 1`` calls when ``answer`` is not given (``1 + n + 1``
+when it is); with an opt-in :class:`~halguard.cache.ResponseCache`, a repeated request makes none.
 A failed answer call leaves a gap recorded in the report; fewer than one sampled answer besides the
 original, or no judgment, gives ``label="unverified"`` — never a silent "consistent".
 """
@@ -26,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from halguard.cache import ResponseCache
 from halguard.errors import InvalidInputError
 from halguard.judge import ConsistencyJudge, HallucinationJudgment, JudgeResult, LocalConsistencyJudge
 from halguard.providers import ChatModel, ProviderError, as_chat_model
@@ -141,6 +143,9 @@ class ParaphraseConsistency:
             :class:`ConsistencyJudge` accepts (client with ``judge_model``, ChatModel, callable).
         n_paraphrases: How many rewordings (default 3).
         max_concurrency: Answer calls in flight at once (default 5).
+        cache: Opt-in :class:`~halguard.cache.ResponseCache`: identical paraphrase, answer and judge requests
+            are not paid twice (answers are keyed by ``cache_namespace`` and the question).
+        cache_namespace: Names the answer source (your chain or engine) in answer cache keys.
     """
 
     def __init__(
@@ -152,6 +157,8 @@ class ParaphraseConsistency:
         max_concurrency: int = 5,
         paraphrase_model: str | None = None,
         judge_model: str | None = None,
+        cache: ResponseCache | None = None,
+        cache_namespace: str = "default",
     ) -> None:
         if not isinstance(n_paraphrases, int) or not 1 <= n_paraphrases <= 10:
             msg = f"n_paraphrases must be an int from 1 to 10, got {n_paraphrases!r}"
@@ -168,6 +175,12 @@ class ParaphraseConsistency:
             self.judge = ConsistencyJudge(judge, judge_model)
         self.n_paraphrases = n_paraphrases
         self.max_concurrency = max_concurrency
+        self.cache = cache
+        self.cache_namespace = cache_namespace
+        if cache is not None:
+            for model in (self.paraphraser, getattr(self.judge, "chat", None)):
+                if model is not None and model.cache is None:
+                    model.cache = cache
 
     # -- paraphrases -----------------------------------------------------------------------------------
 
@@ -256,17 +269,21 @@ class ParaphraseConsistency:
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = self._paraphrase(question)
         todo = paraphrases if answer is not None else [question, *paraphrases]
-        if batch_answer_fn is not None:
-            samples = _batch_samples(todo, batch_answer_fn(todo), t0)
+        hits, missing = self._cached_answers(todo)
+        if not missing:
+            fresh = []
+        elif batch_answer_fn is not None:
+            fresh = _batch_samples(missing, batch_answer_fn(missing), t0)
         elif answer_fn is not None:
             with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
-                samples = list(pool.map(lambda q: self._sample(answer_fn, q), todo))
+                fresh = list(pool.map(lambda q: self._sample(answer_fn, q), missing))
         else:
             msg = "check() needs answer_fn or batch_answer_fn"
             raise InvalidInputError(msg)
+        samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
         result = self._judge_sync(question, original, paraphrases, rest)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(todo))
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing))
 
     async def acheck(
         self,
@@ -280,21 +297,46 @@ class ParaphraseConsistency:
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = await self._aparaphrase(question)
         todo = paraphrases if answer is not None else [question, *paraphrases]
-        if batch_answer_fn is not None:
-            results = batch_answer_fn(todo)
-            samples = _batch_samples(todo, await results if inspect.isawaitable(results) else results, t0)
+        hits, missing = self._cached_answers(todo)
+        if not missing:
+            fresh = []
+        elif batch_answer_fn is not None:
+            results = batch_answer_fn(missing)
+            fresh = _batch_samples(missing, await results if inspect.isawaitable(results) else results, t0)
         elif answer_fn is not None:
             gate = asyncio.Semaphore(self.max_concurrency)
-            samples = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in todo)))
+            fresh = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in missing)))
         else:
             msg = "acheck() needs answer_fn or batch_answer_fn"
             raise InvalidInputError(msg)
+        samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
         result = None
         if original.answer is not None and any(s.answer is not None for s in rest):
             ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
             result = await self.judge.ajudge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(todo))
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing))
+
+    def _answer_key(self, question: str) -> str:
+        return self.cache.key("answer", self.cache_namespace, question)
+
+    def _cached_answers(self, todo: list[str]) -> tuple[dict[str, SampledAnswer], list[str]]:
+        if self.cache is None:
+            return {}, list(todo)
+        hits: dict[str, SampledAnswer] = {}
+        for q in todo:
+            text = self.cache.get(self._answer_key(q))
+            if text is not None:
+                hits[q] = SampledAnswer(question=q, answer=text)
+        return hits, [q for q in todo if q not in hits]
+
+    def _merge(self, todo: list[str], hits: dict[str, SampledAnswer], fresh: list[SampledAnswer]) -> list[SampledAnswer]:
+        if self.cache is not None:
+            for sample in fresh:
+                if sample.answer is not None:
+                    self.cache.set(self._answer_key(sample.question), sample.answer)
+        by_question = {**{s.question: s for s in fresh}, **hits}
+        return [by_question[q] for q in todo]
 
     @staticmethod
     def _split(question: str, answer: str | None, samples: list[SampledAnswer]) -> tuple[SampledAnswer, list[SampledAnswer]]:

@@ -58,10 +58,15 @@ class UsageMeter:
 
     calls: int = 0
     failed_calls: int = 0
+    cached_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record_cached(self) -> None:
+        with self._lock:
+            self.cached_calls += 1
 
     def record(self, reply: ChatReply | None) -> None:
         with self._lock:
@@ -119,6 +124,22 @@ class ChatModel(ABC):
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.usage = UsageMeter()
+        self.cache: Any = None  # a halguard.cache.ResponseCache, set by the caller to opt in
+
+    def _cached(self, messages: Messages, json_mode: bool) -> tuple[str | None, ChatReply | None]:
+        if self.cache is None:
+            return None, None
+        key = self.cache.key("chat", self.name, messages, json_mode)
+        text = self.cache.get(key)
+        if text is None:
+            return key, None
+        self.usage.record_cached()
+        return key, ChatReply(text)
+
+    def _store(self, key: str | None, reply: ChatReply) -> ChatReply:
+        if key is not None:
+            self.cache.set(key, reply.text)
+        return reply
 
     @abstractmethod
     def _chat(self, messages: Messages, json_mode: bool) -> ChatReply: ...
@@ -133,6 +154,9 @@ class ChatModel(ABC):
 
     def chat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
         """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries."""
+        key, hit = self._cached(messages, json_mode)
+        if hit is not None:
+            return hit
         for attempt in range(self.max_retries + 1):
             t0 = time.perf_counter()
             try:
@@ -146,11 +170,14 @@ class ChatModel(ABC):
                 continue
             reply = _with_latency(reply, t0)
             self.usage.record(reply)
-            return reply
+            return self._store(key, reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def achat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
         """Async twin of :meth:`chat`."""
+        key, hit = self._cached(messages, json_mode)
+        if hit is not None:
+            return hit
         for attempt in range(self.max_retries + 1):
             t0 = time.perf_counter()
             try:
@@ -164,7 +191,7 @@ class ChatModel(ABC):
                 continue
             reply = _with_latency(reply, t0)
             self.usage.record(reply)
-            return reply
+            return self._store(key, reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -130,6 +130,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     """Writes the paraphrases: a LangChain chat model, an OpenAI/Mistral client, a callable; None: templates."""
     judge: Any = "local"
     """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
+    cache: Any = None
+    """An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)
@@ -141,7 +143,11 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             from langchain_halguard.providers import to_chat_model
 
             self._sampler = ParaphraseConsistency(
-                to_chat_model(self.paraphraser), to_chat_model(self.judge), n_paraphrases=self.num_paraphrases
+                to_chat_model(self.paraphraser),
+                to_chat_model(self.judge),
+                n_paraphrases=self.num_paraphrases,
+                cache=self.cache,
+                cache_namespace=f"langchain:{self.bound.get_name()}",
             )
         return self
 

@@ -56,6 +56,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         num_paraphrases: Paraphrases per query.
         paraphraser: Writes them: a LlamaIndex LLM, an OpenAI/Mistral client or a callable; None: templates.
         judge: ``"local"`` (offline) or a LlamaIndex LLM / client / callable.
+        cache: An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests.
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
     """
 
@@ -71,6 +72,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         num_paraphrases: int = 3,
         paraphraser: Any = None,
         judge: Any = "local",
+        cache: Any = None,
         callback_manager: CallbackManager | None = None,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
@@ -85,7 +87,13 @@ class HalguardQueryEngine(BaseQueryEngine):
             msg = f"consistency must be 'off' or 'on', got {consistency!r}"
             raise InvalidInputError(msg)
         self._sampler = (
-            ParaphraseConsistency(to_chat_model(paraphraser), to_chat_model(judge), n_paraphrases=num_paraphrases)
+            ParaphraseConsistency(
+                to_chat_model(paraphraser),
+                to_chat_model(judge),
+                n_paraphrases=num_paraphrases,
+                cache=cache,
+                cache_namespace=f"llamaindex:{type(query_engine).__name__}",
+            )
             if consistency == "on"
             else None
         )

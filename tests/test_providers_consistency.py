@@ -304,3 +304,49 @@ def test_end_to_end_with_the_openai_sdk(stub):
     assert report.label == "inconsistent"
     assert report.usage.llm_calls == 1 + 3 + 1
     assert report.usage.input_tokens == 111 and report.usage.output_tokens == 37
+
+
+# -- cache ---------------------------------------------------------------------------------------------
+
+
+def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
+    from halguard.cache import ResponseCache
+
+    calls = {"llm": 0, "answer": 0}
+
+    def llm(messages):
+        calls["llm"] += 1
+        return _scripted(JUDGMENT_NO)(messages)
+
+    def answer(q):
+        calls["answer"] += 1
+        return "Apollo 11, July 1969."
+
+    cache = ResponseCache(tmp_path / "cache")
+    pc = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=cache, cache_namespace="moon-chain")
+    first = pc.check("When did humans first land on the Moon?", answer)
+    assert calls == {"llm": 2, "answer": 4}
+    assert first.usage.llm_calls == 1 + 4 + 1
+    again = pc.check("When did humans first land on the Moon?", answer)
+    assert calls == {"llm": 2, "answer": 4}  # nothing paid twice
+    assert again.usage.llm_calls == 0 and again.label == first.label
+    # a new process (new cache object on the same directory) reuses the disk copy
+    fresh = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=ResponseCache(tmp_path / "cache"),
+                                  cache_namespace="moon-chain")
+    fresh.check("When did humans first land on the Moon?", answer)
+    assert calls == {"llm": 2, "answer": 4}
+    # another question, or another namespace, is a different request
+    other = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=cache, cache_namespace="other-chain")
+    other.check("When did humans first land on the Moon?", answer)
+    assert calls["answer"] == 8
+    cache.clear()
+    assert len(cache) == 0 and not list((tmp_path / "cache").glob("*.json"))
+
+
+def test_cache_keys_depend_on_model_and_messages():
+    from halguard.cache import ResponseCache
+
+    k = ResponseCache.key
+    assert k("chat", "m1", [{"role": "user", "content": "a"}], True) != k("chat", "m2", [{"role": "user", "content": "a"}], True)
+    assert k("chat", "m1", [{"role": "user", "content": "a"}], True) != k("chat", "m1", [{"role": "user", "content": "b"}], True)
+    assert k("chat", "m1", [{"role": "user", "content": "a"}], True) == k("chat", "m1", [{"role": "user", "content": "a"}], True)
