@@ -11,6 +11,9 @@ Quick use::
 """
 
 from halguard.api import averify, default_detector, verify
+from halguard.cache import ResponseCache
+from halguard.combine import combine_verdicts
+from halguard.consistency import ConsistencyReport, ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import (
     HalguardError,
@@ -21,6 +24,8 @@ from halguard.errors import (
     UnverifiedError,
 )
 from halguard.features import ScoringWeights
+from halguard.judge import ConsistencyJudge, HallucinationJudgment, LocalConsistencyJudge
+from halguard.providers import CallableChat, ChatModel, MistralChat, OpenAIChat, ProviderError
 from halguard.schema import (
     METADATA_KEY,
     SCHEMA_VERSION,
@@ -41,16 +46,27 @@ __version__ = "0.1.0"
 __all__ = [
     "METADATA_KEY",
     "SCHEMA_VERSION",
+    "CallableChat",
+    "ChatModel",
     "ClaimStatus",
     "ClaimVerdict",
+    "ConsistencyJudge",
+    "ConsistencyReport",
     "Detector",
     "EvidenceRef",
     "HalguardError",
     "HallucinationError",
+    "HallucinationJudgment",
     "InputTypeError",
     "InvalidInputError",
+    "LocalConsistencyJudge",
     "LocalVerifier",
+    "MistralChat",
     "ModelLoadError",
+    "OpenAIChat",
+    "ParaphraseConsistency",
+    "ProviderError",
+    "ResponseCache",
     "ScoringWeights",
     "SkippedSentence",
     "Source",
@@ -61,6 +77,7 @@ __all__ = [
     "VerdictError",
     "__version__",
     "averify",
+    "combine_verdicts",
     "default_detector",
     "verify",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from halguard.embedding import LocalEmbedder
-from halguard.lexical import content_terms, entity_mentions, has_negation, number_values
+from halguard.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
 from halguard.providers import ChatModel, ProviderError, as_chat_model
 
 __all__ = [
@@ -256,7 +256,8 @@ class LocalConsistencyJudge:
             return f"different numbers: {sorted(na)} vs {sorted(nb)}"
         names_a = {st for s, e in entity_mentions(a) for _, _, st in content_terms(a[s:e])}
         names_b = {st for s, e in entity_mentions(b) for _, _, st in content_terms(b[s:e])}
-        if names_a and names_b and not (names_a & names_b) and similarity < self.min_similarity + 0.2:
+        # Each answer names something the other never mentions (not even as a plain word).
+        if names_a - term_set(b) and names_b - term_set(a) and similarity < self.min_similarity + 0.2:
             return "different names"
         if similarity >= 0.8 and has_negation(a) != has_negation(b):
             return "one answer negates the other"

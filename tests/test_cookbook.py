@@ -46,3 +46,16 @@ def test_llamaindex_cookbook_runs_offline():
     assert "verdict: SUPPORTED" in first and "verdict: HALLUCINATED" in rest
     assert "streamed answer" in out and "query_support" in out
     assert "evaluator: passing=True" in out and "evaluator: passing=False" in out
+
+
+def test_paraphrase_sampling_cookbook_runs_offline():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MISTRAL_API_KEY")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cookbook" / "paraphrase_sampling.py")],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    verdicts = [line.split("=> ")[1].split(" ")[0] for line in proc.stdout.splitlines() if "=> " in line]
+    assert verdicts == ["DETECTED", "consistent", "DETECTED", "consistent"]
