@@ -66,7 +66,9 @@ class ConsistencyReport(BaseModel):
     judge: str = ""
     errors: list[VerdictError] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
-    latency_ms: float = 0.0
+    paraphrase_ms: float = Field(default=0.0, description="Wall time of the paraphrase call.")
+    judge_ms: float = Field(default=0.0, description="Wall time of the judgment (repair included).")
+    latency_ms: float = Field(default=0.0, description="Wall time of the whole check.")
 
     @property
     def hallucination_detected(self) -> bool:
@@ -268,6 +270,7 @@ class ParaphraseConsistency:
         """
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = self._paraphrase(question)
+        t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
         if not missing:
@@ -282,8 +285,11 @@ class ParaphraseConsistency:
             raise InvalidInputError(msg)
         samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
+        t_judge = time.perf_counter()
         result = self._judge_sync(question, original, paraphrases, rest)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing))
+        timing = (t_par - t0, time.perf_counter() - t_judge)
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
+                            timing)
 
     async def acheck(
         self,
@@ -296,6 +302,7 @@ class ParaphraseConsistency:
         """Async twin of :meth:`check`; ``answer_fn`` and ``batch_answer_fn`` may be sync or async."""
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = await self._aparaphrase(question)
+        t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
         if not missing:
@@ -311,11 +318,14 @@ class ParaphraseConsistency:
             raise InvalidInputError(msg)
         samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
+        t_judge = time.perf_counter()
         result = None
         if original.answer is not None and any(s.answer is not None for s in rest):
             ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
             result = await self.judge.ajudge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing))
+        timing = (t_par - t0, time.perf_counter() - t_judge)
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
+                            timing)
 
     def _answer_key(self, question: str) -> str:
         return self.cache.key("answer", self.cache_namespace, question)
@@ -353,7 +363,8 @@ class ParaphraseConsistency:
 
     def _report(self, question: str, paraphrases: list[str], source: str, errors: list[VerdictError],
                 original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,
-                t0: float, before: tuple[int, int, int], samples: int) -> ConsistencyReport:
+                t0: float, before: tuple[int, int, int], samples: int,
+                timing: tuple[float, float]) -> ConsistencyReport:
         errors = list(errors)
         errors += [VerdictError(code="sample_failed", message=f"{s.question!r}: {s.error}")
                    for s in [original, *rest] if s.error]
@@ -376,6 +387,8 @@ class ParaphraseConsistency:
             judge=getattr(self.judge, "name", ""),
             errors=errors,
             usage=self._usage(before, samples),
+            paraphrase_ms=round(timing[0] * 1000, 3),
+            judge_ms=round(timing[1] * 1000, 3),
             latency_ms=round((time.perf_counter() - t0) * 1000, 3),
         )
 

@@ -350,3 +350,16 @@ def test_cache_keys_depend_on_model_and_messages():
     assert k("chat", "m1", [{"role": "user", "content": "a"}], True) != k("chat", "m2", [{"role": "user", "content": "a"}], True)
     assert k("chat", "m1", [{"role": "user", "content": "a"}], True) != k("chat", "m1", [{"role": "user", "content": "b"}], True)
     assert k("chat", "m1", [{"role": "user", "content": "a"}], True) == k("chat", "m1", [{"role": "user", "content": "a"}], True)
+
+
+@pytest.mark.parametrize("count", [0, 50])
+def test_paraphraser_returning_zero_or_fifty(count):
+    reply = json.dumps({"paraphrases": [f"Version {i} of the question?" for i in range(count)]})
+    pc = ParaphraseConsistency(lambda m: reply, "local", n_paraphrases=3)
+    report = pc.check("Capital of France?", lambda q: "Paris.", answer="Paris.")
+    assert len(report.paraphrases) == 3
+    if count == 0:
+        assert report.paraphrase_source == "fallback_templates"
+    else:
+        assert report.paraphrase_source == "model" and report.paraphrases[0] == "Version 0 of the question?"
+    assert report.paraphrase_ms >= 0 and report.judge_ms > 0
