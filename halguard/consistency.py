@@ -222,32 +222,29 @@ class ParaphraseConsistency:
     # -- sampling --------------------------------------------------------------------------------------
 
     @staticmethod
-    def _sample(answer_fn: Callable[[str], Any], q: str) -> SampledAnswer:
+    def _sampled(q: str, t0: float, text: Any = None, error: BaseException | None = None) -> SampledAnswer:
+        ms = (time.perf_counter() - t0) * 1000
+        if error is None and not isinstance(text, str):
+            error = TypeError(f"answer_fn returned {type(text).__name__}, expected a str")
+        if error is not None:  # one failed sample is recorded, not fatal
+            return SampledAnswer(question=q, error=f"{type(error).__name__}: {error}", latency_ms=ms)
+        return SampledAnswer(question=q, answer=text, latency_ms=ms)
+
+    def _sample(self, answer_fn: Callable[[str], Any], q: str) -> SampledAnswer:
         t0 = time.perf_counter()
         try:
-            text = answer_fn(q)
-            if not isinstance(text, str):
-                msg = f"answer_fn returned {type(text).__name__}, expected a str"
-                raise TypeError(msg)
-            return SampledAnswer(question=q, answer=text, latency_ms=(time.perf_counter() - t0) * 1000)
-        except Exception as exc:  # noqa: BLE001 - one failed sample is recorded, not fatal
-            return SampledAnswer(question=q, error=f"{type(exc).__name__}: {exc}",
-                                 latency_ms=(time.perf_counter() - t0) * 1000)
+            return self._sampled(q, t0, answer_fn(q))
+        except Exception as exc:  # noqa: BLE001
+            return self._sampled(q, t0, error=exc)
 
     async def _asample(self, answer_fn: Callable[[str], Any], q: str, gate: asyncio.Semaphore) -> SampledAnswer:
         async with gate:
             t0 = time.perf_counter()
             try:
                 text = answer_fn(q)
-                if inspect.isawaitable(text):
-                    text = await text
-                if not isinstance(text, str):
-                    msg = f"answer_fn returned {type(text).__name__}, expected a str"
-                    raise TypeError(msg)
-                return SampledAnswer(question=q, answer=text, latency_ms=(time.perf_counter() - t0) * 1000)
-            except Exception as exc:  # noqa: BLE001 - one failed sample is recorded, not fatal
-                return SampledAnswer(question=q, error=f"{type(exc).__name__}: {exc}",
-                                     latency_ms=(time.perf_counter() - t0) * 1000)
+                return self._sampled(q, t0, await text if inspect.isawaitable(text) else text)
+            except Exception as exc:  # noqa: BLE001
+                return self._sampled(q, t0, error=exc)
 
     # -- public API ------------------------------------------------------------------------------------
 

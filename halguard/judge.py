@@ -167,39 +167,43 @@ class ConsistencyJudge:
     def name(self) -> str:
         return self.chat.name
 
+    def _after_reply(
+        self, messages: list[dict[str, str]], replies: list[str], reply: str, last: bool
+    ) -> tuple[JudgeResult | None, list[dict[str, str]]]:
+        """Parse a reply: a result, or (on the first bad reply) the messages asking for a repair."""
+        replies.append(reply)
+        try:
+            return JudgeResult(parse_judgment(reply), None, tuple(replies), self.name), messages
+        except ValueError as exc:
+            if last:
+                return JudgeResult(None, f"unparsable judge reply: {exc}", tuple(replies), self.name), messages
+            repair = [{"role": "assistant", "content": reply},
+                      {"role": "user", "content": REPAIR_PROMPT.format(error=exc)}]
+            return None, [*messages, *repair]
+
     def judge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
-        messages = judge_messages(question, answer, paraphrases, answers)
-        replies: list[str] = []
-        for _ in range(2):  # one try, one repair
+        messages, replies = judge_messages(question, answer, paraphrases, answers), []
+        for attempt in range(2):  # one try, one repair
             try:
                 reply = self.chat.chat(messages, json_mode=True).text
             except ProviderError as exc:
                 return JudgeResult(None, str(exc), tuple(replies), self.name)
-            replies.append(reply)
-            try:
-                return JudgeResult(parse_judgment(reply), None, tuple(replies), self.name)
-            except ValueError as exc:
-                messages = [*messages, {"role": "assistant", "content": reply},
-                            {"role": "user", "content": REPAIR_PROMPT.format(error=exc)}]
-                error = f"unparsable judge reply: {exc}"
-        return JudgeResult(None, error, tuple(replies), self.name)
+            result, messages = self._after_reply(messages, replies, reply, last=attempt == 1)
+            if result is not None:
+                return result
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def ajudge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
-        messages = judge_messages(question, answer, paraphrases, answers)
-        replies: list[str] = []
-        for _ in range(2):
+        messages, replies = judge_messages(question, answer, paraphrases, answers), []
+        for attempt in range(2):
             try:
                 reply = (await self.chat.achat(messages, json_mode=True)).text
             except ProviderError as exc:
                 return JudgeResult(None, str(exc), tuple(replies), self.name)
-            replies.append(reply)
-            try:
-                return JudgeResult(parse_judgment(reply), None, tuple(replies), self.name)
-            except ValueError as exc:
-                messages = [*messages, {"role": "assistant", "content": reply},
-                            {"role": "user", "content": REPAIR_PROMPT.format(error=exc)}]
-                error = f"unparsable judge reply: {exc}"
-        return JudgeResult(None, error, tuple(replies), self.name)
+            result, messages = self._after_reply(messages, replies, reply, last=attempt == 1)
+            if result is not None:
+                return result
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 class LocalConsistencyJudge:
