@@ -1,7 +1,7 @@
 """The ``halguard`` command line.
 
 ``halguard check`` verifies one answer and exits 0 (supported), 1 (hallucinated) or 2 (unverified or
-bad input), so it can gate a shell pipeline.
+bad input), so it can gate a shell pipeline. ``halguard bench`` measures a detector on labelled JSONL.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--context-file", action="append", default=[], help="a file holding one passage (repeatable)")
     check.add_argument("--format", choices=("json", "table"), default="json")
     check.add_argument("--threshold", type=float, default=None, help="risk threshold (default 0.5)")
+    bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
+    bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
+    bench.add_argument("--detector", choices=("local", "naive"), default="local")
+    bench.add_argument("--limit", type=int, default=None, help="first N rows of each file (after --task)")
+    bench.add_argument("--task", default=None, help="only rows of this task_type (QA, Summary, Data2txt)")
+    bench.add_argument("--threshold", type=float, default=None, help="risk threshold for the local detector")
+    bench.add_argument("--json-out", default=None, help="write the report as JSON here")
+    bench.add_argument("--md-out", default=None, help="write the report as Markdown here")
+    bench.add_argument("--jsonl-out", default=None, help="write per-row predictions here (error analysis)")
+    bench.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -65,11 +75,35 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_HALLUCINATED if verdict.label == "hallucinated" else EXIT_UNVERIFIED
 
 
+def _bench(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from halguard.bench import bench, to_markdown
+
+    missing = [f for f in args.files if not Path(f).is_file()]
+    if missing:
+        msg = f"no such file: {', '.join(missing)}"
+        raise HalguardError(msg)
+    report, preds = bench([Path(f) for f in args.files], detector=args.detector, limit=args.limit,
+                          task=args.task, threshold=args.threshold, progress=not args.quiet)
+    markdown = to_markdown(report)
+    print(markdown)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if args.md_out:
+        Path(args.md_out).write_text(markdown, encoding="utf-8")
+    if args.jsonl_out:
+        with open(args.jsonl_out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(p) + "\n" for p in preds)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        return _check(args)
+        return _bench(args) if args.command == "bench" else _check(args)
     except HalguardError as exc:
         print(f"halguard: error: {exc}", file=sys.stderr)
         return EXIT_UNVERIFIED

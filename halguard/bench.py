@@ -1,0 +1,199 @@
+"""``halguard bench``: run a detector over labelled JSONL files and report detection quality and cost.
+
+Input rows follow the development-data schema: ``{id, task_type, question, context: [...], answer,
+labels: [{start, end, ...}], hallucinated}`` (``question_is_generic_instruction`` rows are checked without
+the question). Deterministic: rows in file order, no sampling.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from halguard.detector import Detector
+from halguard.metrics import auroc, best_f1, binary_metrics, percentile
+from halguard.schema import Verdict
+
+__all__ = ["NaiveSimilarity", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
+
+
+class NaiveSimilarity(Detector):
+    """Baseline: risk = 1 - the best MiniLM similarity of the answer's weakest sentence; no rules."""
+
+    name = "naive-minilm-similarity"
+    threshold = 0.5
+
+    def __init__(self) -> None:
+        from halguard.verifier import LocalVerifier
+
+        self.embedder = LocalVerifier().embedder
+
+    def warm_up(self) -> float:
+        _ = self.embedder.model
+        return self.embedder.load_seconds
+
+    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        from halguard.index import EvidenceIndex
+        from halguard.segment import split_sentences
+        from halguard.sources import chunk_source, normalize_contexts
+
+        t0 = time.perf_counter()
+        sentences = [answer[s:e] for s, e in split_sentences(answer)] or [answer]
+        chunks = [c.text for src in normalize_contexts(contexts) for c in chunk_source(src.text)] or [""]
+        vecs, _ = self.embedder.encode(chunks + sentences)
+        sims, _ = EvidenceIndex(vecs[: len(chunks)]).search(vecs[len(chunks) :], 1)
+        risk = float(np.clip(1 - sims[:, 0].min(), 0, 1))
+        return Verdict(label="hallucinated" if risk >= self.threshold else "supported",
+                       hallucination_detected=risk >= self.threshold, score=risk, threshold=self.threshold,
+                       detector=self.name, latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+def make_detector(name: str, threshold: float | None = None) -> Detector:
+    """``local`` (the default LocalVerifier) or ``naive`` (the similarity baseline)."""
+    if name == "naive":
+        return NaiveSimilarity()
+    if name == "local":
+        from halguard.verifier import LocalVerifier
+
+        return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
+                                                                       weak_threshold=min(0.4, threshold))
+    msg = f"unknown detector {name!r}: choose 'local' or 'naive'"
+    raise ValueError(msg)
+
+
+def load_rows(paths: Iterable[Path], *, task: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    """Rows of the JSONL files (``limit`` per file, after the ``task`` filter), tagged with their file."""
+    rows = []
+    for path in paths:
+        taken = 0
+        with Path(path).open(encoding="utf-8") as fh:
+            for line in fh:
+                if limit is not None and taken >= limit:
+                    break
+                rec = json.loads(line)
+                if task is not None and rec.get("task_type") != task:
+                    continue
+                rec["_file"] = Path(path).name
+                rows.append(rec)
+                taken += 1
+    return rows
+
+
+def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool = True) -> list[dict[str, Any]]:
+    """Verify every row; returns one prediction record per row (for metrics and ``--jsonl-out``)."""
+    out = []
+    step = max(1, len(rows) // 20)
+    t_start = time.perf_counter()
+    for i, rec in enumerate(rows, 1):
+        question = None if rec.get("question_is_generic_instruction") else rec.get("question")
+        t0 = time.perf_counter()
+        verdict = detector.verify(rec["answer"], rec["context"], question=question)
+        ms = (time.perf_counter() - t0) * 1000
+        out.append({
+            "id": rec.get("id"), "file": rec.get("_file"), "task": rec.get("task_type", "?"),
+            "hallucinated": bool(rec["hallucinated"]), "label": verdict.label, "score": verdict.score,
+            "latency_ms": round(ms, 3),
+            "pred_spans": [[s.start, s.end] for s in verdict.spans],
+            "gold_spans": [[lab["start"], lab["end"]] for lab in rec.get("labels") or []],
+            "has_span_labels": bool(rec.get("labels")) or not rec["hallucinated"],
+            "errors": [e.code for e in verdict.errors],
+        })
+        if progress and (i % step == 0 or i == len(rows)):
+            rate = i / (time.perf_counter() - t_start)
+            print(f"\r  {i}/{len(rows)} rows ({rate:.1f}/s)", end="" if i < len(rows) else "\n", file=sys.stderr)
+    return out
+
+
+def span_f1(preds: list[dict[str, Any]]) -> float | None:
+    """Character-level F1 of predicted unsupported spans against labelled spans (rows that carry spans)."""
+    tp = fp = fn = 0
+    seen = False
+    for p in preds:
+        if not p["has_span_labels"] or (p["hallucinated"] and not p["gold_spans"]):
+            continue
+        seen = True
+        pred = {i for s, e in p["pred_spans"] for i in range(s, e)}
+        gold = {i for s, e in p["gold_spans"] for i in range(s, e)}
+        tp += len(pred & gold)
+        fp += len(pred - gold)
+        fn += len(gold - pred)
+    if not seen or tp + fp + fn == 0:
+        return None
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
+    labels = [p["hallucinated"] for p in preds]
+    scores = [p["score"] if p["score"] is not None else 0.5 for p in preds]  # unverified ranks as neutral
+    m = binary_metrics(labels, [p["label"] == "hallucinated" for p in preds])
+    bf1, bt = best_f1(labels, scores)
+    a = auroc(labels, scores)
+    return {"n": len(preds), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
+            "f1": round(m["f1"], 4), "accuracy": round(m["accuracy"], 4), "auroc": None if a is None else round(a, 4),
+            "balanced_accuracy": round(m["balanced_accuracy"], 4), "best_f1": round(bf1, 4),
+            "best_threshold": round(bt, 4), "unverified": sum(1 for p in preds if p["label"] == "unverified")}
+
+
+def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall_s: float) -> dict[str, Any]:
+    """The report: overall and per-task metrics, span F1, latency, throughput, load time and peak RSS."""
+    by_task: dict[str, list] = defaultdict(list)
+    by_file: dict[str, list] = defaultdict(list)
+    for p in preds:
+        by_task[p["task"]].append(p)
+        by_file[p["file"]].append(p)
+    lat = [p["latency_ms"] for p in preds]
+    sf1 = span_f1(preds)
+    return {
+        "detector": detector,
+        "overall": _metrics(preds),
+        "by_task": {t: _metrics(ps) for t, ps in sorted(by_task.items())},
+        "by_file": {f: {"overall": _metrics(ps), "by_task": {t: _metrics([p for p in ps if p["task"] == t])
+                                                            for t in sorted({p["task"] for p in ps})}}
+                    for f, ps in sorted(by_file.items())},
+        "span_f1": None if sf1 is None else round(sf1, 4),
+        "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2)},
+        "throughput_per_s": round(len(preds) / wall_s, 2) if wall_s > 0 else None,
+        "load_s": round(load_s, 3),
+        # Linux reports ru_maxrss in KiB.
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def _row(name: str, m: dict[str, Any]) -> str:
+    auc = "-" if m["auroc"] is None else f"{m['auroc']:.3f}"
+    return (f"| {name} | {m['n']} | {auc} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
+            f"{m['best_f1']:.3f} @ {m['best_threshold']:.2f} | {m['balanced_accuracy']:.3f} | {m['unverified']} |")
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [f"# halguard bench — {report['detector']}", "",
+             "| slice | n | AUROC | P | R | F1 | best F1 | bal. acc | unverified |", "|---|---|---|---|---|---|---|---|---|",
+             _row("overall", report["overall"])]
+    for file, data in report["by_file"].items():
+        lines.append(_row(file, data["overall"]))
+        if len(data["by_task"]) > 1:
+            lines.extend(_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
+    lines += ["", f"span F1: {report['span_f1']}", f"latency p50 {report['latency_ms']['p50']} ms, "
+              f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
+              f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB"]
+    return "\n".join(lines) + "\n"
+
+
+def bench(paths: list[Path], *, detector: str = "local", limit: int | None = None, task: str | None = None,
+          threshold: float | None = None, progress: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run the whole benchmark; returns (report, per-row predictions)."""
+    det = make_detector(detector, threshold)
+    load_s = det.warm_up() if hasattr(det, "warm_up") else 0.0
+    rows = load_rows(paths, task=task, limit=limit)
+    t0 = time.perf_counter()
+    preds = run_rows(det, rows, progress=progress)
+    report = summarize(preds, detector=det.name, load_s=load_s, wall_s=time.perf_counter() - t0)
+    return report, preds
