@@ -125,10 +125,13 @@ def decide(
 
 
 def replacement_text(decision: GuardDecision, fallback: object) -> str | None:
-    """The text that replaces the answer: the kept sentences for ``filter``; for ``fallback``, the fallback
-    message (or the default one when the fallback is not a str, e.g. a runnable that failed to apply)."""
-    if decision.action == "filter":
+    """The text that replaces the answer: the kept sentences for ``filter`` (the fallback message when no
+    sentence is left); for ``fallback``, the fallback message (the default one when ``fallback`` is not a
+    str)."""
+    if decision.action == "filter" and decision.answer:
         return decision.answer
+    if decision.action == "filter":  # every sentence was flagged: nothing left to return
+        return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
     if decision.action == "fallback":
         return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
     return None

@@ -64,3 +64,13 @@ def test_unknown_policies():
         decide(_verdict(), ANSWER, on_hallucination="shout")
     with pytest.raises(ValueError):
         decide(_verdict(), ANSWER, on_unverified="maybe")
+
+
+def test_filter_with_nothing_left_falls_back():
+    v = _verdict()
+    for c in v.claims:
+        c.status = ClaimStatus.HALLUCINATION
+    d = decide(v, ANSWER, on_hallucination="filter")
+    assert d.answer == ""
+    assert replacement_text(d, None) == DEFAULT_FALLBACK
+    assert replacement_text(d, "Nothing reliable.") == "Nothing reliable."
