@@ -119,6 +119,10 @@ def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
     return out
 
 
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
 def _batch_samples(questions: list[str], results: list[Any], t0: float) -> list[SampledAnswer]:
     if len(results) != len(questions):
         msg = f"batch_answer_fn returned {len(results)} results for {len(questions)} questions"
@@ -233,7 +237,10 @@ class ParaphraseConsistency:
     def _sample(self, answer_fn: Callable[[str], Any], q: str) -> SampledAnswer:
         t0 = time.perf_counter()
         try:
-            return self._sampled(q, t0, answer_fn(q))
+            text = answer_fn(q)
+            if inspect.isawaitable(text):  # an async answer_fn in check(): run it in this worker thread
+                text = asyncio.run(_awaited(text))
+            return self._sampled(q, t0, text)
         except Exception as exc:  # noqa: BLE001
             return self._sampled(q, t0, error=exc)
 

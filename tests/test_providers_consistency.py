@@ -363,3 +363,24 @@ def test_paraphraser_returning_zero_or_fifty(count):
     else:
         assert report.paraphrase_source == "model" and report.paraphrases[0] == "Version 0 of the question?"
     assert report.paraphrase_ms >= 0 and report.judge_ms > 0
+
+
+def test_sync_check_accepts_an_async_answer_fn():
+    async def answer(q):
+        await asyncio.sleep(0)
+        return "Paris."
+
+    report = ParaphraseConsistency(None, "local").check("Capital of France?", answer, answer="Paris.")
+    assert [a.answer for a in report.answers] == ["Paris."] * 4
+    assert report.label == "consistent"
+
+
+def test_clients_with_model_names_are_accepted(stub):
+    import openai
+    from mistralai.client import Mistral
+
+    pc = ParaphraseConsistency(openai.OpenAI(api_key="k", base_url=stub.url + "/v1"),
+                               Mistral(api_key="k", server_url=stub.url),
+                               paraphrase_model="gpt-4o-mini", judge_model="mistral-small-latest")
+    assert pc.paraphraser.name == "openai:gpt-4o-mini"
+    assert pc.judge.name == "mistral:mistral-small-latest"
