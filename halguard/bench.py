@@ -139,7 +139,9 @@ def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
     return {"n": len(preds), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
             "f1": round(m["f1"], 4), "accuracy": round(m["accuracy"], 4), "auroc": None if a is None else round(a, 4),
             "balanced_accuracy": round(m["balanced_accuracy"], 4), "best_f1": round(bf1, 4),
-            "best_threshold": round(bt, 4), "unverified": sum(1 for p in preds if p["label"] == "unverified")}
+            "best_threshold": round(bt, 4), "unverified": sum(1 for p in preds if p["label"] == "unverified"),
+            "latency_p50_ms": round(percentile([p["latency_ms"] for p in preds], 50), 2),
+            "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2)}
 
 
 def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall_s: float) -> dict[str, Any]:
@@ -170,12 +172,14 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
 def _row(name: str, m: dict[str, Any]) -> str:
     auc = "-" if m["auroc"] is None else f"{m['auroc']:.3f}"
     return (f"| {name} | {m['n']} | {auc} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | "
-            f"{m['best_f1']:.3f} @ {m['best_threshold']:.2f} | {m['balanced_accuracy']:.3f} | {m['unverified']} |")
+            f"{m['best_f1']:.3f} @ {m['best_threshold']:.2f} | {m['balanced_accuracy']:.3f} | {m['unverified']} | "
+            f"{m['latency_p50_ms']:.0f} / {m['latency_p95_ms']:.0f} |")
 
 
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"# halguard bench — {report['detector']}", "",
-             "| slice | n | AUROC | P | R | F1 | best F1 | bal. acc | unverified |", "|---|---|---|---|---|---|---|---|---|",
+             "| slice | n | AUROC | P | R | F1 | best F1 | bal. acc | unverified | p50 / p95 ms |",
+             "|---|---|---|---|---|---|---|---|---|---|",
              _row("overall", report["overall"])]
     for file, data in report["by_file"].items():
         lines.append(_row(file, data["overall"]))

@@ -115,7 +115,7 @@ class LocalEmbedder:
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
-    def encode(self, texts: list[str], *, batch_size: int = 64) -> tuple[np.ndarray, EncodeStats]:
+    def encode(self, texts: list[str], *, batch_size: int = 8) -> tuple[np.ndarray, EncodeStats]:
         """Unit-normalised embeddings of ``texts`` (rows in order), reusing cached ones."""
         stats = EncodeStats()
         out: list[np.ndarray | None] = [None] * len(texts)

@@ -95,7 +95,8 @@ class LocalVerifier(Detector):
         max_context_chars: Larger contexts (all sources together) get an ``unverified`` verdict
             (``context_too_large``): the context is never silently truncated.
         faiss_min_chunks: From this many chunks on, search with a faiss index.
-        batch_size: Encoding batch size.
+        batch_size: Encoding batch size. Small batches are faster on CPU (less padding of mixed-length
+            texts) and use less memory: 8 ran 2.2x faster than 64 on RAGTruth contexts, with 40% lower RSS.
         weights: The signal weights (see :class:`~halguard.features.ScoringWeights`).
         model_path: A sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
         device: Torch device for the model (default: sentence-transformers' choice).
@@ -113,7 +114,7 @@ class LocalVerifier(Detector):
         max_answer_chars: int = 100_000,
         max_context_chars: int = 1_000_000,
         faiss_min_chunks: int = 256,
-        batch_size: int = 64,
+        batch_size: int = 8,
         weights: ScoringWeights = DEFAULT_WEIGHTS,
         model_path: str | None = None,
         device: str | None = None,
