@@ -119,6 +119,23 @@ def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
     return out
 
 
+def _need_answer_source(answer_fn: Any, batch_answer_fn: Any) -> None:
+    """Fail before any paid call when there is nothing to answer the paraphrases with."""
+    if answer_fn is None and batch_answer_fn is None:
+        msg = "paraphrase sampling needs answer_fn or batch_answer_fn"
+        raise InvalidInputError(msg)
+
+
+def _judge_inputs(
+    question: str, original: SampledAnswer, paraphrases: list[str], rest: list[SampledAnswer]
+) -> tuple[str, str, list[str], list[str]] | None:
+    """What the judge compares, or None with fewer than two answers (nothing to judge)."""
+    ok = [(p, s.answer) for p, s in zip(paraphrases, rest) if s.answer is not None]
+    if original.answer is None or not ok:
+        return None
+    return question, original.answer, [p for p, _ in ok], [a for _, a in ok]
+
+
 async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
@@ -272,6 +289,7 @@ class ParaphraseConsistency:
             batch_answer_fn: Instead of ``answer_fn``: answers a list of questions at once (e.g. a chain's
                 ``batch``), returning for each a str or the exception it raised.
         """
+        _need_answer_source(answer_fn, batch_answer_fn)
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = self._paraphrase(question)
         t_par = time.perf_counter()
@@ -280,17 +298,15 @@ class ParaphraseConsistency:
         if not missing:
             fresh = []
         elif batch_answer_fn is not None:
-            fresh = _batch_samples(missing, batch_answer_fn(missing), t0)
-        elif answer_fn is not None:
+            fresh = _batch_samples(missing, batch_answer_fn(missing), t_par)
+        else:
             with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
                 fresh = list(pool.map(lambda q: self._sample(answer_fn, q), missing))
-        else:
-            msg = "check() needs answer_fn or batch_answer_fn"
-            raise InvalidInputError(msg)
         samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
         t_judge = time.perf_counter()
-        result = self._judge_sync(question, original, paraphrases, rest)
+        inputs = _judge_inputs(question, original, paraphrases, rest)
+        result = self.judge.judge(*inputs) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
         return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
                             timing)
@@ -304,6 +320,7 @@ class ParaphraseConsistency:
         batch_answer_fn: Callable[[list[str]], Any] | None = None,
     ) -> ConsistencyReport:
         """Async twin of :meth:`check`; ``answer_fn`` and ``batch_answer_fn`` may be sync or async."""
+        _need_answer_source(answer_fn, batch_answer_fn)
         t0, before = time.perf_counter(), self._usage_totals()
         paraphrases, source, errors = await self._aparaphrase(question)
         t_par = time.perf_counter()
@@ -313,20 +330,15 @@ class ParaphraseConsistency:
             fresh = []
         elif batch_answer_fn is not None:
             results = batch_answer_fn(missing)
-            fresh = _batch_samples(missing, await results if inspect.isawaitable(results) else results, t0)
-        elif answer_fn is not None:
+            fresh = _batch_samples(missing, await results if inspect.isawaitable(results) else results, t_par)
+        else:
             gate = asyncio.Semaphore(self.max_concurrency)
             fresh = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in missing)))
-        else:
-            msg = "acheck() needs answer_fn or batch_answer_fn"
-            raise InvalidInputError(msg)
         samples = self._merge(todo, hits, fresh)
         original, rest = self._split(question, answer, samples)
         t_judge = time.perf_counter()
-        result = None
-        if original.answer is not None and any(s.answer is not None for s in rest):
-            ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
-            result = await self.judge.ajudge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
+        inputs = _judge_inputs(question, original, paraphrases, rest)
+        result = await self.judge.ajudge(*inputs) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
         return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
                             timing)
@@ -357,13 +369,6 @@ class ParaphraseConsistency:
         if answer is not None:
             return SampledAnswer(question=question, answer=answer), samples
         return samples[0], samples[1:]
-
-    def _judge_sync(self, question: str, original: SampledAnswer, paraphrases: list[str],
-                    rest: list[SampledAnswer]) -> JudgeResult | None:
-        if original.answer is None or not any(s.answer is not None for s in rest):
-            return None
-        ok = [(p, s) for p, s in zip(paraphrases, rest) if s.answer is not None]
-        return self.judge.judge(question, original.answer, [p for p, _ in ok], [s.answer for _, s in ok])
 
     def _report(self, question: str, paraphrases: list[str], source: str, errors: list[VerdictError],
                 original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,

@@ -243,6 +243,16 @@ class CallableChat(ChatModel):
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
+def _request(model: str, messages: Messages, json_mode: bool, temperature: float | None, **timeout: Any) -> dict[str, Any]:
+    """Chat-completion arguments both SDKs share (they name the timeout differently)."""
+    kwargs: dict[str, Any] = {"model": model, "messages": messages, **timeout}
+    if json_mode:
+        kwargs["response_format"] = {"type": "json_object"}
+    if temperature is not None:
+        kwargs["temperature"] = temperature
+    return kwargs
+
+
 class OpenAIChat(ChatModel):
     """The ``openai`` SDK's chat completions (an ``OpenAI`` and/or ``AsyncOpenAI`` client).
 
@@ -266,12 +276,7 @@ class OpenAIChat(ChatModel):
         self.name = f"openai:{model}"
 
     def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout": self.timeout}
-        if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        return kwargs
+        return _request(self.model, messages, json_mode, self.temperature, timeout=self.timeout)
 
     @staticmethod
     def _reply(resp: Any) -> ChatReply:
@@ -312,12 +317,7 @@ class MistralChat(ChatModel):
         self.name = f"mistral:{model}"
 
     def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "timeout_ms": int(self.timeout * 1000)}
-        if json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        return kwargs
+        return _request(self.model, messages, json_mode, self.temperature, timeout_ms=int(self.timeout * 1000))
 
     @staticmethod
     def _reply(resp: Any) -> ChatReply:

@@ -338,10 +338,9 @@ class LocalVerifier(Detector):
         answer = job.answer
         base = claim.start
         masked = _mask(claim.text, [(s - base, e - base) for s, e in claim.citation_spans])
-        arithmetic = [(base + f.start, base + f.end, f.explanation) for f in check_arithmetic(masked) if not f.ok]
-        ok_results = {
-            round(v, 6) for f in check_arithmetic(masked) if f.ok for v in number_values(masked[f.start : f.end])
-        }
+        findings = check_arithmetic(masked)
+        arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
+        ok_results = {round(v, 6) for f in findings if f.ok for v in number_values(masked[f.start : f.end])}
         terms = content_terms(masked)
         novel = [(base + s, base + e) for s, e, st in terms if st not in job.terms]
         entities = []

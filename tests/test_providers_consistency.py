@@ -384,3 +384,13 @@ def test_clients_with_model_names_are_accepted(stub):
                                paraphrase_model="gpt-4o-mini", judge_model="mistral-small-latest")
     assert pc.paraphraser.name == "openai:gpt-4o-mini"
     assert pc.judge.name == "mistral:mistral-small-latest"
+
+
+def test_no_answer_source_fails_before_any_paid_call():
+    calls = []
+    pc = ParaphraseConsistency(lambda m: calls.append(m) or PARAPHRASES, "local")
+    with pytest.raises(InvalidInputError, match="answer_fn"):
+        pc.check("Q?")
+    with pytest.raises(InvalidInputError, match="answer_fn"):
+        asyncio.run(pc.acheck("Q?"))
+    assert calls == []
