@@ -7,7 +7,9 @@ The local verifier measures, for each claim:
 - ``missing_entities``: names (capitalised runs) absent from the context and question;
 - ``missing_numbers``: numbers, dates and amounts absent from the context and question;
 - ``negation_mismatch``: the claim and its closely matching evidence disagree on negation;
-- ``arithmetic_errors``: a calculation in the claim is wrong (sympy).
+- ``arithmetic_errors``: a calculation in the claim is wrong (sympy);
+- ``record_conflicts``: the claim asserts a feature a JSON record in the context marks as absent
+  (:mod:`halguard.records`);
 
 :class:`ScoringWeights` turns them into a risk in 0..1 with a logistic function. The default weights
 were fitted on the development data and are documented in the README with the thresholds.
@@ -34,6 +36,7 @@ class ClaimSignals:
     negation_mismatch: bool = False
     arithmetic_errors: list[tuple[int, int, str]] = field(default_factory=list)
     content_words: int = 0
+    record_conflicts: list[tuple[int, int]] = field(default_factory=list)
 
     def as_dict(self, answer: str) -> dict:
         return {
@@ -44,21 +47,24 @@ class ClaimSignals:
             "missing_numbers": [answer[s:e] for s, e in self.missing_numbers],
             "negation_mismatch": self.negation_mismatch,
             "arithmetic_errors": [why for _, _, why in self.arithmetic_errors],
+            "record_conflicts": [answer[s:e] for s, e in self.record_conflicts],
         }
 
 
 @dataclass(frozen=True)
 class ScoringWeights:
-    """Logistic weights: ``risk = sigmoid(bias + sum(weight * signal))``.
+    """Logistic weights: ``risk = sigmoid(bias + sum(weight * signal) - many_claims * ln(claims))``.
 
     ``low_similarity`` multiplies ``max(0, similarity_pivot - similarity)``, so only evidence that is
-    less similar than the pivot raises the risk. Entity and number counts are capped at 2, novel words
-    at 3. The defaults were chosen by a grid search maximising mean AUROC on ragtruth_dev and
-    halueval_qa_dev (grouped 5-fold cross-validation picks the same weights in all 5 folds); ``bias``
-    puts the 0.5 risk threshold at the best-accuracy point on halueval_qa_dev. See the README.
+    less similar than the pivot raises the risk. Entity, number and record-conflict counts are capped at
+    2, novel words at 3. The signal weights were chosen by a grid search maximising mean AUROC on
+    ragtruth_dev and halueval_qa_dev (grouped 5-fold cross-validation picks the same weights in all 5
+    folds); ``record_conflict`` was set equal to ``missing_entity``, not fitted. ``bias`` puts the 0.5
+    risk threshold at the best-accuracy point on halueval_qa_dev and ``many_claims`` (the
+    multiple-comparison correction) is the F1-best value on ragtruth_dev within 0..1. See the README.
     """
 
-    bias: float = -0.6
+    bias: float = -1.0
     low_similarity: float = 3.0
     similarity_pivot: float = 0.8
     novel_ratio: float = 1.0
@@ -66,8 +72,16 @@ class ScoringWeights:
     missing_entity: float = 2.4
     missing_number: float = 1.8
     negation_mismatch: float = 1.2
+    record_conflict: float = 2.4
+    many_claims: float = 1.0
 
-    def risk(self, s: ClaimSignals) -> float:
+    def risk(self, s: ClaimSignals, *, claims_in_answer: int = 1) -> float:
+        """The claim's risk in 0..1.
+
+        ``claims_in_answer`` applies the multiple-comparison correction: an answer is flagged when its
+        riskiest claim passes the threshold, and the riskiest of many noisy claim scores is high by
+        chance alone, so each claim's logit is lowered by ``many_claims * log(claims_in_answer)``.
+        """
         if s.arithmetic_errors:
             return 0.97  # a wrong calculation is wrong whatever the evidence says
         z = (
@@ -78,6 +92,8 @@ class ScoringWeights:
             + self.missing_entity * min(len(s.missing_entities), 2)
             + self.missing_number * min(len(s.missing_numbers), 2)
             + self.negation_mismatch * float(s.negation_mismatch)
+            + self.record_conflict * min(len(s.record_conflicts), 2)
+            - self.many_claims * math.log(max(claims_in_answer, 1))
         )
         return 1.0 / (1.0 + math.exp(-z))
 

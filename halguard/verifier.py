@@ -25,6 +25,7 @@ from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
 from halguard.lexical import content_terms, entity_mentions, has_negation, number_mentions, number_values, term_set
+from halguard.records import absent_feature_mentions, absent_features
 from halguard.segment import split_sentences
 from halguard.schema import (
     ClaimStatus,
@@ -63,6 +64,7 @@ class _Job:
     skipped: list[SkippedSentence]
     terms: frozenset[str]
     numbers: frozenset[float]
+    absent: frozenset[str]  # features a JSON record in the context marks as absent
 
 
 def _looks_binary(text: str) -> bool:
@@ -268,8 +270,9 @@ class LocalVerifier(Detector):
         if question:
             terms |= term_set(question)
             numbers |= number_values(question)
+        absent = frozenset().union(*(absent_features(src.text) for src in sources))
         return _Job(answer, question, sources, chunks, split.claims, windows, skipped, frozenset(terms),
-                    frozenset(numbers))
+                    frozenset(numbers), absent)
 
     def _embed(self, jobs: list[_Job]) -> tuple[dict[str, np.ndarray], Usage]:
         texts = list(dict.fromkeys(
@@ -290,7 +293,7 @@ class LocalVerifier(Detector):
             weakest = int(np.argmin(sims[:, 0]))
             best = job.chunks[int(idx[weakest, 0])][1]
             signals = self._signals(job, claim, float(sims[weakest, 0]), best)
-            risk = self.weights.risk(signals)
+            risk = self.weights.risk(signals, claims_in_answer=len(job.claims))
             status = self._status(risk, signals)
             evidence = [
                 EvidenceRef(
@@ -365,6 +368,7 @@ class LocalVerifier(Detector):
             default=best.text,
         )
         negation = similarity >= 0.7 and has_negation(masked) != has_negation(closest)
+        conflicts = [(base + s, base + e) for s, e, _ in absent_feature_mentions(masked, job.absent)]
         return ClaimSignals(
             similarity=similarity,
             novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -375,6 +379,7 @@ class LocalVerifier(Detector):
             negation_mismatch=negation,
             arithmetic_errors=arithmetic,
             content_words=len(terms),
+            record_conflicts=conflicts,
         )
 
     def _status(self, risk: float, s: ClaimSignals) -> ClaimStatus:
@@ -382,7 +387,8 @@ class LocalVerifier(Detector):
             return ClaimStatus.SUPPORTED
         if risk < self.threshold:
             return ClaimStatus.WEAK_SUPPORT
-        contradicted = s.arithmetic_errors or s.negation_mismatch or (s.missing_numbers and s.evidence_has_numbers)
+        contradicted = (s.arithmetic_errors or s.negation_mismatch or s.record_conflicts
+                        or (s.missing_numbers and s.evidence_has_numbers))
         return ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
 
     @staticmethod
@@ -398,6 +404,8 @@ class LocalVerifier(Detector):
             out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
         if s.negation_mismatch:
             out.append("negation differs from the closest evidence")
+        if s.record_conflicts:
+            out.append("asserts what the record marks absent: " + ", ".join(answer[a:b] for a, b in s.record_conflicts))
         out.extend(f"wrong arithmetic: {why}" for _, _, why in s.arithmetic_errors)
         unresolved = [lab for lab, c in zip(labels, cited) if c is None]
         if unresolved:
@@ -412,6 +420,7 @@ class LocalVerifier(Detector):
         specific = sorted(
             [(a, b, "number not in the context") for a, b in s.missing_numbers]
             + [(a, b, "name not in the context") for a, b in s.missing_entities]
+            + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
             + [(a, b, why) for a, b, why in s.arithmetic_errors]
         )
         if not specific:
