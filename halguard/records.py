@@ -3,7 +3,8 @@
 Sentence embeddings read ``"OutdoorSeating": false`` as text about outdoor seating, so "the restaurant
 offers outdoor seating" looks well supported by it. When a source is a JSON object (a product record, a
 business listing, a database row), this module reads its yes/no fields and reports claims that assert a
-feature the record marks as absent (``false`` / ``"no"`` / ``"none"``).
+feature the record marks as absent (``false`` or ``"no"``; ``"None"`` means unknown in listings and is
+not read as absent).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from halguard.lexical import NEGATION_CUES, word_spans
 __all__ = ["absent_features", "absent_feature_mentions"]
 
 # Key prefixes that name the record type, not the feature ("RestaurantsTakeOut" is about take-out).
-_KEY_PREFIXES = ("restaurants", "business", "has", "is", "good for", "accepts")
+_KEY_PREFIXES = ("restaurants", "business")
 # "None" is left out on purpose: listings use it for "unknown", not for "absent".
 _ABSENT_VALUES = {"false", "no"}
 _MAX_RECORD_CHARS = 2_000_000
@@ -32,6 +33,14 @@ def _key_phrase(key: str) -> str:
     return phrase
 
 
+def _unquote(value: str) -> str:
+    """``"u'no'"`` (a Python 2 repr some exports keep) and ``"'no'"`` read as ``no``."""
+    v = value.strip().lower()
+    if v[:2] in ("u'", 'u"'):
+        v = v[1:]
+    return v.strip("'\"")
+
+
 def _walk(value, out: set[str], key: str | None = None) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
@@ -39,8 +48,7 @@ def _walk(value, out: set[str], key: str | None = None) -> None:
     elif isinstance(value, list):
         for v in value:
             _walk(v, out, key)
-    elif key is not None and (value is False or (isinstance(value, str) and value.strip().strip("'\"u").lower()
-                                                  in _ABSENT_VALUES)):
+    elif key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
         phrase = _key_phrase(key)
         if len(phrase) >= 3:
             out.add(phrase)

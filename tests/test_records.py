@@ -75,3 +75,10 @@ def test_verifier_accepts_a_negated_record_feature(verifier):
     answer = "Finch & Fork in Santa Barbara does not offer outdoor seating."
     v = verifier.verify(answer, [RECORD])
     assert v.claims[0].signals["record_conflicts"] == []
+
+
+def test_quoted_no_values_from_listing_exports_read_as_absent():
+    record = json.dumps({"attributes": {"WiFi": "u'no'", "Alcohol": "'none'", "NoiseLevel": "u'quiet'"}})
+    assert absent_features(record) == frozenset({"wi fi"})
+    claim = "The cafe offers free Wi-Fi."
+    assert [p for _, _, p in absent_feature_mentions(claim, absent_features(record))] == ["wi fi"]
