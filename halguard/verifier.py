@@ -8,6 +8,7 @@ into a calibrated risk per claim (see :mod:`halguard.features`); the answer's ri
 
 from __future__ import annotations
 
+import re
 import time
 import unicodedata
 from collections.abc import Sequence
@@ -417,13 +418,16 @@ class LocalVerifier(Detector):
 
     @staticmethod
     def _spans(answer: str, claim: Claim, s: ClaimSignals, risk: float, reasons: list[str]) -> list[UnsupportedSpan]:
+        """The unsupported parts of a flagged claim: missing names and numbers, record conflicts and wrong
+        calculations as they are, unsupported words joined into phrases; the whole claim when none is known."""
         specific = sorted(
             [(a, b, "number not in the context") for a, b in s.missing_numbers]
             + [(a, b, "name not in the context") for a, b in s.missing_entities]
             + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
             + [(a, b, why) for a, b, why in s.arithmetic_errors]
         )
-        if not specific:
+        words = [(a, b) for a, b in s.novel_terms if not any(a < e and b > st for st, e, _ in specific)]
+        if not specific and not words:
             return [UnsupportedSpan(start=claim.start, end=claim.end, text=claim.text, confidence=round(risk, 4),
                                     reason="; ".join(reasons[1:]) or "weak evidence")]
         merged: list[list[Any]] = []
@@ -432,8 +436,20 @@ class LocalVerifier(Detector):
                 merged[-1][1] = max(merged[-1][1], b)
             else:
                 merged.append([a, b, why])
+        phrases: list[list[Any]] = []
+        for a, b in words:
+            # Unsupported words a few characters apart with no punctuation between them form one phrase:
+            # readers (and annotators) mark "a 24-hour bar", not "24-hour" and "bar" separately.
+            if phrases and a - phrases[-1][1] <= _PHRASE_GAP and _PHRASE_GLUE.fullmatch(answer[phrases[-1][1] : a]):
+                phrases[-1][1] = b
+            else:
+                phrases.append([a, b, "words not in the context"])
         return [UnsupportedSpan(start=a, end=b, text=answer[a:b], confidence=round(risk, 4), reason=why)
-                for a, b, why in merged]
+                for a, b, why in sorted(merged + phrases)]
+
+
+_PHRASE_GAP = 12
+_PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:

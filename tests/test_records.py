@@ -67,7 +67,7 @@ def test_verifier_reports_a_record_conflict(verifier):
     assert claim.status == ClaimStatus.CONTRADICTION
     assert claim.signals["record_conflicts"] == ["outdoor seating"]
     assert any("record marks absent" in r for r in claim.reasons)
-    assert any(s.text == "outdoor seating" for s in v.spans)
+    assert any("outdoor seating" in s.text and "record marks this absent" in s.reason for s in v.spans)
     assert v.claims[0].signals["record_conflicts"] == []
 
 

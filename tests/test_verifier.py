@@ -220,3 +220,22 @@ def test_invalid_options_raise_value_errors():
         LocalVerifier(top_k=0)
     with pytest.raises(ValueError):
         LocalVerifier(max_chunk_chars=10)
+
+
+def test_unsupported_words_are_marked_as_phrases_not_whole_sentences(verifier, eiffel_context):
+    answer = "The Eiffel Tower is 330 metres tall, and it is painted bright purple every spring."
+    v = verifier.verify(answer, eiffel_context)
+    assert v.hallucination_detected
+    phrases = [s for s in v.spans if s.reason == "words not in the context"]
+    assert len(phrases) == 1, v.spans
+    assert "painted bright purple" in phrases[0].text
+    assert answer[phrases[0].start : phrases[0].end] == phrases[0].text
+    assert all("Eiffel" not in s.text and "330" not in s.text for s in v.spans)
+
+
+def test_punctuation_ends_an_unsupported_phrase(verifier, eiffel_context):
+    answer = "The Eiffel Tower, painted purple; glowing turquoise, is 330 metres tall."
+    v = verifier.verify(answer, eiffel_context)
+    texts = [s.text for s in v.spans if s.reason == "words not in the context"]
+    assert v.hallucination_detected and len(texts) >= 2, v.spans
+    assert not any(";" in t or "," in t for t in texts)
