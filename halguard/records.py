@@ -97,14 +97,16 @@ def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[
     """
     if not features:
         return []
-    lowered = claim.lower()
     found: list[tuple[int, int, str]] = []
     for phrase in sorted(features):
         variants = {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}
         for variant in variants:
-            for m in re.finditer(rf"(?<![\w-]){re.escape(variant)}(?![\w-])", lowered):
-                if _negated(_clause(claim, m.start(), m.end())):
-                    continue
-                found.append((m.start(), m.end(), phrase))
-    found.sort()
-    return [f for i, f in enumerate(found) if i == 0 or f[0] >= found[i - 1][1]]
+            # Matched case-insensitively on the claim itself (not a lowered copy) so offsets stay exact.
+            for m in re.finditer(rf"(?<![\w-]){re.escape(variant)}(?![\w-])", claim, re.IGNORECASE):
+                if not _negated(_clause(claim, m.start(), m.end())):
+                    found.append((m.start(), m.end(), phrase))
+    kept: list[tuple[int, int, str]] = []
+    for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
+        if not kept or f[0] >= kept[-1][1]:
+            kept.append(f)
+    return kept

@@ -82,3 +82,14 @@ def test_quoted_no_values_from_listing_exports_read_as_absent():
     assert absent_features(record) == frozenset({"wi fi"})
     claim = "The cafe offers free Wi-Fi."
     assert [p for _, _, p in absent_feature_mentions(claim, absent_features(record))] == ["wi fi"]
+
+
+def test_offsets_stay_exact_around_characters_that_change_length_when_lowered():
+    claim = "İstanbul Café offers OUTDOOR SEATING."
+    found = absent_feature_mentions(claim, frozenset({"outdoor seating"}))
+    assert [claim[s:e] for s, e, _ in found] == ["OUTDOOR SEATING"]
+
+
+def test_overlapping_features_keep_the_longest_match():
+    found = absent_feature_mentions("They have outdoor seating.", frozenset({"outdoor seating", "seating"}))
+    assert [p for _, _, p in found] == ["outdoor seating"]
