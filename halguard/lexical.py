@@ -201,10 +201,10 @@ def number_values(text: str) -> set[float]:
     return values
 
 
-def has_negation(text: str) -> bool:
-    """Whether the text contains a negation cue ("not", "n't", "never", "no", "without", ...)."""
+def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
+    """Whether the text contains a negation cue ("not", "n't", "never", "no", "without", ... or ``cues``)."""
     for s, e in word_spans(text):
         w = text[s:e].lower().replace("’", "'")
-        if w.endswith("n't") or w.replace("'", "") in NEGATION_CUES:
+        if w.endswith("n't") or w.replace("'", "") in cues:
             return True
     return False

@@ -13,7 +13,7 @@ import json
 import re
 from functools import lru_cache
 
-from halguard.lexical import NEGATION_CUES, word_spans
+from halguard.lexical import NEGATION_CUES, has_negation
 
 __all__ = ["absent_features", "absent_feature_mentions"]
 
@@ -65,14 +65,6 @@ def _clause(text: str, start: int, end: int) -> str:
     return text[left:right]
 
 
-def _negated(clause: str) -> bool:
-    for s, e in word_spans(clause):
-        w = clause[s:e].lower().replace("’", "'")
-        if w.endswith("n't") or w.replace("'", "") in _NEGATION:
-            return True
-    return False
-
-
 @lru_cache(maxsize=1024)
 def absent_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
@@ -103,7 +95,7 @@ def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[
         for variant in variants:
             # Matched case-insensitively on the claim itself (not a lowered copy) so offsets stay exact.
             for m in re.finditer(rf"(?<![\w-]){re.escape(variant)}(?![\w-])", claim, re.IGNORECASE):
-                if not _negated(_clause(claim, m.start(), m.end())):
+                if not has_negation(_clause(claim, m.start(), m.end()), cues=_NEGATION):
                     found.append((m.start(), m.end(), phrase))
     kept: list[tuple[int, int, str]] = []
     for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
