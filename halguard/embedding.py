@@ -17,9 +17,20 @@ import numpy as np
 
 from halguard.errors import ModelLoadError
 
-__all__ = ["EncodeStats", "LocalEmbedder", "default_model_path"]
+__all__ = ["EncodeStats", "LocalEmbedder", "default_model_path", "same_model"]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def same_model(name: str | None, model_name: str) -> bool:
+    """Whether ``name`` (as a retriever reports it) is ``model_name``.
+
+    Case and an organisation prefix are ignored, so "sentence-transformers/all-MiniLM-L6-v2" and
+    "all-minilm-l6-v2" both name the bundled model; anything else, including None, does not.
+    """
+    if not name:
+        return False
+    return name.strip().rsplit("/", 1)[-1].lower() == model_name.rsplit("/", 1)[-1].lower()
 
 
 def default_model_path() -> Path:
@@ -34,6 +45,13 @@ def default_model_path() -> Path:
         msg = f"the model package is installed but its weights are missing under {path}"
         raise ModelLoadError(msg)
     return path
+
+
+def _default_model_path_or_none() -> Path | None:
+    try:
+        return default_model_path()
+    except ModelLoadError:
+        return None
 
 
 @dataclass
@@ -104,6 +122,13 @@ class LocalEmbedder:
             raise ModelLoadError(msg) from exc
         self.load_seconds = time.perf_counter() - t0
         return model
+
+    @property
+    def model_name(self) -> str:
+        """The bundled model's name, or the model directory's name for another model."""
+        if self.model_path == _default_model_path_or_none():
+            return MODEL_NAME
+        return self.model_path.name
 
     @property
     def max_seq_length(self) -> int:

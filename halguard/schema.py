@@ -26,7 +26,7 @@ __all__ = [
     "VerdictLabel",
 ]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1 added Usage.precomputed_texts
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -107,6 +107,9 @@ class Usage(_Model):
     model_calls: int = Field(default=0, description="Local model forward passes (encode batches).")
     embedded_texts: int = Field(default=0, description="Texts embedded for this verdict (cache misses).")
     cached_texts: int = Field(default=0, description="Texts whose embedding came from the cache.")
+    precomputed_texts: int = Field(
+        default=0, description="Texts whose embedding the caller passed in (the retriever's vectors, same model)."
+    )
     llm_calls: int = Field(default=0, description="Calls to remote or local LLMs.")
     input_tokens: int = 0
     output_tokens: int = 0

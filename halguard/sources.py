@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
-from halguard.errors import InputTypeError
+from halguard.errors import InputTypeError, InvalidInputError
 from halguard.segment import split_sentences
 
 __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
@@ -16,10 +17,35 @@ __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_context
 
 @dataclass(frozen=True)
 class Source:
-    """One retrieved passage: an id (the caller's, or its position) and its text."""
+    """One retrieved passage: an id (the caller's, or its position) and its text.
+
+    ``embedding`` is the retriever's vector for exactly this text and ``embedding_model`` the model that
+    made it. The local verifier reuses the vector instead of re-embedding the passage when the model is its
+    own (see :class:`~halguard.LocalVerifier`); other detectors ignore both. Neither takes part in
+    equality or hashing.
+    """
 
     id: str
     text: str
+    embedding: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
+    embedding_model: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.embedding is None:
+            return
+        try:
+            vector = tuple(float(x) for x in self.embedding)
+        except (TypeError, ValueError) as exc:
+            msg = f"source {self.id!r}: embedding must be a sequence of numbers"
+            raise InputTypeError(msg) from exc
+        if not vector or not all(math.isfinite(x) for x in vector) or not any(vector):
+            msg = f"source {self.id!r}: embedding must be a non-empty, finite, non-zero vector"
+            raise InvalidInputError(msg)
+        if self.embedding_model is not None and not isinstance(self.embedding_model, str):
+            msg = f"source {self.id!r}: embedding_model must be a str, got {type(self.embedding_model).__name__}"
+            raise InputTypeError(msg)
+        # A tuple copy: the caller's list or array is never kept (or changed) and the Source stays immutable.
+        object.__setattr__(self, "embedding", vector)
 
 
 ContextInput = Union[str, Source, tuple, Mapping]
@@ -36,10 +62,11 @@ def _one(item: Any, index: int) -> Source:
         text = item.get("text", item.get("page_content"))
         if isinstance(text, str):
             ident = item.get("id", item.get("source_id", index))
-            return Source(id=str(index if ident is None else ident), text=text)
+            return Source(id=str(index if ident is None else ident), text=text,
+                          embedding=item.get("embedding"), embedding_model=item.get("embedding_model"))
     msg = (
         f"context item {index} is {type(item).__name__}; expected a str, an (id, text) tuple, "
-        "a halguard.Source or a mapping with 'text'"
+        "a halguard.Source or a mapping with 'text' (and optionally 'embedding' and 'embedding_model')"
     )
     raise InputTypeError(msg)
 
@@ -69,7 +96,8 @@ def normalize_contexts(contexts: Any) -> list[Source]:
     for s in sources:  # duplicate ids would make evidence references ambiguous
         if s.id in seen:
             seen[s.id] += 1
-            s = Source(id=f"{s.id}#{seen[s.id]}", text=s.text)
+            s = Source(id=f"{s.id}#{seen[s.id]}", text=s.text, embedding=s.embedding,
+                       embedding_model=s.embedding_model)
         else:
             seen[s.id] = 0
         out.append(s)

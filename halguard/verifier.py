@@ -21,7 +21,7 @@ import numpy as np
 from halguard.arithmetic import check_arithmetic
 from halguard.claims import Claim, extract_claims, resolve_citation
 from halguard.detector import Detector, _questions, _same_length
-from halguard.embedding import MODEL_NAME, LocalEmbedder
+from halguard.embedding import MODEL_NAME, LocalEmbedder, same_model
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
@@ -66,6 +66,7 @@ class _Job:
     terms: frozenset[str]
     numbers: frozenset[float]
     absent: frozenset[str]  # features a JSON record in the context marks as absent
+    given: dict[str, np.ndarray]  # chunk text -> the retriever's vector for it (same model)
 
 
 def _looks_binary(text: str) -> bool:
@@ -273,15 +274,45 @@ class LocalVerifier(Detector):
             numbers |= number_values(question)
         absent = frozenset().union(*(absent_features(src.text) for src in sources))
         return _Job(answer, question, sources, chunks, split.claims, windows, skipped, frozenset(terms),
-                    frozenset(numbers), absent)
+                    frozenset(numbers), absent, self._given_vectors(sources, chunks))
+
+    def _given_vectors(self, sources: list[Source], chunks: list[tuple[int, Chunk]]) -> dict[str, np.ndarray]:
+        """The retriever's vectors that stand for one of our chunks: same model, and the chunk is the passage.
+
+        Evidence chunks are sentences and sentence windows, so a passage's vector is used where the passage
+        is one chunk (a sentence, or a window of up to ``sentences_per_chunk`` sentences); a longer passage is
+        still embedded window by window, as it is never summarised by one vector.
+        """
+        given: dict[str, np.ndarray] = {}
+        model = self.embedder.model_name
+        for i, ch in chunks:
+            src = sources[i]
+            if src.embedding is not None and same_model(src.embedding_model, model) and ch.text == src.text.strip():
+                vec = np.asarray(src.embedding, dtype=np.float32)
+                given.setdefault(ch.text, vec / np.linalg.norm(vec))
+        return given
 
     def _embed(self, jobs: list[_Job]) -> tuple[dict[str, np.ndarray], Usage]:
+        given: dict[str, np.ndarray] = {}
+        for job in jobs:
+            for text, vec in job.given.items():
+                given.setdefault(text, vec)
         texts = list(dict.fromkeys(
-            [ch.text for job in jobs for _, ch in job.chunks] + [w for job in jobs for ws in job.windows for w in ws]
+            [ch.text for job in jobs for _, ch in job.chunks if ch.text not in given]
+            + [w for job in jobs for ws in job.windows for w in ws if w not in given]
         ))
         vecs, stats = self.embedder.encode(texts, batch_size=self.batch_size)
-        usage = Usage(model_calls=stats.batches, embedded_texts=stats.computed, cached_texts=stats.cached)
-        return dict(zip(texts, vecs)), usage
+        dim = vecs.shape[1] if len(texts) else self.embedder.dimension
+        wrong = next((v for v in given.values() if len(v) != dim), None)
+        if wrong is not None:
+            msg = (
+                f"a precomputed embedding has {len(wrong)} dimensions but {self.embedder.model_name} makes {dim}: "
+                "the vectors come from another model than the one named in embedding_model"
+            )
+            raise InvalidInputError(msg)
+        usage = Usage(model_calls=stats.batches, embedded_texts=stats.computed, cached_texts=stats.cached,
+                      precomputed_texts=len(given))
+        return {**given, **dict(zip(texts, vecs))}, usage
 
     def _score(self, job: _Job, vectors: dict[str, np.ndarray], usage: Usage) -> Verdict:
         index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)

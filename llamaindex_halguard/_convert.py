@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from halguard.schema import METADATA_KEY, ClaimStatus, Verdict
+from halguard.sources import Source
 
 __all__ = ["annotate_nodes", "nodes_to_contexts", "with_node_metadata"]
 
@@ -19,9 +20,37 @@ def node_text(nws: NodeWithScore) -> str:
         return ""
 
 
-def nodes_to_contexts(nodes: list[NodeWithScore] | None) -> list[tuple[str, str]]:
-    """``(node_id, text)`` pairs for the nodes that carry text."""
-    return [(n.node.node_id, text) for n in nodes or [] if (text := node_text(n)).strip()]
+def _reusable_embedding(nws: NodeWithScore, text: str) -> list[float] | None:
+    """The node's vector, when it was computed from exactly ``text``.
+
+    LlamaIndex embeds ``get_content(MetadataMode.EMBED)``, which includes the node's metadata unless its keys
+    are in ``excluded_embed_metadata_keys``; such a vector describes another text and is not reused.
+    """
+    embedding = getattr(nws.node, "embedding", None)
+    if not embedding:
+        return None
+    try:
+        embedded_text = nws.node.get_content(metadata_mode=MetadataMode.EMBED)
+    except (AttributeError, NotImplementedError, ValueError):
+        return None
+    return embedding if embedded_text == text else None
+
+
+def nodes_to_contexts(nodes: list[NodeWithScore] | None, *, embedding_model: str | None = None) -> list[Source]:
+    """Sources (id = node id) for the nodes that carry text.
+
+    With ``embedding_model`` (the model the index was built with), each node's stored embedding goes along
+    when it was computed from the node's plain text, so the local verifier can skip re-embedding it.
+    """
+    out = []
+    for n in nodes or []:
+        text = node_text(n)
+        if not text.strip():
+            continue
+        embedding = _reusable_embedding(n, text) if embedding_model else None
+        out.append(Source(id=n.node.node_id, text=text, embedding=embedding,
+                          embedding_model=embedding_model if embedding is not None else None))
+    return out
 
 
 def with_node_metadata(nws: NodeWithScore, data: dict[str, Any]) -> NodeWithScore:

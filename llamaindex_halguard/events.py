@@ -56,6 +56,11 @@ class HalguardEventHandler(BaseEventHandler):
     """
 
     detector: Any = Field(default=None, description="A halguard Detector; default: the shared LocalVerifier.")
+    embedding_model: str | None = Field(
+        default=None,
+        description="The model the index was built with; when it is the local verifier's, source nodes' stored "
+        "embeddings are reused instead of recomputed.",
+    )
     _verdicts: dict[str, Verdict] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -81,7 +86,8 @@ class HalguardEventHandler(BaseEventHandler):
         query = getattr(event.query, "query_str", event.query)
         response = event.response
         if isinstance(response, Response):
-            verdict = detector.verify(response.response or "", nodes_to_contexts(response.source_nodes),
+            contexts = nodes_to_contexts(response.source_nodes, embedding_model=self.embedding_model)
+            verdict = detector.verify(response.response or "", contexts,
                                       question=query if isinstance(query, str) else None)
         else:
             verdict = Verdict.unverified(

@@ -61,6 +61,11 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
     conflict_similarity: float = Field(
         default=0.8, description="Sentences at least this similar are taken to state the same thing."
     )
+    embedding_model: str | None = Field(
+        default=None,
+        description="The model the index was built with; when it is the local verifier's, nodes' stored "
+        "embeddings are reused by annotate_with_answer instead of recomputed.",
+    )
     _detector: Detector = PrivateAttr()
     _embedder: LocalEmbedder = PrivateAttr()
 
@@ -165,12 +170,14 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], answer: str, query: str | None = None
     ) -> tuple[list[NodeWithScore], Verdict]:
         """Verify ``answer`` against ``nodes`` and record on (copies of) the nodes which claims each supports."""
-        verdict = self._detector.verify(answer, nodes_to_contexts(nodes), question=query)
+        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
+        verdict = self._detector.verify(answer, contexts, question=query)
         return annotate_nodes(nodes, verdict), verdict
 
     async def aannotate_with_answer(
         self, nodes: list[NodeWithScore], answer: str, query: str | None = None
     ) -> tuple[list[NodeWithScore], Verdict]:
         """Async twin of :meth:`annotate_with_answer`."""
-        verdict = await self._detector.averify(answer, nodes_to_contexts(nodes), question=query)
+        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
+        verdict = await self._detector.averify(answer, contexts, question=query)
         return annotate_nodes(nodes, verdict), verdict

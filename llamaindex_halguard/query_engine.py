@@ -57,6 +57,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         paraphraser: Writes them: a LlamaIndex LLM, an OpenAI/Mistral client or a callable; None: templates.
         judge: ``"local"`` (offline) or a LlamaIndex LLM / client / callable.
         cache: An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests.
+        embedding_model: The embedding model the index was built with (e.g.
+            ``"sentence-transformers/all-MiniLM-L6-v2"``). When it is the local verifier's model, the source
+            nodes' stored embeddings are reused instead of recomputed (see
+            "Reusing the retriever's vectors" in the README for when a vector qualifies).
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
     """
 
@@ -73,6 +77,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         paraphraser: Any = None,
         judge: Any = "local",
         cache: Any = None,
+        embedding_model: str | None = None,
         callback_manager: CallbackManager | None = None,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
@@ -102,6 +107,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
         self.fallback = fallback
+        self.embedding_model = embedding_model
         super().__init__(callback_manager or getattr(query_engine, "callback_manager", None))
 
     def _get_prompt_modules(self) -> PromptMixinType:
@@ -190,7 +196,8 @@ class HalguardQueryEngine(BaseQueryEngine):
     # -- shared ----------------------------------------------------------------------------------------
 
     def _verify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
-        verdict = self._detector.verify(text, nodes_to_contexts(nodes), question=query_bundle.query_str)
+        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
+        verdict = self._detector.verify(text, contexts, question=query_bundle.query_str)
         if self._sampler is not None:
             report = self._sampler.check(query_bundle.query_str, self._sample_answer, answer=text)
             verdict = combine_verdicts(verdict, report)
@@ -198,7 +205,8 @@ class HalguardQueryEngine(BaseQueryEngine):
         return verdict
 
     async def _averify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
-        verdict = await self._detector.averify(text, nodes_to_contexts(nodes), question=query_bundle.query_str)
+        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
+        verdict = await self._detector.averify(text, contexts, question=query_bundle.query_str)
         if self._sampler is not None:
             report = await self._sampler.acheck(query_bundle.query_str, self._asample_answer, answer=text)
             verdict = combine_verdicts(verdict, report)

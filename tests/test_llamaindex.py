@@ -385,3 +385,47 @@ async def test_query_engine_paraphrase_sampling_async_local_judge(index, verifie
     out = await HalguardQueryEngine(engine(index, GOOD), verifier, consistency="on").aquery(QUERY)
     assert out.metadata["halguard"]["consistency"]["label"] == "consistent"
     assert out.metadata["halguard"]["label"] == "supported"
+
+
+def test_stored_node_embeddings_are_reused_only_when_they_embed_the_plain_text(verifier):
+    from llamaindex_halguard._convert import nodes_to_contexts
+
+    text = TEXTS["launch"]
+    vector = verifier.embedder.encode([text])[0][0].tolist()
+    bare = TextNode(text=text, id_="bare", embedding=vector)
+    tagged = TextNode(text=text, id_="tagged", embedding=vector, metadata={"file_name": "webb.txt"})
+    excluded = TextNode(text=text, id_="excluded", embedding=vector, metadata={"file_name": "webb.txt"},
+                        excluded_embed_metadata_keys=["file_name"])
+    nodes = [NodeWithScore(node=n, score=1.0) for n in (bare, tagged, excluded)]
+    model = "sentence-transformers/all-MiniLM-L6-v2"
+    sources = {s.id: s for s in nodes_to_contexts(nodes, embedding_model=model)}
+    # "tagged" was embedded with its file name in the text, so its vector describes another text.
+    assert sources["bare"].embedding is not None and sources["excluded"].embedding is not None
+    assert sources["tagged"].embedding is None
+    assert all(s.embedding is None for s in nodes_to_contexts(nodes))  # no model named: nothing is reused
+
+
+def test_query_engine_passes_node_embeddings_to_the_verifier(index):
+    class FixedEngine(BaseQueryEngine):
+        def __init__(self, nodes):
+            self.nodes = nodes
+            super().__init__(None)
+
+        def _get_prompt_modules(self):
+            return {}
+
+        def _query(self, query_bundle):
+            return Response(response=GOOD, source_nodes=self.nodes)
+
+        async def _aquery(self, query_bundle):
+            return self._query(query_bundle)
+
+    text = TEXTS["launch"]
+    vector = HalguardEmbedding().get_text_embedding(text)
+    nodes = [NodeWithScore(node=TextNode(text=text, id_="launch", embedding=vector), score=0.9)]
+    wrapped = HalguardQueryEngine(FixedEngine(nodes), embedding_model="all-MiniLM-L6-v2")
+    meta = wrapped.query(QUERY).metadata["halguard"]
+    assert meta["label"] == "supported"
+    assert meta["usage"]["precomputed_texts"] == 1
+    plain = HalguardQueryEngine(FixedEngine(nodes)).query(QUERY).metadata["halguard"]
+    assert plain["usage"]["precomputed_texts"] == 0
