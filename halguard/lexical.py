@@ -16,6 +16,9 @@ __all__ = [
     "content_terms",
     "entity_mentions",
     "has_negation",
+    "is_enumerator",
+    "negated_terms",
+    "negation_flip",
     "number_mentions",
     "stem",
     "term_set",
@@ -105,6 +108,8 @@ def stem(word: str) -> str:
         ("ly", ""),
         ("s", ""),
     ):
+        if suffix == "s" and w.endswith(("ss", "us", "is")):  # class, focus, analysis: not plurals
+            break
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: len(w) - len(suffix)] + repl
             break
@@ -190,6 +195,25 @@ def number_mentions(text: str) -> list[NumberMention]:
     return out
 
 
+_REFERENCE_BEFORE = re.compile(
+    r"\b(?:passages?|documents?|sources?|contexts?|options?|steps?|items?|points?|tips?|methods?|paragraphs?"
+    r"|references?|snippets?|results?|excerpts?)\s*(?:#|no\.?\s*)?$",
+    re.IGNORECASE,
+)
+_MARKER_AFTER = re.compile(r"\s*[.):]\s")
+
+
+def is_enumerator(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` numbers something rather than states a quantity: a list
+    marker opening its line ("3. Place the door stop", "(2) ...") or a reference ("passage 3", "Step 6",
+    "option 1"). Such numbers are not facts to find in the context."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    if _REFERENCE_BEFORE.search(before):
+        return True
+    return not before.strip(" \t*-•(#") and bool(_MARKER_AFTER.match(text[end : end + 3] + " "))
+
+
 def number_values(text: str) -> set[float]:
     """All number values in ``text``, also with scale words applied and removed (5 million -> 5, 5e6)."""
     values = set()
@@ -208,3 +232,48 @@ def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
         if w.endswith("n't") or w.replace("'", "") in cues:
             return True
     return False
+
+
+_CLAUSE_BREAK = re.compile(r"[,.;:!?()\"]")
+
+
+def _is_cue(word: str, cues: frozenset[str]) -> bool:
+    w = word.lower().replace("’", "'")
+    return w.endswith("n't") or w.replace("'", "") in cues
+
+
+def negated_terms(text: str, *, window: int = 4, take: int = 1) -> set[str]:
+    """Stems of the words a negation applies to: the first ``take`` content word(s) within ``window`` words
+    after each cue, in the same clause ("does not even *meet* the requirements", "no *parking*")."""
+    spans = word_spans(text)
+    out: set[str] = set()
+    for i, (s, e) in enumerate(spans):
+        if not _is_cue(text[s:e], NEGATION_CUES):
+            continue
+        got, prev = 0, e
+        for s2, e2 in spans[i + 1 : i + 1 + window]:
+            if _CLAUSE_BREAK.search(text, prev, s2) or _is_cue(text[s2:e2], NEGATION_CUES):
+                break
+            prev = e2
+            word = text[s2:e2].lower()
+            if word in STOPWORDS or len(word) < 3:
+                continue
+            out.add(stem(text[s2:e2]))
+            got += 1
+            if got >= take:
+                break
+    return out
+
+
+def negation_flip(claim: str, evidence: str) -> bool:
+    """Whether one text negates what the other states: one has a negation, the other has none, and a word
+    the negation applies to appears in the other text.
+
+    A negation elsewhere in a paraphrase ("it is *unclear*" vs "it is *not* clear", "*No* wonder she
+    seemed unconcerned") is not a flip: only the negated words decide.
+    """
+    negated_claim, negated_evidence = has_negation(claim), has_negation(evidence)
+    if negated_claim == negated_evidence:
+        return False
+    negated, other = (claim, evidence) if negated_claim else (evidence, claim)
+    return bool(negated_terms(negated) & term_set(other))

@@ -50,3 +50,47 @@ def test_halueval_invented_narrator_is_flagged_by_name(verifier):
     _, v = _verify(verifier, "halueval-qa-00011-h")
     assert v.hallucination_detected
     assert any("Richard Boone" in s.text for s in v.spans)
+
+
+def test_list_markers_and_passage_references_are_not_numbers_to_find(verifier):
+    # A grounded RAGTruth QA answer written as a numbered list: "7." numbers a step, it states no fact.
+    row, v = _verify(verifier, "ragtruth-12104")
+    assert not row["hallucinated"]
+    step = next(c for c in v.claims if c.text.startswith("7. Align the door stop"))
+    assert step.signals["missing_numbers"] == []
+    assert all(not s.text.strip().rstrip(".").isdigit() for s in v.spans)
+
+
+def test_a_negation_moved_by_a_paraphrase_is_not_a_flip(verifier):
+    # "although it is unclear whether" paraphrases the article's "though it is not clear whether".
+    row, v = _verify(verifier, "ragtruth-3246")
+    claim = next(c for c in v.claims if "it is unclear whether marriage" in c.text)
+    assert not row["hallucinated"]
+    assert claim.signals["negation_mismatch"] is False
+    assert not any("negation" in r for r in claim.reasons)
+    assert claim.status != ClaimStatus.CONTRADICTION  # its new words may still flag it, as unsupported
+
+
+def test_a_negation_the_evidence_does_not_state_is_flagged(verifier):
+    # HaluEval: the knowledge says Celeborn is Galadriel's husband; "Celeborn is not married." is invented.
+    _, wrong = _verify(verifier, "halueval-qa-01325-h")
+    _, right = _verify(verifier, "halueval-qa-01325-r")
+    assert wrong.claims[0].signals["negation_mismatch"] is True
+    assert wrong.hallucination_detected and wrong.claims[0].status == ClaimStatus.CONTRADICTION
+    assert right.label == "supported"
+
+
+@pytest.mark.parametrize(
+    ("row_id", "flipped"),
+    [("summedits-news-63f9455b8d931ba6e664fba1_31", {"selling", "raise"}),  # the BOJ was *buying* to *contain*
+     ("summedits-ectsum-ectsum_CLH_q1_2020_0", {"weakened"})],  # it drew on its revolver to *strengthen*
+)
+def test_summedits_antonym_edits_are_found_and_marked(verifier, row_id, flipped):
+    row, v = _verify(verifier, row_id)
+    assert row["hallucinated"]
+    found = {w for c in v.claims for w in c.signals["antonym_flips"]}
+    assert found == flipped
+    claim = next(c for c in v.claims if c.signals["antonym_flips"])
+    assert any(r.startswith("the opposite of the closest evidence") for r in claim.reasons)
+    if claim.status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION):
+        assert {s.text for s in v.spans} >= flipped

@@ -61,3 +61,51 @@ def test_arithmetic(text, ok):
 def test_no_math_no_findings():
     assert not is_math_claim("The tower is tall.")
     assert check_arithmetic("The 2019-2020 season was long.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "expected"),
+    [("3. Place the door stop back.", "3", True), ("(2) Burn the flag.", "2", True),
+     ("This is mentioned in passage 3.", "3", True), ("Step 6: Serve it.", "6", True),
+     ("Option 1 or Option 2.", "2", True), ("It has 3 bedrooms.", "3", False),
+     ("Revenue was 3.5 million.", "3.5", False), ("The 7. century", "7", False)],
+)
+def test_list_markers_and_references_are_enumerators(text, number, expected):
+    from halguard.lexical import is_enumerator
+
+    start = text.index(number)
+    assert is_enumerator(text, start, start + len(number)) is expected
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "flip"),
+    [("He can attend the summit.", "He cannot attend the summit.", True),
+     ("The firm does not focus on retail.", "The firm focuses on retail clients.", True),
+     ("It is unclear whether it helps.", "It is not clear whether it helps.", False),
+     ("Clinton seemed unconcerned.", "No wonder Clinton seemed unconcerned.", False),
+     ("It is not cheap.", "It is not cheap at all.", False)],
+)
+def test_negation_flip_needs_the_negated_word_on_the_other_side(claim, evidence, flip):
+    from halguard.lexical import negation_flip
+
+    assert negation_flip(claim, evidence) is flip
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "words"),
+    [("Revenue grew 5% last year.", "Revenue dropped 5% last year.", ["grew"]),
+     ("The company lowered its forecast.", "The company increased its forecast.", ["lowered"]),
+     ("Voice recognition is easy to learn.", "Voice recognition is hard to learn.", ["easy"]),
+     ("Revenue grew while costs fell.", "Revenue dropped.", []),  # the claim has both sides: no decision
+     ("They bought a new car.", "They sold their car and bought a new one.", []),
+     ("Stores in New York opened.", "Stores in Old Town opened.", [])],  # names are not evaluations
+)
+def test_antonym_flips(claim, evidence, words):
+    from halguard.antonyms import antonym_flips
+
+    assert [claim[a:b] for a, b in antonym_flips(claim, evidence)] == words
+
+
+def test_words_ending_in_s_that_are_not_plurals_keep_their_stem():
+    assert stem("focus") == stem("focuses") and stem("class") == stem("classes") and stem("bus") == stem("buses")
+    assert stem("analysis") != stem("analys")

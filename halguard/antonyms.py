@@ -1,0 +1,137 @@
+"""Antonym flips: the claim says "rose" where the evidence sentence it paraphrases says "fell".
+
+A hand-written lexicon of opposite word groups (directions, amounts, outcomes, evaluations, states),
+matched on stems, with common irregular forms listed. A flip needs the claim to use one side of a group,
+the evidence sentence the other side, and neither text to use both sides ("revenue rose while costs
+fell" has both, so it is never a flip for either word). The lexicon is general English, written by hand,
+not taken from the development data.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from halguard.lexical import stem, word_spans
+
+__all__ = ["antonym_flips"]
+
+# (one side, the other side). Irregular forms are listed; regular ones are reached through stemming.
+_GROUPS: tuple[tuple[str, str], ...] = (
+    ("increase rise rose risen grow grew grown gain climb surge soar jump expand higher raise boost",
+     "decrease fall fell fallen decline drop shrink shrank shrunk slump plunge contract lower reduce cut"),
+    ("more greater larger bigger largest biggest maximum", "less fewer smaller smallest minimum"),
+    ("high highest", "low lowest"),
+    ("strong stronger strongest strengthen", "weak weaker weakest weaken"),
+    ("easy easier easiest simple simpler", "hard harder hardest difficult complex complicated"),
+    ("accept agree approve allow permit", "refuse reject deny forbid forbade forbidden prohibit ban banned"),
+    ("win won winning victory success successful succeed", "lose lost losing defeat failure fail unsuccessful"),
+    ("profit profitable", "loss unprofitable"),
+    ("positive", "negative"),
+    ("good better best", "bad worse worst"),
+    ("early earlier earliest", "late later latest"),
+    ("first", "last final"),
+    ("begin began begun start", "finish"),
+    ("open", "closed"),
+    ("buy bought purchase", "sell sold"),
+    ("import", "export"),
+    ("include including", "exclude excluding"),
+    ("add", "remove"),
+    ("love enjoy", "dislike hate"),
+    ("happy pleased satisfied", "unhappy sad displeased dissatisfied"),
+    ("cheap cheaper cheapest inexpensive", "expensive costly pricier"),
+    ("long longer longest", "short shorter shortest"),
+    ("fast faster fastest quick quicker", "slow slower slowest"),
+    ("hot hotter warm warmer", "cold colder"),
+    ("new newer newest", "old older oldest"),
+    ("young younger youngest", "elderly"),
+    ("possible", "impossible"),
+    ("able", "unable"),
+    ("legal lawful", "illegal unlawful"),
+    ("public", "private"),
+    ("internal", "external"),
+    ("majority", "minority"),
+    ("inside", "outside"),
+    ("above", "below"),
+    ("before", "after"),
+    ("north northern", "south southern"),
+    ("east eastern", "west western"),
+    ("men male", "women female"),
+    ("husband", "wife"),
+    ("son", "daughter"),
+    ("brother", "sister"),
+    ("true correct accurate", "false incorrect inaccurate wrong"),
+    ("safe", "dangerous unsafe"),
+    ("rich wealthy", "poor"),
+    ("full", "empty"),
+    ("same similar identical", "different"),
+    ("always", "never"),
+    ("conditional", "unconditional"),
+    ("formal", "informal"),
+    ("optional", "mandatory required compulsory"),
+    ("available", "unavailable"),
+    ("support", "oppose"),
+    ("remember", "forget forgot forgotten"),
+    ("arrive", "depart"),
+    ("attack", "defend"),
+    ("friend", "enemy"),
+)
+
+
+def _forms(word: str) -> set[str]:
+    """The word and its regular inflections ("drop": drops, dropped, dropping), for the stemmer to meet."""
+    forms = {word, word + "s", word + "es", word + "ed", word + "ing", word + "d"}
+    if word.endswith("e"):
+        forms |= {word[:-1] + "ing"}
+    if word.endswith("y"):
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
+    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # drop -> dropped, plan -> planning
+    return forms
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> dict[str, tuple[int, int]]:
+    """stem -> (group, side). A stem listed in two places ("last" in two groups) decides nothing."""
+    out: dict[str, tuple[int, int]] = {}
+    ambiguous: set[str] = set()
+    for g, pair in enumerate(_GROUPS):
+        for side, words in enumerate(pair):
+            for st in {stem(f) for w in words.split() for f in _forms(w)}:
+                if st in out and out[st] != (g, side):
+                    ambiguous.add(st)
+                out[st] = (g, side)
+    for st in ambiguous:
+        del out[st]
+    return out
+
+
+def _sides(text: str) -> dict[int, dict[int, list[tuple[int, int]]]]:
+    """group -> side -> spans of the words of ``text`` on that side."""
+    lex = _lexicon()
+    found: dict[int, dict[int, list[tuple[int, int]]]] = {}
+    for s, e in word_spans(text):
+        if text[s].isupper():  # "New York", "Best Buy": names are not evaluations
+            continue
+        hit = lex.get(stem(text[s:e]))
+        if hit is not None:
+            found.setdefault(hit[0], {}).setdefault(hit[1], []).append((s, e))
+    return found
+
+
+def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
+    """Spans of ``claim`` words whose opposite, and not themselves, is in ``evidence``.
+
+    Both texts must take one side each of the same group; a text that has both sides of a group is
+    ambiguous and yields nothing for it.
+    """
+    claim_sides = _sides(claim)
+    evidence_sides = _sides(evidence)
+    spans: list[tuple[int, int]] = []
+    for group, sides in claim_sides.items():
+        other = evidence_sides.get(group)
+        if len(sides) != 1 or not other or len(other) != 1:
+            continue
+        (side, words), = sides.items()
+        if side not in other:
+            spans.extend(words)
+    return sorted(spans)
