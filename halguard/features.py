@@ -11,6 +11,7 @@ The local verifier measures, for each claim:
 - ``antonym_flips``: words of the claim whose opposite the evidence sentence uses ("rose" / "fell",
   :mod:`halguard.antonyms`);
 - ``arithmetic_errors``: a calculation in the claim is wrong (sympy);
+- ``verbatim``: the claim's words appear contiguously in one passage (an extracted answer);
 - ``record_conflicts``: the claim asserts a feature a JSON record in the context marks as absent
   (:mod:`halguard.records`);
 
@@ -41,6 +42,7 @@ class ClaimSignals:
     content_words: int = 0
     record_conflicts: list[tuple[int, int]] = field(default_factory=list)
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
+    verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
 
     def as_dict(self, answer: str) -> dict:
         return {
@@ -53,6 +55,7 @@ class ClaimSignals:
             "arithmetic_errors": [why for _, _, why in self.arithmetic_errors],
             "record_conflicts": [answer[s:e] for s, e in self.record_conflicts],
             "antonym_flips": [answer[s:e] for s, e in self.antonym_flips],
+            "verbatim": self.verbatim,
         }
 
 
@@ -61,7 +64,8 @@ class ScoringWeights:
     """Logistic weights: ``risk = sigmoid(bias + sum(weight * signal) - many_claims * ln(claims))``.
 
     ``low_similarity`` multiplies ``max(0, similarity_pivot - similarity)``, so only evidence that is
-    less similar than the pivot raises the risk. Entity, number and record-conflict counts are capped at
+    less similar than the pivot raises the risk; a claim found word for word in a passage (``verbatim``)
+    has no similarity term. Entity, number and record-conflict counts are capped at
     2, novel words at 3. The signal weights were chosen by a grid search maximising mean AUROC on
     ragtruth_dev and halueval_qa_dev (grouped 5-fold cross-validation picks the same weights in all 5
     folds); ``record_conflict`` was set equal to ``missing_entity``, not fitted; ``antonym_flip`` is a
@@ -93,7 +97,7 @@ class ScoringWeights:
             return 0.97  # a wrong calculation is wrong whatever the evidence says
         z = (
             self.bias
-            + self.low_similarity * max(0.0, self.similarity_pivot - s.similarity)
+            + (0.0 if s.verbatim else self.low_similarity * max(0.0, self.similarity_pivot - s.similarity))
             + self.novel_ratio * s.novel_ratio
             + self.novel_term * min(len(s.novel_terms), 3)
             + self.missing_entity * min(len(s.missing_entities), 2)

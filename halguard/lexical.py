@@ -43,7 +43,7 @@ STOPWORDS = frozenset(
     together too toward towards under until up upon us very via was we well were what whatever when whence
     whenever where whereafter whereas whereby wherein whereupon wherever whether which while whither who whoever
     whole whom whose why will with within without would yet you your yours yourself yourselves also s t d ll m
-    o re ve y said says say according provided context passage based information mentioned
+    o re ve y said says say according provided context passage based information mentioned yes
     """.split()
 )
 

@@ -31,6 +31,7 @@ from halguard.lexical import (
     entity_mentions,
     has_negation,
     is_enumerator,
+    negated_terms,
     negation_flip,
     number_mentions,
     number_values,
@@ -60,6 +61,15 @@ def _source_terms(text: str) -> frozenset[str]:
 @lru_cache(maxsize=4096)
 def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(number_values(text))
+
+
+@lru_cache(maxsize=4096)
+def _word_string(text: str) -> str:
+    """The text's words, lower-cased and joined by single spaces, padded: for word-for-word matching."""
+    return " " + " ".join(m.lower() for m in _WORDS.findall(text)) + " "
+
+
+_WORDS = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -415,11 +425,18 @@ class LocalVerifier(Detector):
         # A claim that adds a negation states what the evidence does not. A negation only in the evidence
         # counts when the claim states the very word it negates: paraphrases move negation around ("it is
         # unclear" for "it is not clear"), and on RAGTruth an unscoped check was right 1 time in 20.
+        # A bare "no" negates the question as a whole: there is no negated word to check.
         negation = similarity >= 0.7 and claim_negated != evidence_negated and (
-            claim_negated or negation_flip(masked, closest)
+            (claim_negated and bool(negated_terms(masked))) or negation_flip(masked, closest)
         )
         opposites = [(base + s, base + e) for s, e in antonym_flips(masked, closest)] if similarity >= 0.6 else []
         conflicts = [(base + s, base + e) for s, e, _ in absent_feature_mentions(masked, job.absent)]
+        # An answer copied word for word from one passage is matched exactly, however low the embedding
+        # similarity of "question + answer" to that passage (multi-hop questions: "In what year ...? 1994").
+        words = _word_string(masked)
+        verbatim = bool(terms or number_mentions(masked)) and any(
+            words in _word_string(src.text) for src in job.sources
+        )
         return ClaimSignals(
             similarity=similarity,
             novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -429,6 +446,7 @@ class LocalVerifier(Detector):
             evidence_has_numbers=bool(number_mentions(best.text)),
             negation_mismatch=negation,
             antonym_flips=opposites,
+            verbatim=verbatim,
             arithmetic_errors=arithmetic,
             content_words=len(terms),
             record_conflicts=conflicts,

@@ -94,3 +94,24 @@ def test_summedits_antonym_edits_are_found_and_marked(verifier, row_id, flipped)
     assert any(r.startswith("the opposite of the closest evidence") for r in claim.reasons)
     if claim.status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION):
         assert {s.text for s in v.spans} >= flipped
+
+
+def test_a_bare_yes_is_checked_as_the_question_it_confirms(verifier):
+    # "yes" is not a fact to find in the context (it scored 0.71 as an "unsupported word"); the question
+    # it confirms ("Are Calochone and Adlumia both plants?") is what the evidence must back.
+    _, right = _verify(verifier, "halueval-qa-00274-r")
+    _, wrong = _verify(verifier, "halueval-qa-00274-h")
+    assert right.claims[0].signals["novel_terms"] == []
+    assert right.label == "supported"
+    assert wrong.score > right.score
+
+
+def test_an_answer_copied_from_the_context_is_matched_exactly(verifier):
+    # Multi-hop: the question names the album, the passage holding "Ulster County" names the village, so
+    # "question + answer" is far from every passage in embedding space (the answer scored 0.64 before).
+    row, right = _verify(verifier, "halueval-qa-00043-r")
+    _, wrong = _verify(verifier, "halueval-qa-00043-h")
+    assert right.claims[0].signals["verbatim"] is True
+    assert right.label == "supported"
+    assert wrong.claims[0].signals["verbatim"] is False
+    assert wrong.hallucination_detected  # "Albany County" is named nowhere in the passages

@@ -11,7 +11,7 @@ PASSAGES = {
     "launch": "JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou, French Guiana.",
     "mirror": "Webb's primary mirror is 6.5 metres across. It is made of 18 hexagonal segments.",
 }
-ANSWER = "JWST was launched on 25 December 2021 on an Ariane 5 rocket. Its mirror has 18 segments."
+ANSWER = "On 25 December 2021, JWST was launched on an Ariane 5 rocket. Its mirror has 18 segments."
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
