@@ -69,8 +69,9 @@ class ScoringWeights:
     2, novel words at 3. The signal weights were chosen by a grid search maximising mean AUROC on
     ragtruth_dev and halueval_qa_dev (grouped 5-fold cross-validation picks the same weights in all 5
     folds); ``record_conflict`` was set equal to ``missing_entity``, not fitted; ``antonym_flip`` is a
-    modest 1.0 (any weight in 0.6..2.4 moved the dev AUROCs by at most 0.002). ``bias`` puts the 0.5
-    risk threshold at the best-accuracy point on halueval_qa_dev and ``many_claims`` (the
+    modest 1.0 (any weight in 0.6..2.4 moved the dev AUROCs by at most 0.002). ``bias`` was the
+    best-accuracy point on halueval_qa_dev (kept at -1.0 since verbatim answers made that point the
+    degenerate 0, where a claim with no signal at all sits on the threshold) and ``many_claims`` (the
     multiple-comparison correction) is the F1-best value on ragtruth_dev within 0..1. See the README.
     """
 
