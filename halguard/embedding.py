@@ -11,6 +11,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -123,9 +124,10 @@ class LocalEmbedder:
         self.load_seconds = time.perf_counter() - t0
         return model
 
-    @property
+    @cached_property
     def model_name(self) -> str:
-        """The bundled model's name, or the model directory's name for another model."""
+        """The bundled model's name, or the model directory's name for another model (looked up once: it is
+        read on every verify, and finding the bundled path imports a package and checks a file)."""
         if self.model_path == _default_model_path_or_none():
             return MODEL_NAME
         return self.model_path.name

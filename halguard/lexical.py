@@ -227,11 +227,7 @@ def number_values(text: str) -> set[float]:
 
 def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
     """Whether the text contains a negation cue ("not", "n't", "never", "no", "without", ... or ``cues``)."""
-    for s, e in word_spans(text):
-        w = text[s:e].lower().replace("’", "'")
-        if w.endswith("n't") or w.replace("'", "") in cues:
-            return True
-    return False
+    return any(_is_cue(text[s:e], cues) for s, e in word_spans(text))
 
 
 _CLAUSE_BREAK = re.compile(r"[,.;:!?()\"]")
@@ -266,14 +262,16 @@ def negated_terms(text: str, *, window: int = 4, take: int = 1) -> set[str]:
 
 
 def negation_flip(claim: str, evidence: str) -> bool:
-    """Whether one text negates what the other states: one has a negation, the other has none, and a word
-    the negation applies to appears in the other text.
+    """Whether the claim and its evidence sentence disagree on negation, exactly one of them negating.
 
-    A negation elsewhere in a paraphrase ("it is *unclear*" vs "it is *not* clear", "*No* wonder she
-    seemed unconcerned") is not a flip: only the negated words decide.
+    A claim that negates something ("does not *focus* on retail") states what the evidence does not; a
+    bare "no" negates no word and decides nothing. A negation only in the evidence counts when the claim
+    states the very word it negates: paraphrases move negation around ("it is *unclear*" for "it is
+    *not* clear", "*No* wonder she seemed unconcerned").
     """
     negated_claim, negated_evidence = has_negation(claim), has_negation(evidence)
     if negated_claim == negated_evidence:
         return False
-    negated, other = (claim, evidence) if negated_claim else (evidence, claim)
-    return bool(negated_terms(negated) & term_set(other))
+    if negated_claim:
+        return bool(negated_terms(claim))
+    return bool(negated_terms(evidence) & term_set(claim))

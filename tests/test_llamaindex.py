@@ -406,26 +406,16 @@ def test_stored_node_embeddings_are_reused_only_when_they_embed_the_plain_text(v
 
 
 def test_query_engine_passes_node_embeddings_to_the_verifier(index):
-    class FixedEngine(BaseQueryEngine):
-        def __init__(self, nodes):
-            self.nodes = nodes
-            super().__init__(None)
-
-        def _get_prompt_modules(self):
-            return {}
-
-        def _query(self, query_bundle):
-            return Response(response=GOOD, source_nodes=self.nodes)
-
-        async def _aquery(self, query_bundle):
-            return self._query(query_bundle)
-
     text = TEXTS["launch"]
     vector = HalguardEmbedding().get_text_embedding(text)
     nodes = [NodeWithScore(node=TextNode(text=text, id_="launch", embedding=vector), score=0.9)]
-    wrapped = HalguardQueryEngine(FixedEngine(nodes), embedding_model="all-MiniLM-L6-v2")
+
+    def answered():
+        return FixedEngine(Response(response=GOOD, source_nodes=nodes))
+
+    wrapped = HalguardQueryEngine(answered(), embedding_model="all-MiniLM-L6-v2")
     meta = wrapped.query(QUERY).metadata["halguard"]
     assert meta["label"] == "supported"
     assert meta["usage"]["precomputed_texts"] == 1
-    plain = HalguardQueryEngine(FixedEngine(nodes)).query(QUERY).metadata["halguard"]
+    plain = HalguardQueryEngine(answered()).query(QUERY).metadata["halguard"]
     assert plain["usage"]["precomputed_texts"] == 0
