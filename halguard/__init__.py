@@ -13,7 +13,7 @@ Quick use::
 from halguard.api import averify, default_detector, verify
 from halguard.cache import ResponseCache
 from halguard.combine import combine_verdicts
-from halguard.consistency import ConsistencyReport, ParaphraseConsistency
+from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import (
     HalguardError,
@@ -24,19 +24,26 @@ from halguard.errors import (
     UnverifiedError,
 )
 from halguard.features import ScoringWeights
-from halguard.judge import ConsistencyJudge, HallucinationJudgment, LocalConsistencyJudge
+from halguard.judge import ConsistencyJudge, LocalConsistencyJudge
 from halguard.providers import CallableChat, ChatModel, MistralChat, OpenAIChat, ProviderError
 from halguard.schema import (
     METADATA_KEY,
     SCHEMA_VERSION,
     ClaimStatus,
     ClaimVerdict,
+    ConsistencyReport,
     EvidenceRef,
+    HallucinationJudgment,
+    PolicyAction,
+    RequestInfo,
+    SampledAnswer,
     SkippedSentence,
+    SkippedSource,
     UnsupportedSpan,
     Usage,
     Verdict,
     VerdictError,
+    get_verdict,
 )
 from halguard.sources import Source
 from halguard.verifier import LocalVerifier
@@ -65,10 +72,14 @@ __all__ = [
     "ModelLoadError",
     "OpenAIChat",
     "ParaphraseConsistency",
+    "PolicyAction",
     "ProviderError",
+    "RequestInfo",
     "ResponseCache",
+    "SampledAnswer",
     "ScoringWeights",
     "SkippedSentence",
+    "SkippedSource",
     "Source",
     "UnsupportedSpan",
     "UnverifiedError",
@@ -79,5 +90,6 @@ __all__ = [
     "averify",
     "combine_verdicts",
     "default_detector",
+    "get_verdict",
     "verify",
 ]

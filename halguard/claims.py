@@ -5,10 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from halguard.lexical import number_mentions, word_spans
+from halguard.lexical import content_terms, entity_mentions, number_mentions, number_values, term_set, word_spans
 from halguard.segment import split_sentences
 
-__all__ = ["Claim", "ClaimSplit", "CitationMarker", "extract_claims", "find_citations", "resolve_citation"]
+__all__ = [
+    "Claim",
+    "ClaimSplit",
+    "CitationMarker",
+    "extract_claims",
+    "find_citations",
+    "is_non_answer",
+    "resolve_citation",
+]
 
 # [S0], [s3], [1], [2, 3], [S1][S2], [doc-7], [Source 2]
 _CITATION = re.compile(r"\[((?:source\s*|doc(?:ument)?\s*)?[A-Za-z]?[\w\-]{0,24}(?:\s*,\s*[A-Za-z]?[\w\-]{1,24})*)\]")
@@ -166,3 +174,46 @@ def extract_claims(answer: str, question: str | None = None) -> ClaimSplit:
             )
         )
     return ClaimSplit(claims=claims, skipped=skipped)
+
+
+# A sentence that declines to answer. Matched at the start of each sentence, after an optional apology.
+_NON_ANSWER = re.compile(
+    r"^(?:(?:unfortunately|sorry|i'?m sorry|i am sorry|apologies)[,.!]?\s*(?:but\s+)?)?(?:"
+    r"i (?:do not|don'?t|really don'?t) (?:know|have (?:enough |any |that )?(?:information|data|details|access))|"
+    r"i'?m not (?:sure|certain|aware)|i am not (?:sure|certain|aware)|not sure|"
+    r"i (?:can(?:no|')?t|could ?n[o']t|am unable to|'?m unable to) (?:answer|determine|find|help|say|tell|provide|"
+    r"confirm|verify|know)|"
+    r"i have no (?:information|idea|data|knowledge|details)|"
+    r"(?:there is|there's) no (?:information|mention|data|answer|record|way to (?:know|tell|determine))|"
+    r"no (?:information|answer|data) (?:is |was )?(?:available|provided|given|found)|"
+    r"(?:the|this|that) (?:provided |given )?(?:context|passages?|information|text|documents?|sources?) "
+    r"(?:does not|doesn'?t|do not|don'?t|did not|didn'?t) (?:provide|contain|mention|say|specify|include|state|give)|"
+    r"(?:it is|it's) (?:not (?:possible|clear) to (?:say|determine|tell)|unclear|unknown)|"
+    r"(?:the answer|this) (?:is|cannot be) (?:not )?(?:known|determined|found|available|unknown)|"
+    r"unknown|n/?a|no answer|no idea)\b",
+    re.IGNORECASE,
+)
+
+
+def is_non_answer(text: str, question: str | None = None) -> bool:
+    """Whether ``text`` only declines to answer ("I don't know.", "The context does not mention it.").
+
+    Every sentence must decline, and every name or number in it must come from ``question``: "I don't know
+    when Apollo 11 landed." is a non-answer to "When did Apollo 11 land?"; "I'm not sure, but it landed in
+    1969." carries a fact of its own and is not. Used by paraphrase sampling, where a refusal among the sampled
+    answers is not a contradiction of a grounded one.
+    """
+    sentences = split_sentences(text)
+    if not sentences:
+        return False
+    asked = term_set(question or "")
+    asked_numbers = {round(v, 6) for v in number_values(question or "")}
+    for start, end in sentences:
+        sentence = text[start:end].strip().lstrip("*_-• ").replace("’", "'")
+        if not _NON_ANSWER.match(sentence):
+            return False
+        names = [st for s, e in entity_mentions(sentence) for _, _, st in content_terms(sentence[s:e])]
+        if any(st not in asked for st in names) or any(round(m.value, 6) not in asked_numbers
+                                                        for m in number_mentions(sentence)):
+            return False
+    return True

@@ -13,8 +13,7 @@ The report is always kept in ``Verdict.consistency``; its LLM calls and tokens a
 
 from __future__ import annotations
 
-from halguard.consistency import ConsistencyReport
-from halguard.schema import Verdict, VerdictError
+from halguard.schema import ConsistencyReport, Verdict, VerdictError
 
 __all__ = ["combine_verdicts"]
 
@@ -25,7 +24,7 @@ def combine_verdicts(grounding: Verdict, report: ConsistencyReport) -> Verdict:
         "input_tokens": grounding.usage.input_tokens + report.usage.input_tokens,
         "output_tokens": grounding.usage.output_tokens + report.usage.output_tokens,
     })
-    update: dict = {"consistency": report.model_dump(mode="json"), "usage": usage,
+    update: dict = {"consistency": report, "usage": usage,
                     "latency_ms": grounding.latency_ms + report.latency_ms}
     if grounding.label in ("unverified", "hallucinated"):
         return grounding.model_copy(update=update)

@@ -25,13 +25,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from halguard.cache import ResponseCache
 from halguard.errors import InvalidInputError
-from halguard.judge import ConsistencyJudge, HallucinationJudgment, JudgeResult, LocalConsistencyJudge
-from halguard.providers import ChatModel, ProviderError, as_chat_model
-from halguard.schema import Usage, VerdictError
+from halguard.claims import is_non_answer
+from halguard.judge import ConsistencyJudge, JudgeResult, LocalConsistencyJudge
+from halguard.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
+from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
 
 __all__ = ["FALLBACK_TEMPLATES", "ConsistencyReport", "ParaphraseConsistency", "SampledAnswer", "parse_paraphrases"]
 
@@ -45,34 +44,6 @@ PARAPHRASE_PROMPT = """\
 Rewrite the user's question {n} times. Each rewrite must ask for exactly the same information, in the \
 same language as the question, with different wording or structure. Do not answer it and do not add \
 details. Reply with JSON only: {{"paraphrases": ["...", "..."]}}"""
-
-
-class SampledAnswer(BaseModel):
-    question: str
-    answer: str | None = None
-    error: str | None = None
-    latency_ms: float = 0.0
-
-
-class ConsistencyReport(BaseModel):
-    """What paraphrase sampling found; stored in ``Verdict.consistency``."""
-
-    question: str
-    label: Literal["consistent", "inconsistent", "unverified"]
-    paraphrases: list[str]
-    paraphrase_source: Literal["model", "fallback_templates"]
-    answers: list[SampledAnswer]
-    judgment: HallucinationJudgment | None = None
-    judge: str = ""
-    errors: list[VerdictError] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
-    paraphrase_ms: float = Field(default=0.0, description="Wall time of the paraphrase call.")
-    judge_ms: float = Field(default=0.0, description="Wall time of the judgment (repair included).")
-    latency_ms: float = Field(default=0.0, description="Wall time of the whole check.")
-
-    @property
-    def hallucination_detected(self) -> bool:
-        return self.label == "inconsistent"
 
 
 def _normalise(q: str) -> str:
@@ -126,12 +97,21 @@ def _need_answer_source(answer_fn: Any, batch_answer_fn: Any) -> None:
         raise InvalidInputError(msg)
 
 
+def _mark_non_answers(question: str, split: tuple[SampledAnswer, list[SampledAnswer]]) -> list[SampledAnswer]:
+    """The original answer and the samples, with refusals and non-answers ("I don't know.") flagged: a model that
+    declines is not contradicting a grounded answer, so they are recorded and not judged."""
+    original, rest = split
+    return [s.model_copy(update={"non_answer": True})
+            if s.answer is not None and is_non_answer(s.answer, f"{question} {s.question}") else s
+            for s in [original, *rest]]
+
+
 def _judge_inputs(
     question: str, original: SampledAnswer, paraphrases: list[str], rest: list[SampledAnswer]
 ) -> tuple[str, str, list[str], list[str]] | None:
-    """What the judge compares, or None with fewer than two answers (nothing to judge)."""
-    ok = [(p, s.answer) for p, s in zip(paraphrases, rest) if s.answer is not None]
-    if original.answer is None or not ok:
+    """What the judge compares, or None with fewer than two real answers (nothing to judge)."""
+    ok = [(p, s.answer) for p, s in zip(paraphrases, rest) if s.answer is not None and not s.non_answer]
+    if original.answer is None or original.non_answer or not ok:
         return None
     return question, original.answer, [p for p, _ in ok], [a for _, a in ok]
 
@@ -198,12 +178,9 @@ class ParaphraseConsistency:
             self.judge = ConsistencyJudge(judge, judge_model)
         self.n_paraphrases = n_paraphrases
         self.max_concurrency = max_concurrency
+        # Passed to each model call rather than set on the models: the caller's model objects stay as they were.
         self.cache = cache
         self.cache_namespace = cache_namespace
-        if cache is not None:
-            for model in (self.paraphraser, getattr(self.judge, "chat", None)):
-                if model is not None and model.cache is None:
-                    model.cache = cache
 
     # -- paraphrases -----------------------------------------------------------------------------------
 
@@ -222,20 +199,21 @@ class ParaphraseConsistency:
         why = error or f"the paraphraser gave {len(found)} usable paraphrases of {self.n_paraphrases}"
         return filled, "fallback_templates", [VerdictError(code="paraphrase_fallback", message=why)]
 
-    def _paraphrase(self, question: str) -> tuple[list[str], str, list[VerdictError]]:
+    def _paraphrase(self, question: str, meter: UsageMeter) -> tuple[list[str], str, list[VerdictError]]:
         if self.paraphraser is None:
             return self._finish_paraphrases(question, None, "no paraphraser configured")
         try:
-            reply = self.paraphraser.chat(self._messages(question), json_mode=True).text
+            reply = self.paraphraser.chat(self._messages(question), json_mode=True, meter=meter, cache=self.cache).text
         except ProviderError as exc:
             return self._finish_paraphrases(question, None, str(exc))
         return self._finish_paraphrases(question, reply, None)
 
-    async def _aparaphrase(self, question: str) -> tuple[list[str], str, list[VerdictError]]:
+    async def _aparaphrase(self, question: str, meter: UsageMeter) -> tuple[list[str], str, list[VerdictError]]:
         if self.paraphraser is None:
             return self._finish_paraphrases(question, None, "no paraphraser configured")
         try:
-            reply = (await self.paraphraser.achat(self._messages(question), json_mode=True)).text
+            reply = (await self.paraphraser.achat(self._messages(question), json_mode=True, meter=meter,
+                                                  cache=self.cache)).text
         except ProviderError as exc:
             return self._finish_paraphrases(question, None, str(exc))
         return self._finish_paraphrases(question, reply, None)
@@ -290,8 +268,8 @@ class ParaphraseConsistency:
                 ``batch``), returning for each a str or the exception it raised.
         """
         _need_answer_source(answer_fn, batch_answer_fn)
-        t0, before = time.perf_counter(), self._usage_totals()
-        paraphrases, source, errors = self._paraphrase(question)
+        t0, meter = time.perf_counter(), UsageMeter()  # this check's own calls and tokens
+        paraphrases, source, errors = self._paraphrase(question, meter)
         t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
@@ -303,12 +281,12 @@ class ParaphraseConsistency:
             with ThreadPoolExecutor(max_workers=self.max_concurrency) as pool:
                 fresh = list(pool.map(lambda q: self._sample(answer_fn, q), missing))
         samples = self._merge(todo, hits, fresh)
-        original, rest = self._split(question, answer, samples)
+        original, *rest = _mark_non_answers(question, self._split(question, answer, samples))
         t_judge = time.perf_counter()
         inputs = _judge_inputs(question, original, paraphrases, rest)
-        result = self.judge.judge(*inputs) if inputs else None
+        result = self.judge.judge(*inputs, meter=meter, cache=self.cache) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, meter, len(missing),
                             timing)
 
     async def acheck(
@@ -321,8 +299,8 @@ class ParaphraseConsistency:
     ) -> ConsistencyReport:
         """Async twin of :meth:`check`; ``answer_fn`` and ``batch_answer_fn`` may be sync or async."""
         _need_answer_source(answer_fn, batch_answer_fn)
-        t0, before = time.perf_counter(), self._usage_totals()
-        paraphrases, source, errors = await self._aparaphrase(question)
+        t0, meter = time.perf_counter(), UsageMeter()
+        paraphrases, source, errors = await self._aparaphrase(question, meter)
         t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
@@ -335,12 +313,12 @@ class ParaphraseConsistency:
             gate = asyncio.Semaphore(self.max_concurrency)
             fresh = list(await asyncio.gather(*(self._asample(answer_fn, q, gate) for q in missing)))
         samples = self._merge(todo, hits, fresh)
-        original, rest = self._split(question, answer, samples)
+        original, *rest = _mark_non_answers(question, self._split(question, answer, samples))
         t_judge = time.perf_counter()
         inputs = _judge_inputs(question, original, paraphrases, rest)
-        result = await self.judge.ajudge(*inputs) if inputs else None
+        result = await self.judge.ajudge(*inputs, meter=meter, cache=self.cache) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, before, len(missing),
+        return self._report(question, paraphrases, source, errors, original, rest, result, t0, meter, len(missing),
                             timing)
 
     def _answer_key(self, question: str) -> str:
@@ -372,14 +350,17 @@ class ParaphraseConsistency:
 
     def _report(self, question: str, paraphrases: list[str], source: str, errors: list[VerdictError],
                 original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,
-                t0: float, before: tuple[int, int, int], samples: int,
+                t0: float, meter: UsageMeter, samples: int,
                 timing: tuple[float, float]) -> ConsistencyReport:
         errors = list(errors)
         errors += [VerdictError(code="sample_failed", message=f"{s.question!r}: {s.error}")
                    for s in [original, *rest] if s.error]
+        errors += [VerdictError(code="non_answer", message=f"{s.question!r}: {s.answer!r} is a non-answer; not judged")
+                   for s in [original, *rest] if s.non_answer]
         if result is None:
-            errors.append(VerdictError(code="too_few_samples",
-                                       message="fewer than two answers to compare; nothing was judged"))
+            why = ("the original answer is a non-answer; there is nothing to compare" if original.non_answer
+                   else "fewer than two answers to compare; nothing was judged")
+            errors.append(VerdictError(code="too_few_samples", message=why))
             label = "unverified"
         elif result.judgment is None:
             errors.append(VerdictError(code="judge_failed", message=result.error or "no judgment"))
@@ -395,19 +376,9 @@ class ParaphraseConsistency:
             judgment=result.judgment if result else None,
             judge=getattr(self.judge, "name", ""),
             errors=errors,
-            usage=self._usage(before, samples),
+            usage=Usage(llm_calls=meter.calls + samples, input_tokens=meter.input_tokens,
+                        output_tokens=meter.output_tokens),
             paraphrase_ms=round(timing[0] * 1000, 3),
             judge_ms=round(timing[1] * 1000, 3),
             latency_ms=round((time.perf_counter() - t0) * 1000, 3),
         )
-
-    def _usage_totals(self) -> tuple[int, int, int]:
-        found = (self.paraphraser, getattr(self.judge, "chat", None))
-        models = list({id(m): m for m in found if m is not None}.values())  # one model may do both jobs
-        return (sum(m.usage.calls for m in models), sum(m.usage.input_tokens for m in models),
-                sum(m.usage.output_tokens for m in models))
-
-    def _usage(self, before: tuple[int, int, int], samples: int) -> Usage:
-        """This check's share of the models' counters, plus its answer calls."""
-        calls, tin, tout = (now - then for now, then in zip(self._usage_totals(), before))
-        return Usage(llm_calls=calls + samples, input_tokens=tin, output_tokens=tout)

@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
-
 from halguard.embedding import LocalEmbedder
 from halguard.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
-from halguard.providers import ChatModel, ProviderError, as_chat_model
+from halguard.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
+from halguard.schema import HallucinationJudgment
 
 __all__ = [
     "ConsistencyJudge",
@@ -48,45 +47,6 @@ REPAIR_PROMPT = (
     "Your reply could not be read as the JSON object requested ({error}). Reply again with only that JSON "
     "object: hallucination_detected, confidence_score, conflicting_facts, reasoning, summary."
 )
-
-
-class HallucinationJudgment(BaseModel):
-    """The judge's structured verdict on a set of sampled answers."""
-
-    hallucination_detected: bool
-    confidence_score: float = Field(ge=0.0, le=1.0)
-    conflicting_facts: list[Any] = Field(default_factory=list)
-    reasoning: str = ""
-    summary: str = ""
-
-    @field_validator("hallucination_detected", mode="before")
-    @classmethod
-    def _boolish(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            low = v.strip().lower()
-            if low in ("true", "yes", "1"):
-                return True
-            if low in ("false", "no", "0"):
-                return False
-        return v
-
-    @field_validator("confidence_score", mode="before")
-    @classmethod
-    def _numberish(cls, v: Any) -> Any:
-        if isinstance(v, str):
-            text = v.strip().rstrip("%")
-            number = float(text)
-            return number / 100 if v.strip().endswith("%") or number > 1 else number
-        if isinstance(v, (int, float)) and 1 < v <= 100:
-            return v / 100  # "85" meant 85%
-        return v
-
-    @field_validator("conflicting_facts", mode="before")
-    @classmethod
-    def _listish(cls, v: Any) -> Any:
-        if v is None:
-            return []
-        return v if isinstance(v, list) else [v]
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -181,11 +141,13 @@ class ConsistencyJudge:
                       {"role": "user", "content": REPAIR_PROMPT.format(error=exc)}]
             return None, [*messages, *repair]
 
-    def judge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
+    def judge(self, question: str, answer: str, paraphrases: list[str], answers: list[str], *,
+              meter: UsageMeter | None = None, cache: Any = None) -> JudgeResult:
+        """Judge the answers; ``meter`` and ``cache`` are passed to each model call (see :meth:`ChatModel.chat`)."""
         messages, replies = judge_messages(question, answer, paraphrases, answers), []
         for attempt in range(2):  # one try, one repair
             try:
-                reply = self.chat.chat(messages, json_mode=True).text
+                reply = self.chat.chat(messages, json_mode=True, meter=meter, cache=cache).text
             except ProviderError as exc:
                 return JudgeResult(None, str(exc), tuple(replies), self.name)
             result, messages = self._after_reply(messages, replies, reply, last=attempt == 1)
@@ -193,11 +155,13 @@ class ConsistencyJudge:
                 return result
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def ajudge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
+    async def ajudge(self, question: str, answer: str, paraphrases: list[str], answers: list[str], *,
+                     meter: UsageMeter | None = None, cache: Any = None) -> JudgeResult:
+        """Async twin of :meth:`judge`."""
         messages, replies = judge_messages(question, answer, paraphrases, answers), []
         for attempt in range(2):
             try:
-                reply = (await self.chat.achat(messages, json_mode=True)).text
+                reply = (await self.chat.achat(messages, json_mode=True, meter=meter, cache=cache)).text
             except ProviderError as exc:
                 return JudgeResult(None, str(exc), tuple(replies), self.name)
             result, messages = self._after_reply(messages, replies, reply, last=attempt == 1)
@@ -221,7 +185,6 @@ class LocalConsistencyJudge:
     def __init__(self, embedder: LocalEmbedder | None = None, *, min_similarity: float = 0.55) -> None:
         self._embedder = embedder
         self.min_similarity = min_similarity
-        self._question_terms: set[str] = set()
 
     @property
     def embedder(self) -> LocalEmbedder:
@@ -229,14 +192,17 @@ class LocalConsistencyJudge:
             self._embedder = LocalEmbedder.shared()
         return self._embedder
 
-    def judge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
+    def judge(self, question: str, answer: str, paraphrases: list[str], answers: list[str], *,
+              meter: UsageMeter | None = None, cache: Any = None) -> JudgeResult:
+        """Compare each answer with the original one (``meter`` and ``cache`` are unused: no LLM is called)."""
         if not answers:
             return JudgeResult(None, "no sampled answers to compare", (), self.name)
-        self._question_terms = {st for q in [question, *paraphrases] for _, _, st in content_terms(q)}
+        # A local, not an attribute: one judge serves concurrent checks.
+        question_terms = frozenset(st for q in [question, *paraphrases] for _, _, st in content_terms(q))
         vecs, _ = self.embedder.encode([answer, *answers])
         conflicts = []
         for i, other in enumerate(answers):
-            why = self._conflict(answer, other, float(vecs[0] @ vecs[i + 1]))
+            why = self._conflict(answer, other, float(vecs[0] @ vecs[i + 1]), question_terms)
             if why:
                 conflicts.append({"fact": why, "answers": {"original": answer, f"paraphrase {i + 1}": other}})
         share = len(conflicts) / len(answers)
@@ -249,12 +215,14 @@ class LocalConsistencyJudge:
         )
         return JudgeResult(judgment, None, (), self.name)
 
-    async def ajudge(self, question: str, answer: str, paraphrases: list[str], answers: list[str]) -> JudgeResult:
+    async def ajudge(self, question: str, answer: str, paraphrases: list[str], answers: list[str], *,
+                     meter: UsageMeter | None = None, cache: Any = None) -> JudgeResult:
+        """Async twin of :meth:`judge` (the embedding runs in a worker thread)."""
         import asyncio
 
         return await asyncio.to_thread(self.judge, question, answer, paraphrases, answers)
 
-    def _conflict(self, a: str, b: str, similarity: float) -> str | None:
+    def _conflict(self, a: str, b: str, similarity: float, question_terms: frozenset[str]) -> str | None:
         na, nb = number_values(a), number_values(b)
         if na and nb and not (na & nb):
             return f"different numbers: {sorted(na)} vs {sorted(nb)}"
@@ -267,7 +235,7 @@ class LocalConsistencyJudge:
             return "one answer negates the other"
         words_a = {st for _, _, st in content_terms(a)}
         words_b = {st for _, _, st in content_terms(b)}
-        only_a, only_b = words_a - words_b - self._question_terms, words_b - words_a - self._question_terms
+        only_a, only_b = words_a - words_b - question_terms, words_b - words_a - question_terms
         if only_a and only_b and max(len(words_a), len(words_b)) <= 15 and not (na & nb):
             # Short answers that each state something the other lacks ("grey" vs "white") disagree.
             return f"different details: {sorted(only_a)} vs {sorted(only_b)}"

@@ -54,7 +54,11 @@ class ChatReply:
 
 @dataclass
 class UsageMeter:
-    """Thread-safe running totals of LLM calls, tokens and latency."""
+    """Thread-safe running totals of LLM calls, tokens and latency.
+
+    A :class:`ChatModel` keeps one for its lifetime (``model.usage``); a check that needs its own share passes a
+    fresh meter to each call (``chat(..., meter=m)``), so concurrent checks never read each other's counts.
+    """
 
     calls: int = 0
     failed_calls: int = 0
@@ -62,7 +66,7 @@ class UsageMeter:
     input_tokens: int = 0
     output_tokens: int = 0
     latencies_ms: list[float] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def record_cached(self) -> None:
         with self._lock:
@@ -76,7 +80,23 @@ class UsageMeter:
                 return
             self.input_tokens += reply.input_tokens
             self.output_tokens += reply.output_tokens
+            # Bounded: a long-lived model must not grow without end (the last 1,000 calls are kept).
             self.latencies_ms.append(reply.latency_ms)
+            if len(self.latencies_ms) > 1000:
+                del self.latencies_ms[:-1000]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock", None)  # locks don't pickle; a copy gets its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+
+def _meters(own: UsageMeter, extra: UsageMeter | None) -> tuple[UsageMeter, ...]:
+    return (own,) if extra is None else (own, extra)
 
 
 def _status(exc: BaseException) -> int | None:
@@ -126,19 +146,22 @@ class ChatModel(ABC):
         self.usage = UsageMeter()
         self.cache: Any = None  # a halguard.cache.ResponseCache, set by the caller to opt in
 
-    def _cached(self, messages: Messages, json_mode: bool) -> tuple[str | None, ChatReply | None]:
-        if self.cache is None:
+    def _cached(self, messages: Messages, json_mode: bool, cache: Any,
+                meters: tuple[UsageMeter, ...]) -> tuple[str | None, ChatReply | None]:
+        if cache is None:
             return None, None
-        key = self.cache.key("chat", self.name, messages, json_mode)
-        text = self.cache.get(key)
+        key = cache.key("chat", self.name, messages, json_mode)
+        text = cache.get(key)
         if text is None:
             return key, None
-        self.usage.record_cached()
+        for m in meters:
+            m.record_cached()
         return key, ChatReply(text)
 
-    def _store(self, key: str | None, reply: ChatReply) -> ChatReply:
+    @staticmethod
+    def _store(cache: Any, key: str | None, reply: ChatReply) -> ChatReply:
         if key is not None:
-            self.cache.set(key, reply.text)
+            cache.set(key, reply.text)
         return reply
 
     @abstractmethod
@@ -152,9 +175,19 @@ class ChatModel(ABC):
         base = hinted if hinted is not None else self.backoff * (2**attempt) * (0.5 + random.random())
         return min(base, self.max_backoff)
 
-    def chat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
-        """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries."""
-        key, hit = self._cached(messages, json_mode)
+    def chat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
+             cache: Any = None) -> ChatReply:
+        """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries.
+
+        Args:
+            messages: ``[{"role", "content"}, ...]``.
+            json_mode: Ask for a JSON object.
+            meter: Also count this call here (besides ``self.usage``): a caller's per-request share.
+            cache: A :class:`~halguard.cache.ResponseCache` for this call (default: ``self.cache``).
+        """
+        cache = cache if cache is not None else self.cache
+        meters = _meters(self.usage, meter)
+        key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
             return hit
         for attempt in range(self.max_retries + 1):
@@ -162,20 +195,25 @@ class ChatModel(ABC):
             try:
                 reply = self._chat(messages, json_mode)
             except Exception as exc:  # noqa: BLE001 - classified below
-                self.usage.record(None)
+                for m in meters:
+                    m.record(None)
                 if not _retryable(exc) or attempt == self.max_retries:
                     msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
                     raise ProviderError(msg) from exc
                 time.sleep(self._wait(attempt, exc))
                 continue
             reply = _with_latency(reply, t0)
-            self.usage.record(reply)
-            return self._store(key, reply)
+            for m in meters:
+                m.record(reply)
+            return self._store(cache, key, reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def achat(self, messages: Messages, *, json_mode: bool = False) -> ChatReply:
+    async def achat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
+                    cache: Any = None) -> ChatReply:
         """Async twin of :meth:`chat`."""
-        key, hit = self._cached(messages, json_mode)
+        cache = cache if cache is not None else self.cache
+        meters = _meters(self.usage, meter)
+        key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
             return hit
         for attempt in range(self.max_retries + 1):
@@ -183,15 +221,17 @@ class ChatModel(ABC):
             try:
                 reply = await asyncio.wait_for(self._achat(messages, json_mode), self.timeout)
             except Exception as exc:  # noqa: BLE001 - classified below
-                self.usage.record(None)
+                for m in meters:
+                    m.record(None)
                 if not _retryable(exc) or attempt == self.max_retries:
                     msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
                     raise ProviderError(msg) from exc
                 await asyncio.sleep(self._wait(attempt, exc))
                 continue
             reply = _with_latency(reply, t0)
-            self.usage.record(reply)
-            return self._store(key, reply)
+            for m in meters:
+                m.record(reply)
+            return self._store(cache, key, reply)
         raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -9,24 +9,33 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "METADATA_KEY",
     "SCHEMA_VERSION",
     "ClaimStatus",
     "ClaimVerdict",
+    "ConsistencyReport",
     "EvidenceRef",
+    "HallucinationJudgment",
     "PolicyAction",
+    "RequestInfo",
+    "SampledAnswer",
     "SkippedSentence",
+    "SkippedSource",
     "UnsupportedSpan",
     "Usage",
     "Verdict",
     "VerdictError",
     "VerdictLabel",
+    "get_verdict",
 ]
 
-SCHEMA_VERSION = "1.1"  # 1.1 added Usage.precomputed_texts
+# 1.1 added Usage.precomputed_texts. 1.2 (additive): Verdict.request, skipped_sources, checked_text,
+# PolicyAction.fallback_verdict, SampledAnswer.non_answer; Verdict.consistency is a typed ConsistencyReport
+# (its JSON is unchanged).
+SCHEMA_VERSION = "1.2"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -94,6 +103,26 @@ class SkippedSentence(_Model):
     reason: str
 
 
+class SkippedSource(_Model):
+    """A retrieved source that was not used as evidence, and why (e.g. the LLM's own intermediate answer)."""
+
+    source_id: str
+    reason: str
+    text: str = Field(default="", description="The start of the source's text (at most 200 characters).")
+
+
+class RequestInfo(_Model):
+    """Which request a verdict belongs to, so observe-only verdicts can be matched to calls."""
+
+    id: str | None = Field(
+        default=None,
+        description="The LangChain run id of the guarded (or root) run, or the LlamaIndex span id of the query or "
+        "chat call. Pass config={'run_id': uuid} to LangChain to choose it yourself.",
+    )
+    question: str | None = Field(default=None, description="The question (query, chat message) that was answered.")
+    source: str = Field(default="", description="The component that produced the verdict.")
+
+
 class VerdictError(_Model):
     """Why (part of) a check did not run. ``code`` is stable; ``message`` is for people."""
 
@@ -123,6 +152,84 @@ class PolicyAction(_Model):
         default_factory=list, description="With 'filter': the flagged sentences removed from the answer."
     )
     filtered_answer: str | None = Field(default=None, description="With 'filter': the answer that was returned.")
+    fallback_verdict: Verdict | None = Field(
+        default=None,
+        description="With 'fallback': the check of the answer that was returned instead. A fixed fallback "
+        "message is not checked: its verdict is unverified with the code 'fallback_not_checked'.",
+    )
+
+
+class SampledAnswer(BaseModel):
+    """One answer sampled by paraphrase sampling (or the reason there is none)."""
+
+    question: str
+    answer: str | None = None
+    error: str | None = None
+    non_answer: bool = Field(
+        default=False,
+        description="The answer is a refusal or a non-answer (\"I don't know.\"): recorded, not judged.",
+    )
+    latency_ms: float = 0.0
+
+
+class HallucinationJudgment(BaseModel):
+    """The judge's structured verdict on a set of sampled answers (parsed tolerantly from LLM replies)."""
+
+    hallucination_detected: bool
+    confidence_score: float = Field(ge=0.0, le=1.0)
+    conflicting_facts: list[Any] = Field(default_factory=list)
+    reasoning: str = ""
+    summary: str = ""
+
+    @field_validator("hallucination_detected", mode="before")
+    @classmethod
+    def _boolish(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            low = v.strip().lower()
+            if low in ("true", "yes", "1"):
+                return True
+            if low in ("false", "no", "0"):
+                return False
+        return v
+
+    @field_validator("confidence_score", mode="before")
+    @classmethod
+    def _numberish(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            text = v.strip().rstrip("%")
+            number = float(text)
+            return number / 100 if v.strip().endswith("%") or number > 1 else number
+        if isinstance(v, (int, float)) and 1 < v <= 100:
+            return v / 100  # "85" meant 85%
+        return v
+
+    @field_validator("conflicting_facts", mode="before")
+    @classmethod
+    def _listish(cls, v: Any) -> Any:
+        if v is None:
+            return []
+        return v if isinstance(v, list) else [v]
+
+
+class ConsistencyReport(BaseModel):
+    """What paraphrase sampling found; stored in ``Verdict.consistency``."""
+
+    question: str
+    label: Literal["consistent", "inconsistent", "unverified"]
+    paraphrases: list[str]
+    paraphrase_source: Literal["model", "fallback_templates"]
+    answers: list[SampledAnswer]
+    judgment: HallucinationJudgment | None = None
+    judge: str = ""
+    errors: list[VerdictError] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    paraphrase_ms: float = Field(default=0.0, description="Wall time of the paraphrase call.")
+    judge_ms: float = Field(default=0.0, description="Wall time of the judgment (repair included).")
+    latency_ms: float = Field(default=0.0, description="Wall time of the whole check.")
+
+    @property
+    def hallucination_detected(self) -> bool:
+        return self.label == "inconsistent"
 
 
 class Verdict(_Model):
@@ -146,10 +253,21 @@ class Verdict(_Model):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: float = 0.0
     detector: str = Field(description="Which detector produced the verdict, e.g. 'local:all-MiniLM-L6-v2'.")
-    consistency: dict[str, Any] | None = Field(
+    consistency: ConsistencyReport | None = Field(
         default=None, description="Paraphrase-sampling (PAS2) report, when that check ran."
     )
     action: PolicyAction | None = Field(default=None, description="What a guard did with this verdict.")
+    request: RequestInfo | None = Field(
+        default=None, description="The request this verdict belongs to (set by the guards and handlers)."
+    )
+    skipped_sources: list[SkippedSource] = Field(
+        default_factory=list, description="Retrieved sources not used as evidence, and why."
+    )
+    checked_text: str | None = Field(
+        default=None,
+        description="The text that was checked, when it is not the answer as returned (a structured output is "
+        "checked as 'field: value' lines); claim and span offsets refer to it.",
+    )
 
     @classmethod
     def unverified(
@@ -190,3 +308,37 @@ class Verdict(_Model):
     def to_metadata(self) -> dict[str, Any]:
         """The JSON-safe dict that adapters attach under ``"halguard"``."""
         return self.model_dump(mode="json")
+
+    @classmethod
+    def from_metadata(cls, data: dict[str, Any] | Verdict) -> Verdict:
+        """The :class:`Verdict` back from :meth:`to_metadata`'s dict (a Verdict is returned as it is)."""
+        return data if isinstance(data, Verdict) else cls.model_validate(data)
+
+
+PolicyAction.model_rebuild()
+
+
+def get_verdict(obj: Any) -> Verdict | None:
+    """The verdict a guard attached to ``obj``, as a :class:`Verdict`, or None when there is none.
+
+    One call for every place halguard puts a verdict: a Verdict itself; a dict output (``out["halguard"]``);
+    a message's ``response_metadata["halguard"]``; a LlamaIndex response's or node's ``metadata["halguard"]``;
+    an evaluation result's ``verdict``. Python outputs carry :class:`Verdict` objects; framework metadata, which
+    must stay JSON, carries ``Verdict.to_metadata()`` dicts; this reads either.
+    """
+    if isinstance(obj, Verdict):
+        return obj
+    candidates: list[Any] = []
+    if isinstance(obj, dict):
+        candidates.append(obj.get(METADATA_KEY))
+    for attr in ("response_metadata", "metadata"):
+        meta = getattr(obj, attr, None)
+        if isinstance(meta, dict):
+            candidates.append(meta.get(METADATA_KEY))
+    candidates.append(getattr(obj, "verdict", None))
+    for value in candidates:
+        if isinstance(value, Verdict):
+            return value
+        if isinstance(value, dict) and "label" in value and "detector" in value:
+            return Verdict.model_validate(value)
+    return None

@@ -34,7 +34,7 @@ def _report(label):
 def test_combination_rule(grounding, consistency, expected):
     v = combine_verdicts(_grounding(grounding), _report(consistency))
     assert v.label == expected
-    assert v.consistency["label"] == consistency
+    assert v.consistency.label == consistency  # a typed ConsistencyReport, not a dict
     assert v.usage.llm_calls == (1 if grounding != "unverified" else 0) + 6
     if (grounding, consistency) == ("supported", "inconsistent"):
         assert v.score == 0.7 and v.hallucination_detected

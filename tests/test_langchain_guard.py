@@ -405,9 +405,9 @@ def test_consistency_samples_through_the_chain_and_combines(verifier):
     assert verdict.label == "hallucinated"  # grounding alone said supported
     assert verdict.claims[0].status.value == "SUPPORTED"
     report = verdict.consistency
-    assert report["label"] == "inconsistent"
+    assert report.label == "inconsistent"
     # batch runs in threads, so which paraphrase got which scripted answer varies; the multiset does not
-    assert sorted(a["answer"] for a in report["answers"][1:]) == sorted([GOOD, BAD, BAD])
+    assert sorted(a.answer for a in report.answers[1:]) == sorted([GOOD, BAD, BAD])
     assert verdict.usage.llm_calls == 1 + 3 + 1
     (root,) = tracer.roots
     tagged = [r for r in _walk(root) if "halguard:sample" in (r.tags or [])]
@@ -418,6 +418,6 @@ async def test_consistency_async_with_local_judge(verifier):
     guarded = with_halguard(rag_chain(GOOD), detector=verifier, consistency="on")
     out = await guarded.ainvoke(QUESTION)
     report = out["halguard"].consistency
-    assert report["paraphrase_source"] == "fallback_templates"
-    assert report["label"] == "consistent"
+    assert report.paraphrase_source == "fallback_templates"
+    assert report.label == "consistent"
     assert out["halguard"].label == "supported"
