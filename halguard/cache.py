@@ -90,3 +90,12 @@ class ResponseCache:
 
     def __len__(self) -> int:
         return len(self._memory)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_lock", None)  # a lock does not pickle; the copy gets its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -18,9 +20,23 @@ import numpy as np
 
 from halguard.errors import ModelLoadError
 
-__all__ = ["EncodeStats", "LocalEmbedder", "default_model_path", "same_model"]
+__all__ = [
+    "DEFAULT_NUM_THREADS",
+    "EncodeStats",
+    "LocalEmbedder",
+    "default_model_path",
+    "same_model",
+    "torch_threads",
+]
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+
+# torch intra-op threads per encode. One, because a guard encodes a few short texts per answer inside a server
+# that is busy with other requests. benchmarks/bench_threads.py on the 2-core machine, first sight of every
+# context, p50 per answer against torch's default (every core): with both cores busy, 1 thread took 0.43x
+# (RAGTruth, 151 vs 353 ms) and 0.44x (HaluEval, 48 vs 109 ms); idle, 1 thread took 1.20x of the default on
+# both files. Losing 20% when idle beats losing 2.3x under load.
+DEFAULT_NUM_THREADS = 1
 
 
 def same_model(name: str | None, model_name: str) -> bool:
@@ -32,6 +48,50 @@ def same_model(name: str | None, model_name: str) -> bool:
     if not name:
         return False
     return name.strip().rsplit("/", 1)[-1].lower() == model_name.rsplit("/", 1)[-1].lower()
+
+
+@contextmanager
+def torch_threads(num_threads: int | None) -> Iterator[None]:
+    """Run the block with torch's intra-op thread count set to ``num_threads``, then put the old count back.
+
+    torch's setting is process-wide, so other torch work running in other threads at that moment uses the same
+    count; None leaves torch's setting alone.
+    """
+    if num_threads is None:
+        yield
+        return
+    import torch
+
+    previous = torch.get_num_threads()
+    if previous == num_threads:
+        yield
+        return
+    torch.set_num_threads(num_threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """No progress bar while the model loads: a library prints nothing unless asked.
+
+    transformers draws a "Loading weights" bar on every load; its switch is process-wide, so it is turned off
+    only for the load and turned back on if it was on.
+    """
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def default_model_path() -> Path:
@@ -97,6 +157,14 @@ class LocalEmbedder:
                 cls._instances[key] = inst
             return inst
 
+    def __reduce__(self) -> tuple:
+        """Pickle by reference: the shared embedder comes back as the receiving process's shared one, any other
+        as a fresh embedder of the same model (weights and cache are not pickled; the model loads on first use)."""
+        key = (str(self.model_path), self.device)
+        if LocalEmbedder._instances.get(key) is self:
+            return (_shared_embedder, key)
+        return (_fresh_embedder, (*key, self.cache_size))
+
     @property
     def model(self):
         if self._model is None:
@@ -117,7 +185,8 @@ class LocalEmbedder:
         t0 = time.perf_counter()
         try:
             # A directory path plus local_files_only: the Hugging Face hub is never contacted.
-            model = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
+            with _quiet_loading():
+                model = SentenceTransformer(str(self.model_path), device=self.device, local_files_only=True)
         except Exception as exc:
             msg = f"could not load the embedding model from {self.model_path}: {exc}"
             raise ModelLoadError(msg) from exc
@@ -142,8 +211,14 @@ class LocalEmbedder:
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
-    def encode(self, texts: list[str], *, batch_size: int = 8) -> tuple[np.ndarray, EncodeStats]:
-        """Unit-normalised embeddings of ``texts`` (rows in order), reusing cached ones."""
+    def encode(
+        self, texts: list[str], *, batch_size: int = 8, num_threads: int | None = DEFAULT_NUM_THREADS
+    ) -> tuple[np.ndarray, EncodeStats]:
+        """Unit-normalised embeddings of ``texts`` (rows in order), reusing cached ones.
+
+        ``num_threads``: torch intra-op threads for this encode (see :func:`torch_threads`); None: torch's own
+        setting, untouched.
+        """
         stats = EncodeStats()
         out: list[np.ndarray | None] = [None] * len(texts)
         missing: dict[str, list[int]] = {}
@@ -158,8 +233,9 @@ class LocalEmbedder:
                     missing.setdefault(t, []).append(i)
         if missing:
             todo = list(missing)
-            with self._encode_lock:
-                vecs = self.model.encode(
+            model = self.model  # loaded outside the thread setting
+            with self._encode_lock, torch_threads(num_threads):
+                vecs = model.encode(
                     todo,
                     batch_size=batch_size,
                     normalize_embeddings=True,
@@ -179,3 +255,11 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]
+
+
+def _shared_embedder(model_path: str, device: str | None) -> LocalEmbedder:
+    return LocalEmbedder.shared(model_path, device=device)
+
+
+def _fresh_embedder(model_path: str, device: str | None, cache_size: int) -> LocalEmbedder:
+    return LocalEmbedder(model_path, device=device, cache_size=cache_size)

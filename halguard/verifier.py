@@ -14,14 +14,14 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from halguard.arithmetic import check_arithmetic
 from halguard.claims import Claim, extract_claims, resolve_citation
 from halguard.detector import Detector, _questions, _same_length
-from halguard.embedding import MODEL_NAME, LocalEmbedder, same_model
+from halguard.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, LocalEmbedder, same_model
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
@@ -70,6 +70,29 @@ def _word_string(text: str) -> str:
 _WORDS = re.compile(r"[^\W_]+")
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """What a claim's words are looked up in: the whole context, or only the sources it cites."""
+
+    terms: frozenset[str]
+    numbers: frozenset[float]
+    absent: frozenset[str]  # features a JSON record in these sources marks as absent
+    sources: tuple[Source, ...]
+
+
+def _scope(sources: Sequence[Source], question: str | None) -> _Scope:
+    terms: set[str] = set()
+    numbers: set[float] = set()
+    for src in sources:
+        terms |= _source_terms(src.text)
+        numbers |= _source_numbers(src.text)
+    if question:
+        terms |= term_set(question)
+        numbers |= number_values(question)
+    absent = frozenset().union(*(absent_features(src.text) for src in sources))
+    return _Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources))
+
+
 @dataclass
 class _Job:
     """One answer prepared for scoring (everything but the embeddings)."""
@@ -81,9 +104,7 @@ class _Job:
     claims: list[Claim]
     windows: list[list[str]]  # per claim, the texts embedded for it
     skipped: list[SkippedSentence]
-    terms: frozenset[str]
-    numbers: frozenset[float]
-    absent: frozenset[str]  # features a JSON record in the context marks as absent
+    scope: _Scope  # the whole context (and the question)
     given: dict[str, np.ndarray]  # chunk text -> the retriever's vector for it (same model)
 
 
@@ -123,6 +144,14 @@ class LocalVerifier(Detector):
         model_path: A sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
         device: Torch device for the model (default: sentence-transformers' choice).
         embedder: An embedder to use instead of the shared one (tests, custom models).
+        num_threads: torch intra-op threads while this verifier encodes (default 1; see
+            :data:`halguard.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is set
+            for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
+        citation_mode: ``"strict"`` (default): a claim whose citation markers (``[1]``, ``[S0]``) point at
+            sources that do not support it, or at no source at all, is at least ``WEAK_SUPPORT``, with a span on
+            the markers, even when another source supports it (a claim no source supports is flagged as
+            always). ``"lenient"``: a wrong citation is only noted in the claim's ``reasons``. Answers without
+            citation markers are checked the same way in both modes.
     """
 
     def __init__(
@@ -141,7 +170,15 @@ class LocalVerifier(Detector):
         model_path: str | None = None,
         device: str | None = None,
         embedder: LocalEmbedder | None = None,
+        num_threads: int | None = DEFAULT_NUM_THREADS,
+        citation_mode: Literal["strict", "lenient"] = "strict",
     ) -> None:
+        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+            msg = f"num_threads must be a positive int or None, got {num_threads!r}"
+            raise InvalidInputError(msg)
+        if citation_mode not in ("strict", "lenient"):
+            msg = f"citation_mode must be 'strict' or 'lenient', got {citation_mode!r}"
+            raise InvalidInputError(msg)
         if not 0.0 <= weak_threshold <= threshold <= 1.0:
             msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
             raise InvalidInputError(msg)
@@ -172,6 +209,8 @@ class LocalVerifier(Detector):
         self._model_path = model_path
         self._device = device
         self._embedder = embedder
+        self.citation_mode = citation_mode
+        self.num_threads = num_threads
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -282,17 +321,8 @@ class LocalVerifier(Detector):
             [c.check_text[s:e] for s, e in split_long_span(c.check_text, 0, len(c.check_text), self.max_chunk_chars)]
             for c in split.claims
         ]
-        terms: set[str] = set()
-        numbers: set[float] = set()
-        for src in sources:
-            terms |= _source_terms(src.text)
-            numbers |= _source_numbers(src.text)
-        if question:
-            terms |= term_set(question)
-            numbers |= number_values(question)
-        absent = frozenset().union(*(absent_features(src.text) for src in sources))
-        return _Job(answer, question, sources, chunks, split.claims, windows, skipped, frozenset(terms),
-                    frozenset(numbers), absent, self._given_vectors(sources, chunks))
+        return _Job(answer, question, sources, chunks, split.claims, windows, skipped, _scope(sources, question),
+                    self._given_vectors(sources, chunks))
 
     def _given_vectors(self, sources: list[Source], chunks: list[tuple[int, Chunk]]) -> dict[str, np.ndarray]:
         """The retriever's vectors that stand for one of our chunks: same model, and the chunk is the passage.
@@ -319,7 +349,7 @@ class LocalVerifier(Detector):
             [ch.text for job in jobs for _, ch in job.chunks if ch.text not in given]
             + [w for job in jobs for ws in job.windows for w in ws if w not in given]
         ))
-        vecs, stats = self.embedder.encode(texts, batch_size=self.batch_size)
+        vecs, stats = self.embedder.encode(texts, batch_size=self.batch_size, num_threads=self.num_threads)
         dim = vecs.shape[1] if len(texts) else self.embedder.dimension
         wrong = next((v for v in given.values() if len(v) != dim), None)
         if wrong is not None:
@@ -338,11 +368,12 @@ class LocalVerifier(Detector):
         claim_verdicts: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
         for claim, windows in zip(job.claims, job.windows):
-            sims, idx = index.search(np.vstack([vectors[w] for w in windows]), self.top_k)
+            claim_vectors = np.vstack([vectors[w] for w in windows])
+            sims, idx = index.search(claim_vectors, self.top_k)
             # Every part of a long claim must be supported: its similarity is the weakest part's best match.
             weakest = int(np.argmin(sims[:, 0]))
             best = job.chunks[int(idx[weakest, 0])][1]
-            signals = self._signals(job, claim, float(sims[weakest, 0]), best)
+            signals = self._signals(job, claim, float(sims[weakest, 0]), best, job.scope)
             risk = self.weights.risk(signals, claims_in_answer=len(job.claims))
             status = self._status(risk, signals)
             evidence = [
@@ -357,6 +388,16 @@ class LocalVerifier(Detector):
             ]
             cited = [resolve_citation(lab, source_ids) for lab in claim.citations]
             reasons = self._reasons(signals, job.answer, cited, claim.citations, evidence)
+            miscited = None
+            if self.citation_mode == "strict" and claim.citations and status not in _FLAGGED:
+                miscited = self._miscited(job, claim, cited, claim_vectors, index.embeddings, evidence)
+            if miscited is not None:
+                status, risk = ClaimStatus.WEAK_SUPPORT, max(risk, self.weak_threshold)
+                # The strict reason says what the lenient notes ("best evidence is in...", "unknown sources") say.
+                reasons = [r for r in reasons if not r.startswith(("best evidence is in source", "cites unknown"))]
+                reasons.append(miscited)
+                spans.extend(UnsupportedSpan(start=a, end=b, text=job.answer[a:b], confidence=round(risk, 4),
+                                             reason=miscited) for a, b in claim.citation_spans)
             claim_verdicts.append(
                 ClaimVerdict(
                     text=claim.text,
@@ -368,10 +409,11 @@ class LocalVerifier(Detector):
                     cited_sources=[c for c in cited if c is not None],
                     reasons=reasons,
                     signals={**signals.as_dict(job.answer), "question_aware": claim.question_aware,
-                             "unresolved_citations": [lab for lab, c in zip(claim.citations, cited) if c is None]},
+                             "unresolved_citations": [lab for lab, c in zip(claim.citations, cited) if c is None],
+                             "miscited": miscited is not None},
                 )
             )
-            if status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION):
+            if status in _FLAGGED:
                 spans.extend(self._spans(job.answer, claim, signals, risk, reasons))
         score = max(c.score for c in claim_verdicts)
         flagged = score >= self.threshold
@@ -382,12 +424,37 @@ class LocalVerifier(Detector):
             threshold=self.threshold,
             claims=claim_verdicts,
             skipped=job.skipped,
-            spans=spans,
+            spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
             usage=usage.model_copy(),
             detector=self.name,
         )
 
-    def _signals(self, job: _Job, claim: Claim, similarity: float, best: Chunk) -> ClaimSignals:
+    def _miscited(self, job: _Job, claim: Claim, cited: list[str | None], claim_vectors: np.ndarray,
+                  chunk_vectors: np.ndarray, evidence: list[EvidenceRef]) -> str | None:
+        """Why the claim's citations are wrong, or None when the sources it cites support it.
+
+        The claim is scored again against its cited sources alone (same signals, same weights): the citation is
+        wrong when that score would flag the claim, which the whole context does not. A marker naming no source
+        at all is wrong too.
+        """
+        labels = ", ".join(f"[{lab}]" for lab in claim.citations)
+        if any(c is None for c in cited):
+            unknown = ", ".join(f"[{lab}]" for lab, c in zip(claim.citations, cited) if c is None)
+            return f"cites {unknown}, which names none of the {len(job.sources)} sources"
+        wanted = set(cited)
+        rows = [k for k, (i, _) in enumerate(job.chunks) if job.sources[i].id in wanted]
+        sims = claim_vectors @ chunk_vectors[rows].T  # windows x cited chunks
+        best_per_window = sims.max(axis=1)
+        weakest = int(np.argmin(best_per_window))
+        best = job.chunks[rows[int(np.argmax(sims[weakest]))]][1]
+        scope = _scope([src for src in job.sources if src.id in wanted], job.question)
+        signals = self._signals(job, claim, float(best_per_window[weakest]), best, scope)
+        if self.weights.risk(signals, claims_in_answer=len(job.claims)) < self.threshold:
+            return None
+        elsewhere = evidence[0].source_id if evidence else "another source"
+        return f"the cited source {labels} does not support this claim; the best evidence is in source {elsewhere}"
+
+    def _signals(self, job: _Job, claim: Claim, similarity: float, best: Chunk, scope: _Scope) -> ClaimSignals:
         answer = job.answer
         base = claim.start
         masked = _mask(claim.text, [(s - base, e - base) for s, e in claim.citation_spans])
@@ -395,11 +462,11 @@ class LocalVerifier(Detector):
         arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
         ok_results = {round(v, 6) for f in findings if f.ok for v in number_values(masked[f.start : f.end])}
         terms = content_terms(masked)
-        novel = [(base + s, base + e) for s, e, st in terms if st not in job.terms]
+        novel = [(base + s, base + e) for s, e, st in terms if st not in scope.terms]
         entities = []
         for s, e in entity_mentions(masked):
             words = content_terms(masked[s:e]) or [(0, 0, masked[s:e].lower())]
-            present = sum(1 for _, _, st in words if st in job.terms)
+            present = sum(1 for _, _, st in words if st in scope.terms)
             if present * 2 < len(words) or (present == 0):
                 entities.append((base + s, base + e))
         missing_numbers = []
@@ -409,7 +476,7 @@ class LocalVerifier(Detector):
             values = {round(m.value, 6), round(abs(m.value), 6)}
             if m.alt is not None:
                 values.add(round(m.alt, 6))
-            if not values & job.numbers and not values & ok_results:
+            if not values & scope.numbers and not values & ok_results:
                 missing_numbers.append((base + m.start, base + m.end))
         # Compare negation with the evidence sentence that shares most words with the claim, not the whole
         # window: the window's other sentence may carry an unrelated "not".
@@ -422,12 +489,12 @@ class LocalVerifier(Detector):
         # Scoped on the negated word (see negation_flip): on RAGTruth an unscoped check was right 1 time in 20.
         negation = similarity >= 0.7 and negation_flip(masked, closest)
         opposites = [(base + s, base + e) for s, e in antonym_flips(masked, closest)] if similarity >= 0.6 else []
-        conflicts = [(base + s, base + e) for s, e, _ in absent_feature_mentions(masked, job.absent)]
+        conflicts = [(base + s, base + e) for s, e, _ in absent_feature_mentions(masked, scope.absent)]
         # An answer copied word for word from one passage is matched exactly, however low the embedding
         # similarity of "question + answer" to that passage (multi-hop questions: "In what year ...? 1994").
         words = _word_string(masked)
         verbatim = bool(terms or number_mentions(masked)) and any(
-            words in _word_string(src.text) for src in job.sources
+            words in _word_string(src.text) for src in scope.sources
         )
         return ClaimSignals(
             similarity=similarity,
@@ -512,6 +579,7 @@ class LocalVerifier(Detector):
                 for a, b, why in sorted(merged + phrases)]
 
 
+_FLAGGED = (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
 _PHRASE_GAP = 12
 _PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
 

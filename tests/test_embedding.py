@@ -52,3 +52,52 @@ def test_concurrent_encodes_are_consistent(verifier):
     assert not errors
     for k in range(4):
         assert np.allclose(results[k], reference[k::4], atol=1e-5)
+
+
+def test_num_threads_is_set_for_the_encode_and_put_back(verifier):
+    import torch
+
+    from halguard import LocalVerifier
+    from halguard.embedding import torch_threads
+
+    before = torch.get_num_threads()
+    seen = []
+    real = verifier.embedder.model.encode
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    verifier.embedder.model.encode = spy
+    try:
+        LocalVerifier(num_threads=1, embedder=verifier.embedder).verify("A new sentence 4711.", ["Fresh text 4711."])
+        LocalVerifier(num_threads=None, embedder=verifier.embedder).verify("Another 4712.", ["Other text 4712."])
+    finally:
+        del verifier.embedder.model.encode
+    assert seen == [1, before]  # None leaves torch's own setting alone
+    assert torch.get_num_threads() == before  # the caller's global setting is back
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_model_loads_quietly():
+    import subprocess
+    import sys
+
+    code = "from halguard.embedding import LocalEmbedder, default_model_path\n" \
+           "LocalEmbedder(default_model_path()).model\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "" and "Loading weights" not in out.stderr and "%|" not in out.stderr
+
+
+def test_bad_num_threads():
+    import pytest
+
+    from halguard import InvalidInputError, LocalVerifier
+
+    for bad in (0, -1, 1.5, "2"):
+        with pytest.raises(InvalidInputError):
+            LocalVerifier(num_threads=bad)

@@ -79,7 +79,7 @@ def test_short_answer_is_verified_with_its_question(verifier):
 
 def test_citations_map_to_sources(verifier, eiffel_context):
     answer = "The Eiffel Tower is 330 metres tall [1]. It was built by the company of Gustave Eiffel [S1]. [7]"
-    v = verifier.verify(answer, eiffel_context)
+    v = LocalVerifier(citation_mode="lenient", embedder=verifier.embedder).verify(answer, eiffel_context)
     assert v.claims[0].cited_sources == ["tower"]
     assert v.claims[1].cited_sources == ["design"]
     assert v.claims[1].signals["unresolved_citations"] == ["7"]
@@ -89,9 +89,14 @@ def test_citations_map_to_sources(verifier, eiffel_context):
 
 
 def test_citation_of_the_wrong_source_is_reported(verifier, eiffel_context):
-    v = verifier.verify("The Eiffel Tower is 330 metres tall [3].", eiffel_context)
+    lenient = LocalVerifier(citation_mode="lenient", embedder=verifier.embedder)
+    v = lenient.verify("The Eiffel Tower is 330 metres tall [3].", eiffel_context)
     assert v.claims[0].cited_sources == ["visits"]
     assert any("not in the cited" in r for r in v.claims[0].reasons)
+    assert v.claims[0].status == ClaimStatus.SUPPORTED and v.spans == []
+    strict = verifier.verify("The Eiffel Tower is 330 metres tall [3].", eiffel_context)  # strict is the default
+    assert strict.claims[0].status == ClaimStatus.WEAK_SUPPORT
+    assert any("cited source [3] does not support" in r for r in strict.claims[0].reasons)
 
 
 def test_skipped_sentences_are_recorded(verifier, eiffel_context):
