@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from halguard.schema import ConsistencyReport, Verdict, VerdictError
 
-__all__ = ["combine_verdicts"]
+__all__ = ["combine_verdicts", "unsampled"]
 
 
 def combine_verdicts(grounding: Verdict, report: ConsistencyReport) -> Verdict:
@@ -38,3 +38,12 @@ def combine_verdicts(grounding: Verdict, report: ConsistencyReport) -> Verdict:
         update.update(label="unverified", hallucination_detected=False, score=None,
                       errors=[*grounding.errors, *errors])
     return grounding.model_copy(update=update)
+
+
+def unsampled(grounding: Verdict) -> Verdict:
+    """Paraphrase sampling was asked for but there is no question to paraphrase: not a pass (rule 4)."""
+    if grounding.label != "supported":
+        return grounding
+    error = VerdictError(code="consistency_unverified", message="no question found to paraphrase")
+    return grounding.model_copy(update={"label": "unverified", "score": None, "hallucination_detected": False,
+                                        "errors": [*grounding.errors, error]})

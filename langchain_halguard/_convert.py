@@ -1,6 +1,16 @@
 """Reading question, answer and documents out of chain inputs/outputs, and writing verdicts back.
 
 Nothing here mutates the caller's objects: dicts are copied, messages are ``model_copy``-ed.
+
+Shapes understood (see the README, "LangChain"):
+
+- answers: a str, a message, a structured output (pydantic model, dataclass, dict, list: checked as
+  ``field: value`` lines), ``output[answer_key]`` holding any of these, or the last AI message of an agent's
+  ``{"messages": [...]}`` state;
+- documents: ``output[context_key]`` or ``input[context_key]`` holding Documents or strings, or the documents
+  the chain's own retriever runs returned (read by the guard from the run, with their ids);
+- questions: ``input[question_key]``, a str input, ``output[question_key]``, or the last human message of a
+  messages input.
 """
 
 from __future__ import annotations
@@ -10,19 +20,47 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import METADATA_KEY, Verdict
+from halguard.structured import is_structured, question_with_fields, render_structured
 
-__all__ = ["Extracted", "attach_verdict", "documents_to_contexts", "extract"]
+__all__ = [
+    "MESSAGES_KEY",
+    "Extracted",
+    "answer_text",
+    "attach_verdict",
+    "documents_to_contexts",
+    "extract",
+    "find_answer",
+    "is_structured_answer",
+    "replace_answer",
+    "with_last_question",
+]
+
+MESSAGES_KEY = "messages"  # the state key of LangGraph agents (create_agent, create_react_agent)
 
 
 @dataclass(frozen=True)
 class Extracted:
+    """What one guarded call is checked on.
+
+    Attributes:
+        question: The user's question (None when there is none).
+        answer: The text that is checked: the answer, or a structured answer as ``field: value`` lines.
+        contexts: ``(id, text)`` pairs of the retrieved documents.
+        structured: Whether the answer is a structured output (then ``answer`` is its rendering).
+        check_question: The question given to the detector (a structured answer's field names are added).
+        documents_from: Where the documents came from: ``"output"``, ``"input"``, ``"retriever"`` or ``"none"``.
+    """
+
     question: str | None
     answer: str
     contexts: list[tuple[str, str]]
+    structured: bool = False
+    check_question: str | None = None
+    documents_from: str = "output"
 
 
 def _describe(value: Any) -> str:
@@ -62,13 +100,154 @@ def documents_to_contexts(docs: Any, key: str) -> list[tuple[str, str]]:
     return out
 
 
-def _answer_text(value: Any, where: str) -> str:
-    if isinstance(value, BaseMessage):
-        return value.text
+def _message_text(message: Any) -> str | None:
+    """The text of a message, or of a ``("role", "text")`` tuple."""
+    if isinstance(message, BaseMessage):
+        return message.text
+    if isinstance(message, tuple) and len(message) == 2 and isinstance(message[1], str):
+        return message[1]
+    return None
+
+
+def _is_role(message: Any, role: str) -> bool:
+    if isinstance(message, BaseMessage):
+        return message.type == ("ai" if role == "ai" else "human")
+    if isinstance(message, tuple) and len(message) == 2:
+        names = ("ai", "assistant") if role == "ai" else ("human", "user")
+        return message[0] in names
+    return False
+
+
+def _last(messages: Any, role: str) -> int | None:
+    """Index of the last message of ``role`` ("ai" or "human") in a list, or None."""
+    if not isinstance(messages, Sequence) or isinstance(messages, str):
+        return None
+    for i in range(len(messages) - 1, -1, -1):
+        if _is_role(messages[i], role):
+            return i
+    return None
+
+
+def _is_agent_state(value: Any) -> bool:
+    return isinstance(value, Mapping) and _last(value.get(MESSAGES_KEY), "ai") is not None
+
+
+def find_answer(output: Any, answer_key: str | None) -> Any:
+    """The answer value in a chain's output (not yet text).
+
+    Raises:
+        InvalidInputError: a dict output has neither ``answer_key`` nor an agent's messages.
+    """
+    if answer_key is None or not isinstance(output, Mapping):
+        return output
+    if answer_key in output:
+        return output[answer_key]
+    if _is_agent_state(output):
+        messages = output[MESSAGES_KEY]
+        return messages[_last(messages, "ai")]
+    msg = (
+        f"the chain's output has no answer key '{answer_key}': found {_describe(output)} (set answer_key=..., or "
+        "answer_key=None when the whole output is a structured answer)"
+    )
+    raise InvalidInputError(msg)
+
+
+def answer_text(output: Any, answer_key: str | None) -> str:
+    """The text of the answer in ``output`` (a structured answer as ``field: value`` lines).
+
+    Raises:
+        InvalidInputError: there is no answer where ``answer_key`` says.
+        InputTypeError: the answer is neither text, a message nor a structured output.
+    """
+    return _answer_text(find_answer(output, answer_key), "the answer")[0]
+
+
+def with_last_question(messages: list[Any], question: str) -> list[Any]:
+    """A copy of ``messages`` whose last human message asks ``question`` (appended when there is none)."""
+    copy = list(messages)
+    i = _last(copy, "human")
+    if i is None:
+        copy.append(HumanMessage(content=question))
+    else:
+        copy[i] = HumanMessage(content=question)
+    return copy
+
+
+def is_structured_answer(value: Any) -> bool:
+    """A structured output (a pydantic model, dataclass, dict or list), not text or a message."""
+    return not isinstance(value, str) and _message_text(value) is None and is_structured(value)
+
+
+def _answer_text(value: Any, where: str) -> tuple[str, bool]:
+    """The text to check and whether it is a structured answer written as ``field: value`` lines."""
     if isinstance(value, str):
-        return value
-    msg = f"{where} must be a str or a message, found {_describe(value)}"
+        return value, False
+    text = _message_text(value)
+    if text is not None:
+        return text, False
+    if is_structured(value):
+        return render_structured(value), True
+    msg = f"{where} must be a str, a message or a structured output, found {_describe(value)}"
     raise InputTypeError(msg)
+
+
+def _is_documents(value: Any) -> bool:
+    return isinstance(value, Document) or (
+        isinstance(value, Sequence) and not isinstance(value, str) and any(isinstance(d, Document) for d in value)
+    )
+
+
+def _documents(
+    chain_input: Any, chain_output: Any, context_key: str, retrieved: list[Document] | None
+) -> tuple[list[tuple[str, str]], str]:
+    """The retrieved documents and where they came from (see :class:`Extracted`)."""
+    keyed, where = None, "none"
+    for name, holder in (("output", chain_output), ("input", chain_input)):
+        if isinstance(holder, Mapping) and context_key in holder:
+            if _is_documents(holder[context_key]):
+                return documents_to_contexts(holder[context_key], context_key), name
+            if keyed is None:
+                keyed, where = holder[context_key], name
+    # Documents from the chain's retriever runs keep their ids; a formatted string ("retriever | format_docs")
+    # under the key is the same text with the ids gone.
+    if retrieved is not None and (keyed is None or isinstance(keyed, str)):
+        return documents_to_contexts(retrieved, "documents"), "retriever"
+    if keyed is not None:
+        return documents_to_contexts(keyed, context_key), where
+    if _is_agent_state(chain_output):
+        return [], "none"  # an agent that answered without retrieving: unverified (no_context), not an error
+    msg = (
+        f"no retrieved documents: no retriever ran inside the chain and there is nothing under '{context_key}' "
+        f"(the chain's output is {_describe(chain_output)} and its input is {_describe(chain_input)})"
+    )
+    raise InvalidInputError(msg)
+
+
+def _question(chain_input: Any, chain_output: Any, question_key: str) -> str | None:
+    if isinstance(chain_input, Mapping) and question_key in chain_input:
+        question = chain_input[question_key]
+    elif isinstance(chain_input, str):
+        question = chain_input
+    elif isinstance(chain_output, Mapping) and question_key in chain_output:
+        question = chain_output[question_key]
+    elif isinstance(chain_input, Mapping) and _last(chain_input.get(MESSAGES_KEY), "human") is not None:
+        messages = chain_input[MESSAGES_KEY]
+        question = messages[_last(messages, "human")]
+    elif isinstance(chain_input, Mapping):
+        msg = f"the chain's input has no question key '{question_key}': found {_describe(chain_input)}"
+        raise InvalidInputError(msg)
+    elif _last(chain_input, "human") is not None:  # a list of messages, as a chat model takes
+        question = chain_input[_last(chain_input, "human")]
+    else:
+        question = None
+    if isinstance(question, Sequence) and not isinstance(question, (str, tuple)) and _last(question, "human") is not None:
+        question = question[_last(question, "human")]  # the messages under an input key
+    text = _message_text(question)
+    question = text if text is not None else question
+    if question is not None and not isinstance(question, str):
+        msg = f"the question under '{question_key}' must be a str, found {_describe(question)}"
+        raise InputTypeError(msg)
+    return question
 
 
 def extract(
@@ -77,55 +256,31 @@ def extract(
     *,
     question_key: str,
     context_key: str,
-    answer_key: str,
+    answer_key: str | None,
+    retrieved: list[Document] | None = None,
 ) -> Extracted:
     """Find the question, the answer and the retrieved documents.
 
-    The answer is the output itself (a str or a message) or ``output[answer_key]``. Documents come from
-    ``output[context_key]``, else ``input[context_key]``. The question is ``input[question_key]``, the
-    input itself when it is a str, or ``output[question_key]``.
+    Args:
+        chain_input: What the chain was called with.
+        chain_output: What it returned.
+        question_key: Where the question is in a dict input (or output).
+        context_key: Where the documents are in the output (or input).
+        answer_key: Where the answer is in a dict output; None: the whole output is the answer.
+        retrieved: The documents the chain's retriever runs returned, or None when no retriever ran.
 
     Raises:
         InvalidInputError: a key is missing (the message names the key and what was found).
         InputTypeError: the answer or the documents have the wrong type.
     """
-    if isinstance(chain_output, Mapping):
-        if answer_key not in chain_output:
-            msg = f"the chain's output has no answer key '{answer_key}': found {_describe(chain_output)}"
-            raise InvalidInputError(msg)
-        answer = _answer_text(chain_output[answer_key], f"output['{answer_key}']")
-    else:
-        answer = _answer_text(chain_output, "the chain's output")
-
-    if isinstance(chain_output, Mapping) and context_key in chain_output:
-        docs = chain_output[context_key]
-    elif isinstance(chain_input, Mapping) and context_key in chain_input:
-        docs = chain_input[context_key]
-    else:
-        msg = (
-            f"no retrieved documents under '{context_key}': the chain's output is {_describe(chain_output)} "
-            f"and its input is {_describe(chain_input)}"
-        )
-        raise InvalidInputError(msg)
-    contexts = documents_to_contexts(docs, context_key)
-
-    if isinstance(chain_input, Mapping) and question_key in chain_input:
-        question = chain_input[question_key]
-    elif isinstance(chain_input, str):
-        question = chain_input
-    elif isinstance(chain_output, Mapping) and question_key in chain_output:
-        question = chain_output[question_key]
-    elif isinstance(chain_input, Mapping):
-        msg = f"the chain's input has no question key '{question_key}': found {_describe(chain_input)}"
-        raise InvalidInputError(msg)
-    else:
-        question = None
-    if isinstance(question, BaseMessage):
-        question = question.text
-    if question is not None and not isinstance(question, str):
-        msg = f"the question under '{question_key}' must be a str, found {_describe(question)}"
-        raise InputTypeError(msg)
-    return Extracted(question=question, answer=answer, contexts=contexts)
+    where = f"output['{answer_key}']" if answer_key and isinstance(chain_output, Mapping) else "the chain's output"
+    answer, structured = _answer_text(find_answer(chain_output, answer_key), where)
+    contexts, documents_from = _documents(chain_input, chain_output, context_key, retrieved)
+    question = _question(chain_input, chain_output, question_key)
+    check_question = question
+    if structured:
+        check_question = question_with_fields(question, find_answer(chain_output, answer_key)) or None
+    return Extracted(question, answer, contexts, structured, check_question, documents_from)
 
 
 def _with_metadata(message: BaseMessage, verdict: Verdict, replacement: str | None) -> BaseMessage:
@@ -137,31 +292,71 @@ def _with_metadata(message: BaseMessage, verdict: Verdict, replacement: str | No
     return message.model_copy(update=update)
 
 
+def _as_like(old: Any, new: Any, verdict: Verdict | None) -> Any:
+    """``new`` (a str, a message, a structured value) in the place and type of ``old``, the verdict on messages."""
+    if isinstance(old, BaseMessage):
+        text = new if isinstance(new, str) else (_message_text(new) if _message_text(new) is not None else None)
+        if isinstance(new, BaseMessage) and verdict is not None:
+            return _with_metadata(new, verdict, None)
+        if text is None:
+            return new
+        return _with_metadata(old, verdict, text) if verdict is not None else old.model_copy(update={"content": text})
+    if isinstance(old, str):
+        text = _message_text(new)
+        return text if text is not None else new
+    return new
+
+
+def replace_answer(output: Any, answer_key: str | None, new: Any, verdict: Verdict | None = None) -> Any:
+    """A copy of ``output`` with its answer replaced by ``new`` (same place, same type where it can be)."""
+    if answer_key is None or not isinstance(output, Mapping):
+        return _as_like(output, new, verdict)
+    copy = dict(output)
+    if answer_key in copy:
+        copy[answer_key] = _as_like(copy[answer_key], new, verdict)
+    elif _is_agent_state(copy):
+        messages = list(copy[MESSAGES_KEY])
+        i = _last(messages, "ai")
+        messages[i] = _as_like(messages[i], new, verdict) if isinstance(messages[i], BaseMessage) else AIMessage(
+            content=new if isinstance(new, str) else str(_message_text(new) or new)
+        )
+        copy[MESSAGES_KEY] = messages
+    return copy
+
+
 def attach_verdict(
     output: Any,
     verdict: Verdict,
     *,
-    answer_key: str,
+    answer_key: str | None,
     output_key: str,
     replacement: str | None = None,
 ) -> Any:
     """Return ``output`` with the verdict attached (and the answer replaced, when ``replacement`` is set).
 
     - a message: ``response_metadata["halguard"]`` (a new message via ``model_copy``);
-    - a dict: a new dict with ``output[output_key] = verdict``; a message under ``answer_key`` also gets
-      the metadata;
-    - a str: the str (or the replacement); the verdict reaches the caller through the ``halguard_verdict``
-      event and the ``halguard_verify`` run.
+    - a dict: a new dict with ``output[output_key] = verdict``; a message answer (under ``answer_key``, or an
+      agent's last AI message) also gets the metadata;
+    - a str or a structured output: returned as it is (or the replacement); the verdict reaches the caller
+      through the ``halguard_verdict`` event, ``on_verdict`` and the ``halguard_verify`` run.
     """
     if isinstance(output, BaseMessage):
         return _with_metadata(output, verdict, replacement)
-    if isinstance(output, Mapping):
+    if isinstance(output, Mapping) and answer_key is not None:
         new = dict(output)
-        answer = new.get(answer_key)
-        if isinstance(answer, BaseMessage):
-            new[answer_key] = _with_metadata(answer, verdict, replacement)
-        elif replacement is not None:
+        if answer_key in new and isinstance(new[answer_key], BaseMessage):
+            new[answer_key] = _with_metadata(new[answer_key], verdict, replacement)
+        elif answer_key in new and replacement is not None:
             new[answer_key] = replacement
+        elif answer_key not in new and _is_agent_state(new):
+            messages = list(new[MESSAGES_KEY])
+            i = _last(messages, "ai")
+            if isinstance(messages[i], BaseMessage):
+                messages[i] = _with_metadata(messages[i], verdict, replacement)
+            elif replacement is not None:
+                messages[i] = (messages[i][0], replacement)
+            new[MESSAGES_KEY] = messages
         new[output_key] = verdict
         return new
     return replacement if replacement is not None else output
+

@@ -19,7 +19,7 @@ from langchain_core.tracers.schemas import Run
 
 from halguard.api import default_detector
 from halguard.detector import Detector
-from halguard.schema import Verdict
+from halguard.schema import RequestInfo, Verdict
 from langchain_halguard._convert import documents_to_contexts
 
 __all__ = ["HalguardCallbackHandler", "get_halguard_callback"]
@@ -128,6 +128,9 @@ class HalguardCallbackHandler(BaseTracer):
         if not docs or answer is None:
             return  # not a RAG run: nothing retrieved, or nothing answered
         verdict = self.detector.verify(answer, documents_to_contexts(docs, "documents"), question=question)
+        verdict = verdict.model_copy(update={
+            "request": RequestInfo(id=str(run.id), question=question, source="langchain:HalguardCallbackHandler")
+        })
         with self._lock:
             self._verdicts[run.id] = verdict
             if self.jsonl_path is not None:

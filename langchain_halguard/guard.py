@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import Any, Literal, Optional
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
@@ -15,24 +15,43 @@ from langchain_core.callbacks import (
 from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import patch_config
-from langchain_core.runnables.utils import AddableDict
-from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
 from halguard.api import default_detector
-from halguard.combine import combine_verdicts
+from halguard.claims import is_non_answer
+from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
-from halguard.errors import InputTypeError, InvalidInputError
+from halguard.errors import HalguardError, HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
-from halguard.schema import METADATA_KEY, Verdict, VerdictError
-from langchain_halguard._convert import Extracted, attach_verdict, extract
+from halguard.schema import METADATA_KEY, PolicyAction, RequestInfo, Verdict
+from langchain_halguard._convert import (
+    MESSAGES_KEY,
+    Extracted,
+    answer_text,
+    attach_verdict,
+    extract,
+    find_answer,
+    is_structured_answer,
+    replace_answer,
+    with_last_question,
+)
+from langchain_halguard._history import HistoryWrapper, find_history_wrapper
+from langchain_halguard._retrieved import RetrievedDocuments
 
-__all__ = ["RunnableWithHalguard", "with_halguard"]
+__all__ = ["FALLBACK_TAG", "RAW_TAG", "SAMPLE_TAG", "RunnableWithHalguard", "with_halguard"]
 
 logger = logging.getLogger("langchain_halguard")
 
 VERIFY_RUN_NAME = "halguard_verify"
 VERDICT_EVENT = "halguard_verdict"
+RAW_TAG = "halguard:raw"
+"""Tag of the wrapped chain's run (and, inherited, every run inside it): its events are the unchecked answer."""
+SAMPLE_TAG = "halguard:sample"
+"""Tag of the paraphrase-sampling runs."""
+FALLBACK_TAG = "halguard:fallback"
+"""Tag of the fallback runnable's run."""
 
 
 def validate_options(detector: Any, on_hallucination: str, on_unverified: str) -> None:
@@ -43,14 +62,39 @@ def validate_options(detector: Any, on_hallucination: str, on_unverified: str) -
         raise InputTypeError(msg)
 
 
+def _internal_error(detector: Detector, exc: BaseException) -> Verdict:
+    """A check that failed inside halguard: unverified, so the caller's policy decides (never a raw exception)."""
+    logger.warning("halguard check failed: %s: %s", type(exc).__name__, exc)
+    return Verdict.unverified(
+        "internal_error",
+        f"the check failed: {type(exc).__name__}: {exc}",
+        detector=getattr(detector, "name", type(detector).__name__),
+        threshold=getattr(detector, "threshold", 0.5),
+    )
+
+
 def _verify_runnable(detector: Detector) -> Runnable[Extracted, Verdict]:
-    """The verification as its own child run, so traces show what was checked and what came out."""
+    """The verification as its own child run, so traces show what was checked and what came out.
+
+    Bad input (a halguard ``InvalidInputError``/``InputTypeError``) raises; any other failure inside the check
+    becomes an ``unverified`` verdict with the code ``internal_error``.
+    """
 
     def _verify(e: Extracted) -> Verdict:
-        return detector.verify(e.answer, e.contexts, question=e.question)
+        try:
+            return detector.verify(e.answer, e.contexts, question=e.check_question)
+        except (InvalidInputError, InputTypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into "unverified"
+            return _internal_error(detector, exc)
 
     async def _averify(e: Extracted) -> Verdict:
-        return await detector.averify(e.answer, e.contexts, question=e.question)
+        try:
+            return await detector.averify(e.answer, e.contexts, question=e.check_question)
+        except (InvalidInputError, InputTypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            return _internal_error(detector, exc)
 
     return RunnableLambda(_verify, afunc=_averify, name=VERIFY_RUN_NAME)
 
@@ -86,19 +130,33 @@ def _tag_langsmith_run(verdict: Verdict) -> None:
         run_tree.add_metadata({"halguard_label": verdict.label, "halguard_score": verdict.score})
 
 
+def _wants_dict_input(runnable: Runnable[Any, Any], key: str) -> bool:
+    """Whether ``runnable`` takes a dict with ``key`` (so a bare question must be wrapped as ``{key: question}``)."""
+    try:
+        schema = runnable.get_input_jsonschema()
+    except Exception:  # noqa: BLE001 - a runnable whose schema cannot be built: pass the input as it is
+        return False
+    return schema.get("type") == "object" and key in (schema.get("properties") or {})
+
+
 class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     """A Runnable that runs ``bound`` and checks its answer against the documents it retrieved.
 
-    The wrapped chain's input carries the question (``question_key``, or the input itself when it is a
-    str) and its output carries the answer (``answer_key``, or the output itself when it is a str or a
-    message) and the retrieved documents (``context_key``, in the output or the input). The verdict is
-    added to a dict output under ``output_key`` and to a message's ``response_metadata["halguard"]``.
+    The wrapped chain's input carries the question (``question_key``, the input itself when it is a str, or the
+    last human message of a ``{"messages": [...]}`` input). Its output carries the answer (``answer_key``, the
+    output itself when it is a str, a message or a structured output, or an agent's last AI message). The
+    documents come from ``context_key`` in the output or the input, or from the retriever runs inside the
+    chain, so the LangChain docs' chain that ends in ``StrOutputParser()`` is guarded as it is. The verdict is
+    added to a dict output under ``output_key`` and to a message's ``response_metadata["halguard"]``; a str or
+    structured output is returned unchanged (its verdict is in the ``halguard_verdict`` event, ``on_verdict``
+    and the ``halguard_verify`` run).
 
     Every entry point goes through the guard: ``invoke``/``ainvoke``, ``batch``/``abatch`` (which call
     them), and ``stream``/``astream``/``astream_events``, which yield the inner chunks first and then one
     chunk with the verdict. With ``on_hallucination="fallback"`` or ``"filter"`` the stream is buffered,
-    since the answer may be replaced after the check. The check runs as a child run named
-    ``halguard_verify``, and a custom event ``halguard_verdict`` carries the verdict.
+    since the answer may be replaced after the check; the wrapped chain's own events (its chat model's tokens
+    included) carry the tag ``halguard:raw``, so a UI can leave them out with
+    ``astream_events(..., exclude_tags=["halguard:raw", "halguard:sample"])``.
 
     Example:
         .. code-block:: python
@@ -117,12 +175,19 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     """A :class:`halguard.Detector` (default: the shared LocalVerifier)."""
     question_key: str = "input"
     context_key: str = "context"
-    answer_key: str = "answer"
+    answer_key: Optional[str] = "answer"  # noqa: UP045 - pydantic field on Python 3.10
+    """Where the answer is in a dict output; None: the whole output is the answer (a structured output)."""
     output_key: str = "halguard"
+    str_input: Literal["auto", "as_is", "wrap"] = "auto"
+    """A str input: ``"wrap"`` passes it as ``{question_key: text}``; ``"as_is"`` passes the str; ``"auto"`` wraps it
+    when the chain's input schema is an object with ``question_key`` (``create_retrieval_chain``)."""
     on_hallucination: Literal["annotate", "raise", "fallback", "filter"] = "annotate"
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
     fallback: str | Runnable[Any, Any] | None = None
-    """With ``on_hallucination="fallback"``: a message, or a Runnable called with the original input."""
+    """With ``on_hallucination="fallback"``: a message, or a Runnable called with the (wrapped) input; its answer
+    goes in the answer's place and is checked too (``verdict.action.fallback_verdict``)."""
+    on_verdict: Optional[Callable[[Verdict], Any]] = None  # noqa: UP045
+    """Called with every verdict (after the policy, so ``verdict.action`` is set); errors in it are logged."""
     consistency: Literal["off", "on"] = "off"
     """``"on"``: also run paraphrase sampling through ``bound`` and combine (see :mod:`halguard.combine`)."""
     num_paraphrases: int = 3
@@ -135,10 +200,23 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)
+    _history: HistoryWrapper | None = PrivateAttr(default=None)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            # pydantic wraps errors raised in validators; a halguard error is clearer on its own.
+            ours = [e.get("ctx", {}).get("error") for e in exc.errors()]
+            original = next((err for err in ours if isinstance(err, HalguardError)), None)
+            if original is not None:
+                raise original from None
+            raise
 
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:
         validate_options(self.detector, self.on_hallucination, self.on_unverified)
+        self._history = find_history_wrapper(self.bound, sampling=self.consistency == "on")
         if self.consistency == "on":
             from langchain_halguard.providers import to_chat_model
 
@@ -154,6 +232,35 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
         return name or self.name or f"RunnableWithHalguard<{self.bound.get_name()}>"
 
+    # -- the wrapped chain's schemas ---------------------------------------------------------------------
+
+    @property
+    def InputType(self) -> Any:  # noqa: N802 - LangChain's name
+        return self.bound.InputType
+
+    @property
+    def OutputType(self) -> Any:  # noqa: N802
+        return self.bound.OutputType
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        return self.bound.get_input_schema(config)
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> type[BaseModel]:
+        """The wrapped chain's output schema; a dict output gains the verdict under ``output_key``."""
+        schema = self.bound.get_output_schema(config)
+        if self.answer_key is None or not getattr(schema, "model_fields", None):
+            return schema
+        try:
+            return create_model(  # type: ignore[call-overload]
+                f"{schema.__name__}WithHalguard", __base__=schema, **{self.output_key: (Optional[Verdict], None)}
+            )
+        except Exception:  # noqa: BLE001 - a schema that cannot be extended is shown as it is
+            return schema
+
+    @property
+    def config_specs(self) -> list[ConfigurableFieldSpec]:
+        return self.bound.config_specs
+
     # -- invoke -----------------------------------------------------------------------------------------
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:  # noqa: A002
@@ -165,16 +272,45 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _invoke(
         self, input_: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Any:
-        output = self.bound.invoke(input_, patch_config(config, callbacks=run_manager.get_child()), **kwargs)
-        verdict = self._verify(input_, output, run_manager, config)
-        return self._apply(input_, output, verdict, run_manager, config)
+        inner = self._inner_input(input_, self.bound)
+        retrieved = RetrievedDocuments()
+        history = self._history.snapshot(config) if self._samples_history else None
+        output = self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        verdict = self._verify(inner, output, retrieved, history, run_manager, config)
+        return self._apply(inner, output, verdict, run_manager, config)
 
     async def _ainvoke(
         self, input_: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Any:
-        output = await self.bound.ainvoke(input_, patch_config(config, callbacks=run_manager.get_child()), **kwargs)
-        verdict = await self._averify(input_, output, run_manager, config)
-        return await self._aapply(input_, output, verdict, run_manager, config)
+        inner = self._inner_input(input_, self.bound)
+        retrieved = RetrievedDocuments()
+        history = await self._history.asnapshot(config) if self._samples_history else None
+        output = await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
+        return await self._aapply(inner, output, verdict, run_manager, config)
+
+    def _inner_input(self, input_: Any, runnable: Runnable[Any, Any]) -> Any:
+        """A bare question wrapped as ``{question_key: question}`` when the chain takes a dict (see ``str_input``)."""
+        if not isinstance(input_, str) or self.str_input == "as_is":
+            return input_
+        if self.str_input == "wrap" or _wants_dict_input(runnable, self.question_key):
+            return {self.question_key: input_}
+        return input_
+
+    @property
+    def _samples_history(self) -> bool:
+        return self.consistency == "on" and self._history is not None
+
+    @staticmethod
+    def _child(config: RunnableConfig, run_manager: Any, tag: str | None = None,
+               retrieved: RetrievedDocuments | None = None) -> RunnableConfig:
+        """A child config: nested under the guard's run, tagged, and (for the wrapped chain) watching retrievers."""
+        callbacks = run_manager.get_child()
+        if tag is not None:  # inherited, so every run inside (a chat model's token events too) carries it
+            callbacks.add_tags([tag], inherit=True)
+        if retrieved is not None:
+            callbacks.add_handler(retrieved, inherit=True)
+        return patch_config(config, callbacks=callbacks)
 
     # -- stream -----------------------------------------------------------------------------------------
 
@@ -208,16 +344,18 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
         def recorded() -> Iterator[Any]:
             for chunk in inputs:
+                chunk = self._inner_input(chunk, self.bound)
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
         output = None
-        child = patch_config(config, callbacks=run_manager.get_child())
-        for chunk in self.bound.transform(recorded(), child, **kwargs):
+        retrieved = RetrievedDocuments()
+        history = self._history.snapshot(config) if self._samples_history else None
+        for chunk in self.bound.transform(recorded(), self._child(config, run_manager, RAW_TAG, retrieved), **kwargs):
             output = _add(output, chunk)
             if not self._buffers_stream:
                 yield chunk
-        verdict = self._verify(seen["input"], output, run_manager, config)
+        verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
         result = self._apply(seen["input"], output, verdict, run_manager, config)
         yield from self._final_chunks(output, result)
 
@@ -232,16 +370,19 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
         async def recorded() -> AsyncIterator[Any]:
             async for chunk in inputs:
+                chunk = self._inner_input(chunk, self.bound)
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
         output = None
-        child = patch_config(config, callbacks=run_manager.get_child())
+        retrieved = RetrievedDocuments()
+        history = await self._history.asnapshot(config) if self._samples_history else None
+        child = self._child(config, run_manager, RAW_TAG, retrieved)
         async for chunk in self.bound.atransform(recorded(), child, **kwargs):
             output = _add(output, chunk)
             if not self._buffers_stream:
                 yield chunk
-        verdict = await self._averify(seen["input"], output, run_manager, config)
+        verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
         result = await self._aapply(seen["input"], output, verdict, run_manager, config)
         for chunk in self._final_chunks(output, result):
             yield chunk
@@ -253,7 +394,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             return
         if isinstance(streamed, Mapping):
             extra = AddableDict({self.output_key: result[self.output_key]})
-            answer = result.get(self.answer_key)
+            answer = result.get(self.answer_key) if self.answer_key else None
             if isinstance(answer, BaseMessageChunk):
                 extra[self.answer_key] = type(answer)(
                     content="", response_metadata={METADATA_KEY: answer.response_metadata[METADATA_KEY]}
@@ -262,33 +403,45 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         elif isinstance(streamed, BaseMessage):
             chunk_type = type(streamed) if isinstance(streamed, BaseMessageChunk) else AIMessageChunk
             yield chunk_type(content="", response_metadata={METADATA_KEY: result.response_metadata[METADATA_KEY]})
-        # A plain str stream has nowhere to put the verdict: it is in the event and the verify run.
+        # A plain str stream has nowhere to put the verdict: it is in the event, on_verdict and the verify run.
 
-    # -- verification and policy ------------------------------------------------------------------------
+    # -- verification -----------------------------------------------------------------------------------
 
-    def _extract(self, input_: Any, output: Any) -> Extracted:
-        return extract(
-            input_, output, question_key=self.question_key, context_key=self.context_key, answer_key=self.answer_key
-        )
+    def _extract(self, input_: Any, output: Any, retrieved: RetrievedDocuments | None) -> Extracted:
+        docs = retrieved.documents() if retrieved is not None and retrieved.ran else None
+        return extract(input_, output, question_key=self.question_key, context_key=self.context_key,
+                       answer_key=self.answer_key, retrieved=docs)
 
-    def _verify(self, input_: Any, output: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        extracted = self._extract(input_, output)
-        child = patch_config(config, callbacks=run_manager.get_child())
+    def _finish(self, verdict: Verdict, e: Extracted, run_manager: Any) -> Verdict:
+        """Stamp the request (run id, question) and, for a structured answer, the text that was checked."""
+        update: dict[str, Any] = {
+            "request": RequestInfo(id=str(run_manager.run_id), question=e.question,
+                                   source="langchain:RunnableWithHalguard"),
+        }
+        if e.structured:
+            update["checked_text"] = e.answer
+        return verdict.model_copy(update=update)
+
+    def _verify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: list[Any] | None,
+                run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
+        extracted = self._extract(input_, output, retrieved)
+        child = self._child(config, run_manager)
         verdict = _verify_runnable(self.detector).invoke(extracted, child)
         if self.consistency == "on":
-            verdict = self._sample_sync(input_, extracted, verdict, run_manager, config)
+            verdict = self._sample_sync(input_, extracted, verdict, history, run_manager, config)
+        verdict = self._finish(verdict, extracted, run_manager)
         dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
         self._report(verdict)
         return verdict
 
-    async def _averify(
-        self, input_: Any, output: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
-    ) -> Verdict:
-        extracted = self._extract(input_, output)
-        child = patch_config(config, callbacks=run_manager.get_child())
+    async def _averify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: list[Any] | None,
+                       run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
+        extracted = self._extract(input_, output, retrieved)
+        child = self._child(config, run_manager)
         verdict = await _verify_runnable(self.detector).ainvoke(extracted, child)
         if self.consistency == "on":
-            verdict = await self._sample_async(input_, extracted, verdict, run_manager, config)
+            verdict = await self._sample_async(input_, extracted, verdict, history, run_manager, config)
+        verdict = self._finish(verdict, extracted, run_manager)
         await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
         self._report(verdict)
         return verdict
@@ -300,91 +453,201 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             return question
         if isinstance(input_, Mapping) and self.question_key in input_:
             return {**input_, self.question_key: question}
+        if isinstance(input_, Mapping) and isinstance(input_.get(MESSAGES_KEY), list):
+            return {**input_, MESSAGES_KEY: with_last_question(input_[MESSAGES_KEY], question)}
         msg = f"paraphrase sampling needs the question in the input under '{self.question_key}'"
         raise InvalidInputError(msg)
 
     def _answers(self, outputs: list[Any]) -> list[Any]:
-        return [o if isinstance(o, BaseException) else self._extract_answer(o) for o in outputs]
+        out: list[Any] = []
+        for o in outputs:
+            if isinstance(o, BaseException):
+                out.append(o)
+                continue
+            try:
+                out.append(answer_text(o, self.answer_key))
+            except (InvalidInputError, InputTypeError) as exc:
+                out.append(exc)
+        return out
 
-    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, run_manager: CallbackManagerForChainRun,
-                     config: RunnableConfig) -> Verdict:
+    def _sampling_runnable(self, history: list[Any] | None) -> Runnable[Any, Any]:
+        """Samples go through the chain; through a history wrapper, with a throwaway copy of the session."""
+        return self._history.sampler(history) if self._samples_history and history is not None else self.bound
+
+    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, history: list[Any] | None,
+                     run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         if e.question is None:
-            return _unsampled(verdict)
-        sample_config = patch_config(config, callbacks=run_manager.get_child("halguard:sample"))
+            return unsampled(verdict)
+        sample_config = self._child(config, run_manager, SAMPLE_TAG)
+        runnable = self._sampling_runnable(history)
 
         def batch(questions: list[str]) -> list[Any]:
             inputs = [self._with_question(input_, q) for q in questions]
-            return self._answers(self.bound.batch(inputs, sample_config, return_exceptions=True))
+            return self._answers(runnable.batch(inputs, sample_config, return_exceptions=True))
 
         report = self._sampler.check(e.question, answer=e.answer, batch_answer_fn=batch)
         return combine_verdicts(verdict, report)
 
-    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict,
+    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict, history: list[Any] | None,
                             run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         if e.question is None:
-            return _unsampled(verdict)
-        sample_config = patch_config(config, callbacks=run_manager.get_child("halguard:sample"))
+            return unsampled(verdict)
+        sample_config = self._child(config, run_manager, SAMPLE_TAG)
+        runnable = self._sampling_runnable(history)
 
         async def batch(questions: list[str]) -> list[Any]:
             inputs = [self._with_question(input_, q) for q in questions]
-            return self._answers(await self.bound.abatch(inputs, sample_config, return_exceptions=True))
+            return self._answers(await runnable.abatch(inputs, sample_config, return_exceptions=True))
 
         report = await self._sampler.acheck(e.question, answer=e.answer, batch_answer_fn=batch)
         return combine_verdicts(verdict, report)
 
-    @staticmethod
-    def _report(verdict: Verdict) -> None:
+    # -- policy -----------------------------------------------------------------------------------------
+
+    def _report(self, verdict: Verdict) -> None:
         _tag_langsmith_run(verdict)
         if verdict.label != "supported":
             logger.info("halguard verdict %s (score %s): %s", verdict.label, verdict.score,
                         [e.code for e in verdict.errors] or [c.text for c in verdict.flagged_claims])
 
-    def _decide(self, output: Any, verdict: Verdict) -> GuardDecision:
-        answer = self._extract_answer(output)
-        return decide(verdict, answer, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
+    def _notify(self, verdict: Verdict) -> None:
+        if self.on_verdict is None:
+            return
+        try:
+            self.on_verdict(verdict)
+        except Exception:  # a reporting hook must not break the request it reports on
+            logger.exception("halguard on_verdict callback failed")
 
-    def _extract_answer(self, output: Any) -> str:
-        value = output.get(self.answer_key) if isinstance(output, Mapping) else output
-        return value.text if isinstance(value, BaseMessage) else str(value)
+    def _decide(self, output: Any, verdict: Verdict) -> GuardDecision:
+        try:
+            decision = decide(verdict, answer_text(output, self.answer_key),
+                              on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
+        except HallucinationError as exc:
+            if exc.verdict is not None:
+                self._notify(exc.verdict)
+            raise
+        if decision.action in ("filter", "fallback") and _is_structured_answer(output, self.answer_key):
+            if decision.action == "filter" or not isinstance(self.fallback, Runnable):
+                # A structured output has no sentences to drop and no place for a text: rather than change its
+                # type, do what the policy is for (not return the unsupported answer) and raise.
+                record = decision.verdict.model_copy(update={"action": PolicyAction(action="raise")})
+                self._notify(record)
+                msg = (
+                    f"halguard flagged a structured answer and on_hallucination={self.on_hallucination!r} cannot "
+                    "replace it without changing its type; use on_hallucination='raise' or a fallback Runnable "
+                    "that returns the same type"
+                )
+                raise HallucinationError(msg, verdict=record)
+        return decision
 
     def _attach(self, output: Any, verdict: Verdict, replacement: str | None = None) -> Any:
-        return attach_verdict(
-            output, verdict, answer_key=self.answer_key, output_key=self.output_key, replacement=replacement
-        )
+        self._notify(verdict)
+        return attach_verdict(output, verdict, answer_key=self.answer_key, output_key=self.output_key,
+                              replacement=replacement)
 
-    def _apply(
-        self, input_: Any, output: Any, verdict: Verdict, run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> Any:
+    def _apply(self, input_: Any, output: Any, verdict: Verdict, run_manager: CallbackManagerForChainRun,
+               config: RunnableConfig) -> Any:
         decision = self._decide(output, verdict)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            child = patch_config(config, callbacks=run_manager.get_child("halguard:fallback"))
-            return self._attach(self.fallback.invoke(input_, child), decision.verdict)
-        return self._attach(output, decision.verdict, self._replacement(decision))
+            fb_input = self._fallback_input(input_)
+            retrieved = RetrievedDocuments()
+            result = self.fallback.invoke(fb_input, self._child(config, run_manager, FALLBACK_TAG, retrieved))
+            checked = self._check_fallback(fb_input, result, retrieved, verdict, run_manager, config)
+            return self._with_fallback(output, result, decision, checked)
+        return self._finish_decision(output, decision)
 
-    async def _aapply(
-        self,
-        input_: Any,
-        output: Any,
-        verdict: Verdict,
-        run_manager: AsyncCallbackManagerForChainRun,
-        config: RunnableConfig,
-    ) -> Any:
+    async def _aapply(self, input_: Any, output: Any, verdict: Verdict, run_manager: AsyncCallbackManagerForChainRun,
+                      config: RunnableConfig) -> Any:
         decision = self._decide(output, verdict)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            child = patch_config(config, callbacks=run_manager.get_child("halguard:fallback"))
-            return self._attach(await self.fallback.ainvoke(input_, child), decision.verdict)
-        return self._attach(output, decision.verdict, self._replacement(decision))
+            fb_input = self._fallback_input(input_)
+            retrieved = RetrievedDocuments()
+            child = self._child(config, run_manager, FALLBACK_TAG, retrieved)
+            result = await self.fallback.ainvoke(fb_input, child)
+            checked = await self._acheck_fallback(fb_input, result, retrieved, verdict, run_manager, config)
+            return self._with_fallback(output, result, decision, checked)
+        return self._finish_decision(output, decision)
 
-    def _replacement(self, decision: GuardDecision) -> str | None:
-        return replacement_text(decision, self.fallback)
+    def _finish_decision(self, output: Any, decision: GuardDecision) -> Any:
+        verdict = decision.verdict
+        if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
+            verdict = _with_fallback_verdict(verdict, _not_checked(verdict))
+        return self._attach(output, verdict, replacement_text(decision, self.fallback))
+
+    def _fallback_input(self, input_: Any) -> Any:
+        # The guard's input may already be wrapped for the chain; a fallback taking a str gets the question back.
+        if isinstance(input_, Mapping) and set(input_) == {self.question_key} and not _wants_dict_input(
+            self.fallback, self.question_key
+        ) and self.str_input != "wrap":
+            return input_[self.question_key]
+        return self._inner_input(input_, self.fallback)
+
+    def _fallback_extract(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments,
+                          rejected: Verdict) -> Extracted | Verdict:
+        """What the fallback's answer is checked on: its own documents, else the ones the rejected answer had."""
+        try:
+            return self._extract(fb_input, result, retrieved)
+        except (InvalidInputError, InputTypeError) as exc:
+            try:
+                answer = answer_text(result, self.answer_key)
+            except (InvalidInputError, InputTypeError):
+                return _not_checked(rejected, f"the fallback's answer could not be read: {exc}")
+            question = rejected.request.question if rejected.request else None
+            contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
+            return Extracted(question, answer, contexts, False, question, "rejected answer's evidence")
+
+    def _check_fallback(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
+                        run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
+        e = self._fallback_extract(fb_input, result, retrieved, rejected)
+        if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
+            return e if isinstance(e, Verdict) else _declined(rejected, e.answer)
+        verdict = _verify_runnable(self.detector).invoke(e, self._child(config, run_manager, FALLBACK_TAG))
+        return self._finish(verdict, e, run_manager)
+
+    async def _acheck_fallback(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
+                               run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
+        e = self._fallback_extract(fb_input, result, retrieved, rejected)
+        if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
+            return e if isinstance(e, Verdict) else _declined(rejected, e.answer)
+        verdict = await _verify_runnable(self.detector).ainvoke(e, self._child(config, run_manager, FALLBACK_TAG))
+        return self._finish(verdict, e, run_manager)
+
+    def _with_fallback(self, output: Any, result: Any, decision: GuardDecision, checked: Verdict) -> Any:
+        """The fallback's answer in the original answer's place; the verdict of what was rejected, with the check
+        of what replaced it under ``action.fallback_verdict``."""
+        answer = find_answer(result, self.answer_key) if _has_answer(result, self.answer_key) else result
+        verdict = _with_fallback_verdict(decision.verdict, checked)
+        return self._attach(replace_answer(output, self.answer_key, answer), verdict)
 
 
-def _unsampled(verdict: Verdict) -> Verdict:
-    """Paraphrase sampling was asked for but there is no question to paraphrase: not a pass."""
-    if verdict.label != "supported":
-        return verdict
-    error = VerdictError(code="consistency_unverified", message="no question found to paraphrase")
-    return verdict.model_copy(update={"label": "unverified", "score": None, "errors": [*verdict.errors, error]})
+def _has_answer(result: Any, answer_key: str | None) -> bool:
+    try:
+        find_answer(result, answer_key)
+    except InvalidInputError:
+        return False
+    return isinstance(result, Mapping)
+
+
+def _is_structured_answer(output: Any, answer_key: str | None) -> bool:
+    try:
+        return is_structured_answer(find_answer(output, answer_key))
+    except InvalidInputError:
+        return False
+
+
+def _not_checked(rejected: Verdict, why: str = "a fixed fallback message is returned as it is, without a check") -> Verdict:
+    return Verdict.unverified("fallback_not_checked", why, detector=rejected.detector, threshold=rejected.threshold,
+                              request=rejected.request)
+
+
+def _declined(rejected: Verdict, answer: str) -> Verdict:
+    return Verdict.unverified("non_answer", f"the fallback declines to answer ({answer[:80]!r}); there is no claim to "
+                              "check", detector=rejected.detector, threshold=rejected.threshold, request=rejected.request)
+
+
+def _with_fallback_verdict(verdict: Verdict, fallback_verdict: Verdict) -> Verdict:
+    action = (verdict.action or PolicyAction(action="fallback")).model_copy(update={"fallback_verdict": fallback_verdict})
+    return verdict.model_copy(update={"action": action})
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:
@@ -394,5 +657,6 @@ def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithH
         .. code-block:: python
 
             guarded = with_halguard(create_retrieval_chain(retriever, qa_chain), on_hallucination="filter")
+            guarded.invoke("When did JWST launch?")  # a str is passed as {"input": ...} (str_input="auto")
     """
     return RunnableWithHalguard(bound=runnable, **options)
