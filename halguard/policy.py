@@ -28,8 +28,11 @@ __all__ = [
     "OnUnverified",
     "decide",
     "filter_answer",
+    "fallback_unchecked",
+    "refuse_to_retype",
     "replacement_text",
     "validate_policy",
+    "with_fallback_verdict",
 ]
 
 OnHallucination = Literal["annotate", "raise", "fallback", "filter"]
@@ -135,3 +138,48 @@ def replacement_text(decision: GuardDecision, fallback: object) -> str | None:
     if decision.action == "fallback":
         return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
     return None
+
+
+def refuse_to_retype(decision: GuardDecision, *, fallback_source: bool) -> None:
+    """Raise instead of changing a structured answer's type.
+
+    A structured output (a pydantic model, a dict) has no sentences to drop, and a text fallback message would
+    replace it with a str the caller's code does not expect. When the policy would do either, the guard does what
+    the policy is for (not returning the unsupported answer) without breaking the caller's types: it raises
+    :class:`~halguard.errors.HallucinationError`. A fallback chain or engine (``fallback_source``) may return the
+    same type, so it is allowed.
+
+    Raises:
+        HallucinationError: ``decision`` is ``filter``, or ``fallback`` to a fixed message.
+    """
+    if decision.action == "filter" or (decision.action == "fallback" and not fallback_source):
+        record = decision.verdict.model_copy(update={"action": PolicyAction(action="raise")})
+        policy = decision.action
+        msg = (
+            f"halguard flagged a structured answer, and on_hallucination={policy!r} cannot replace it without "
+            "changing its type; use on_hallucination='raise', or a fallback that returns the same type"
+        )
+        raise HallucinationError(msg, verdict=record)
+
+
+FIXED_MESSAGE = "a fixed fallback message is returned as it is, without a check"
+
+
+def fallback_unchecked(rejected: Verdict, why: str = FIXED_MESSAGE, *, code: str = "fallback_not_checked") -> Verdict:
+    """The verdict on a fallback answer that was not checked (a fixed message, a refusal, an unreadable answer)."""
+    return Verdict.unverified(code, why, detector=rejected.detector, threshold=rejected.threshold,
+                              request=rejected.request)
+
+
+def declined(rejected: Verdict, answer: str) -> Verdict:
+    """The verdict on a fallback answer that declines to answer ("I don't know."): nothing to check."""
+    why = f"the fallback declines to answer ({answer[:80]!r}); there is no claim to check"
+    return fallback_unchecked(rejected, why, code="non_answer")
+
+
+def with_fallback_verdict(verdict: Verdict, fallback_verdict: Verdict) -> Verdict:
+    """``verdict`` (of the rejected answer) with the check of the answer that replaced it in ``action``."""
+    action = (verdict.action or PolicyAction(action="fallback")).model_copy(
+        update={"fallback_verdict": fallback_verdict}
+    )
+    return verdict.model_copy(update={"action": action})

@@ -24,7 +24,16 @@ from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HalguardError, HallucinationError, InputTypeError, InvalidInputError
-from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
+from halguard.policy import (
+    GuardDecision,
+    declined,
+    decide,
+    fallback_unchecked,
+    refuse_to_retype,
+    replacement_text,
+    validate_policy,
+    with_fallback_verdict,
+)
 from halguard.schema import METADATA_KEY, PolicyAction, RequestInfo, Verdict
 from langchain_halguard._convert import (
     MESSAGES_KEY,
@@ -526,18 +535,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             if exc.verdict is not None:
                 self._notify(exc.verdict)
             raise
-        if decision.action in ("filter", "fallback") and _is_structured_answer(output, self.answer_key):
-            if decision.action == "filter" or not isinstance(self.fallback, Runnable):
-                # A structured output has no sentences to drop and no place for a text: rather than change its
-                # type, do what the policy is for (not return the unsupported answer) and raise.
-                record = decision.verdict.model_copy(update={"action": PolicyAction(action="raise")})
-                self._notify(record)
-                msg = (
-                    f"halguard flagged a structured answer and on_hallucination={self.on_hallucination!r} cannot "
-                    "replace it without changing its type; use on_hallucination='raise' or a fallback Runnable "
-                    "that returns the same type"
-                )
-                raise HallucinationError(msg, verdict=record)
+        if _is_structured_answer(output, self.answer_key):
+            try:
+                refuse_to_retype(decision, fallback_source=isinstance(self.fallback, Runnable))
+            except HallucinationError as exc:
+                self._notify(exc.verdict)
+                raise
         return decision
 
     def _attach(self, output: Any, verdict: Verdict, replacement: str | None = None) -> Any:
@@ -571,7 +574,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _finish_decision(self, output: Any, decision: GuardDecision) -> Any:
         verdict = decision.verdict
         if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
-            verdict = _with_fallback_verdict(verdict, _not_checked(verdict))
+            verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
         return self._attach(output, verdict, replacement_text(decision, self.fallback))
 
     def _fallback_input(self, input_: Any) -> Any:
@@ -591,7 +594,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             try:
                 answer = answer_text(result, self.answer_key)
             except (InvalidInputError, InputTypeError):
-                return _not_checked(rejected, f"the fallback's answer could not be read: {exc}")
+                return fallback_unchecked(rejected, f"the fallback's answer could not be read: {exc}")
             question = rejected.request.question if rejected.request else None
             contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
             return Extracted(question, answer, contexts, False, question, "rejected answer's evidence")
@@ -600,7 +603,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                         run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         e = self._fallback_extract(fb_input, result, retrieved, rejected)
         if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
-            return e if isinstance(e, Verdict) else _declined(rejected, e.answer)
+            return e if isinstance(e, Verdict) else declined(rejected, e.answer)
         verdict = _verify_runnable(self.detector).invoke(e, self._child(config, run_manager, FALLBACK_TAG))
         return self._finish(verdict, e, run_manager)
 
@@ -608,7 +611,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                                run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         e = self._fallback_extract(fb_input, result, retrieved, rejected)
         if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
-            return e if isinstance(e, Verdict) else _declined(rejected, e.answer)
+            return e if isinstance(e, Verdict) else declined(rejected, e.answer)
         verdict = await _verify_runnable(self.detector).ainvoke(e, self._child(config, run_manager, FALLBACK_TAG))
         return self._finish(verdict, e, run_manager)
 
@@ -616,7 +619,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         """The fallback's answer in the original answer's place; the verdict of what was rejected, with the check
         of what replaced it under ``action.fallback_verdict``."""
         answer = find_answer(result, self.answer_key) if _has_answer(result, self.answer_key) else result
-        verdict = _with_fallback_verdict(decision.verdict, checked)
+        verdict = with_fallback_verdict(decision.verdict, checked)
         return self._attach(replace_answer(output, self.answer_key, answer), verdict)
 
 
@@ -633,21 +636,6 @@ def _is_structured_answer(output: Any, answer_key: str | None) -> bool:
         return is_structured_answer(find_answer(output, answer_key))
     except InvalidInputError:
         return False
-
-
-def _not_checked(rejected: Verdict, why: str = "a fixed fallback message is returned as it is, without a check") -> Verdict:
-    return Verdict.unverified("fallback_not_checked", why, detector=rejected.detector, threshold=rejected.threshold,
-                              request=rejected.request)
-
-
-def _declined(rejected: Verdict, answer: str) -> Verdict:
-    return Verdict.unverified("non_answer", f"the fallback declines to answer ({answer[:80]!r}); there is no claim to "
-                              "check", detector=rejected.detector, threshold=rejected.threshold, request=rejected.request)
-
-
-def _with_fallback_verdict(verdict: Verdict, fallback_verdict: Verdict) -> Verdict:
-    action = (verdict.action or PolicyAction(action="fallback")).model_copy(update={"fallback_verdict": fallback_verdict})
-    return verdict.model_copy(update={"action": action})
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:

@@ -2,14 +2,75 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
+from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from halguard.schema import METADATA_KEY, ClaimStatus, Verdict
+from halguard.schema import METADATA_KEY, ClaimStatus, SkippedSource, Verdict
 from halguard.sources import Source
 
-__all__ = ["annotate_nodes", "nodes_to_contexts", "with_node_metadata"]
+__all__ = [
+    "annotate_nodes",
+    "evidence_nodes",
+    "guarding",
+    "inside_guard",
+    "nodes_to_contexts",
+    "request_id",
+    "with_node_metadata",
+]
+
+_inside_guard: ContextVar[bool] = ContextVar("halguard_inside_guard", default=False)
+
+
+@contextmanager
+def guarding() -> Iterator[None]:
+    """Mark the wrapped engine's call: the guard verifies its answer, so the event handler need not."""
+    token = _inside_guard.set(True)
+    try:
+        yield
+    finally:
+        _inside_guard.reset(token)
+
+
+def inside_guard() -> bool:
+    """Whether the current code runs inside a halguard guard's call to the engine it wraps."""
+    return _inside_guard.get()
+
+
+def request_id() -> str:
+    """The id of the current LlamaIndex span (the guard's query or chat call), or a new one outside any span."""
+    return active_span_id.get() or str(uuid.uuid4())
+
+
+# SubQuestionQueryEngine hands the synthesizer its sub-answers as nodes "Sub question: ...\nResponse: ...": the
+# LLM's own output, not evidence. They are built without a source document.
+_GENERATED_PREFIX = "Sub question: "
+_GENERATED_MARK = "\nResponse: "
+
+
+def _is_generated(nws: NodeWithScore, text: str) -> bool:
+    return text.startswith(_GENERATED_PREFIX) and _GENERATED_MARK in text and not nws.node.relationships
+
+
+def evidence_nodes(nodes: list[NodeWithScore] | None) -> tuple[list[NodeWithScore], list[SkippedSource]]:
+    """The nodes that are evidence, and the ones that are not (the LLM's intermediate answers), with why."""
+    kept: list[NodeWithScore] = []
+    skipped: list[SkippedSource] = []
+    for nws in nodes or []:
+        text = node_text(nws)
+        if _is_generated(nws, text):
+            skipped.append(SkippedSource(
+                source_id=nws.node.node_id, text=text[:200],
+                reason="an intermediate answer the LLM wrote (SubQuestionQueryEngine), not retrieved evidence",
+            ))
+        else:
+            kept.append(nws)
+    return kept, skipped
 
 
 def node_text(nws: NodeWithScore) -> str:

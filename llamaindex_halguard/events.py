@@ -1,22 +1,24 @@
-"""Instrumentation: a verdict event, and an observe-only handler that verifies on QueryEndEvent."""
+"""Instrumentation: a verdict event, and an observe-only handler that verifies answers from events."""
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from typing import Any
 
-from llama_index.core.base.response.schema import Response
+from llama_index.core.base.response.schema import PydanticResponse, Response
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.query import QueryEndEvent
+from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
 from halguard.api import default_detector
 from halguard.detector import Detector
-from halguard.schema import Verdict
-from llamaindex_halguard._convert import nodes_to_contexts
+from halguard.schema import METADATA_KEY, RequestInfo, Verdict
+from llamaindex_halguard._convert import inside_guard
 
 __all__ = ["HalguardEventHandler", "HalguardVerdictEvent"]
 
@@ -40,12 +42,26 @@ def dispatch_verdict(verdict: Verdict, query: str | None, source: str) -> None:
     dispatcher.event(HalguardVerdictEvent(query=query, verdict=verdict.to_metadata(), source=source))
 
 
-class HalguardEventHandler(BaseEventHandler):
-    """Verify answers on ``QueryEndEvent``, for engines you cannot wrap. Observe-only, never raises.
+_GUARDS = ("HalguardQueryEngine", "HalguardChatEngine")
+_REMEMBERED = 1024  # answers verified at synthesis, kept to recognise them when their QueryEndEvent follows
 
-    Verdicts are kept keyed by the event's span id (:attr:`verdicts`). A streaming response is not yet
-    consumed when ``QueryEndEvent`` fires: it is recorded as ``unverified`` (``stream_not_consumed``);
-    wrap the engine in :class:`~llamaindex_halguard.HalguardQueryEngine` to check streams.
+
+class HalguardEventHandler(BaseEventHandler):
+    """Verify answers from instrumentation events, for engines you cannot wrap. Observe-only, never raises.
+
+    An answer is verified when it is synthesized (``SynthesizeEndEvent``: query engines, and the ``context``,
+    ``condense_plus_context`` and ``condense_question`` chat engines, whose chat turns fire no query event), or at
+    ``QueryEndEvent`` for engines that answer without a synthesizer. Each answer is verified once:
+
+    - a query engine's ``QueryEndEvent`` carries the response already verified at synthesis: its verdict is
+      re-keyed under the query's span id, not computed again;
+    - answers inside a halguard guard (:class:`~llamaindex_halguard.HalguardQueryEngine`,
+      :class:`~llamaindex_halguard.HalguardChatEngine`) are left to the guard, and the guard's own verdict (its
+      ``HalguardVerdictEvent``, or ``response.metadata["halguard"]``) is recorded as it is.
+
+    Verdicts are kept keyed by span id (:attr:`verdicts`), each with ``verdict.request`` (that id and the
+    question). A streaming response is not consumed when these events fire: it is recorded as ``unverified``
+    (``stream_not_consumed``); wrap the engine in a guard to check streams.
 
     Example:
         .. code-block:: python
@@ -62,6 +78,7 @@ class HalguardEventHandler(BaseEventHandler):
         "embeddings are reused instead of recomputed.",
     )
     _verdicts: dict[str, Verdict] = PrivateAttr(default_factory=dict)
+    _synthesized: OrderedDict[int, tuple[Any, str]] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
@@ -74,30 +91,70 @@ class HalguardEventHandler(BaseEventHandler):
             return dict(self._verdicts)
 
     def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-        if not isinstance(event, QueryEndEvent):
-            return
         try:
-            self._handle(event)
+            if isinstance(event, HalguardVerdictEvent):
+                self._guard_verdict(event)
+            elif inside_guard():
+                return  # the guard around this engine verifies the answer
+            elif isinstance(event, SynthesizeEndEvent):
+                self._answered(event.span_id or event.id_, _query_str(event.query), event.response)
+            elif isinstance(event, QueryEndEvent):
+                self._query_end(event)
         except Exception:  # an observer must never break the query it observes
-            logger.exception("halguard could not verify the query ending in span %s", event.span_id)
+            logger.exception("halguard could not verify the answer in span %s", event.span_id)
 
-    def _handle(self, event: QueryEndEvent) -> None:
-        detector: Detector = self.detector or default_detector()
-        query = getattr(event.query, "query_str", event.query)
+    def _guard_verdict(self, event: HalguardVerdictEvent) -> None:
+        request = event.verdict.get("request") or {}
+        if event.source in _GUARDS and request.get("id"):
+            self._record(request["id"], Verdict.from_metadata(event.verdict))
+
+    def _query_end(self, event: QueryEndEvent) -> None:
+        key = event.span_id or event.id_
         response = event.response
-        if isinstance(response, Response):
-            contexts = nodes_to_contexts(response.source_nodes, embedding_model=self.embedding_model)
-            verdict = detector.verify(response.response or "", contexts,
-                                      question=query if isinstance(query, str) else None)
+        attached = (getattr(response, "metadata", None) or {}).get(METADATA_KEY)
+        if isinstance(attached, dict) and "label" in attached:  # a guard's response: its verdict, as it is
+            # Under the guard's request id, where its HalguardVerdictEvent put it: one entry per answer.
+            self._record((attached.get("request") or {}).get("id") or key, Verdict.from_metadata(attached))
+            return
+        with self._lock:
+            seen = self._synthesized.pop(id(response), None)
+            if seen is not None and seen[0] is response:  # verified at synthesis: the same answer, re-keyed
+                verdict = self._verdicts.pop(seen[1])
+                request = (verdict.request or RequestInfo()).model_copy(update={"id": key})
+                self._verdicts[key] = verdict.model_copy(update={"request": request})
+                return
+        self._answered(key, _query_str(event.query), response)
+
+    def _answered(self, key: str, query: str | None, response: Any) -> None:
+        from llamaindex_halguard._guard import GuardCore  # the guards' checking, without their policy
+
+        detector: Detector = self.detector or default_detector()
+        if isinstance(response, (Response, PydanticResponse)):
+            core = GuardCore(detector, "annotate", "fail_open", self.embedding_model, "HalguardEventHandler")
+            verdict = core.verify(core.prepare(query, response.response, response.source_nodes), dispatch=False)
         else:
             verdict = Verdict.unverified(
                 "stream_not_consumed",
-                f"{type(response).__name__} is not consumed when the query ends; wrap the engine in "
-                "HalguardQueryEngine to verify streams",
+                f"{type(response).__name__} is not consumed when the answer is synthesized; wrap the engine in "
+                "HalguardQueryEngine or HalguardChatEngine to verify streams",
                 detector=getattr(detector, "name", "detector"),
                 threshold=getattr(detector, "threshold", 0.5),
             )
+        verdict = verdict.model_copy(update={
+            "request": RequestInfo(id=key, question=query, source="llamaindex:HalguardEventHandler")})
+        self._record(key, verdict)
         with self._lock:
-            self._verdicts[event.span_id or event.id_] = verdict
+            self._synthesized[id(response)] = (response, key)
+            while len(self._synthesized) > _REMEMBERED:
+                self._synthesized.popitem(last=False)
         logger.log(logging.INFO if verdict.label == "supported" else logging.WARNING,
-                   "halguard query %r: %s (score %s)", query, verdict.label, verdict.score)
+                   "halguard answer to %r: %s (score %s)", query, verdict.label, verdict.score)
+
+    def _record(self, key: str, verdict: Verdict) -> None:
+        with self._lock:
+            self._verdicts[key] = verdict
+
+
+def _query_str(query: Any) -> str | None:
+    value = getattr(query, "query_str", query)
+    return value if isinstance(value, str) else None

@@ -17,29 +17,36 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
-from halguard.api import default_detector
-from halguard.detector import Detector
 from halguard.combine import combine_verdicts
 from halguard.consistency import ParaphraseConsistency
-from halguard.errors import InputTypeError, InvalidInputError
-from halguard.policy import GuardDecision, decide, replacement_text, validate_policy
+from halguard.detector import Detector
+from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
+from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
 from halguard.schema import METADATA_KEY, Verdict
-from llamaindex_halguard._convert import annotate_nodes, nodes_to_contexts
-from llamaindex_halguard.events import dispatch_verdict
+from llamaindex_halguard._convert import annotate_nodes, guarding
+from llamaindex_halguard._guard import Checked, GuardCore, answer_text
 from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardQueryEngine"]
+
+SOURCE = "HalguardQueryEngine"
 
 
 class HalguardQueryEngine(BaseQueryEngine):
     """A query engine that verifies the inner engine's answer against ``response.source_nodes``.
 
-    The verdict is merged into ``response.metadata["halguard"]`` (a dict, ``Verdict.to_metadata()``), each
-    source node gets a copy annotated with the claims it supports, a
+    The verdict is merged into ``response.metadata["halguard"]`` (a dict, ``Verdict.to_metadata()``; read it back
+    with :func:`halguard.get_verdict`), each source node gets a copy annotated with the claims it supports, a
     :class:`~llamaindex_halguard.HalguardVerdictEvent` is dispatched, and the policy applies:
     ``on_hallucination="annotate" | "raise" | "fallback" | "filter"`` and
     ``on_unverified="fail_open" | "fail_closed"`` (same rules as the LangChain guard, see
-    :mod:`halguard.policy`). ``fallback`` is a message or another query engine.
+    :mod:`halguard.policy`). ``fallback`` is a message or another query engine; the fallback's answer is
+    checked too (``verdict.action.fallback_verdict``).
+
+    The response keeps its type: a ``PydanticResponse`` (``as_query_engine(output_cls=Model)``) stays one, with
+    the same model object; its fields are checked as ``field: value`` lines. Source nodes that are the LLM's own
+    intermediate answers (``SubQuestionQueryEngine``'s "Sub question: ... Response: ...") are not evidence: they
+    are listed in ``verdict.skipped_sources`` and the answer is checked against the leaf nodes.
 
     Streaming responses are wrapped: the verdict is computed when the stream is exhausted and is then in
     ``response.metadata["halguard"]``. With ``"fallback"`` or ``"filter"`` the stream is buffered (the
@@ -59,8 +66,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         cache: An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests.
         embedding_model: The embedding model the index was built with (e.g.
             ``"sentence-transformers/all-MiniLM-L6-v2"``). When it is the local verifier's model, the source
-            nodes' stored embeddings are reused instead of recomputed (see
-            "Reusing the retriever's vectors" in the README for when a vector qualifies).
+            nodes' stored embeddings are reused instead of recomputed (see "Reusing the retriever's vectors").
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
     """
 
@@ -83,11 +89,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
             raise InputTypeError(msg)
-        validate_policy(on_hallucination, on_unverified)
-        detector = detector if detector is not None else default_detector()
-        if not isinstance(detector, Detector):
-            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
-            raise InputTypeError(msg)
+        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE)
         if consistency not in ("off", "on"):
             msg = f"consistency must be 'off' or 'on', got {consistency!r}"
             raise InvalidInputError(msg)
@@ -103,7 +105,7 @@ class HalguardQueryEngine(BaseQueryEngine):
             else None
         )
         self._engine = query_engine
-        self._detector = detector
+        self._detector = self._core.detector
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
         self.fallback = fallback
@@ -116,21 +118,40 @@ class HalguardQueryEngine(BaseQueryEngine):
     # -- sync ------------------------------------------------------------------------------------------
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        response = self._engine.query(query_bundle)
+        with guarding():
+            response = self._engine.query(query_bundle)
         if isinstance(response, StreamingResponse):
             return self._wrap_stream(query_bundle, response)
-        verdict = self._verify(query_bundle, _text(response), response.source_nodes)
-        return self._apply(query_bundle, response, verdict)
+        checked = self._core.prepare(query_bundle.query_str, _answer(response), response.source_nodes)
+        return self._apply(query_bundle, response, checked, self._verify(query_bundle, checked))
 
-    def _apply(self, query_bundle: QueryBundle, response: Any, verdict: Verdict) -> Response:
-        decision = self._decide(verdict, _text(response))
+    def _verify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
+        verdict = self._core.verify(checked, dispatch=False)
+        if self._sampler is not None:
+            with guarding():
+                report = self._sampler.check(query_bundle.query_str, self._sample_answer, answer=checked.text)
+            verdict = combine_verdicts(verdict, report)
+        self._core.dispatch(verdict)
+        return verdict
+
+    def _apply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
+        decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
         if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
-            return self._finish(_as_response(self.fallback.query(query_bundle)), decision.verdict)
-        return self._finish(response, decision.verdict, self._replacement(decision))
+            with guarding():
+                answer = _read(self.fallback.query(query_bundle))
+            return self._with_fallback(answer, checked, decision, self._check_fallback(decision.verdict, answer))
+        return self._finish(response, decision, replacement_text(decision, self.fallback))
+
+    def _check_fallback(self, rejected: Verdict, fallback: Any) -> Verdict:
+        c = self._fallback_checked(rejected, fallback)
+        done = self._core.check_fallback(rejected, c)
+        return done if done is not None else self._core.verify(c, dispatch=False)
 
     def _wrap_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
         if self.on_hallucination in ("fallback", "filter"):
-            final = self._apply(query_bundle, response.get_response(), self._verify_stream(query_bundle, response))
+            done = response.get_response()
+            checked = self._core.prepare(query_bundle.query_str, done.response or "", response.source_nodes)
+            final = self._apply(query_bundle, done, checked, self._verify(query_bundle, checked))
             return StreamingResponse(iter([final.response or ""]), final.source_nodes, final.metadata, final.response)
 
         def tokens() -> Generator[str, None, None]:
@@ -139,8 +160,9 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            verdict = self._verify(query_bundle, text, response.source_nodes)
-            done = self._apply(query_bundle, Response(text, response.source_nodes, response.metadata), verdict)
+            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            done = self._apply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
+                               self._verify(query_bundle, checked))
             wrapped.response_txt = text
             wrapped.metadata = done.metadata
             wrapped.source_nodes = done.source_nodes
@@ -148,31 +170,44 @@ class HalguardQueryEngine(BaseQueryEngine):
         wrapped = StreamingResponse(tokens(), response.source_nodes, response.metadata)
         return wrapped
 
-    def _verify_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> Verdict:
-        return self._verify(query_bundle, response.get_response().response or "", response.source_nodes)
-
     # -- async -----------------------------------------------------------------------------------------
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        response = await self._engine.aquery(query_bundle)
+        with guarding():
+            response = await self._engine.aquery(query_bundle)
         if isinstance(response, AsyncStreamingResponse):
             return await self._awrap_stream(query_bundle, response)
         if isinstance(response, StreamingResponse):  # some engines stream synchronously even in aquery
             return self._wrap_stream(query_bundle, response)
-        verdict = await self._averify(query_bundle, _text(response), response.source_nodes)
-        return await self._aapply(query_bundle, response, verdict)
+        checked = self._core.prepare(query_bundle.query_str, _answer(response), response.source_nodes)
+        return await self._aapply(query_bundle, response, checked, await self._averify(query_bundle, checked))
 
-    async def _aapply(self, query_bundle: QueryBundle, response: Any, verdict: Verdict) -> Response:
-        decision = self._decide(verdict, _text(response))
+    async def _averify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
+        verdict = await self._core.averify(checked, dispatch=False)
+        if self._sampler is not None:
+            with guarding():
+                report = await self._sampler.acheck(query_bundle.query_str, self._asample_answer, answer=checked.text)
+            verdict = combine_verdicts(verdict, report)
+        self._core.dispatch(verdict)
+        return verdict
+
+    async def _aapply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
+        decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
         if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
-            return self._finish(_as_response(await self.fallback.aquery(query_bundle)), decision.verdict)
-        return self._finish(response, decision.verdict, self._replacement(decision))
+            with guarding():
+                answer = await _aread(await self.fallback.aquery(query_bundle))
+            c = self._fallback_checked(decision.verdict, answer)
+            done = self._core.check_fallback(decision.verdict, c)
+            checked_fb = done if done is not None else await self._core.averify(c, dispatch=False)
+            return self._with_fallback(answer, checked, decision, checked_fb)
+        return self._finish(response, decision, replacement_text(decision, self.fallback))
 
     async def _awrap_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
         if self.on_hallucination in ("fallback", "filter"):
             text = "".join([t async for t in response.async_response_gen()])
-            verdict = await self._averify(query_bundle, text, response.source_nodes)
-            final = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), verdict)
+            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            final = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
+                                       await self._averify(query_bundle, checked))
 
             async def replay() -> AsyncGenerator[str, None]:
                 yield final.response or ""
@@ -185,8 +220,9 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            verdict = await self._averify(query_bundle, text, response.source_nodes)
-            done = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), verdict)
+            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            done = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
+                                      await self._averify(query_bundle, checked))
             wrapped.metadata = done.metadata
             wrapped.source_nodes = done.source_nodes
 
@@ -195,63 +231,68 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     # -- shared ----------------------------------------------------------------------------------------
 
-    def _verify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
-        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
-        verdict = self._detector.verify(text, contexts, question=query_bundle.query_str)
-        if self._sampler is not None:
-            report = self._sampler.check(query_bundle.query_str, self._sample_answer, answer=text)
-            verdict = combine_verdicts(verdict, report)
-        dispatch_verdict(verdict, query_bundle.query_str, source="HalguardQueryEngine")
-        return verdict
-
-    async def _averify(self, query_bundle: QueryBundle, text: str, nodes: list) -> Verdict:
-        contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
-        verdict = await self._detector.averify(text, contexts, question=query_bundle.query_str)
-        if self._sampler is not None:
-            report = await self._sampler.acheck(query_bundle.query_str, self._asample_answer, answer=text)
-            verdict = combine_verdicts(verdict, report)
-        dispatch_verdict(verdict, query_bundle.query_str, source="HalguardQueryEngine")
-        return verdict
-
     def _sample_answer(self, question: str) -> str:
         """A paraphrased query through the inner engine (streams are read to the end)."""
-        return _as_response(self._engine.query(QueryBundle(question))).response or ""
+        return answer_text(_answer(_read(self._engine.query(QueryBundle(question)))))
 
     async def _asample_answer(self, question: str) -> str:
-        response = await self._engine.aquery(QueryBundle(question))
-        if isinstance(response, AsyncStreamingResponse):
-            return "".join([t async for t in response.async_response_gen()])
-        return _as_response(response).response or ""
+        return answer_text(_answer(await _aread(await self._engine.aquery(QueryBundle(question)))))
 
-    def _decide(self, verdict: Verdict, text: str) -> GuardDecision:
-        return decide(verdict, text, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
+    def _fallback_checked(self, rejected: Verdict, fallback: Any) -> Checked:
+        """The fallback's answer against its own nodes, or the rejected answer's nodes when it has none."""
+        question = rejected.request.question if rejected.request else None
+        nodes = fallback.source_nodes
+        c = self._core.prepare(question, _answer(fallback), nodes)
+        if not c.contexts and not nodes:
+            evidence = [(e.source_id, e.text) for claim in rejected.claims for e in claim.evidence]
+            c = Checked(c.question, c.text, c.structured, c.check_question, evidence, c.skipped, c.request)
+        return c
 
-    def _replacement(self, decision: GuardDecision) -> str | None:
-        return replacement_text(decision, self.fallback)
+    def _with_fallback(self, fallback: Any, checked: Checked, decision: GuardDecision, fb_verdict: Verdict) -> Any:
+        verdict = with_fallback_verdict(decision.verdict, fb_verdict)
+        if checked.structured and not isinstance(fallback, PydanticResponse):
+            msg = "the fallback engine returned text for a structured answer; it would change the response's type"
+            raise HallucinationError(msg, verdict=verdict)
+        return _with_verdict(fallback, verdict)
 
     @staticmethod
-    def _finish(response: Any, verdict: Verdict, replacement: str | None = None) -> Response:
-        """A new Response with the verdict merged into its metadata and annotated copies of its nodes."""
-        response = _as_response(response)
-        return Response(
-            response=replacement if replacement is not None else response.response,
-            source_nodes=annotate_nodes(list(response.source_nodes), verdict),
-            metadata={**(response.metadata or {}), METADATA_KEY: verdict.to_metadata()},
-        )
+    def _finish(response: Any, decision: GuardDecision, replacement: str | None) -> Any:
+        verdict = decision.verdict
+        if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
+            verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
+        return _with_verdict(response, verdict, replacement)
 
 
-def _text(response: Any) -> str:
+def _answer(response: Any) -> Any:
+    """The answer a response carries: the pydantic object of a PydanticResponse, else the text."""
     if isinstance(response, PydanticResponse):
-        return str(response)
+        return response.response
     return getattr(response, "response", None) or ""
 
 
-def _as_response(response: Any) -> Response:
-    if isinstance(response, Response):
-        return response
+def _read(response: Any) -> Any:
+    """A response with its answer available: streams are read to the end."""
     if isinstance(response, StreamingResponse):
         return response.get_response()
-    if isinstance(response, PydanticResponse):
-        return Response(str(response), response.source_nodes, response.metadata)
+    if isinstance(response, (Response, PydanticResponse)):
+        return response
     msg = f"cannot verify a {type(response).__name__} response"
     raise InputTypeError(msg)
+
+
+async def _aread(response: Any) -> Any:
+    if isinstance(response, AsyncStreamingResponse):
+        text = "".join([t async for t in response.async_response_gen()])
+        return Response(text, response.source_nodes, response.metadata)
+    return _read(response)
+
+
+def _with_verdict(response: Any, verdict: Verdict, replacement: str | None = None) -> Any:
+    """A new response of the same type with the verdict merged into its metadata and annotated node copies."""
+    response = _read(response)
+    metadata = {**(response.metadata or {}), METADATA_KEY: verdict.to_metadata()}
+    nodes = annotate_nodes(list(response.source_nodes), verdict)
+    if isinstance(response, PydanticResponse):
+        return PydanticResponse(response=response.response, source_nodes=nodes, metadata=metadata)
+    return Response(response=replacement if replacement is not None else response.response, source_nodes=nodes,
+                    metadata=metadata)

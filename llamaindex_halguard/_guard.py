@@ -1,0 +1,151 @@
+"""What the query-engine and chat-engine guards share: checking an answer against its nodes, and the policy."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from llama_index.core.schema import NodeWithScore
+
+from halguard.api import default_detector
+from halguard.claims import is_non_answer
+from halguard.detector import Detector
+from halguard.errors import InputTypeError, InvalidInputError
+from halguard.policy import GuardDecision, decide, declined, refuse_to_retype, validate_policy
+from halguard.schema import RequestInfo, SkippedSource, Verdict
+from halguard.structured import is_structured, question_with_fields, render_structured
+from llamaindex_halguard._convert import evidence_nodes, nodes_to_contexts, request_id
+from llamaindex_halguard.events import dispatch_verdict
+
+__all__ = ["Checked", "GuardCore", "answer_text"]
+
+logger = logging.getLogger("llamaindex_halguard")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One answer as the guard checks it.
+
+    Attributes:
+        question: The query or chat message.
+        text: The text checked: the answer, or a structured answer as ``field: value`` lines.
+        structured: Whether the answer is a structured output (a pydantic model).
+        check_question: The question given to the detector (a structured answer's field names are added).
+        contexts: The evidence nodes as halguard Sources.
+        skipped: Nodes that are not evidence (the LLM's own intermediate answers).
+        request: The request id (the guard's span id).
+    """
+
+    question: str | None
+    text: str
+    structured: bool
+    check_question: str | None
+    contexts: list[Any]
+    skipped: list[SkippedSource]
+    request: str
+
+
+def answer_text(answer: Any) -> str:
+    """The text checked for an answer: a structured answer as ``field: value`` lines, None as ""."""
+    if is_structured(answer):
+        return render_structured(answer)
+    return "" if answer is None else str(answer)
+
+
+class GuardCore:
+    """Checks answers against their source nodes and applies the policy, for one guard.
+
+    Args:
+        detector: A halguard Detector (default: the shared LocalVerifier).
+        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter"``.
+        on_unverified: ``"fail_open" | "fail_closed"``.
+        embedding_model: The index's embedding model, so nodes' stored vectors can be reused.
+        source: The guard's name, recorded in the verdict and its event.
+    """
+
+    def __init__(self, detector: Detector | None, on_hallucination: str, on_unverified: str,
+                 embedding_model: str | None, source: str) -> None:
+        validate_policy(on_hallucination, on_unverified)
+        detector = detector if detector is not None else default_detector()
+        if not isinstance(detector, Detector):
+            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
+            raise InputTypeError(msg)
+        self.detector = detector
+        self.on_hallucination = on_hallucination
+        self.on_unverified = on_unverified
+        self.embedding_model = embedding_model
+        self.source = source
+
+    def prepare(self, question: str | None, answer: Any, nodes: list[NodeWithScore] | None, *,
+                request: str | None = None) -> Checked:
+        """What to check: the answer's text (a structured answer rendered), and the nodes that are evidence.
+
+        ``request`` is the request id (default: the current span's id).
+        """
+        structured = is_structured(answer)
+        text = answer_text(answer)
+        check_question = question_with_fields(question, answer) if structured else question
+        kept, skipped = evidence_nodes(nodes)
+        contexts = nodes_to_contexts(kept, embedding_model=self.embedding_model)
+        return Checked(question, text, structured, check_question or None, contexts, skipped,
+                       request or request_id())
+
+    def _internal_error(self, exc: BaseException) -> Verdict:
+        logger.warning("halguard check failed: %s: %s", type(exc).__name__, exc)
+        return Verdict.unverified("internal_error", f"the check failed: {type(exc).__name__}: {exc}",
+                                  detector=getattr(self.detector, "name", "detector"),
+                                  threshold=getattr(self.detector, "threshold", 0.5))
+
+    def dispatch(self, verdict: Verdict) -> None:
+        """Send the verdict to instrumentation handlers (a HalguardVerdictEvent)."""
+        dispatch_verdict(verdict, verdict.request.question if verdict.request else None, source=self.source)
+
+    def _finish(self, verdict: Verdict, c: Checked) -> Verdict:
+        update: dict[str, Any] = {
+            "request": RequestInfo(id=c.request, question=c.question, source=f"llamaindex:{self.source}"),
+            "skipped_sources": [*verdict.skipped_sources, *c.skipped],
+        }
+        if c.structured:
+            update["checked_text"] = c.text
+        return verdict.model_copy(update=update)
+
+    def verify(self, c: Checked, *, dispatch: bool = True) -> Verdict:
+        """Check ``c``; a failure inside the check is ``unverified`` (``internal_error``), bad input raises."""
+        try:
+            verdict = self.detector.verify(c.text, c.contexts, question=c.check_question)
+        except (InvalidInputError, InputTypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into "unverified"
+            verdict = self._internal_error(exc)
+        verdict = self._finish(verdict, c)
+        if dispatch:
+            self.dispatch(verdict)
+        return verdict
+
+    async def averify(self, c: Checked, *, dispatch: bool = True) -> Verdict:
+        """Async twin of :meth:`verify`."""
+        try:
+            verdict = await self.detector.averify(c.text, c.contexts, question=c.check_question)
+        except (InvalidInputError, InputTypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            verdict = self._internal_error(exc)
+        verdict = self._finish(verdict, c)
+        if dispatch:
+            self.dispatch(verdict)
+        return verdict
+
+    def decide(self, verdict: Verdict, c: Checked, *, fallback_source: bool) -> GuardDecision:
+        """The policy's decision (raises for ``raise``, and rather than change a structured answer's type)."""
+        decision = decide(verdict, c.text, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
+        if c.structured:
+            refuse_to_retype(decision, fallback_source=fallback_source)
+        return decision
+
+    def check_fallback(self, rejected: Verdict, c: Checked) -> Verdict | None:
+        """The verdict on a fallback answer that needs no check (a refusal), or None to check it."""
+        if c.text.strip() and is_non_answer(c.text, c.question):
+            return declined(rejected, c.text)
+        return None
+
