@@ -11,12 +11,23 @@ import logging
 from langchain_halguard.callbacks import HalguardCallbackHandler, get_halguard_callback
 from langchain_halguard.check import HalguardCheck
 from langchain_halguard.embeddings import HalguardEmbeddings
-from langchain_halguard.guard import VERDICT_EVENT, VERIFY_RUN_NAME, RunnableWithHalguard, with_halguard
+from langchain_halguard.guard import (
+    FALLBACK_TAG,
+    RAW_TAG,
+    SAMPLE_TAG,
+    VERDICT_EVENT,
+    VERIFY_RUN_NAME,
+    RunnableWithHalguard,
+    with_halguard,
+)
 
 # A library logs; the application decides where logs go (no "No handlers" fallback to stderr).
 logging.getLogger("langchain_halguard").addHandler(logging.NullHandler())
 
 __all__ = [
+    "FALLBACK_TAG",
+    "RAW_TAG",
+    "SAMPLE_TAG",
     "VERDICT_EVENT",
     "VERIFY_RUN_NAME",
     "HalguardCallbackHandler",

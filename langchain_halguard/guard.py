@@ -210,6 +210,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)
     _history: HistoryWrapper | None = PrivateAttr(default=None)
+    # Whether bound / fallback take a dict: a property of the runnable, not of a call (a schema costs ~2.5 ms).
+    _takes_dict: dict[str, bool] = PrivateAttr(default_factory=dict)
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -281,30 +283,33 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _invoke(
         self, input_: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Any:
-        inner = self._inner_input(input_, self.bound)
+        inner = self._inner_input(input_)
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
         output = self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
         verdict = self._verify(inner, output, retrieved, history, run_manager, config)
-        return self._apply(inner, output, verdict, run_manager, config)
+        return self._apply(input_, output, verdict, run_manager, config)
 
     async def _ainvoke(
         self, input_: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Any:
-        inner = self._inner_input(input_, self.bound)
+        inner = self._inner_input(input_)
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
         output = await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
         verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
-        return await self._aapply(inner, output, verdict, run_manager, config)
+        return await self._aapply(input_, output, verdict, run_manager, config)
 
-    def _inner_input(self, input_: Any, runnable: Runnable[Any, Any]) -> Any:
+    def _inner_input(self, input_: Any, which: Literal["bound", "fallback"] = "bound") -> Any:
         """A bare question wrapped as ``{question_key: question}`` when the chain takes a dict (see ``str_input``)."""
         if not isinstance(input_, str) or self.str_input == "as_is":
             return input_
-        if self.str_input == "wrap" or _wants_dict_input(runnable, self.question_key):
+        if self.str_input == "wrap":
             return {self.question_key: input_}
-        return input_
+        takes_dict = self._takes_dict.get(which)
+        if takes_dict is None:
+            takes_dict = self._takes_dict[which] = _wants_dict_input(getattr(self, which), self.question_key)
+        return {self.question_key: input_} if takes_dict else input_
 
     @property
     def _samples_history(self) -> bool:
@@ -349,11 +354,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _transform(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Any]:
-        seen: dict[str, Any] = {"input": None}
+        seen: dict[str, Any] = {"original": None, "input": None}
 
         def recorded() -> Iterator[Any]:
             for chunk in inputs:
-                chunk = self._inner_input(chunk, self.bound)
+                seen["original"] = _add(seen["original"], chunk)
+                chunk = self._inner_input(chunk)
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
@@ -365,7 +371,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             if not self._buffers_stream:
                 yield chunk
         verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
-        result = self._apply(seen["input"], output, verdict, run_manager, config)
+        result = self._apply(seen["original"], output, verdict, run_manager, config)
         yield from self._final_chunks(output, result)
 
     async def _atransform(
@@ -375,11 +381,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         config: RunnableConfig,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        seen: dict[str, Any] = {"input": None}
+        seen: dict[str, Any] = {"original": None, "input": None}
 
         async def recorded() -> AsyncIterator[Any]:
             async for chunk in inputs:
-                chunk = self._inner_input(chunk, self.bound)
+                seen["original"] = _add(seen["original"], chunk)
+                chunk = self._inner_input(chunk)
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
@@ -392,7 +399,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             if not self._buffers_stream:
                 yield chunk
         verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
-        result = await self._aapply(seen["input"], output, verdict, run_manager, config)
+        result = await self._aapply(seen["original"], output, verdict, run_manager, config)
         for chunk in self._final_chunks(output, result):
             yield chunk
 
@@ -550,9 +557,10 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     def _apply(self, input_: Any, output: Any, verdict: Verdict, run_manager: CallbackManagerForChainRun,
                config: RunnableConfig) -> Any:
+        """The policy; ``input_`` is the guard's own input (a fallback gets it, wrapped as it needs it)."""
         decision = self._decide(output, verdict)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            fb_input = self._fallback_input(input_)
+            fb_input = self._inner_input(input_, "fallback")
             retrieved = RetrievedDocuments()
             result = self.fallback.invoke(fb_input, self._child(config, run_manager, FALLBACK_TAG, retrieved))
             checked = self._check_fallback(fb_input, result, retrieved, verdict, run_manager, config)
@@ -563,7 +571,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                       config: RunnableConfig) -> Any:
         decision = self._decide(output, verdict)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            fb_input = self._fallback_input(input_)
+            fb_input = self._inner_input(input_, "fallback")
             retrieved = RetrievedDocuments()
             child = self._child(config, run_manager, FALLBACK_TAG, retrieved)
             result = await self.fallback.ainvoke(fb_input, child)
@@ -576,14 +584,6 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
             verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
         return self._attach(output, verdict, replacement_text(decision, self.fallback))
-
-    def _fallback_input(self, input_: Any) -> Any:
-        # The guard's input may already be wrapped for the chain; a fallback taking a str gets the question back.
-        if isinstance(input_, Mapping) and set(input_) == {self.question_key} and not _wants_dict_input(
-            self.fallback, self.question_key
-        ) and self.str_input != "wrap":
-            return input_[self.question_key]
-        return self._inner_input(input_, self.fallback)
 
     def _fallback_extract(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments,
                           rejected: Verdict) -> Extracted | Verdict:

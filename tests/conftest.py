@@ -1,4 +1,7 @@
+import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +30,50 @@ def eiffel_context() -> list[tuple[str, str]]:
         ("design", "The tower was designed and built by the engineering company of Gustave Eiffel."),
         ("visits", "About 6 million people visit the Eiffel Tower every year, making it a popular monument."),
     ]
+
+
+# -- stand-ins for the README's and docs' code blocks ---------------------------------------------------
+
+JWST = [
+    ("launch", "JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
+    ("mirror", "Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
+]
+JWST_BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+
+
+def python_blocks(path: Path) -> list[str]:
+    """The ```python blocks of a Markdown file, in order."""
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+
+
+@pytest.fixture(scope="module")
+def standins():
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    from langchain_core.documents import Document
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from llama_index.core import Document as LIDocument
+    from llama_index.core import Settings, VectorStoreIndex
+
+    from langchain_halguard import HalguardEmbeddings
+    from llamaindex_halguard import HalguardEmbedding
+    from tests.test_llamaindex_real_apps import Routed
+
+    store = InMemoryVectorStore(HalguardEmbeddings())
+    store.add_documents([Document(id=i, page_content=t) for i, t in JWST])
+    Settings.llm = Routed(default=JWST_BAD, prompts=[])
+    index = VectorStoreIndex.from_documents([LIDocument(text=t, id_=i) for i, t in JWST],
+                                            embed_model=HalguardEmbedding())
+    answer = f"{JWST_BAD} Webb's primary mirror is 6.5 metres across."
+    return {
+        "retriever": store.as_retriever(search_kwargs={"k": 2}),
+        "llm": FakeListChatModel(responses=[JWST_BAD]),
+        "index": index,
+        "chat_llm": Routed(rules=[("standalone question", "When did JWST launch?")], default=answer, prompts=[]),
+        "json_llm": Routed(default=json.dumps({"date": "25 December 2019", "rocket": "Falcon Heavy"}), prompts=[]),
+        "my_rag_answer": lambda q: "Napoleon's horse was white.",
+        "first_answer": "Napoleon's horse was grey.",
+    }
+
+
