@@ -517,3 +517,30 @@ def test_on_verdict_errors_do_not_break_the_call(verifier, retriever):
         raise RuntimeError("logging backend down")
 
     assert with_halguard(docs_chain(retriever, GOOD), detector=verifier, on_verdict=broken).invoke(QUESTION) == GOOD
+
+
+# -- concurrency: each call reads its own retriever runs ----------------------------------------------
+
+
+async def test_concurrent_calls_each_check_against_their_own_documents(verifier):
+    from langchain_core.retrievers import BaseRetriever
+
+    class ByTopic(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager):
+            return [d for d in DOCS if d.id in query]
+
+    def answer(prompt_value):
+        text = prompt_value.to_string()
+        return next(d.page_content for d in DOCS if d.page_content in text)
+
+    chain = {"context": ByTopic() | format_docs, "question": RunnablePassthrough()} | PROMPT | \
+        RunnableLambda(answer)
+    seen = {}
+    guarded = with_halguard(chain, detector=verifier, on_verdict=lambda v: seen.setdefault(v.request.question, v))
+    questions = [f"Tell me about {d.id} (request {i})" for i in range(8) for d in DOCS]
+    outs = await guarded.abatch(questions, config={"max_concurrency": 12})
+    assert len(outs) == len(seen) == len(questions)
+    for q in questions:
+        topic = q.split()[3]
+        assert {e.source_id for c in seen[q].claims for e in c.evidence} == {topic}  # no other call's documents
+        assert seen[q].label == "supported"
