@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100, help="inputs per measurement")
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    verifier = LocalVerifier()
+    verifier = LocalVerifier(num_threads=1)  # the default, said explicitly: these figures are for 1 thread
     print(f"model load {verifier.warm_up():.2f}s")
     questions = [f"Question {i} about JWST?" for i in range(args.n)]
     with_halguard(qa_chain(8), detector=verifier).batch(questions[:8])  # warm code paths and passages

@@ -100,7 +100,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    verifier = LocalVerifier()
+    verifier = LocalVerifier(num_threads=1)  # the default, said explicitly: these figures are for 1 thread
     print(f"model load {verifier.warm_up():.2f}s")
     engine_overhead(args.n, args.repeats, verifier)
     if args.ragtruth.is_file():

@@ -144,7 +144,8 @@ def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
             "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2)}
 
 
-def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall_s: float) -> dict[str, Any]:
+def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall_s: float,
+              torch_threads: int | None = None) -> dict[str, Any]:
     """The report: overall and per-task metrics, span F1, latency, throughput, load time and peak RSS."""
     by_task: dict[str, list] = defaultdict(list)
     by_file: dict[str, list] = defaultdict(list)
@@ -164,6 +165,7 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2)},
         "throughput_per_s": round(len(preds) / wall_s, 2) if wall_s > 0 else None,
         "load_s": round(load_s, 3),
+        "torch_threads": torch_threads,  # per encode (LocalVerifier.num_threads); None: torch's own setting
         # Linux reports ru_maxrss in KiB.
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
@@ -187,7 +189,8 @@ def to_markdown(report: dict[str, Any]) -> str:
             lines.extend(_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
     lines += ["", f"span F1: {report['span_f1']}", f"latency p50 {report['latency_ms']['p50']} ms, "
               f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
-              f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB"]
+              f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB; "
+              f"torch threads per encode: {report.get('torch_threads') or 'torch default'}"]
     return "\n".join(lines) + "\n"
 
 
@@ -199,5 +202,6 @@ def bench(paths: list[Path], *, detector: str = "local", limit: int | None = Non
     rows = load_rows(paths, task=task, limit=limit)
     t0 = time.perf_counter()
     preds = run_rows(det, rows, progress=progress)
-    report = summarize(preds, detector=det.name, load_s=load_s, wall_s=time.perf_counter() - t0)
+    report = summarize(preds, detector=det.name, load_s=load_s, wall_s=time.perf_counter() - t0,
+                       torch_threads=getattr(det, "num_threads", None))
     return report, preds
