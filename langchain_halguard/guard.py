@@ -123,6 +123,46 @@ def _add(left: Any, right: Any) -> Any:
         return right
 
 
+def _is_graph(runnable: Runnable[Any, Any]) -> bool:
+    """A LangGraph graph (an agent from ``create_agent``): its stream chunks are states or node updates."""
+    return type(runnable).__module__.startswith("langgraph")
+
+
+class _Streamed:
+    """What a stream produced: the chunks added up, or for a LangGraph graph its last state.
+
+    A graph streams whole states (``stream_mode="values"``) or ``{node: update}`` dicts (``"updates"``, the
+    default); adding those up repeats or scatters the messages, so the answer is taken from the last state, or
+    from the last AI message any node produced.
+    """
+
+    def __init__(self, *, graph: bool) -> None:
+        self.graph = graph
+        self.total: Any = None
+        self.last_state: Any = None
+        self.last_ai: Any = None
+
+    def add(self, chunk: Any) -> None:
+        self.total = _add(self.total, chunk)
+        if not self.graph or not isinstance(chunk, Mapping):
+            return
+        updates = [chunk, *(v for v in chunk.values() if isinstance(v, Mapping))]
+        for part in updates:
+            messages = part.get(MESSAGES_KEY)
+            if isinstance(messages, list):
+                ai = [m for m in messages if isinstance(m, BaseMessage) and m.type == "ai"]
+                self.last_ai = ai[-1] if ai else self.last_ai
+        if isinstance(chunk.get(MESSAGES_KEY), list):
+            self.last_state = chunk
+
+    def result(self) -> Any:
+        if self.last_state is not None:
+            return self.last_state
+        if self.last_ai is not None:
+            return {MESSAGES_KEY: [self.last_ai]}
+        return self.total
+
+
 def _langsmith_run_tree() -> Any:
     """The current LangSmith run tree, or None when tracing is off (or langsmith is absent)."""
     try:
@@ -363,13 +403,14 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
-        output = None
+        streamed = _Streamed(graph=_is_graph(self.bound))
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
         for chunk in self.bound.transform(recorded(), self._child(config, run_manager, RAW_TAG, retrieved), **kwargs):
-            output = _add(output, chunk)
+            streamed.add(chunk)
             if not self._buffers_stream:
                 yield chunk
+        output = streamed.result()
         verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
         result = self._apply(seen["original"], output, verdict, run_manager, config)
         yield from self._final_chunks(output, result)
@@ -390,14 +431,15 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
-        output = None
+        streamed = _Streamed(graph=_is_graph(self.bound))
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
         child = self._child(config, run_manager, RAW_TAG, retrieved)
         async for chunk in self.bound.atransform(recorded(), child, **kwargs):
-            output = _add(output, chunk)
+            streamed.add(chunk)
             if not self._buffers_stream:
                 yield chunk
+        output = streamed.result()
         verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
         result = await self._aapply(seen["original"], output, verdict, run_manager, config)
         for chunk in self._final_chunks(output, result):

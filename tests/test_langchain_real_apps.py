@@ -544,3 +544,12 @@ async def test_concurrent_calls_each_check_against_their_own_documents(verifier)
         topic = q.split()[3]
         assert {e.source_id for c in seen[q].claims for e in c.evidence} == {topic}  # no other call's documents
         assert seen[q].label == "supported"
+
+
+@pytest.mark.parametrize("mode", ["updates", "values"])
+def test_agent_streams_are_checked(verifier, retriever, mode):
+    pytest.importorskip("langchain.agents")
+    guarded = with_halguard(agent_with_retriever_tool(retriever, BAD), detector=verifier)
+    chunks = list(guarded.stream({"messages": [("user", QUESTION)]}, stream_mode=mode))
+    assert list(chunks[-1]) == ["halguard"] and chunks[-1]["halguard"].label == "hallucinated"
+    assert all("halguard" not in c for c in chunks[:-1])  # the graph's own chunks pass through as they were
