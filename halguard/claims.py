@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from halguard.lexical import content_terms, entity_mentions, number_mentions, number_values, term_set, word_spans
+from halguard.lexical import (
+    content_terms,
+    entity_mentions,
+    is_enumerator,
+    number_mentions,
+    number_values,
+    stem,
+    term_set,
+    word_spans,
+)
 from halguard.segment import split_sentences
 
 __all__ = [
@@ -18,20 +27,34 @@ __all__ = [
     "resolve_citation",
 ]
 
-# [S0], [s3], [1], [2, 3], [S1][S2], [doc-7], [Source 2]
-_CITATION = re.compile(r"\[((?:source\s*|doc(?:ument)?\s*)?[A-Za-z]?[\w\-]{0,24}(?:\s*,\s*[A-Za-z]?[\w\-]{1,24})*)\]")
+# [S0], [s3], [1], [2, 3], [S1][S2], [doc-7], [Source 2]. A bracket with no bracket inside and at most
+# _MAX_MARKER characters; its labels are split on commas and checked one by one. (A single regex with nested
+# quantifiers over the labels backtracked exponentially on an unclosed "[S1, S2, ... S22".)
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,200})\]")
+_LABEL = re.compile(r"(?:(?:source|doc(?:ument)?)\s*)?[A-Za-z]?[\w\-]{1,24}", re.IGNORECASE)
 _CITE_ITEM = re.compile(r"^(?:(?:source|doc(?:ument)?)\s*)?([A-Za-z]?)(\d+)$", re.IGNORECASE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|[a-z][.)]|#+)\s+")
-_HEDGES = re.compile(
-    r"^(?:i hope (?:this|that) helps|let me know if|feel free to|i(?:'| a)m not sure|i do(?:n't| not) know|"
-    r"i cannot (?:answer|determine|find)|i can(?:'|no)t (?:answer|determine|find)|"
-    r"(?:unfortunately, )?(?:the|this) (?:provided )?(?:context|passages?|information|text) "
-    r"(?:does not|doesn't) (?:provide|contain|mention|say|specify)|"
-    r"(?:in )?(?:summary|conclusion|short)[,:]?$|overall,? |is there anything else|"
-    r"(?:i am |i'm )?unable to (?:answer|determine|find)|"
-    r"(?:the )?(?:given|provided) (?:passages?|context|information|documents?) (?:do(?:es)? not|don't|doesn't)|"
-    r"(?:sure|certainly|of course)[!,.]? ?(?:here (?:is|are))?)",
+# Openers and pleasantries ("Overall,", "Sure, here is", "I hope this helps"). They hide nothing only when what
+# follows them states nothing: see _states_nothing. (Skipping every sentence that merely began like this let
+# "Overall, the tower was completed in 1925." through unchecked.)
+_OPENER = re.compile(
+    r"^(?:i hope (?:this|that) helps|let me know if|feel free to|is there anything else|"
+    r"(?:in )?(?:summary|conclusion|short)\b[,:]?|overall\b,?|to summari[sz]e\b,?|"
+    r"(?:sure|certainly|of course|absolutely|great question)\b[!,.]?(?:\s*here (?:is|are))?)",
     re.IGNORECASE,
+)
+# Words pleasantries, refusals and list intros are made of, and the generic words a refusal names what it lacks
+# with ("the launch date"). Beyond these (and the question's own words) a sentence states something.
+_FILLER_WORDS = frozenset(
+    stem(w)
+    for w in """help helps helpful hope questions question ask asking know knowledge let further clarification
+    anything else happy glad useful feel free reach need needs more details detail additional other concerns
+    welcome assist assistance summary overview answer answers response points point key list following below
+    information info date dates year years time times name names number numbers amount specific exact reason
+    reasons cause location place price cost found find available provide provided mention mentioned contain
+    contains state stated specify specified give given say says said determine data source sources text
+    documents document passages passage context here sure certainly course unfortunately sorry apologies
+    unable able unclear unknown clear possible idea record way tell""".split()
 )
 _LIST_INTRO = re.compile(
     r"(?:\b(?:the following|as follows|include|includes|including|are|is|below)\s*:?|:)\s*$", re.IGNORECASE
@@ -68,6 +91,7 @@ class Claim:
     citations: tuple[str, ...] = ()
     question_aware: bool = False
     citation_spans: list[tuple[int, int]] = field(default_factory=list)
+    hedge_span: tuple[int, int] | None = None  # an opener ("Overall,", "Sure, here is") left out of the check
 
 
 @dataclass
@@ -77,11 +101,11 @@ class ClaimSplit:
 
 
 def find_citations(text: str) -> list[CitationMarker]:
-    """Citation markers in ``text``; each may hold several labels (``[1, 3]``)."""
+    """Citation markers in ``text``; each may hold several labels (``[1, 3]``). Linear in ``len(text)``."""
     out = []
-    for m in _CITATION.finditer(text):
-        labels = tuple(p.strip() for p in m.group(1).split(",") if p.strip())
-        if labels and all(_looks_like_citation(lab) for lab in labels):
+    for m in _BRACKET.finditer(text):
+        labels = tuple(p.strip() for p in m.group(1).split(","))
+        if labels and all(_LABEL.fullmatch(lab) and _looks_like_citation(lab) for lab in labels):
             out.append(CitationMarker(m.start(), m.end(), labels))
     return out
 
@@ -119,13 +143,49 @@ def _strip_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
 
 
+def _asked(question: str | None) -> tuple[set[str], set[float]]:
+    return term_set(question or ""), {round(v, 6) for v in number_values(question or "")}
+
+
+# "in 200 words", "five steps": a count of the answer's own parts, not a fact about the world.
+_META_COUNT = re.compile(
+    r"\s*(?:main |key |simple |easy |short |brief )?(?:words?|sentences?|steps?|points?|tips?|ways?|paragraphs?|"
+    r"bullet points?|items?|reasons?|things|facts|options|methods|parts|sections|stages)\b",
+    re.IGNORECASE,
+)
+
+
+def _states_nothing(text: str, asked: tuple[set[str], set[float]]) -> bool:
+    """Whether ``text`` names, counts and says nothing beyond the question and the filler vocabulary."""
+    terms, numbers = asked
+    if any(round(m.value, 6) not in numbers for m in number_mentions(text)
+           if not is_enumerator(text, m.start, m.end) and not _META_COUNT.match(text, m.end)):
+        return False
+    if any(st not in terms for s, e in entity_mentions(text) for _, _, st in content_terms(text[s:e])):
+        return False
+    return all(st in terms or st in _FILLER_WORDS for _, _, st in content_terms(text))
+
+
+def _declines(sentence: str, asked: tuple[set[str], set[float]]) -> bool:
+    """A refusal ("I don't know.", "The context does not mention the launch date.") that states nothing else."""
+    m = _NON_ANSWER.match(sentence)
+    return m is not None and _states_nothing(sentence[m.end():], asked)
+
+
 def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | None:
+    """Why a sentence is not checked, or None. Only sentences that state nothing checkable are skipped: a hedge,
+    a pleasantry or a list intro followed by a name, a number or a content word is checked like any other."""
     words = word_spans(body)
     if not words:
         return "no words"
-    if _HEDGES.match(body.strip().lstrip("*_ ")):
+    text = body.strip().lstrip("*_ ").replace("’", "'")
+    asked = _asked(question)
+    if _declines(text, asked):
+        return "non-answer"
+    opener = _OPENER.match(text)
+    if opener and _states_nothing(text[opener.end():], asked):
         return "hedge or filler"
-    if _LIST_INTRO.search(body) and len(words) <= 20:
+    if _LIST_INTRO.search(body) and len(words) <= 20 and _states_nothing(body, (asked[0] | term_set(body), asked[1])):
         return "list introduction"
     short_answer = n_sentences == 1 and question is not None
     if not short_answer and len(words) < 3 and not number_mentions(body):
@@ -133,7 +193,7 @@ def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | Non
     return None
 
 
-def extract_claims(answer: str, question: str | None = None) -> ClaimSplit:
+def extract_claims(answer: str, question: str | None = None, *, deadline: float | None = None) -> ClaimSplit:
     """Split ``answer`` into claims and skipped sentences.
 
     A single-sentence answer given with a question is always kept and checked together with the question
@@ -141,12 +201,18 @@ def extract_claims(answer: str, question: str | None = None) -> ClaimSplit:
     Sentences made only of citation markers attach their citations to the sentence before them.
     """
     markers = find_citations(answer)
-    sentences = split_sentences(answer)
+    sentences = split_sentences(answer, deadline=deadline)
     claims: list[Claim] = []
     skipped: list[tuple[int, int, str]] = []
     n = len(sentences)
+    next_marker = 0  # markers and sentences are both in order: one pass over each
     for start, end in sentences:
-        own = [m for m in markers if m.start >= start and m.end <= end]
+        while next_marker < len(markers) and markers[next_marker].start < start:
+            next_marker += 1
+        own = []
+        while next_marker < len(markers) and markers[next_marker].end <= end:
+            own.append(markers[next_marker])
+            next_marker += 1
         labels = tuple(lab for m in own for lab in m.labels)
         rel_spans = [(m.start - start, m.end - start) for m in own]
         text = answer[start:end]
@@ -160,6 +226,11 @@ def extract_claims(answer: str, question: str | None = None) -> ClaimSplit:
         if reason:
             skipped.append((start, end, reason))
             continue
+        hedge = _opener_span(text, start)
+        if hedge is not None:  # the opener is not part of what the sentence states
+            body = _LIST_MARKER.sub("", _strip_spans(answer[hedge[1] : end], [(a - hedge[1], b - hedge[1])
+                                                     for a, b in ((m.start, m.end) for m in own) if a >= hedge[1]]))
+            body = body.lstrip(" ,:;-")
         question_aware = bool(question) and n == 1 and len(word_spans(body)) <= 12
         check = f"{question.strip()} {body}" if question_aware and question else body
         claims.append(
@@ -171,9 +242,19 @@ def extract_claims(answer: str, question: str | None = None) -> ClaimSplit:
                 citations=labels,
                 question_aware=question_aware,
                 citation_spans=[(m.start, m.end) for m in own],
+                hedge_span=hedge,
             )
         )
     return ClaimSplit(claims=claims, skipped=skipped)
+
+
+def _opener_span(sentence: str, offset: int) -> tuple[int, int] | None:
+    """The span (in answer offsets) of an opener ("Overall,", "Sure, here is") at the start of a sentence."""
+    lead = len(sentence) - len(sentence.lstrip().lstrip("*_ "))
+    m = _OPENER.match(sentence[lead:].replace("’", "'"))
+    if m is None or m.end() == 0:
+        return None
+    return offset + lead, offset + lead + m.end()
 
 
 # A sentence that declines to answer. Matched at the start of each sentence, after an optional apology.
@@ -198,22 +279,13 @@ _NON_ANSWER = re.compile(
 def is_non_answer(text: str, question: str | None = None) -> bool:
     """Whether ``text`` only declines to answer ("I don't know.", "The context does not mention it.").
 
-    Every sentence must decline, and every name or number in it must come from ``question``: "I don't know
-    when Apollo 11 landed." is a non-answer to "When did Apollo 11 land?"; "I'm not sure, but it landed in
-    1969." carries a fact of its own and is not. Used by paraphrase sampling, where a refusal among the sampled
-    answers is not a contradiction of a grounded one.
+    Every sentence must decline, and state nothing beyond the question and generic words: "I don't know when
+    Apollo 11 landed." is a non-answer to "When did Apollo 11 land?"; "I'm not sure, but it landed in 1969."
+    carries a fact of its own and is not. Used by paraphrase sampling, where a refusal among the sampled
+    answers is not a contradiction of a grounded one, and by the claim splitter, which does not check them.
     """
     sentences = split_sentences(text)
-    if not sentences:
-        return False
-    asked = term_set(question or "")
-    asked_numbers = {round(v, 6) for v in number_values(question or "")}
-    for start, end in sentences:
-        sentence = text[start:end].strip().lstrip("*_-• ").replace("’", "'")
-        if not _NON_ANSWER.match(sentence):
-            return False
-        names = [st for s, e in entity_mentions(sentence) for _, _, st in content_terms(sentence[s:e])]
-        if any(st not in asked for st in names) or any(round(m.value, 6) not in asked_numbers
-                                                        for m in number_mentions(sentence)):
-            return False
-    return True
+    asked = _asked(question)
+    return bool(sentences) and all(
+        _declines(text[start:end].strip().lstrip("*_-• ").replace("’", "'"), asked) for start, end in sentences
+    )

@@ -10,7 +10,7 @@ The local verifier measures, for each claim:
   the evidence negates;
 - ``antonym_flips``: words of the claim whose opposite the evidence sentence uses ("rose" / "fell",
   :mod:`halguard.antonyms`);
-- ``arithmetic_errors``: a calculation in the claim is wrong (sympy);
+- ``arithmetic_errors``: a calculation in the claim is wrong (halguard.arithmetic);
 - ``verbatim``: the claim's words appear contiguously in one passage (an extracted answer);
 - ``record_conflicts``: the claim asserts a feature a JSON record in the context marks as absent
   (:mod:`halguard.records`);
@@ -43,6 +43,15 @@ class ClaimSignals:
     record_conflicts: list[tuple[int, int]] = field(default_factory=list)
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
     verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
+    evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
+
+    @property
+    def contradicts(self) -> bool:
+        """A CONTRADICTION-strength signal: wrong arithmetic, a negation or antonym flip, a record conflict, or a
+        number the evidence states differently (the closest evidence has numbers, the claim's is not among
+        them)."""
+        return bool(self.arithmetic_errors or self.negation_mismatch or self.record_conflicts or self.antonym_flips
+                    or (self.missing_numbers and self.evidence_has_numbers))
 
     def as_dict(self, answer: str) -> dict:
         return {
@@ -56,6 +65,7 @@ class ClaimSignals:
             "record_conflicts": [answer[s:e] for s, e in self.record_conflicts],
             "antonym_flips": [answer[s:e] for s, e in self.antonym_flips],
             "verbatim": self.verbatim,
+            "evidence_overlap": round(self.evidence_overlap, 4),
         }
 
 
@@ -73,6 +83,10 @@ class ScoringWeights:
     best-accuracy point on halueval_qa_dev (kept at -1.0 since verbatim answers made that point the
     degenerate 0, where a claim with no signal at all sits on the threshold) and ``many_claims`` (the
     multiple-comparison correction) is the F1-best value on ragtruth_dev within 0..1. See the README.
+    ``close_copy_similarity`` decides which flips escape the correction (see :meth:`corrected`): on
+    ragtruth_dev, exempting every flip cost 0.016 AUROC, exempting flips at similarity >= 0.8 0.008, at >= 0.9
+    none (0.820 against 0.815 with every claim corrected and the hedge fix); the issue's cases (a copied
+    sentence with one negation) sit above 0.9.
     """
 
     bias: float = -1.0
@@ -86,13 +100,31 @@ class ScoringWeights:
     antonym_flip: float = 1.0
     record_conflict: float = 2.4
     many_claims: float = 1.0
+    close_copy_similarity: float = 0.9
+    close_copy_overlap: float = 0.8
+
+    def corrected(self, s: ClaimSignals) -> bool:
+        """Whether the many-claims correction applies to a claim: not to one with a concrete contradiction (a
+        changed number, a record conflict, wrong arithmetic), nor to a negation or antonym flip in a close copy
+        of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap`` of the
+        claim's content words in its closest evidence sentence, or verbatim; an added "not" moves MiniLM's
+        similarity to about 0.8, so word overlap is what recognises a copied sentence). Those are findings, not
+        noise, however long the answer. A flip in a loose paraphrase is often a paraphrase ("Wisconsin won" for
+        "Kentucky lost"), so it stays corrected."""
+        concrete = bool(s.arithmetic_errors or s.record_conflicts or (s.missing_numbers and s.evidence_has_numbers))
+        close_flip = bool(s.negation_mismatch or s.antonym_flips) and (
+            s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
+        )
+        return not (concrete or close_flip)
 
     def risk(self, s: ClaimSignals, *, claims_in_answer: int = 1) -> float:
         """The claim's risk in 0..1.
 
         ``claims_in_answer`` applies the multiple-comparison correction: an answer is flagged when its
         riskiest claim passes the threshold, and the riskiest of many noisy claim scores is high by
-        chance alone, so each claim's logit is lowered by ``many_claims * log(claims_in_answer)``.
+        chance alone, so each claim's logit is lowered by ``many_claims * log(claims_in_answer)``. The
+        correction is for noise: a claim with a concrete contradiction is not corrected (see :meth:`corrected`),
+        so one changed year flags a long answer as it flags a short one.
         """
         if s.arithmetic_errors:
             return 0.97  # a wrong calculation is wrong whatever the evidence says
@@ -106,7 +138,7 @@ class ScoringWeights:
             + self.negation_mismatch * float(s.negation_mismatch)
             + self.antonym_flip * float(bool(s.antonym_flips))
             + self.record_conflict * min(len(s.record_conflicts), 2)
-            - self.many_claims * math.log(max(claims_in_answer, 1))
+            - (self.many_claims * math.log(max(claims_in_answer, 1)) if self.corrected(s) else 0.0)
         )
         return 1.0 / (1.0 + math.exp(-z))
 

@@ -144,10 +144,10 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         w = text[s:e]
         if not w[0].isupper() or w.lower() in STOPWORDS or w.lower() in _NOT_NAMES:
             continue
-        prev_text = text[:s].rstrip()
-        initial = (i == 0 or prev_text.endswith((".", "!", "?", ":", "\n", '"', "(", "-", "*"))) and not (
-            len(w) > 1 and w[1:].isupper()
-        )
+        j = s - 1
+        while j >= 0 and text[j].isspace():  # the character before the word (not a copy of the text so far)
+            j -= 1
+        initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not (len(w) > 1 and w[1:].isupper())
         if runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von"):
             runs[-1][1] = e
             runs[-1][2] += 1

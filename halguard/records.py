@@ -9,6 +9,7 @@ not read as absent).
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from functools import lru_cache
@@ -41,17 +42,19 @@ def _unquote(value: str) -> str:
     return v.strip("'\"")
 
 
-def _walk(value, out: set[str], key: str | None = None) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _walk(v, out, str(k))
-    elif isinstance(value, list):
-        for v in value:
-            _walk(v, out, key)
-    elif key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
-        phrase = _key_phrase(key)
-        if len(phrase) >= 3:
-            out.add(phrase)
+def _walk(record: object, out: set[str]) -> None:
+    """Collect the absent features of a parsed record (iteratively: a deep record cannot exhaust the stack)."""
+    stack: list[tuple[object, str | None]] = [(record, None)]
+    while stack:
+        value, key = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, key) for v in value)
+        elif key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
+            phrase = _key_phrase(key)
+            if len(phrase) >= 3:
+                out.add(phrase)
 
 
 _NEGATION = NEGATION_CUES | {"lack", "absence", "unavailable"}
@@ -59,9 +62,14 @@ _NEGATION = NEGATION_CUES | {"lack", "absence", "unavailable"}
 _CLAUSE_BREAK = re.compile(r"[;:.!?()]|\b(?:but|however|while|although|whereas)\b", re.IGNORECASE)
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    left = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    right = next((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), len(text))
+def _clause(text: str, start: int, end: int, breaks: list[tuple[int, int]], ends: list[int]) -> str:
+    """The clause around ``text[start:end]``: between the clause breaks (``breaks``, in order; ``ends``, their end
+    offsets) on either side."""
+    # Breaks do not overlap, so their ends are in order too: the last one ending at or before ``start``.
+    i = bisect.bisect_right(ends, start)
+    left = breaks[i - 1][1] if i else 0
+    j = bisect.bisect_left(breaks, (end, -1))
+    right = next((b_start for b_start, _ in breaks[j : j + 1]), len(text))
     return text[left:right]
 
 
@@ -73,30 +81,49 @@ def absent_features(text: str) -> frozenset[str]:
         return frozenset()
     try:
         record = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes: not a record
         return frozenset()
     out: set[str] = set()
     _walk(record, out)
     return frozenset(out)
 
 
+_TOKEN = re.compile(r"[\w-]+")
+_MAX_PHRASE_WORDS = 8  # longer key phrases are not looked for (no listing has such feature names)
+
+
+def _claim_phrases(claim: str) -> dict[str, list[tuple[int, int]]]:
+    """Every run of up to _MAX_PHRASE_WORDS words of ``claim`` (single spaces between them), lower-cased, with
+    its spans. A word is a maximal run of ``[\\w-]``, so boundaries match ``(?<![\\w-])...(?![\\w-])``."""
+    words = [(m.start(), m.end()) for m in _TOKEN.finditer(claim)]
+    found: dict[str, list[tuple[int, int]]] = {}
+    for i, (start, end) in enumerate(words):
+        for j in range(i, min(i + _MAX_PHRASE_WORDS, len(words))):
+            if j > i and claim[words[j - 1][1] : words[j][0]] != " ":
+                break
+            found.setdefault(claim[start : words[j][1]].lower(), []).append((start, words[j][1]))
+    return found
+
+
 def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[int, int, str]]:
     """Spans of ``claim`` that assert one of ``features``, unless its clause is negated.
 
-    A phrase matches on word boundaries, and also written as one word ("takeout" for "take out") or with
-    a hyphen. A mention in a clause with a negation cue ("outdoor seating is not available", "without
-    valet parking") agrees with the record and is not reported.
+    A phrase matches on word boundaries, case-insensitively, and also written as one word ("takeout" for "take
+    out") or with a hyphen. A mention in a clause with a negation cue ("outdoor seating is not available",
+    "without valet parking") agrees with the record and is not reported. Linear in the claim's length times
+    _MAX_PHRASE_WORDS, plus one lookup per feature (a record with thousands of fields stays fast).
     """
     if not features:
         return []
+    phrases = _claim_phrases(claim)
+    breaks = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(claim)]
+    ends = [b_end for _, b_end in breaks]
     found: list[tuple[int, int, str]] = []
     for phrase in sorted(features):
-        variants = {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}
-        for variant in variants:
-            # Matched case-insensitively on the claim itself (not a lowered copy) so offsets stay exact.
-            for m in re.finditer(rf"(?<![\w-]){re.escape(variant)}(?![\w-])", claim, re.IGNORECASE):
-                if not has_negation(_clause(claim, m.start(), m.end()), cues=_NEGATION):
-                    found.append((m.start(), m.end(), phrase))
+        for variant in {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}:
+            for start, end in phrases.get(variant, ()):
+                if not has_negation(_clause(claim, start, end, breaks, ends), cues=_NEGATION):
+                    found.append((start, end, phrase))
     kept: list[tuple[int, int, str]] = []
     for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
         if not kept or f[0] >= kept[-1][1]:

@@ -137,12 +137,14 @@ def split_long_span(text: str, start: int, end: int, max_chars: int) -> list[tup
     return spans
 
 
-def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 600) -> tuple[Chunk, ...]:
+def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 600,
+                 deadline: float | None = None) -> tuple[Chunk, ...]:
     """Chunk a source into its sentences plus windows of ``sentences_per_chunk`` sentences (overlapping).
 
     Every character of the source lies in some chunk (nothing is dropped), and no chunk is longer than
     ``max_chars`` (the embedding model's window), so nothing is silently truncated either.
-    Results are cached per distinct text.
+    Results are cached per distinct text. ``deadline`` (a ``time.monotonic()`` value): raise
+    :class:`~halguard.segment.BudgetExceeded` when it passes while the text is being split.
     """
     key = (text, sentences_per_chunk, max_chars)
     with _cache_lock:
@@ -151,7 +153,7 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
             _cache.move_to_end(key)
             return hit
     units: list[tuple[int, int]] = []
-    for s, e in split_sentences(text):
+    for s, e in split_sentences(text, deadline=deadline):
         units.extend(split_long_span(text, s, e, max_chars) if e - s > max_chars else [(s, e)])
     chunks: list[Chunk] = []
     # Single sentences match short claims best ("It was completed in 1889."); windows of several catch

@@ -21,7 +21,7 @@ import numpy as np
 from halguard.arithmetic import check_arithmetic
 from halguard.claims import Claim, extract_claims, resolve_citation
 from halguard.detector import Detector, _questions, _same_length
-from halguard.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, LocalEmbedder, same_model
+from halguard.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder, same_model
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
@@ -36,7 +36,7 @@ from halguard.lexical import (
     term_set,
 )
 from halguard.records import absent_feature_mentions, absent_features
-from halguard.segment import split_sentences
+from halguard.segment import BudgetExceeded, check_deadline, split_sentences
 from halguard.schema import (
     ClaimStatus,
     ClaimVerdict,
@@ -48,7 +48,13 @@ from halguard.schema import (
 )
 from halguard.sources import Chunk, Source, chunk_source, normalize_contexts, split_long_span
 
-__all__ = ["LocalVerifier"]
+__all__ = ["DEFAULT_TIME_BUDGET_S", "LocalVerifier"]
+
+# Seconds one check may take. The slowest answer of the three dev files took 3.1 s (a RAGTruth summary seen for
+# the first time, one thread); a guard waits for no more than a few LLM calls' worth.
+DEFAULT_TIME_BUDGET_S = 10.0
+# Texts per encoding slice when a budget is set: ~64 sentences take about a second on one core at worst.
+_ENCODE_SLICE = 64
 
 
 @lru_cache(maxsize=4096)
@@ -147,6 +153,10 @@ class LocalVerifier(Detector):
         num_threads: torch intra-op threads while this verifier encodes (default 1; see
             :data:`halguard.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is set
             for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
+        time_budget_s: Seconds one answer's check may take (``verify_batch``: this many per answer). Past it the
+            check stops and the verdict is ``unverified`` with the code ``budget_exceeded``; None: no budget. The
+            budget is checked between sentence pieces, encoding slices and claims, so a check overruns it by at
+            most one such step (about a second at worst on one core).
         citation_mode: ``"strict"`` (default): a claim whose citation markers (``[1]``, ``[S0]``) point at
             sources that do not support it, or at no source at all, is at least ``WEAK_SUPPORT``, with a span on
             the markers, even when another source supports it (a claim no source supports is flagged as
@@ -172,6 +182,7 @@ class LocalVerifier(Detector):
         embedder: LocalEmbedder | None = None,
         num_threads: int | None = DEFAULT_NUM_THREADS,
         citation_mode: Literal["strict", "lenient"] = "strict",
+        time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
     ) -> None:
         if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
             msg = f"num_threads must be a positive int or None, got {num_threads!r}"
@@ -211,6 +222,7 @@ class LocalVerifier(Detector):
         self._embedder = embedder
         self.citation_mode = citation_mode
         self.num_threads = num_threads
+        self.time_budget_s = time_budget_s
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -256,10 +268,16 @@ class LocalVerifier(Detector):
         _same_length(answers, contexts)
         qs = _questions(questions, len(answers))
         t0 = time.perf_counter()
-        prepared = [self._prepare(a, c, q) for a, c, q in zip(answers, contexts, qs)]
+        deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s * max(len(answers), 1)
+        prepared = [self._contained(self._prepare, a, c, q, deadline) for a, c, q in zip(answers, contexts, qs)]
         jobs = [p for p in prepared if isinstance(p, _Job)]
-        vectors, usage = self._embed(jobs) if jobs else ({}, Usage())
-        verdicts = [self._score(p, vectors, usage) if isinstance(p, _Job) else p for p in prepared]
+        embedded = self._contained(self._embed, jobs, deadline) if jobs else ({}, Usage())
+        if isinstance(embedded, Verdict):  # the shared encoding failed or ran out of time: every job with it
+            prepared = [embedded.model_copy(deep=True) if isinstance(p, _Job) else p for p in prepared]
+            embedded = ({}, Usage())
+        vectors, usage = embedded
+        verdicts = [self._contained(self._score, p, vectors, usage, deadline) if isinstance(p, _Job) else p
+                    for p in prepared]
         elapsed = (time.perf_counter() - t0) * 1000 / max(len(answers), 1)
         for v in verdicts:
             v.latency_ms = round(elapsed, 3)
@@ -270,7 +288,25 @@ class LocalVerifier(Detector):
     def _unverified(self, code: str, message: str, **fields: Any) -> Verdict:
         return Verdict.unverified(code, message, detector=self.name, threshold=self.threshold, **fields)
 
-    def _prepare(self, answer: Any, contexts: Any, question: Any) -> _Job | Verdict:
+    def _contained(self, stage: Any, *args: Any) -> Any:
+        """Run a stage; a blown time budget or a failure inside it becomes an ``unverified`` verdict.
+
+        Bad input (:class:`InputTypeError`, :class:`InvalidInputError`) still raises: it is the caller's to fix.
+        """
+        try:
+            return stage(*args)
+        except (InputTypeError, InvalidInputError):
+            raise
+        except BudgetExceeded:
+            return self._unverified(
+                "budget_exceeded",
+                f"the check did not finish within time_budget_s={self.time_budget_s} s; it was stopped, not "
+                "shortened (raise the budget, or check fewer or shorter passages)",
+            )
+        except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
+            return self._unverified("internal_error", f"the check failed: {type(exc).__name__}: {str(exc)[:200]}")
+
+    def _prepare(self, answer: Any, contexts: Any, question: Any, deadline: float | None = None) -> _Job | Verdict:
         if not isinstance(answer, str):
             msg = f"answer must be a str, got {type(answer).__name__}"
             raise InputTypeError(msg)
@@ -302,7 +338,7 @@ class LocalVerifier(Detector):
                 f"the context has {total:,} characters, over max_context_chars={self.max_context_chars:,}; "
                 "it is never truncated, so the answer was not checked (raise the limit)",
             )
-        split = extract_claims(answer, question)
+        split = extract_claims(answer, question, deadline=deadline)
         skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
         if not split.claims:
             return self._unverified(
@@ -314,7 +350,8 @@ class LocalVerifier(Detector):
             (i, ch)
             for i, src in enumerate(sources)
             for ch in chunk_source(
-                src.text, sentences_per_chunk=self.sentences_per_chunk, max_chars=self.max_chunk_chars
+                src.text, sentences_per_chunk=self.sentences_per_chunk, max_chars=self.max_chunk_chars,
+                deadline=deadline,
             )
         ]
         windows = [
@@ -340,7 +377,7 @@ class LocalVerifier(Detector):
                 given.setdefault(ch.text, vec / np.linalg.norm(vec))
         return given
 
-    def _embed(self, jobs: list[_Job]) -> tuple[dict[str, np.ndarray], Usage]:
+    def _embed(self, jobs: list[_Job], deadline: float | None = None) -> tuple[dict[str, np.ndarray], Usage]:
         given: dict[str, np.ndarray] = {}
         for job in jobs:
             for text, vec in job.given.items():
@@ -349,7 +386,7 @@ class LocalVerifier(Detector):
             [ch.text for job in jobs for _, ch in job.chunks if ch.text not in given]
             + [w for job in jobs for ws in job.windows for w in ws if w not in given]
         ))
-        vecs, stats = self.embedder.encode(texts, batch_size=self.batch_size, num_threads=self.num_threads)
+        vecs, stats = self._encode(texts, deadline)
         dim = vecs.shape[1] if len(texts) else self.embedder.dimension
         wrong = next((v for v in given.values() if len(v) != dim), None)
         if wrong is not None:
@@ -362,12 +399,30 @@ class LocalVerifier(Detector):
                       precomputed_texts=len(given))
         return {**given, **dict(zip(texts, vecs))}, usage
 
-    def _score(self, job: _Job, vectors: dict[str, np.ndarray], usage: Usage) -> Verdict:
+    def _encode(self, texts: list[str], deadline: float | None) -> tuple[np.ndarray, EncodeStats]:
+        """Encode in slices, checking the time budget between them (what was encoded stays in the cache)."""
+        if deadline is None or len(texts) <= _ENCODE_SLICE:
+            check_deadline(deadline)
+            return self.embedder.encode(texts, batch_size=self.batch_size, num_threads=self.num_threads)
+        parts, total = [], EncodeStats()
+        for i in range(0, len(texts), _ENCODE_SLICE):
+            check_deadline(deadline)
+            vecs, stats = self.embedder.encode(texts[i : i + _ENCODE_SLICE], batch_size=self.batch_size,
+                                               num_threads=self.num_threads)
+            parts.append(vecs)
+            total.computed += stats.computed
+            total.cached += stats.cached
+            total.batches += stats.batches
+        return np.vstack(parts), total
+
+    def _score(self, job: _Job, vectors: dict[str, np.ndarray], usage: Usage,
+               deadline: float | None = None) -> Verdict:
         index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)
         source_ids = [s.id for s in job.sources]
         claim_verdicts: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
         for claim, windows in zip(job.claims, job.windows):
+            check_deadline(deadline)
             claim_vectors = np.vstack([vectors[w] for w in windows])
             sims, idx = index.search(claim_vectors, self.top_k)
             # Every part of a long claim must be supported: its similarity is the weakest part's best match.
@@ -457,7 +512,8 @@ class LocalVerifier(Detector):
     def _signals(self, job: _Job, claim: Claim, similarity: float, best: Chunk, scope: _Scope) -> ClaimSignals:
         answer = job.answer
         base = claim.start
-        masked = _mask(claim.text, [(s - base, e - base) for s, e in claim.citation_spans])
+        hidden = [*claim.citation_spans, *([claim.hedge_span] if claim.hedge_span else [])]
+        masked = _mask(claim.text, [(s - base, e - base) for s, e in hidden])
         findings = check_arithmetic(masked)
         arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
         ok_results = {round(v, 6) for f in findings if f.ok for v in number_values(masked[f.start : f.end])}
@@ -486,6 +542,8 @@ class LocalVerifier(Detector):
             key=lambda sent: len(claim_terms & term_set(sent)),
             default=best.text,
         )
+        closest_terms = term_set(closest)
+        overlap = len(claim_terms & closest_terms) / len(claim_terms) if claim_terms else 0.0
         # Scoped on the negated word (see negation_flip): on RAGTruth an unscoped check was right 1 time in 20.
         negation = similarity >= 0.7 and negation_flip(masked, closest)
         opposites = [(base + s, base + e) for s, e in antonym_flips(masked, closest)] if similarity >= 0.6 else []
@@ -506,6 +564,7 @@ class LocalVerifier(Detector):
             negation_mismatch=negation,
             antonym_flips=opposites,
             verbatim=verbatim,
+            evidence_overlap=overlap,
             arithmetic_errors=arithmetic,
             content_words=len(terms),
             record_conflicts=conflicts,
@@ -516,9 +575,7 @@ class LocalVerifier(Detector):
             return ClaimStatus.SUPPORTED
         if risk < self.threshold:
             return ClaimStatus.WEAK_SUPPORT
-        contradicted = (s.arithmetic_errors or s.negation_mismatch or s.record_conflicts or s.antonym_flips
-                        or (s.missing_numbers and s.evidence_has_numbers))
-        return ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
+        return ClaimStatus.CONTRADICTION if s.contradicts else ClaimStatus.HALLUCINATION
 
     @staticmethod
     def _reasons(
