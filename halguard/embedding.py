@@ -37,6 +37,7 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 # (RAGTruth, 151 vs 353 ms) and 0.44x (HaluEval, 48 vs 109 ms); idle, 1 thread took 1.20x of the default on
 # both files. Losing 20% when idle beats losing 2.3x under load.
 DEFAULT_NUM_THREADS = 1
+_FIT_CACHE_SIZE = 20_000  # texts whose token windows are remembered (each at most a chunk, ~600 characters)
 
 
 def same_model(name: str | None, model_name: str) -> bool:
@@ -143,6 +144,7 @@ class LocalEmbedder:
         # torch modules are not documented as safe for concurrent forward passes: one encode at a time.
         self._encode_lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._fit_cache: OrderedDict[str, list[tuple[int, int]] | None] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     @classmethod
@@ -204,6 +206,36 @@ class LocalEmbedder:
     @property
     def max_seq_length(self) -> int:
         return int(getattr(self.model, "max_seq_length", 256) or 256)
+
+    def fit(self, text: str) -> list[tuple[int, int]] | None:
+        """Windows of ``text`` (character spans) that each fit the model, or None when the whole text fits.
+
+        Characters are not tokens: digits in lists, CJK and hex make more word pieces than characters allow for,
+        and the model silently truncates past its window (256 pieces, two of them special). A text that could
+        be too long is tokenized, and one that is gets cut at token boundaries into windows overlapping by a
+        quarter. Results are cached per text.
+        """
+        limit = self.max_seq_length - 2
+        if len(text) <= limit:  # a word piece covers at least one character
+            return None
+        with self._cache_lock:
+            if text in self._fit_cache:
+                return self._fit_cache[text]
+        offsets = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True,
+                                       truncation=False, verbose=False)["offset_mapping"]
+        spans = None
+        if len(offsets) > limit:
+            spans, step = [], max(limit * 3 // 4, 1)
+            for first in range(0, len(offsets), step):
+                last = min(first + limit, len(offsets)) - 1
+                spans.append((offsets[first][0], offsets[last][1]))
+                if last == len(offsets) - 1:
+                    break
+        with self._cache_lock:
+            self._fit_cache[text] = spans
+            if len(self._fit_cache) > _FIT_CACHE_SIZE:
+                self._fit_cache.popitem(last=False)
+        return spans
 
     @property
     def dimension(self) -> int:

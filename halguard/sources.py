@@ -71,14 +71,37 @@ def _one(item: Any, index: int) -> Source:
     raise InputTypeError(msg)
 
 
+_SOURCE_KEYS = frozenset({"id", "source_id", "text", "page_content", "embedding", "embedding_model", "metadata"})
+
+
+def _mapping_contexts(contexts: Mapping[Any, Any]) -> list[Any]:
+    """A mapping is one passage written as a dict (``{"id": ..., "text": ...}``) or passages keyed by id
+    (``{"doc-1": "text", ...}``); iterating it as it is would check against its keys."""
+    if isinstance(contexts.get("text", contexts.get("page_content")), str) and set(map(str, contexts)) <= _SOURCE_KEYS:
+        return [contexts]
+    bad = next((k for k, v in contexts.items() if not isinstance(v, (str, Source))), None)
+    if bad is not None:
+        msg = (
+            "a mapping of contexts must map ids to passage texts (or be one passage with 'text'); "
+            f"the value under {bad!r} is {type(contexts[bad]).__name__}"
+        )
+        raise InputTypeError(msg)
+    return [v if isinstance(v, Source) else (str(k), v) for k, v in contexts.items()]
+
+
 def normalize_contexts(contexts: Any) -> list[Source]:
     """Return the contexts as a new list of :class:`Source`; the caller's objects are never changed.
+
+    ``contexts``: a str; a list of str, ``(id, text)`` pairs, Sources or ``{"id", "text"}`` mappings; or a
+    mapping of id -> text.
 
     Raises:
         InputTypeError: ``contexts`` is not a str or an iterable of supported items.
     """
     if contexts is None:
         return []
+    if isinstance(contexts, Mapping):
+        contexts = _mapping_contexts(contexts)
     # A lone passage is wrapped. A 2-tuple is one (id, text) pair only when its id is not a str: a tuple of
     # two strings is read as two passages, like any other sequence of strings.
     lone_pair = (

@@ -26,6 +26,7 @@ from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
 from halguard.antonyms import antonym_flips
+from halguard.normalize import Normalized, normalize_text
 from halguard.lexical import (
     content_terms,
     entity_mentions,
@@ -112,6 +113,8 @@ class _Job:
     skipped: list[SkippedSentence]
     scope: _Scope  # the whole context (and the question)
     given: dict[str, np.ndarray]  # chunk text -> the retriever's vector for it (same model)
+    original: Normalized  # the answer as given, and the way back from the normalised one
+    normalized_sources: dict[str, Normalized]  # source id -> the way back, for sources normalisation changed
 
 
 def _looks_binary(text: str) -> bool:
@@ -268,6 +271,8 @@ class LocalVerifier(Detector):
         _same_length(answers, contexts)
         qs = _questions(questions, len(answers))
         t0 = time.perf_counter()
+        if self.time_budget_s is not None:
+            self.warm_up()  # a first load (seconds on a cold disk) is not the check's time
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s * max(len(answers), 1)
         prepared = [self._contained(self._prepare, a, c, q, deadline) for a, c, q in zip(answers, contexts, qs)]
         jobs = [p for p in prepared if isinstance(p, _Job)]
@@ -338,14 +343,22 @@ class LocalVerifier(Detector):
                 f"the context has {total:,} characters, over max_context_chars={self.max_context_chars:,}; "
                 "it is never truncated, so the answer was not checked (raise the limit)",
             )
+        # The checks read normalised text (no zero-width characters, compatibility forms folded); _restore puts
+        # every offset back on the caller's text.
+        original = normalize_text(answer)
+        answer = original.text
+        question = normalize_text(question).text if question else question
+        normalized = [normalize_text(src.text) for src in sources]
+        sources = [Source(src.id, n.text, embedding=src.embedding, embedding_model=src.embedding_model)
+                   if n.changed else src for src, n in zip(sources, normalized)]
         split = extract_claims(answer, question, deadline=deadline)
         skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
         if not split.claims:
-            return self._unverified(
+            return self._restore(self._unverified(
                 "no_checkable_claims",
                 "every sentence of the answer was skipped as trivial (hedges, list intros, fragments)",
                 skipped=skipped,
-            )
+            ), original, {})
         chunks = [
             (i, ch)
             for i, src in enumerate(sources)
@@ -354,12 +367,50 @@ class LocalVerifier(Detector):
                 deadline=deadline,
             )
         ]
+        chunks = self._fitted_chunks(chunks, deadline)
         windows = [
-            [c.check_text[s:e] for s, e in split_long_span(c.check_text, 0, len(c.check_text), self.max_chunk_chars)]
+            [w for s, e in split_long_span(c.check_text, 0, len(c.check_text), self.max_chunk_chars)
+             for w in self._fitted(c.check_text[s:e])]
             for c in split.claims
         ]
         return _Job(answer, question, sources, chunks, split.claims, windows, skipped, _scope(sources, question),
-                    self._given_vectors(sources, chunks))
+                    self._given_vectors(sources, chunks), original,
+                    {src.id: n for src, n in zip(sources, normalized) if n.changed})
+
+    def _fitted(self, text: str) -> list[str]:
+        """``text``, or its windows when it has more word pieces than the model reads."""
+        spans = self.embedder.fit(text)
+        return [text] if spans is None else [text[s:e] for s, e in spans]
+
+    def _fitted_chunks(self, chunks: list[tuple[int, Chunk]], deadline: float | None) -> list[tuple[int, Chunk]]:
+        """Evidence chunks cut further where the model would truncate them (see ``LocalEmbedder.fit``)."""
+        out: list[tuple[int, Chunk]] = []
+        for n, (i, ch) in enumerate(chunks):
+            if n % 256 == 0:
+                check_deadline(deadline)
+            spans = self.embedder.fit(ch.text)
+            if spans is None:
+                out.append((i, ch))
+            else:
+                out.extend((i, Chunk(ch.start + s, ch.start + e, ch.text[s:e])) for s, e in spans)
+        return out
+
+    @staticmethod
+    def _restore(verdict: Verdict, answer: Normalized, sources: dict[str, Normalized]) -> Verdict:
+        """Offsets and texts on the caller's answer and sources again, after checks on their normalised forms."""
+        if not answer.changed and not sources:
+            return verdict
+        for item in [*verdict.claims, *verdict.spans, *verdict.skipped]:
+            if answer.changed:
+                item.start, item.end = answer.span(item.start, item.end)
+                item.text = answer.original[item.start : item.end]
+        for claim in verdict.claims:
+            for ev in claim.evidence:
+                source = sources.get(ev.source_id)
+                if source is not None:
+                    ev.start, ev.end = source.span(ev.start, ev.end)
+                    ev.text = source.original[ev.start : ev.end]
+        return verdict
 
     def _given_vectors(self, sources: list[Source], chunks: list[tuple[int, Chunk]]) -> dict[str, np.ndarray]:
         """The retriever's vectors that stand for one of our chunks: same model, and the chunk is the passage.
@@ -472,17 +523,18 @@ class LocalVerifier(Detector):
                 spans.extend(self._spans(job.answer, claim, signals, risk, reasons))
         score = max(c.score for c in claim_verdicts)
         flagged = score >= self.threshold
-        return Verdict(
+        verdict = Verdict(
             label="hallucinated" if flagged else "supported",
             hallucination_detected=flagged,
             score=score,
             threshold=self.threshold,
             claims=claim_verdicts,
-            skipped=job.skipped,
+            skipped=[s.model_copy() for s in job.skipped],
             spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
             usage=usage.model_copy(),
             detector=self.name,
         )
+        return self._restore(verdict, job.original, job.normalized_sources)
 
     def _miscited(self, job: _Job, claim: Claim, cited: list[str | None], claim_vectors: np.ndarray,
                   chunk_vectors: np.ndarray, evidence: list[EvidenceRef]) -> str | None:
