@@ -8,7 +8,9 @@ The rule, in order:
 4. consistency ``unverified`` -> ``unverified`` (it was asked for and did not run), with its errors;
 5. otherwise ``supported``.
 
-The report is always kept in ``Verdict.consistency``; its LLM calls and tokens are added to ``usage``.
+The report is always kept in ``Verdict.consistency``; its LLM calls and tokens are added to ``usage``. A failed
+paraphraser (``paraphrase_failed``: the samples used template rewordings) is added to ``Verdict.errors`` whatever
+the label, so a ``supported`` that rests on templates says so.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ def combine_verdicts(grounding: Verdict, report: ConsistencyReport) -> Verdict:
     })
     update: dict = {"consistency": report, "usage": usage,
                     "latency_ms": grounding.latency_ms + report.latency_ms}
+    degraded = [e for e in report.errors if e.code == "paraphrase_failed"]
+    if degraded and report.label != "unverified":
+        update["errors"] = [*grounding.errors, *degraded]
     if grounding.label in ("unverified", "hallucinated"):
         return grounding.model_copy(update=update)
     if report.label == "inconsistent":

@@ -149,6 +149,10 @@ class ParaphraseConsistency:
         cache: Opt-in :class:`~halguard.cache.ResponseCache`: identical paraphrase, answer and judge requests
             are not paid twice (answers are keyed by ``cache_namespace`` and the question).
         cache_namespace: Names the answer source (your chain or engine) in answer cache keys.
+        on_paraphrase_error: When a configured paraphraser fails (an error, or too few usable paraphrases):
+            ``"templates"`` (default) samples with the fallback templates, halves the judgment's confidence and
+            records ``paraphrase_failed``, so a ``consistent`` then means "agreed under template rewordings";
+            ``"unverified"`` makes the report ``unverified`` (for callers that fail closed).
     """
 
     def __init__(
@@ -162,7 +166,11 @@ class ParaphraseConsistency:
         judge_model: str | None = None,
         cache: ResponseCache | None = None,
         cache_namespace: str = "default",
+        on_paraphrase_error: Literal["templates", "unverified"] = "templates",
     ) -> None:
+        if on_paraphrase_error not in ("templates", "unverified"):
+            msg = f"on_paraphrase_error must be 'templates' or 'unverified', got {on_paraphrase_error!r}"
+            raise InvalidInputError(msg)
         if not isinstance(n_paraphrases, int) or not 1 <= n_paraphrases <= 10:
             msg = f"n_paraphrases must be an int from 1 to 10, got {n_paraphrases!r}"
             raise InvalidInputError(msg)
@@ -181,6 +189,7 @@ class ParaphraseConsistency:
         # Passed to each model call rather than set on the models: the caller's model objects stay as they were.
         self.cache = cache
         self.cache_namespace = cache_namespace
+        self.on_paraphrase_error = on_paraphrase_error
 
     # -- paraphrases -----------------------------------------------------------------------------------
 
@@ -357,23 +366,34 @@ class ParaphraseConsistency:
                    for s in [original, *rest] if s.error]
         errors += [VerdictError(code="non_answer", message=f"{s.question!r}: {s.answer!r} is a non-answer; not judged")
                    for s in [original, *rest] if s.non_answer]
+        judgment = result.judgment if result else None
+        failed_paraphraser = self.paraphraser is not None and source == "fallback_templates"
         if result is None:
             why = ("the original answer is a non-answer; there is nothing to compare" if original.non_answer
                    else "fewer than two answers to compare; nothing was judged")
             errors.append(VerdictError(code="too_few_samples", message=why))
             label = "unverified"
-        elif result.judgment is None:
-            errors.append(VerdictError(code="judge_failed", message=result.error or "no judgment"))
+        elif judgment is None:
+            errors.append(VerdictError(code=result.code, message=result.error or "no judgment"))
+            label = "unverified"
+        elif failed_paraphraser and self.on_paraphrase_error == "unverified":
+            errors.append(VerdictError(code="paraphrase_failed", message="the paraphraser failed and "
+                                       "on_paraphrase_error='unverified'; the template rewordings were not trusted"))
             label = "unverified"
         else:
-            label = "inconsistent" if result.judgment.hallucination_detected else "consistent"
+            label = "inconsistent" if judgment.hallucination_detected else "consistent"
+            if failed_paraphraser:
+                # Templates reword less than a model: agreement under them says less, so it weighs less.
+                judgment = judgment.model_copy(update={"confidence_score": round(judgment.confidence_score / 2, 4)})
+                errors.append(VerdictError(code="paraphrase_failed", message="the paraphraser failed; the answers "
+                                           "were sampled with template rewordings and the confidence halved"))
         return ConsistencyReport(
             question=question,
             label=label,
             paraphrases=paraphrases,
             paraphrase_source=source,
             answers=[original, *rest],
-            judgment=result.judgment if result else None,
+            judgment=judgment,
             judge=getattr(self.judge, "name", ""),
             errors=errors,
             usage=Usage(llm_calls=meter.calls + samples, input_tokens=meter.input_tokens,

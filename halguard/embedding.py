@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from halguard.errors import ModelLoadError
+from halguard.memo import BytesLRU
 
 __all__ = [
     "DEFAULT_NUM_THREADS",
@@ -37,7 +37,10 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 # (RAGTruth, 151 vs 353 ms) and 0.44x (HaluEval, 48 vs 109 ms); idle, 1 thread took 1.20x of the default on
 # both files. Losing 20% when idle beats losing 2.3x under load.
 DEFAULT_NUM_THREADS = 1
-_FIT_CACHE_SIZE = 20_000  # texts whose token windows are remembered (each at most a chunk, ~600 characters)
+# Bytes of embeddings (and their texts) kept per embedder: 256 MiB is ~150,000 sentences of a typical RAG context,
+# a few thousand distinct contexts. Counted in bytes because a megabyte passage is a megabyte of key.
+DEFAULT_CACHE_BYTES = 256 * 2**20
+_FIT_CACHE_BYTES = 16 * 2**20  # token windows of texts longer than the model's window
 
 
 def same_model(name: str | None, model_name: str) -> bool:
@@ -134,18 +137,18 @@ class LocalEmbedder:
     _instances: dict[tuple[str, str | None], LocalEmbedder] = {}
     _instances_lock = threading.Lock()
 
-    def __init__(self, model_path: str | Path, *, device: str | None = None, cache_size: int = 100_000) -> None:
+    def __init__(self, model_path: str | Path, *, device: str | None = None,
+                 cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.model_path = Path(model_path)
         self.device = device
-        self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self.load_seconds = 0.0
         self._model = None
         self._load_lock = threading.Lock()
         # torch modules are not documented as safe for concurrent forward passes: one encode at a time.
         self._encode_lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._fit_cache: OrderedDict[str, list[tuple[int, int]] | None] = OrderedDict()
-        self._cache_lock = threading.Lock()
+        self._cache: BytesLRU[str, np.ndarray] = BytesLRU(cache_bytes)
+        self._fit_cache: BytesLRU[str, list[tuple[int, int]] | None] = BytesLRU(_FIT_CACHE_BYTES)
 
     @classmethod
     def shared(cls, model_path: str | Path | None = None, *, device: str | None = None) -> LocalEmbedder:
@@ -165,7 +168,7 @@ class LocalEmbedder:
         key = (str(self.model_path), self.device)
         if LocalEmbedder._instances.get(key) is self:
             return (_shared_embedder, key)
-        return (_fresh_embedder, (*key, self.cache_size))
+        return (_fresh_embedder, (*key, self.cache_bytes))
 
     @property
     def model(self):
@@ -218,9 +221,9 @@ class LocalEmbedder:
         limit = self.max_seq_length - 2
         if len(text) <= limit:  # a word piece covers at least one character
             return None
-        with self._cache_lock:
-            if text in self._fit_cache:
-                return self._fit_cache[text]
+        known = self._fit_cache.get(text, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
         offsets = self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True,
                                        truncation=False, verbose=False)["offset_mapping"]
         spans = None
@@ -231,10 +234,7 @@ class LocalEmbedder:
                 spans.append((offsets[first][0], offsets[last][1]))
                 if last == len(offsets) - 1:
                     break
-        with self._cache_lock:
-            self._fit_cache[text] = spans
-            if len(self._fit_cache) > _FIT_CACHE_SIZE:
-                self._fit_cache.popitem(last=False)
+        self._fit_cache.set(text, spans)
         return spans
 
     @property
@@ -254,15 +254,13 @@ class LocalEmbedder:
         stats = EncodeStats()
         out: list[np.ndarray | None] = [None] * len(texts)
         missing: dict[str, list[int]] = {}
-        with self._cache_lock:
-            for i, t in enumerate(texts):
-                vec = self._cache.get(t)
-                if vec is not None:
-                    self._cache.move_to_end(t)
-                    out[i] = vec
-                    stats.cached += 1
-                else:
-                    missing.setdefault(t, []).append(i)
+        for i, t in enumerate(texts):
+            vec = self._cache.get(t)
+            if vec is not None:
+                out[i] = vec
+                stats.cached += 1
+            else:
+                missing.setdefault(t, []).append(i)
         if missing:
             todo = list(missing)
             model = self.model  # loaded outside the thread setting
@@ -277,13 +275,10 @@ class LocalEmbedder:
             stats.computed = len(todo)
             stats.batches = (len(todo) + batch_size - 1) // batch_size
             vecs = np.asarray(vecs, dtype=np.float32)
-            with self._cache_lock:
-                for t, vec in zip(todo, vecs):
-                    for i in missing[t]:
-                        out[i] = vec
-                    self._cache[t] = vec
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+            for t, vec in zip(todo, vecs):
+                for i in missing[t]:
+                    out[i] = vec
+                self._cache.set(t, vec)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]
@@ -293,5 +288,8 @@ def _shared_embedder(model_path: str, device: str | None) -> LocalEmbedder:
     return LocalEmbedder.shared(model_path, device=device)
 
 
-def _fresh_embedder(model_path: str, device: str | None, cache_size: int) -> LocalEmbedder:
-    return LocalEmbedder(model_path, device=device, cache_size=cache_size)
+def _fresh_embedder(model_path: str, device: str | None, cache_bytes: int) -> LocalEmbedder:
+    return LocalEmbedder(model_path, device=device, cache_bytes=cache_bytes)
+
+
+_UNKNOWN = object()

@@ -78,9 +78,21 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WORD.finditer(text)]
 
 
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """A small, fast suffix stripper: enough to match 'acquired'/'acquires', 'cities'/'city'."""
+    """A small, fast suffix stripper: enough to match 'acquired'/'acquires', 'cities'/'city'.
+
+    Words of ordinary length are memoised; a "word" longer than 40 characters (a hash, minified data) is stemmed
+    without being remembered, so the memo's 200,000 entries stay small.
+    """
+    return _stem_memo(word) if len(word) <= 40 else _stem(word)
+
+
+@lru_cache(maxsize=200_000)
+def _stem_memo(word: str) -> str:
+    return _stem(word)
+
+
+def _stem(word: str) -> str:
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]

@@ -13,7 +13,9 @@ logged here: the SDK clients get them from arguments or their usual environment 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import math
 import random
 import threading
 import time
@@ -24,9 +26,10 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from halguard.errors import HalguardError, InputTypeError
+from halguard.errors import HalguardError, InputTypeError, InvalidInputError
 
 __all__ = [
+    "SYNC_WORKERS",
     "CallableChat",
     "ChatModel",
     "ChatReply",
@@ -107,12 +110,15 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _retry_after(exc: BaseException) -> float | None:
+    """A ``Retry-After`` header in seconds, when it is a finite, non-negative number (an HTTP date, "-1" or
+    "nan" is ignored and the usual backoff applies)."""
     headers = getattr(getattr(exc, "response", None), "headers", None) or {}
     try:
         value = headers.get("retry-after") or headers.get("Retry-After")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
+        seconds = float(value) if value is not None else None
+    except (TypeError, ValueError, AttributeError):
         return None
+    return seconds if seconds is not None and math.isfinite(seconds) and seconds >= 0 else None
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -126,23 +132,42 @@ def _retryable(exc: BaseException) -> bool:
 
 
 class ChatModel(ABC):
-    """Chat with retries, a per-call timeout and usage accounting.
+    """Chat with retries, a deadline per call and usage accounting.
+
+    Every call is bounded twice: each try waits at most ``timeout`` seconds, and the whole call, retries and
+    backoff included, at most ``deadline`` seconds. A sync try runs in a shared pool of worker threads so the
+    wait can end even when the provider's client never returns (a server trickling bytes keeps an SDK's read
+    timeout from firing); such a try keeps its thread until the client gives up, and the pool's size
+    (:data:`SYNC_WORKERS`) bounds how many can. An async try is cancelled at its timeout.
 
     Args:
-        timeout: Seconds per call.
+        timeout: Seconds per try.
         max_retries: Retries after the first try, for retryable errors.
         backoff: First backoff in seconds (doubles each retry, with jitter, capped at ``max_backoff``).
         max_backoff: Longest wait between tries (also caps a ``Retry-After``).
+        deadline: Seconds for the whole call, retries included (default: ``timeout * (max_retries + 1)``).
+
+    Raises:
+        InvalidInputError: an option is not a finite number in its range.
     """
 
     name: str = "chat"
 
     def __init__(self, *, timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5,
-                 max_backoff: float = 20.0) -> None:
-        self.timeout = timeout
+                 max_backoff: float = 20.0, deadline: float | None = None) -> None:
+        _positive("timeout", timeout)
+        _positive("max_backoff", max_backoff, zero=True)
+        _positive("backoff", backoff, zero=True)
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            msg = f"max_retries must be an int >= 0, got {max_retries!r}"
+            raise InvalidInputError(msg)
+        if deadline is not None:
+            _positive("deadline", deadline)
+        self.timeout = float(timeout)
         self.max_retries = max_retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.deadline = float(deadline) if deadline is not None else self.timeout * (max_retries + 1)
         self.usage = UsageMeter()
         self.cache: Any = None  # a halguard.cache.ResponseCache, set by the caller to opt in
 
@@ -173,11 +198,22 @@ class ChatModel(ABC):
     def _wait(self, attempt: int, exc: BaseException) -> float:
         hinted = _retry_after(exc)
         base = hinted if hinted is not None else self.backoff * (2**attempt) * (0.5 + random.random())
-        return min(base, self.max_backoff)
+        return max(0.0, min(base, self.max_backoff))
+
+    def _try_sync(self, messages: Messages, json_mode: bool, seconds: float) -> ChatReply:
+        """One try, waited for at most ``seconds`` (in a pool thread, so a client that never returns is left)."""
+        context = contextvars.copy_context()  # callbacks and tracing context follow the try into the thread
+        future = _sync_pool().submit(context.run, self._chat, messages, json_mode)
+        try:
+            return future.result(timeout=seconds)
+        except FutureTimeout as exc:
+            future.cancel()
+            msg = f"{self.name} did not answer within {seconds:.1f} s"
+            raise TimeoutError(msg) from exc
 
     def chat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
              cache: Any = None) -> ChatReply:
-        """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries.
+        """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries or the deadline.
 
         Args:
             messages: ``[{"role", "content"}, ...]``.
@@ -190,17 +226,18 @@ class ChatModel(ABC):
         key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
             return hit
+        end = time.monotonic() + self.deadline
         for attempt in range(self.max_retries + 1):
             t0 = time.perf_counter()
             try:
-                reply = self._chat(messages, json_mode)
+                reply = self._try_sync(messages, json_mode, min(self.timeout, max(end - time.monotonic(), 0.001)))
             except Exception as exc:  # noqa: BLE001 - classified below
                 for m in meters:
                     m.record(None)
-                if not _retryable(exc) or attempt == self.max_retries:
-                    msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
-                    raise ProviderError(msg) from exc
-                time.sleep(self._wait(attempt, exc))
+                wait = self._wait(attempt, exc)
+                if not _retryable(exc) or attempt == self.max_retries or time.monotonic() + wait >= end:
+                    raise self._failure(exc, attempt) from exc
+                time.sleep(wait)
                 continue
             reply = _with_latency(reply, t0)
             for m in meters:
@@ -216,23 +253,53 @@ class ChatModel(ABC):
         key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
             return hit
+        end = time.monotonic() + self.deadline
         for attempt in range(self.max_retries + 1):
             t0 = time.perf_counter()
             try:
-                reply = await asyncio.wait_for(self._achat(messages, json_mode), self.timeout)
+                seconds = min(self.timeout, max(end - time.monotonic(), 0.001))
+                reply = await asyncio.wait_for(self._achat(messages, json_mode), seconds)
             except Exception as exc:  # noqa: BLE001 - classified below
                 for m in meters:
                     m.record(None)
-                if not _retryable(exc) or attempt == self.max_retries:
-                    msg = f"{self.name} call failed: {type(exc).__name__}: {exc}"
-                    raise ProviderError(msg) from exc
-                await asyncio.sleep(self._wait(attempt, exc))
+                wait = self._wait(attempt, exc)
+                if not _retryable(exc) or attempt == self.max_retries or time.monotonic() + wait >= end:
+                    raise self._failure(exc, attempt) from exc
+                await asyncio.sleep(wait)
                 continue
             reply = _with_latency(reply, t0)
             for m in meters:
                 m.record(reply)
             return self._store(cache, key, reply)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _failure(self, exc: BaseException, attempt: int) -> ProviderError:
+        kind = type(exc).__name__ if not isinstance(exc, asyncio.TimeoutError) else "TimeoutError"
+        msg = f"{self.name} call failed after {attempt + 1} tries: {kind}: {exc}"
+        return ProviderError(msg)
+
+
+# Worker threads for sync tries (see ChatModel). A try that outlives its timeout keeps its thread until the
+# provider's client returns; 32 bounds those, while a busy guard rarely has more calls in flight.
+SYNC_WORKERS = 32
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _sync_pool() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=SYNC_WORKERS, thread_name_prefix="halguard-llm")
+    return _pool
+
+
+def _positive(name: str, value: Any, *, zero: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not zero):
+        msg = f"{name} must be a finite number {'>= 0' if zero else '> 0'}, got {value!r}"
+        raise InvalidInputError(msg)
 
 
 def _with_latency(reply: ChatReply, t0: float) -> ChatReply:
@@ -264,15 +331,7 @@ class CallableChat(ChatModel):
         if self._is_async:
             msg = f"{self.name} is async: call achat(), or pass a sync callable"
             raise InputTypeError(msg)
-        # A plain function has no timeout of its own: wait for it at most `timeout` seconds.
-        pool = ThreadPoolExecutor(max_workers=1)
-        try:
-            return self._reply(pool.submit(self.fn, messages).result(timeout=self.timeout))
-        except FutureTimeout as exc:
-            msg = f"{self.name} did not answer within {self.timeout} s"
-            raise TimeoutError(msg) from exc
-        finally:
-            pool.shutdown(wait=False)
+        return self._reply(self.fn(messages))  # ChatModel.chat bounds the wait
 
     async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
         if self._is_async:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from functools import lru_cache
 
 from halguard.lexical import NEGATION_CUES, has_negation
+from halguard.memo import memoize_text
 
 __all__ = ["absent_features", "absent_feature_mentions"]
 
@@ -73,7 +73,7 @@ def _clause(text: str, start: int, end: int, breaks: list[tuple[int, int]], ends
     return text[left:right]
 
 
-@lru_cache(maxsize=1024)
+@memoize_text(32 * 2**20)  # bounded by bytes: a record can be megabytes
 def absent_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
     stripped = text.strip()

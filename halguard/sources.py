@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from halguard.errors import InputTypeError, InvalidInputError
+from halguard.memo import BytesLRU
 from halguard.segment import split_sentences
 
 __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
@@ -136,9 +135,8 @@ class Chunk:
     text: str
 
 
-_CACHE_SIZE = 4096
-_cache: OrderedDict[tuple[str, int, int], tuple[Chunk, ...]] = OrderedDict()
-_cache_lock = threading.Lock()
+# Chunks of the sources seen lately, bounded by bytes (texts and chunks are both counted).
+_cache: BytesLRU[tuple[str, int, int], tuple[Chunk, ...]] = BytesLRU(64 * 2**20)
 
 
 def split_long_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
@@ -170,11 +168,9 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
     :class:`~halguard.segment.BudgetExceeded` when it passes while the text is being split.
     """
     key = (text, sentences_per_chunk, max_chars)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
     units: list[tuple[int, int]] = []
     for s, e in split_sentences(text, deadline=deadline):
         units.extend(split_long_span(text, s, e, max_chars) if e - s > max_chars else [(s, e)])
@@ -192,8 +188,5 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
         else:
             chunks.extend(Chunk(s, e, text[s:e]) for s, e in win)
     deduped = tuple(dict.fromkeys(chunks))
-    with _cache_lock:
-        _cache[key] = deduped
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    _cache.set(key, deduped)
     return deduped

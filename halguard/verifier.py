@@ -13,7 +13,6 @@ import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -26,6 +25,7 @@ from halguard.errors import InputTypeError, InvalidInputError
 from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
 from halguard.index import EvidenceIndex
 from halguard.antonyms import antonym_flips
+from halguard.memo import memoize_text
 from halguard.normalize import Normalized, normalize_text
 from halguard.lexical import (
     content_terms,
@@ -58,17 +58,19 @@ DEFAULT_TIME_BUDGET_S = 10.0
 _ENCODE_SLICE = 64
 
 
-@lru_cache(maxsize=4096)
+# Per-source memos, bounded by bytes (a megabyte passage is a megabyte of key): 64 MiB holds the word sets of
+# a few hundred typical RAG contexts, so passages a process sees again are not re-read.
+@memoize_text(64 * 2**20)
 def _source_terms(text: str) -> frozenset[str]:
     return frozenset(term_set(text))
 
 
-@lru_cache(maxsize=4096)
+@memoize_text(16 * 2**20)
 def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(number_values(text))
 
 
-@lru_cache(maxsize=4096)
+@memoize_text(64 * 2**20)
 def _word_string(text: str) -> str:
     """The text's words, lower-cased and joined by single spaces, padded: for word-for-word matching."""
     return " " + " ".join(m.lower() for m in _WORDS.findall(text)) + " "

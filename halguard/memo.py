@@ -1,0 +1,119 @@
+"""Caches bounded by the memory they hold, not by how many entries they have.
+
+Contexts can be anything from a sentence to a megabyte, so a cache capped at N entries can hold N megabytes of
+text (4,096 entries of one-megabyte passages is 4 GB). These caches count an estimate of each entry's bytes
+(key and value) and drop the least recently used entries past their budget.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from functools import wraps
+from typing import Any, Generic, TypeVar
+
+__all__ = ["BytesLRU", "memoize_text", "size_of"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def _shallow(item: Any) -> int:
+    size = sys.getsizeof(item)
+    fields = getattr(item, "__dict__", None)  # small records (a Chunk): their fields too
+    if isinstance(fields, dict):
+        size += sum(sys.getsizeof(v) for v in fields.values())
+    return size
+
+
+def size_of(value: Any) -> int:
+    """An estimate of the bytes ``value`` holds: containers count their items (and the fields of record items),
+    one level deep; arrays count their buffer."""
+    nbytes = getattr(value, "nbytes", None)
+    if isinstance(nbytes, int):
+        return nbytes + 112
+    size = sys.getsizeof(value)
+    if isinstance(value, (tuple, list, set, frozenset)):
+        size += sum(_shallow(item) for item in value)
+    elif isinstance(value, dict):
+        size += sum(sys.getsizeof(k) + _shallow(v) for k, v in value.items())
+    return size
+
+
+class BytesLRU(Generic[K, V]):
+    """A thread-safe LRU mapping that keeps at most ``max_bytes`` of keys and values (estimated).
+
+    An entry larger than the whole budget is not kept.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, default: Any = None) -> V | Any:
+        with self._lock:
+            hit = self._data.get(key)
+            if hit is None:
+                return default
+            self._data.move_to_end(key)
+            return hit[0]
+
+    def __contains__(self, key: K) -> bool:
+        with self._lock:
+            return key in self._data
+
+    def set(self, key: K, value: V) -> None:
+        cost = size_of(key) + size_of(value)
+        with self._lock:
+            old = self._data.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            if cost > self.max_bytes:
+                return
+            self._data[key] = (value, cost)
+            self.bytes += cost
+            while self.bytes > self.max_bytes and self._data:
+                _, (_, dropped) = self._data.popitem(last=False)
+                self.bytes -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"max_bytes": self.max_bytes}  # a cache is not worth pickling
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["max_bytes"])  # type: ignore[misc]
+
+
+_MISSING = object()
+
+
+def memoize_text(max_bytes: int) -> Callable[[Callable[[str], V]], Callable[[str], V]]:
+    """Memoise a function of one str, within ``max_bytes`` (see :class:`BytesLRU`)."""
+
+    def wrap(fn: Callable[[str], V]) -> Callable[[str], V]:
+        cache: BytesLRU[str, V] = BytesLRU(max_bytes)
+
+        @wraps(fn)
+        def memoised(text: str) -> V:
+            hit = cache.get(text, _MISSING)
+            if hit is not _MISSING:
+                return hit
+            value = fn(text)
+            cache.set(text, value)
+            return value
+
+        memoised.cache = cache  # type: ignore[attr-defined]
+        return memoised
+
+    return wrap
