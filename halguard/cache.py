@@ -4,37 +4,56 @@ Keys are SHA-256 digests of the request: a cache format version, the kind of req
 the exact messages (so a changed prompt template is a different key) and JSON mode; sampled answers are
 keyed by ``(namespace, question)``. Nothing expires by itself: call :meth:`ResponseCache.clear`, delete
 the directory, or use a new ``namespace`` when the model or the chain behind it changes.
+
+On disk the entries live in a folder of their own, ``<path>/halguard-cache-v1/`` (mode 0700), one file per key
+named by its digest (mode 0600, written to a fresh temporary file and renamed into place, never through a
+symlink). A key that is not a digest is hashed before it names a file, so no key can reach outside the folder,
+and :meth:`ResponseCache.clear` deletes only the digest-named files in it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from halguard.errors import InvalidInputError
+from halguard.files import read_private, write_private
+
 __all__ = ["ResponseCache"]
 
 CACHE_VERSION = "halguard-cache-v1"
+_FOLDER = "halguard-cache-v1"
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 class ResponseCache:
     """A thread-safe LRU of request key -> reply text, mirrored to ``path`` (one JSON file per entry).
 
     Args:
-        path: A directory for the on-disk copy; None keeps the cache in memory only.
+        path: A directory for the on-disk copy (entries go in its ``halguard-cache-v1`` folder); None keeps the
+            cache in memory only.
         max_entries: In-memory entries kept (least recently used dropped first); disk is not pruned.
+        max_bytes: In-memory characters kept (keys and replies), whatever the number of entries.
     """
 
-    def __init__(self, path: str | Path | None = None, *, max_entries: int = 10_000) -> None:
-        self.path = Path(path) if path is not None else None
+    def __init__(self, path: str | Path | None = None, *, max_entries: int = 10_000,
+                 max_bytes: int = 64 * 2**20) -> None:
+        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                msg = f"{name} must be a positive int, got {value!r}"
+                raise InvalidInputError(msg)
+        self.path = Path(path) / _FOLDER if path is not None else None
         if self.path is not None:
-            self.path.mkdir(parents=True, exist_ok=True)
+            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self._memory: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -44,6 +63,11 @@ class ResponseCache:
         blob = json.dumps([CACHE_VERSION, *parts], sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
+    def _file(self, key: str) -> Path:
+        """The file of ``key``: its own name when it is a digest, else the digest of it (never a path)."""
+        name = key if _DIGEST.fullmatch(key) else hashlib.sha256(key.encode("utf-8")).hexdigest()
+        return self.path / f"{name}.json"  # type: ignore[operator]
+
     def get(self, key: str) -> str | None:
         with self._lock:
             value = self._memory.get(key)
@@ -52,9 +76,8 @@ class ResponseCache:
                 self.hits += 1
                 return value
         if self.path is not None:
-            file = self.path / f"{key}.json"
             try:
-                value = json.loads(file.read_text(encoding="utf-8"))["value"]
+                value = json.loads(read_private(self._file(key)))["value"]
             except (OSError, ValueError, KeyError, TypeError):
                 value = None
             if isinstance(value, str):
@@ -69,24 +92,32 @@ class ResponseCache:
     def set(self, key: str, value: str) -> None:
         self._remember(key, value)
         if self.path is not None:
-            tmp = self.path / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
-            tmp.write_text(json.dumps({"value": value}, ensure_ascii=False), encoding="utf-8")
-            tmp.replace(self.path / f"{key}.json")  # atomic: readers never see half a file
+            # atomic: readers never see half a file; mode 0600; a planted symlink is replaced, not followed
+            write_private(self._file(key), json.dumps({"value": value}, ensure_ascii=False))
 
     def _remember(self, key: str, value: str) -> None:
+        cost = len(key) + len(value)
         with self._lock:
+            old = self._memory.pop(key, None)
+            if old is not None:
+                self._bytes -= len(key) + len(old)
+            if cost > self.max_bytes:
+                return
             self._memory[key] = value
-            self._memory.move_to_end(key)
-            while len(self._memory) > self.max_entries:
-                self._memory.popitem(last=False)
+            self._bytes += cost
+            while len(self._memory) > self.max_entries or self._bytes > self.max_bytes:
+                dropped_key, dropped = self._memory.popitem(last=False)
+                self._bytes -= len(dropped_key) + len(dropped)
 
     def clear(self) -> None:
-        """Forget everything, in memory and on disk."""
+        """Forget everything, in memory and on disk (only the files this cache wrote: digest-named, in its folder)."""
         with self._lock:
             self._memory.clear()
+            self._bytes = 0
         if self.path is not None:
-            for file in self.path.glob("*.json"):
-                file.unlink(missing_ok=True)
+            for file in self.path.iterdir():
+                if _DIGEST.fullmatch(file.stem) and file.suffix == ".json" and not file.is_symlink():
+                    file.unlink(missing_ok=True)
 
     def __len__(self) -> int:
         return len(self._memory)

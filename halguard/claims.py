@@ -54,7 +54,9 @@ _FILLER_WORDS = frozenset(
     reasons cause location place price cost found find available provide provided mention mentioned contain
     contains state stated specify specified give given say says said determine data source sources text
     documents document passages passage context here sure certainly course unfortunately sorry apologies
-    unable able unclear unknown clear possible idea record way tell""".split()
+    unable able unclear unknown clear possible idea record way tell height size length width depth weight age
+    population distance duration speed temperature area volume capacity value rate status origin author
+    owner founder""".split()
 )
 _LIST_INTRO = re.compile(
     r"(?:\b(?:the following|as follows|include|includes|including|are|is|below)\s*:?|:)\s*$", re.IGNORECASE

@@ -1,7 +1,8 @@
 """The ``halguard`` command line.
 
-``halguard check`` verifies one answer and exits 0 (supported), 1 (hallucinated) or 2 (unverified or
-bad input), so it can gate a shell pipeline. ``halguard bench`` measures a detector on labelled JSONL.
+``halguard check`` verifies one answer and exits 0 (supported), 1 (hallucinated) or 2 (unverified, bad input,
+or an error inside halguard: never 1, which would read as a verdict), so it can gate a shell pipeline.
+``halguard bench`` measures a detector on labelled JSONL.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bench(args) if args.command == "bench" else _check(args)
     except HalguardError as exc:
         print(f"halguard: error: {exc}", file=sys.stderr)
+        return EXIT_UNVERIFIED
+    except Exception as exc:  # noqa: BLE001 - a crash is not a verdict: 2, never 1 ("hallucinated")
+        print(f"halguard: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_UNVERIFIED
 
 

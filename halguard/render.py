@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 
 from halguard.schema import Verdict
 
 __all__ = ["format_verdict"]
 
 
+def _printable(text: str) -> str:
+    """``text`` with control and format characters written as escapes: an answer can hold terminal escape
+    sequences, and a table printed to a terminal must not run them."""
+    return "".join(
+        ch if ch in " \t\n" or unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs") else ch.encode(
+            "unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
 def _cut(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    text = " ".join(_printable(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -20,9 +31,9 @@ def format_verdict(verdict: Verdict, *, width: int = 120) -> str:
     lines = [
         f"verdict: {verdict.label.upper()}  risk={score}  threshold={verdict.threshold:.2f}  "
         f"claims={len(verdict.claims)}  skipped={len(verdict.skipped)}  {verdict.latency_ms:.0f} ms  "
-        f"[{verdict.detector}]"
+        f"[{_printable(verdict.detector)}]"
     ]
-    lines.extend(f"  ! {e.code}: {e.message}" for e in verdict.errors)
+    lines.extend(f"  ! {_printable(e.code)}: {_printable(e.message)}" for e in verdict.errors)
     if verdict.claims:
         text_w = max(20, (width - 36) // 2)
         ev_w = max(20, width - 36 - text_w)
@@ -36,9 +47,9 @@ def format_verdict(verdict: Verdict, *, width: int = 120) -> str:
             )
             flagged = c.status.value in ("CONTRADICTION", "HALLUCINATION")
             for reason in c.reasons[1:] if flagged else []:
-                lines.extend("      - " + ln for ln in textwrap.wrap(reason, width - 8)[:2])
+                lines.extend("      - " + ln for ln in textwrap.wrap(_printable(reason), width - 8)[:2])
     for s in verdict.skipped:
-        lines.append(f"  {'(skipped)':<14}{'':>5}  {f'{s.start}-{s.end}':<11}{_cut(s.text, 40)} ({s.reason})")
+        lines.append(f"  {'(skipped)':<14}{'':>5}  {f'{s.start}-{s.end}':<11}{_cut(s.text, 40)} ({_printable(s.reason)})")
     if verdict.spans:
         lines.append("  unsupported spans: " + "; ".join(f"{s.start}-{s.end} {s.text!r}" for s in verdict.spans))
     return "\n".join(lines)

@@ -8,6 +8,8 @@ into a calibrated risk per claim (see :mod:`halguard.features`); the answer's ri
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import time
 import unicodedata
@@ -119,6 +121,10 @@ class _Job:
     normalized_sources: dict[str, Normalized]  # source id -> the way back, for sources normalisation changed
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _looks_binary(text: str) -> bool:
     sample = text[:20_000]
     if "\x00" in sample:
@@ -189,7 +195,25 @@ class LocalVerifier(Detector):
         citation_mode: Literal["strict", "lenient"] = "strict",
         time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
     ) -> None:
-        if num_threads is not None and (not isinstance(num_threads, int) or num_threads < 1):
+        for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
+            if not _is_number(value):
+                msg = f"{name} must be a number from 0 to 1, got {value!r}"
+                raise InvalidInputError(msg)
+        if time_budget_s is not None and (not _is_number(time_budget_s) or time_budget_s <= 0):
+            msg = f"time_budget_s must be a positive number of seconds or None, got {time_budget_s!r}"
+            raise InvalidInputError(msg)
+        if not isinstance(weights, ScoringWeights):
+            msg = f"weights must be a halguard.ScoringWeights, got {type(weights).__name__}"
+            raise InvalidInputError(msg)
+        if embedder is not None and not isinstance(embedder, LocalEmbedder):
+            msg = f"embedder must be a halguard LocalEmbedder, got {type(embedder).__name__}"
+            raise InvalidInputError(msg)
+        for name, value in (("model_path", model_path), ("device", device)):
+            if value is not None and not isinstance(value, (str, os.PathLike)):
+                msg = f"{name} must be a str or None, got {type(value).__name__}"
+                raise InvalidInputError(msg)
+        if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int)
+                                        or num_threads < 1):
             msg = f"num_threads must be a positive int or None, got {num_threads!r}"
             raise InvalidInputError(msg)
         if citation_mode not in ("strict", "lenient"):
@@ -205,8 +229,9 @@ class LocalVerifier(Detector):
             ("max_answer_chars", max_answer_chars),
             ("max_context_chars", max_context_chars),
             ("batch_size", batch_size),
+            ("faiss_min_chunks", faiss_min_chunks),
         ):
-            if not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 msg = f"{name} must be a positive int, got {value!r}"
                 raise InvalidInputError(msg)
         if max_chunk_chars < 50:

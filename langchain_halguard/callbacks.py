@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -19,6 +23,8 @@ from langchain_core.tracers.schemas import Run
 
 from halguard.api import default_detector
 from halguard.detector import Detector
+from halguard.errors import InvalidInputError
+from halguard.files import append_private
 from halguard.schema import RequestInfo, Verdict
 from langchain_halguard._convert import documents_to_contexts
 
@@ -69,15 +75,23 @@ class HalguardCallbackHandler(BaseTracer):
     run's output (``answer``/``output``/``result``, or a str), else the last LLM generation; the question
     is the root run's input (``input``/``question``/``query``), else the retriever's query.
 
-    It only observes: verdicts are kept keyed by root run id (:attr:`verdicts`, thread-safe), passed to
-    ``on_verdict(run_id, verdict)``, logged through :mod:`logging` and optionally appended as JSON lines to
-    ``jsonl_path``. Errors are logged, never raised into the chain. Verification runs inline when the
-    root run ends (about tens of milliseconds with the local verifier).
+    It only observes: verdicts are kept keyed by root run id (:attr:`verdicts`, thread-safe, the latest
+    ``max_verdicts``), passed to ``on_verdict(run_id, verdict)``, logged through :mod:`logging` and optionally
+    appended as JSON lines to ``jsonl_path``. Errors are logged, never raised into the chain.
+
+    When the root run ends in a sync call, the check runs right there (tens of milliseconds with the local
+    verifier), so the verdict is ready when ``invoke`` returns. When it ends on an event loop (``ainvoke``,
+    ``astream``), the check runs on the handler's own worker thread instead, one run after another in the
+    order they ended, so a long context never stalls the loop: ``flush()`` (or ``await aflush()``) waits for the
+    checks still running.
 
     Args:
         detector: The detector (default: the shared LocalVerifier).
         on_verdict: Called with ``(root_run_id, verdict)`` after each verification.
-        jsonl_path: Append one JSON line per verdict to this file.
+        jsonl_path: Append one JSON line per verdict to this file (created with mode 0600; a symlink is refused).
+        max_verdicts: How many verdicts :attr:`verdicts` keeps (the oldest go first).
+        log_context_text: Write the evidence texts (excerpts of the retrieved documents) into ``jsonl_path``;
+            False leaves them out (the claims, spans and scores stay).
     """
 
     name: str = "halguard_callback_handler"
@@ -89,14 +103,22 @@ class HalguardCallbackHandler(BaseTracer):
         *,
         on_verdict: Callable[[UUID, Verdict], None] | None = None,
         jsonl_path: str | Path | None = None,
+        max_verdicts: int = 1000,
+        log_context_text: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        if isinstance(max_verdicts, bool) or not isinstance(max_verdicts, int) or max_verdicts < 1:
+            msg = f"max_verdicts must be a positive int, got {max_verdicts!r}"
+            raise InvalidInputError(msg)
         self.detector = detector if detector is not None else default_detector()
         self.on_verdict = on_verdict
         self.jsonl_path = Path(jsonl_path) if jsonl_path is not None else None
-        self._verdicts: dict[UUID, Verdict] = {}
+        self.max_verdicts = max_verdicts
+        self.log_context_text = log_context_text
+        self._verdicts: OrderedDict[UUID, Verdict] = OrderedDict()
         self._lock = threading.Lock()
+        self._worker: ThreadPoolExecutor | None = None
 
     @property
     def verdicts(self) -> dict[UUID, Verdict]:
@@ -110,9 +132,37 @@ class HalguardCallbackHandler(BaseTracer):
 
     def _persist_run(self, run: Run) -> None:
         try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop here: check inline, the verdict is ready when the call returns
+            self._verify_logged(run)
+            return
+        with self._lock:
+            if self._worker is None:  # one thread: checks run in the order their runs ended
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halguard-callback")
+            worker = self._worker
+        worker.submit(self._verify_logged, run)
+
+    def _verify_logged(self, run: Run) -> None:
+        try:
             self._verify_run(run)
         except Exception:  # an observer must never break the chain it observes
             logger.exception("halguard could not verify run %s", run.id)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until the checks still running on the worker thread are done; False if ``timeout`` passed."""
+        with self._lock:
+            worker = self._worker
+        if worker is None:
+            return True
+        try:
+            worker.submit(lambda: None).result(timeout=timeout)  # FIFO: done once every earlier check is
+        except FutureTimeout:
+            return False
+        return True
+
+    async def aflush(self, timeout: float | None = None) -> bool:
+        """Async twin of :meth:`flush` (waits without blocking the loop)."""
+        return await asyncio.to_thread(self.flush, timeout)
 
     def _verify_run(self, run: Run) -> None:
         docs: list[Document] = []
@@ -133,14 +183,27 @@ class HalguardCallbackHandler(BaseTracer):
         })
         with self._lock:
             self._verdicts[run.id] = verdict
+            while len(self._verdicts) > self.max_verdicts:
+                self._verdicts.popitem(last=False)
             if self.jsonl_path is not None:
-                line = {"run_id": str(run.id), "question": question, "answer": answer, "verdict": verdict.to_metadata()}
-                with self.jsonl_path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(line) + "\n")
+                record = verdict.to_metadata()
+                if not self.log_context_text:
+                    record = _without_context_text(record)
+                line = {"run_id": str(run.id), "question": question, "answer": answer, "verdict": record}
+                append_private(self.jsonl_path, json.dumps(line) + "\n")
         level = logging.INFO if verdict.label == "supported" else logging.WARNING
         logger.log(level, "halguard run %s: %s (score %s)", run.id, verdict.label, verdict.score)
         if self.on_verdict is not None:
             self.on_verdict(run.id, verdict)
+
+
+def _without_context_text(record: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's metadata without excerpts of the retrieved documents."""
+    record = dict(record)
+    record["claims"] = [{**c, "evidence": [{k: v for k, v in e.items() if k != "text"} for e in c["evidence"]]}
+                        for c in record.get("claims", [])]
+    record["skipped_sources"] = [{k: v for k, v in s.items() if k != "text"} for s in record.get("skipped_sources", [])]
+    return record
 
 
 _halguard_callback_var: ContextVar[HalguardCallbackHandler | None] = ContextVar(

@@ -59,8 +59,8 @@ class HalguardEventHandler(BaseEventHandler):
       :class:`~llamaindex_halguard.HalguardChatEngine`) are left to the guard, and the guard's own verdict (its
       ``HalguardVerdictEvent``, or ``response.metadata["halguard"]``) is recorded as it is.
 
-    Verdicts are kept keyed by span id (:attr:`verdicts`), each with ``verdict.request`` (that id and the
-    question). A streaming response is not consumed when these events fire: it is recorded as ``unverified``
+    Verdicts are kept keyed by span id (:attr:`verdicts`, the latest ``max_verdicts``), each with
+    ``verdict.request`` (that id and the question). A streaming response is not consumed when these events fire: it is recorded as ``unverified``
     (``stream_not_consumed``); wrap the engine in a guard to check streams.
 
     Example:
@@ -77,7 +77,8 @@ class HalguardEventHandler(BaseEventHandler):
         description="The model the index was built with; when it is the local verifier's, source nodes' stored "
         "embeddings are reused instead of recomputed.",
     )
-    _verdicts: dict[str, Verdict] = PrivateAttr(default_factory=dict)
+    max_verdicts: int = Field(default=1000, gt=0, description="How many verdicts to keep (the oldest go first).")
+    _verdicts: OrderedDict[str, Verdict] = PrivateAttr(default_factory=OrderedDict)
     _synthesized: OrderedDict[int, tuple[Any, str]] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
@@ -153,6 +154,9 @@ class HalguardEventHandler(BaseEventHandler):
     def _record(self, key: str, verdict: Verdict) -> None:
         with self._lock:
             self._verdicts[key] = verdict
+            self._verdicts.move_to_end(key)
+            while len(self._verdicts) > self.max_verdicts:
+                self._verdicts.popitem(last=False)
 
 
 def _query_str(query: Any) -> str | None:

@@ -29,6 +29,7 @@ class StubLLMServer:
         self.script: list[tuple[int, dict, object]] = []
         self.requests: list[dict] = []
         self.delay = 0.0
+        self.trickle = 0.0  # seconds between bytes of the body: a server that never quite times out
         self._lock = threading.Lock()
         server = self
 
@@ -52,7 +53,13 @@ class StubLLMServer:
                 self.send_header("content-length", str(len(data.encode())))
                 self.end_headers()
                 try:
-                    self.wfile.write(data.encode())
+                    if server.trickle:
+                        for byte in data.encode():
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(server.trickle)
+                    else:
+                        self.wfile.write(data.encode())
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                     pass
 

@@ -74,6 +74,7 @@ async def test_concurrent_abatch(verifier):
     handler = HalguardCallbackHandler(verifier)
     c = chain(*([GOOD, BAD] * 5))
     await c.abatch(["When was JWST launched?"] * 10, {"callbacks": [handler], "max_concurrency": 5})
+    assert await handler.aflush(timeout=60)  # on an event loop the checks run on the handler's thread
     labels = sorted(v.label for v in handler.verdicts.values())
     assert len(labels) == 10
     assert labels.count("hallucinated") == 5 and labels.count("supported") == 5
@@ -103,4 +104,5 @@ def test_context_manager_collects_without_passing_callbacks(verifier):
 async def test_context_manager_async(verifier):
     with get_halguard_callback(verifier) as cb:
         await chain(GOOD).ainvoke("When was JWST launched?")
+    await cb.aflush()
     assert [v.label for v in cb.verdicts.values()] == ["supported"]
