@@ -20,7 +20,7 @@ def run_page(name: str, namespace: dict) -> list[list[str]]:
 
 
 def test_every_docs_page_has_only_tested_blocks():
-    assert sorted(p.name for p in DOCS.glob("*.md")) == ["real-apps.md"]  # a new page needs its test below
+    assert sorted(p.name for p in DOCS.glob("*.md")) == ["guarantees.md", "real-apps.md"]  # each has a test below
 
 
 def test_real_apps_page(standins):
@@ -43,3 +43,8 @@ def test_real_apps_page(standins):
     assert citations == ["supported WEAK_SUPPORT ['[2]']"]
     assert correlation == ["True When did JWST launch?"]
     assert threads == ["supported"]
+
+
+def test_guarantees_page(verifier):
+    (budget,) = run_page("guarantees.md", {})
+    assert budget == ["unverified budget_exceeded"]
