@@ -28,7 +28,7 @@ from typing import Any, Literal
 from halguard.cache import ResponseCache
 from halguard.errors import InvalidInputError
 from halguard.claims import is_non_answer
-from halguard.judge import ConsistencyJudge, JudgeResult, LocalConsistencyJudge
+from halguard.judge import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
 from halguard.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
 
@@ -60,16 +60,14 @@ def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
 
     Drops empty items, copies of the question, duplicates and items in another script than the question.
     """
-    from halguard.judge import _json_object
-
     text = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
     try:
         data: Any = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            data = _json_object(text)
-        except ValueError:
+    except (json.JSONDecodeError, RecursionError):
+        objects = json_objects(text)
+        if not objects:
             return []
+        data = objects[0]
     if isinstance(data, dict):
         data = next((v for v in data.values() if isinstance(v, list)), [])
     if not isinstance(data, list):

@@ -91,15 +91,6 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return found
 
 
-def _json_object(text: str) -> dict[str, Any]:
-    """The first top-level JSON object in ``text`` (ValueError when there is none)."""
-    objects = json_objects(text)
-    if not objects:
-        msg = "no JSON object found"
-        raise ValueError(msg)
-    return objects[0]
-
-
 def parse_judgment(text: str) -> HallucinationJudgment:
     """Parse a judge reply: the **last** JSON object in it that is a valid judgment.
 

@@ -65,7 +65,9 @@ class StubLLMServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )  # a short poll: shutdown() returns at once, not after half a second
 
     def __enter__(self) -> StubLLMServer:
         self.thread.start()

@@ -103,10 +103,10 @@ def test_judge_reply_scan_is_linear():
 def test_a_check_stops_at_its_time_budget(verifier):
     big = [" ".join(f"Paragraph {i} sentence {j} mentions topic {i * 31 + j} and place {j * 7}." for j in range(60))
            for i in range(200)]  # ~700 KB of distinct sentences: minutes to embed on one core
-    fast = LocalVerifier(embedder=verifier.embedder, time_budget_s=2.0)
+    fast = LocalVerifier(embedder=verifier.embedder, time_budget_s=0.5)
     verdict, seconds = timed(fast.verify, "Topic 42 is in place 7.", big)
     assert verdict.label == "unverified" and verdict.errors[0].code == "budget_exceeded"
-    assert seconds < 2.0 + 4.0  # the budget plus at most one step
+    assert seconds < 0.5 + 4.0  # the budget plus at most one step
 
 
 def test_a_failure_inside_the_check_is_unverified(verifier, monkeypatch):
@@ -151,7 +151,7 @@ def _check_fuzzed(verifier, answer, context, budget):
 
 
 @pytest.mark.timeout(600)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(answer=pathological(4_000), context=pathological(20_000))
 def test_fuzzed_checks_finish_and_return_a_verdict(verifier, answer, context):
     _check_fuzzed(verifier, answer, context, budget=3.0)
@@ -218,7 +218,7 @@ def test_one_negation_flags_a_long_copied_answer(verifier):
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("size", [20_000, pytest.param(99_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("size", [8_000, pytest.param(99_000, marks=pytest.mark.slow)])
 def test_many_invented_numbers_flag_a_huge_answer(verifier, size):
     answer = " ".join(f"The tower received {10_000 + 7 * i} visitors on day {i}." for i in range(2200))[:size]
     verdict = LocalVerifier(embedder=verifier.embedder, time_budget_s=60).verify(answer, [" ".join(SENTENCES)])

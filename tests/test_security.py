@@ -114,24 +114,24 @@ async def test_async_retries_wait_even_with_a_negative_retry_after(stub):
 
 @pytest.mark.timeout(60)
 def test_a_trickling_server_is_bounded_by_the_deadline(stub):
-    stub.trickle = 0.5  # one byte every half second: a read timeout never fires
+    stub.trickle = 0.2  # one byte every 0.2 s: a read timeout never fires, the reply would take 20 s
     stub.reply("x" * 100)
-    chat = openai_chat(stub, timeout=1.0, max_retries=1, backoff=0.01)
+    chat = openai_chat(stub, timeout=0.5, max_retries=1, backoff=0.01)
     t0 = time.perf_counter()
     with pytest.raises(ProviderError, match="did not answer"):
         chat.chat([{"role": "user", "content": "hi"}])
-    assert time.perf_counter() - t0 < 3.5  # two tries of 1 s, not 24 s
+    assert time.perf_counter() - t0 < 2.5  # two tries of 0.5 s, not 20 s
 
 
 @pytest.mark.timeout(60)
 async def test_async_trickle_is_bounded_too(stub):
-    stub.trickle = 0.5
+    stub.trickle = 0.2
     stub.reply("x" * 100)
-    chat = async_openai_chat(stub, timeout=1.0, max_retries=0)
+    chat = async_openai_chat(stub, timeout=0.5, max_retries=0)
     t0 = time.perf_counter()
     with pytest.raises(ProviderError):
         await chat.achat([{"role": "user", "content": "hi"}])
-    assert time.perf_counter() - t0 < 2.5
+    assert time.perf_counter() - t0 < 1.5
 
 
 @pytest.mark.timeout(60)
