@@ -16,7 +16,7 @@ import statistics
 import time
 
 from halguard import CallableChat, ChatModel, ConsistencyJudge, ParaphraseConsistency, ResponseCache
-from halguard.providers import ChatReply
+from halguard.llm.providers import ChatReply
 
 
 def scripted(call_s: float, n: int):

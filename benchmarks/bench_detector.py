@@ -9,7 +9,7 @@ Prints response-level precision/recall/F1 at the detector's threshold, AUROC, ba
 
 import sys
 
-from halguard.cli import main
+from halguard.tools.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

@@ -18,7 +18,7 @@ import statistics
 import time
 
 from halguard import LocalVerifier, Source
-from halguard.embedding import MODEL_NAME, LocalEmbedder, default_model_path
+from halguard.grounding.embedding import MODEL_NAME, LocalEmbedder, default_model_path
 
 
 def load(path: str, limit: int | None, task: str | None) -> list[dict]:

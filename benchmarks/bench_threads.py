@@ -21,7 +21,7 @@ import statistics
 import time
 
 from halguard import LocalVerifier
-from halguard.embedding import LocalEmbedder
+from halguard.grounding.embedding import LocalEmbedder
 
 SETTINGS: list[tuple[str, int | None]] = [("1 thread", 1), ("2 threads", 2), ("torch default", None)]
 

@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnableP
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from halguard import HallucinationError
-from halguard.render import format_verdict
+from halguard.tools.render import format_verdict
 from langchain_halguard import HalguardEmbeddings, get_halguard_callback, with_halguard
 
 CORPUS = Path(__file__).parent / "data" / "webb_corpus.json"

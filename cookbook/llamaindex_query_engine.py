@@ -23,7 +23,7 @@ from llama_index.core.llms import LLM, CompletionResponse, CustomLLM, LLMMetadat
 from llama_index.core.llms.callbacks import llm_completion_callback
 
 from halguard import Verdict
-from halguard.render import format_verdict
+from halguard.tools.render import format_verdict
 from llamaindex_halguard import HalguardEmbedding, HalguardEvaluator, HalguardNodePostprocessor, HalguardQueryEngine
 
 CORPUS = Path(__file__).parent / "data" / "webb_corpus.json"

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import halguard
-from halguard.render import format_verdict
+from halguard.tools.render import format_verdict
 
 CORPUS = Path(__file__).parent / "data" / "webb_corpus.json"
 

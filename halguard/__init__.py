@@ -11,9 +11,9 @@ Quick use::
 """
 
 from halguard.api import averify, default_detector, verify
-from halguard.cache import ResponseCache
+from halguard.llm.cache import ResponseCache
 from halguard.combine import combine_verdicts
-from halguard.consistency import ParaphraseConsistency
+from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import (
     HalguardError,
@@ -23,9 +23,9 @@ from halguard.errors import (
     ModelLoadError,
     UnverifiedError,
 )
-from halguard.features import ScoringWeights
-from halguard.judge import ConsistencyJudge, LocalConsistencyJudge
-from halguard.providers import CallableChat, ChatModel, MistralChat, OpenAIChat, ProviderError
+from halguard.grounding.scoring import ScoringWeights
+from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge
+from halguard.llm.providers import CallableChat, ChatModel, MistralChat, OpenAIChat, ProviderError
 from halguard.schema import (
     METADATA_KEY,
     SCHEMA_VERSION,
@@ -45,8 +45,8 @@ from halguard.schema import (
     VerdictError,
     get_verdict,
 )
-from halguard.sources import Source
-from halguard.verifier import LocalVerifier
+from halguard.text.contexts import Source
+from halguard.grounding.verifier import LocalVerifier
 
 __version__ = "0.1.0"
 

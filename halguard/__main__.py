@@ -1,5 +1,5 @@
 import sys
 
-from halguard.cli import main
+from halguard.tools.cli import main
 
 sys.exit(main())

@@ -15,12 +15,12 @@ _default_lock = threading.Lock()
 
 
 def default_detector() -> Detector:
-    """The process-wide default detector: a :class:`~halguard.verifier.LocalVerifier` with default options."""
+    """The process-wide default detector: a :class:`~halguard.grounding.verifier.LocalVerifier` with default options."""
     global _default
     if _default is None:
         with _default_lock:
             if _default is None:
-                from halguard.verifier import LocalVerifier
+                from halguard.grounding.verifier import LocalVerifier
 
                 _default = LocalVerifier()
     return _default
@@ -35,7 +35,7 @@ def _detector(detector: Detector | None, options: dict[str, Any]) -> Detector:
     if detector is not None:
         return detector
     if options:
-        from halguard.verifier import LocalVerifier
+        from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier(**options)
     return default_detector()
@@ -54,9 +54,9 @@ def verify(
     Args:
         answer: The generated answer.
         contexts: The retrieved passages: a str, or a list of str, ``(id, text)`` pairs or
-            :class:`~halguard.sources.Source`.
+            :class:`~halguard.text.contexts.Source`.
         question: The user's question; short answers are checked in its context.
-        detector: The detector to use (default: a shared :class:`~halguard.verifier.LocalVerifier`).
+        detector: The detector to use (default: a shared :class:`~halguard.grounding.verifier.LocalVerifier`).
         **options: Options for a new ``LocalVerifier`` (e.g. ``threshold=0.6``) when no detector is given.
 
     Returns:

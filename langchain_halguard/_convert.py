@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import METADATA_KEY, Verdict
-from halguard.structured import is_structured, question_with_fields, render_structured
+from halguard.text.structured import is_structured, question_with_fields, render_structured
 
 __all__ = [
     "MESSAGES_KEY",

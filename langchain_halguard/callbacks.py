@@ -24,7 +24,7 @@ from langchain_core.tracers.schemas import Run
 from halguard.api import default_detector
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
-from halguard.files import append_private
+from halguard.util.files import append_private
 from halguard.schema import RequestInfo, Verdict
 from langchain_halguard._convert import documents_to_contexts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.embeddings import Embeddings
 
-from halguard.embedding import LocalEmbedder
+from halguard.grounding.embedding import LocalEmbedder
 
 __all__ = ["HalguardEmbeddings"]
 

@@ -19,9 +19,9 @@ from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
 from halguard.api import default_detector
-from halguard.claims import is_non_answer
+from halguard.text.claims import is_non_answer
 from halguard.combine import combine_verdicts, unsampled
-from halguard.consistency import ParaphraseConsistency
+from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HalguardError, HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import (
@@ -245,7 +245,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     judge: Any = "local"
     """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
     cache: Any = None
-    """An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests."""
+    """An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample and judge requests."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
-from halguard.providers import ChatModel, ChatReply, Messages, as_chat_model
+from halguard.llm.providers import ChatModel, ChatReply, Messages, as_chat_model
 
 __all__ = ["LangChainChat", "to_chat_model"]
 
@@ -39,7 +39,7 @@ class LangChainChat(ChatModel):
 
 def to_chat_model(obj: Any) -> Any:
     """LangChain chat models become :class:`LangChainChat`; ``"local"`` and None pass through; the rest
-    goes to :func:`halguard.providers.as_chat_model`."""
+    goes to :func:`halguard.llm.providers.as_chat_model`."""
     if obj is None or obj == "local":
         return obj
     if isinstance(obj, BaseChatModel):

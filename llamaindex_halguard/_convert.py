@@ -12,7 +12,7 @@ from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from halguard.schema import METADATA_KEY, ClaimStatus, SkippedSource, Verdict
-from halguard.sources import Source
+from halguard.text.contexts import Source
 
 __all__ = [
     "annotate_nodes",

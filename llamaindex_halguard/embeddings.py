@@ -8,7 +8,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 
-from halguard.embedding import MODEL_NAME, LocalEmbedder
+from halguard.grounding.embedding import MODEL_NAME, LocalEmbedder
 
 __all__ = ["HalguardEmbedding"]
 

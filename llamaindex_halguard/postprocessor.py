@@ -25,11 +25,11 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from halguard.api import default_detector
 from halguard.detector import Detector
-from halguard.embedding import LocalEmbedder
+from halguard.grounding.embedding import LocalEmbedder
 from halguard.errors import InputTypeError
-from halguard.lexical import content_terms, entity_mentions, number_mentions, term_set
+from halguard.text.lexical import content_terms, entity_mentions, number_mentions, term_set
 from halguard.schema import Verdict
-from halguard.segment import split_sentences
+from halguard.text.segment import split_sentences
 from llamaindex_halguard._convert import annotate_nodes, node_text, nodes_to_contexts, with_node_metadata
 
 __all__ = ["HalguardNodePostprocessor"]

@@ -7,7 +7,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import LLM
 
-from halguard.providers import ChatModel, ChatReply, Messages, as_chat_model
+from halguard.llm.providers import ChatModel, ChatReply, Messages, as_chat_model
 
 __all__ = ["LlamaIndexChat", "to_chat_model"]
 
@@ -40,7 +40,7 @@ class LlamaIndexChat(ChatModel):
 
 def to_chat_model(obj: Any) -> Any:
     """LlamaIndex LLMs become :class:`LlamaIndexChat`; ``"local"`` and None pass through; the rest goes to
-    :func:`halguard.providers.as_chat_model`."""
+    :func:`halguard.llm.providers.as_chat_model`."""
     if obj is None or obj == "local":
         return obj
     if isinstance(obj, LLM):

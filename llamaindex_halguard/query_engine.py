@@ -18,7 +18,7 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
 from halguard.combine import combine_verdicts
-from halguard.consistency import ParaphraseConsistency
+from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
@@ -63,7 +63,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         num_paraphrases: Paraphrases per query.
         paraphraser: Writes them: a LlamaIndex LLM, an OpenAI/Mistral client or a callable; None: templates.
         judge: ``"local"`` (offline) or a LlamaIndex LLM / client / callable.
-        cache: An opt-in :class:`halguard.cache.ResponseCache` for paraphrase, sample and judge requests.
+        cache: An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample and judge requests.
         embedding_model: The embedding model the index was built with (e.g.
             ``"sentence-transformers/all-MiniLM-L6-v2"``). When it is the local verifier's model, the source
             nodes' stored embeddings are reused instead of recomputed (see "Reusing the retriever's vectors").

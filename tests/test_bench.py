@@ -1,8 +1,8 @@
 import json
 from pathlib import Path
 
-from halguard.bench import span_f1
-from halguard.cli import main
+from halguard.tools.bench import span_f1
+from halguard.tools.cli import main
 
 FIXTURE = Path(__file__).parent / "data" / "mini_bench.jsonl"
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from halguard.cli import main
+from halguard.tools.cli import main
 
 CONTEXT = "The Eiffel Tower is 330 metres tall. It was completed in 1889."
 

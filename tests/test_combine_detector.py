@@ -3,8 +3,8 @@ import asyncio
 import pytest
 
 from halguard import ConsistencyReport, Detector, InvalidInputError, Usage, Verdict, combine_verdicts
-from halguard.judge import HallucinationJudgment
-from halguard.render import format_verdict
+from halguard.consistency.judges import HallucinationJudgment
+from halguard.tools.render import format_verdict
 
 
 def _grounding(label):

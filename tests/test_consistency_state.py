@@ -4,10 +4,10 @@ import asyncio
 import json
 
 from halguard import ResponseCache
-from halguard.claims import is_non_answer
-from halguard.consistency import ParaphraseConsistency
-from halguard.judge import ConsistencyJudge, LocalConsistencyJudge
-from halguard.providers import CallableChat, ChatReply
+from halguard.text.claims import is_non_answer
+from halguard.consistency.sampling import ParaphraseConsistency
+from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge
+from halguard.llm.providers import CallableChat, ChatReply
 
 QUESTIONS = [f"In which year did expedition {i} reach camp {i}?" for i in range(50)]
 

@@ -3,7 +3,7 @@ import threading
 
 import numpy as np
 
-from halguard.embedding import LocalEmbedder, default_model_path
+from halguard.grounding.embedding import LocalEmbedder, default_model_path
 
 
 def test_model_comes_from_the_wheel_offline(verifier):
@@ -58,7 +58,7 @@ def test_num_threads_is_set_for_the_encode_and_put_back(verifier):
     import torch
 
     from halguard import LocalVerifier
-    from halguard.embedding import torch_threads
+    from halguard.grounding.embedding import torch_threads
 
     before = torch.get_num_threads()
     seen = []
@@ -85,7 +85,7 @@ def test_model_loads_quietly():
     import subprocess
     import sys
 
-    code = "from halguard.embedding import LocalEmbedder, default_model_path\n" \
+    code = "from halguard.grounding.embedding import LocalEmbedder, default_model_path\n" \
            "LocalEmbedder(default_model_path()).model\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "HF_HUB_OFFLINE": "1"})

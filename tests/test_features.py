@@ -5,7 +5,7 @@ import math
 import pytest
 
 from halguard import ScoringWeights
-from halguard.features import DEFAULT_WEIGHTS, ClaimSignals
+from halguard.grounding.scoring import DEFAULT_WEIGHTS, ClaimSignals
 
 
 def _signals(**kw) -> ClaimSignals:

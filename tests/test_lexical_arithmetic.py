@@ -1,7 +1,7 @@
 import pytest
 
-from halguard.arithmetic import check_arithmetic, is_math_claim
-from halguard.lexical import content_terms, entity_mentions, has_negation, number_mentions, number_values, stem
+from halguard.grounding.signals.arithmetic import check_arithmetic, is_math_claim
+from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_mentions, number_values, stem
 
 
 def test_numbers_are_normalised():
@@ -71,7 +71,7 @@ def test_no_math_no_findings():
      ("Revenue was 3.5 million.", "3.5", False), ("The 7. century", "7", False)],
 )
 def test_list_markers_and_references_are_enumerators(text, number, expected):
-    from halguard.lexical import is_enumerator
+    from halguard.text.lexical import is_enumerator
 
     start = text.index(number)
     assert is_enumerator(text, start, start + len(number)) is expected
@@ -86,7 +86,7 @@ def test_list_markers_and_references_are_enumerators(text, number, expected):
      ("It is not cheap.", "It is not cheap at all.", False)],
 )
 def test_negation_flip_needs_the_negated_word_on_the_other_side(claim, evidence, flip):
-    from halguard.lexical import negation_flip
+    from halguard.text.lexical import negation_flip
 
     assert negation_flip(claim, evidence) is flip
 
@@ -101,7 +101,7 @@ def test_negation_flip_needs_the_negated_word_on_the_other_side(claim, evidence,
      ("Stores in New York opened.", "Stores in Old Town opened.", [])],  # names are not evaluations
 )
 def test_antonym_flips(claim, evidence, words):
-    from halguard.antonyms import antonym_flips
+    from halguard.grounding.signals.antonyms import antonym_flips
 
     assert [claim[a:b] for a, b in antonym_flips(claim, evidence)] == words
 

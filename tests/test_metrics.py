@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from halguard.metrics import auroc, best_f1, binary_metrics, percentile
+from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
 
 sk = pytest.importorskip("sklearn.metrics")
 

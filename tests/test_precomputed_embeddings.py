@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from halguard import InputTypeError, InvalidInputError, LocalVerifier, Source
-from halguard.embedding import LocalEmbedder, default_model_path, same_model
-from halguard.sources import normalize_contexts
+from halguard.grounding.embedding import LocalEmbedder, default_model_path, same_model
+from halguard.text.contexts import normalize_contexts
 
 PASSAGES = {
     "launch": "JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou, French Guiana.",

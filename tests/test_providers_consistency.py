@@ -7,9 +7,9 @@ import time
 import pytest
 
 from halguard import InvalidInputError
-from halguard.consistency import FALLBACK_TEMPLATES, ParaphraseConsistency, parse_paraphrases
-from halguard.judge import ConsistencyJudge, LocalConsistencyJudge, parse_judgment
-from halguard.providers import CallableChat, MistralChat, OpenAIChat, ProviderError, as_chat_model
+from halguard.consistency.sampling import FALLBACK_TEMPLATES, ParaphraseConsistency, parse_paraphrases
+from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge, parse_judgment
+from halguard.llm.providers import CallableChat, MistralChat, OpenAIChat, ProviderError, as_chat_model
 from tests.stub_llm_server import StubLLMServer
 
 JUDGMENT_YES = json.dumps({
@@ -311,7 +311,7 @@ def test_end_to_end_with_the_openai_sdk(stub):
 
 
 def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
-    from halguard.cache import ResponseCache
+    from halguard.llm.cache import ResponseCache
 
     calls = {"llm": 0, "answer": 0}
 
@@ -345,7 +345,7 @@ def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
 
 
 def test_cache_keys_depend_on_model_and_messages():
-    from halguard.cache import ResponseCache
+    from halguard.llm.cache import ResponseCache
 
     k = ResponseCache.key
     assert k("chat", "m1", [{"role": "user", "content": "a"}], True) != k("chat", "m2", [{"role": "user", "content": "a"}], True)

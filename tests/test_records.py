@@ -5,7 +5,7 @@ import json
 import pytest
 
 from halguard import ClaimStatus
-from halguard.records import absent_feature_mentions, absent_features
+from halguard.grounding.signals.records import absent_feature_mentions, absent_features
 
 # Trimmed from a RAGTruth Data2txt record (Yelp business listing), tests/data/README.md has the license.
 RECORD = json.dumps({

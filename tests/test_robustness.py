@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 import halguard
 from halguard import ClaimStatus, InputTypeError, LocalVerifier, Verdict
-from halguard.arithmetic import check_arithmetic
-from halguard.claims import extract_claims, find_citations
-from halguard.judge import json_objects, parse_judgment
-from halguard.records import absent_feature_mentions, absent_features
-from halguard.segment import split_sentences
+from halguard.grounding.signals.arithmetic import check_arithmetic
+from halguard.text.claims import extract_claims, find_citations
+from halguard.consistency.judges import json_objects, parse_judgment
+from halguard.grounding.signals.records import absent_feature_mentions, absent_features
+from halguard.text.segment import split_sentences
 
 CONTEXT = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair in Paris."]
 
@@ -110,7 +110,7 @@ def test_a_check_stops_at_its_time_budget(verifier):
 
 
 def test_a_failure_inside_the_check_is_unverified(verifier, monkeypatch):
-    import halguard.verifier as module
+    import halguard.grounding.verifier as module
 
     def explode(text):
         raise RecursionError("maximum recursion depth exceeded")
@@ -284,7 +284,7 @@ def test_bad_verifier_options_raise_invalid_input(options):
 @pytest.mark.parametrize("options", [{"max_retries": -1}, {"backoff": -1}, {"timeout": 0}, {"timeout": "2"},
                                      {"deadline": float("inf")}, {"max_backoff": float("nan")}])
 def test_bad_provider_options_raise_invalid_input(options):
-    from halguard.providers import CallableChat
+    from halguard.llm.providers import CallableChat
 
     with pytest.raises(halguard.InvalidInputError):
         CallableChat(lambda messages: "x", **options)

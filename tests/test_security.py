@@ -10,10 +10,10 @@ import uuid
 import pytest
 
 from halguard import ResponseCache
-from halguard.consistency import ParaphraseConsistency
-from halguard.judge import ConsistencyJudge, judge_messages
-from halguard.memo import BytesLRU
-from halguard.providers import CallableChat, OpenAIChat, ProviderError
+from halguard.consistency.sampling import ParaphraseConsistency
+from halguard.consistency.judges import ConsistencyJudge, judge_messages
+from halguard.util.memo import BytesLRU
+from halguard.llm.providers import CallableChat, OpenAIChat, ProviderError
 from tests.stub_llm_server import StubLLMServer
 
 def rag_chain():
@@ -149,7 +149,7 @@ def test_framework_and_callable_models_are_bounded():
         with pytest.raises(ProviderError):
             chat.chat([{"role": "user", "content": "hi"}])
         assert time.perf_counter() - t0 < 1.0
-    from halguard.providers import SYNC_WORKERS
+    from halguard.llm.providers import SYNC_WORKERS
 
     assert threading.active_count() - before <= SYNC_WORKERS  # hung calls wait in a bounded pool
 
@@ -192,7 +192,7 @@ def _broken_paraphraser(messages):
 
 def test_a_failed_paraphraser_lowers_confidence_and_says_so(verifier):
     from halguard.combine import combine_verdicts
-    from halguard.judge import LocalConsistencyJudge
+    from halguard.consistency.judges import LocalConsistencyJudge
 
     checker = ParaphraseConsistency(CallableChat(_broken_paraphraser, max_retries=0),
                                     LocalConsistencyJudge(verifier.embedder), n_paraphrases=2)
@@ -227,7 +227,7 @@ def test_caches_are_bounded_by_bytes():
 
 
 def test_the_embedding_cache_is_bounded_by_bytes():
-    from halguard.embedding import LocalEmbedder, default_model_path
+    from halguard.grounding.embedding import LocalEmbedder, default_model_path
 
     embedder = LocalEmbedder(default_model_path(), cache_bytes=200_000)
     embedder.encode([f"sentence number {i} about nothing in particular" for i in range(300)])
@@ -332,8 +332,8 @@ def test_the_jsonl_log_is_private_and_refuses_symlinks(tmp_path, verifier):
 
 
 def test_cli_internal_errors_exit_2_not_1(monkeypatch, capsys):
-    import halguard.cli as cli
-    from halguard.verifier import LocalVerifier
+    import halguard.tools.cli as cli
+    from halguard.grounding.verifier import LocalVerifier
 
     def explode(self, *args, **kwargs):
         raise RuntimeError("boom")
@@ -344,7 +344,7 @@ def test_cli_internal_errors_exit_2_not_1(monkeypatch, capsys):
 
 
 def test_cli_table_escapes_control_characters(capsys):
-    import halguard.cli as cli
+    import halguard.tools.cli as cli
 
     cli.main(["check", "--answer", "The Eiffel Tower in Paris is \x1b[31m500\x1b[0m metres tall, and it was completed "
               "in 1889 for the World's Fair.", "--context", "The tower is 330 metres tall.", "--format", "table"])
@@ -353,7 +353,7 @@ def test_cli_table_escapes_control_characters(capsys):
 
 
 def test_private_files_are_0600(tmp_path):
-    from halguard.files import append_private
+    from halguard.util.files import append_private
 
     append_private(tmp_path / "log.jsonl", "x\n")
     assert stat.S_IMODE(os.stat(tmp_path / "log.jsonl").st_mode) == 0o600

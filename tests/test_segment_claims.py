@@ -1,7 +1,7 @@
 import pytest
 
-from halguard.claims import extract_claims, find_citations, resolve_citation
-from halguard.segment import split_sentences
+from halguard.text.claims import extract_claims, find_citations, resolve_citation
+from halguard.text.segment import split_sentences
 
 
 def _sentences(text):

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from halguard import InputTypeError, Source
-from halguard.index import EvidenceIndex
-from halguard.sources import chunk_source, normalize_contexts
+from halguard.grounding.index import EvidenceIndex
+from halguard.text.contexts import chunk_source, normalize_contexts
 
 
 def test_accepts_strings_pairs_sources_and_mappings():

@@ -3,7 +3,7 @@
 For each claim of the answer it finds the most similar evidence chunks anywhere in the context
 (MiniLM embeddings, faiss for large contexts) and measures word-level signals against the whole
 context (invented names, changed numbers, negation flips, wrong arithmetic). The signals are combined
-into a calibrated risk per claim (see :mod:`halguard.features`); the answer's risk is its riskiest claim.
+into a calibrated risk per claim (see :mod:`halguard.grounding.scoring`); the answer's risk is its riskiest claim.
 """
 
 from __future__ import annotations
@@ -19,17 +19,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from halguard.arithmetic import check_arithmetic
-from halguard.claims import Claim, extract_claims, resolve_citation
+from halguard.grounding.signals.arithmetic import check_arithmetic
+from halguard.text.claims import Claim, extract_claims, resolve_citation
 from halguard.detector import Detector, _questions, _same_length
-from halguard.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder, same_model
+from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder, same_model
 from halguard.errors import InputTypeError, InvalidInputError
-from halguard.features import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
-from halguard.index import EvidenceIndex
-from halguard.antonyms import antonym_flips
-from halguard.memo import memoize_text
-from halguard.normalize import Normalized, normalize_text
-from halguard.lexical import (
+from halguard.grounding.scoring import DEFAULT_WEIGHTS, ClaimSignals, ScoringWeights
+from halguard.grounding.index import EvidenceIndex
+from halguard.grounding.signals.antonyms import antonym_flips
+from halguard.util.memo import memoize_text
+from halguard.text.normalize import Normalized, normalize_text
+from halguard.text.lexical import (
     content_terms,
     entity_mentions,
     is_enumerator,
@@ -38,8 +38,8 @@ from halguard.lexical import (
     number_values,
     term_set,
 )
-from halguard.records import absent_feature_mentions, absent_features
-from halguard.segment import BudgetExceeded, check_deadline, split_sentences
+from halguard.grounding.signals.records import absent_feature_mentions, absent_features
+from halguard.text.segment import BudgetExceeded, check_deadline, split_sentences
 from halguard.schema import (
     ClaimStatus,
     ClaimVerdict,
@@ -49,7 +49,7 @@ from halguard.schema import (
     Usage,
     Verdict,
 )
-from halguard.sources import Chunk, Source, chunk_source, normalize_contexts, split_long_span
+from halguard.text.contexts import Chunk, Source, chunk_source, normalize_contexts, split_long_span
 
 __all__ = ["DEFAULT_TIME_BUDGET_S", "LocalVerifier"]
 
@@ -157,12 +157,12 @@ class LocalVerifier(Detector):
         faiss_min_chunks: From this many chunks on, search with a faiss index.
         batch_size: Encoding batch size. Small batches are faster on CPU (less padding of mixed-length
             texts) and use less memory: 8 ran 2.2x faster than 64 on RAGTruth contexts, with 40% lower RSS.
-        weights: The signal weights (see :class:`~halguard.features.ScoringWeights`).
+        weights: The signal weights (see :class:`~halguard.grounding.scoring.ScoringWeights`).
         model_path: A sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
         device: Torch device for the model (default: sentence-transformers' choice).
         embedder: An embedder to use instead of the shared one (tests, custom models).
         num_threads: torch intra-op threads while this verifier encodes (default 1; see
-            :data:`halguard.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is set
+            :data:`halguard.grounding.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is set
             for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
         time_budget_s: Seconds one answer's check may take (``verify_batch``: this many per answer). Past it the
             check stops and the verdict is ``unverified`` with the code ``budget_exceeded``; None: no budget. The

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from halguard.lexical import (
+from halguard.text.lexical import (
     content_terms,
     entity_mentions,
     is_enumerator,
@@ -15,7 +15,7 @@ from halguard.lexical import (
     term_set,
     word_spans,
 )
-from halguard.segment import split_sentences
+from halguard.text.segment import split_sentences
 
 __all__ = [
     "Claim",

@@ -6,11 +6,11 @@ A confident, knowledgeable system gives the same facts however a question is wor
    the call fails or returns junk, recorded in the report);
 2. the original question and the paraphrases are answered in parallel by ``answer_fn`` (your chain, your
    query engine, or a model), at most ``max_concurrency`` at a time, order kept;
-3. a judge (an LLM, or the offline :class:`~halguard.judge.LocalConsistencyJudge`) looks for conflicting
+3. a judge (an LLM, or the offline :class:`~halguard.consistency.judges.LocalConsistencyJudge`) looks for conflicting
    facts.
 
 Without a cache that is exactly ``1 + (n + 1) + 1`` calls when ``answer`` is not given (``1 + n + 1``
-when it is); with an opt-in :class:`~halguard.cache.ResponseCache`, a repeated request makes none.
+when it is); with an opt-in :class:`~halguard.llm.cache.ResponseCache`, a repeated request makes none.
 A failed answer call leaves a gap recorded in the report; fewer than one sampled answer besides the
 original, or no judgment, gives ``label="unverified"`` — never a silent "consistent".
 """
@@ -25,11 +25,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from halguard.cache import ResponseCache
+from halguard.llm.cache import ResponseCache
 from halguard.errors import InvalidInputError
-from halguard.claims import is_non_answer
-from halguard.judge import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
-from halguard.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
+from halguard.text.claims import is_non_answer
+from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
+from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
 
 __all__ = ["FALLBACK_TEMPLATES", "ConsistencyReport", "ParaphraseConsistency", "SampledAnswer", "parse_paraphrases"]
@@ -138,13 +138,13 @@ class ParaphraseConsistency:
 
     Args:
         paraphraser: Writes the rewordings: an OpenAI/Mistral client (with ``paraphrase_model``), a
-            :class:`~halguard.providers.ChatModel`, or a callable ``messages -> str``. None: use the
+            :class:`~halguard.llm.providers.ChatModel`, or a callable ``messages -> str``. None: use the
             fallback templates only.
-        judge: ``"local"`` (offline), a :class:`~halguard.judge.ConsistencyJudge`, or anything
+        judge: ``"local"`` (offline), a :class:`~halguard.consistency.judges.ConsistencyJudge`, or anything
             :class:`ConsistencyJudge` accepts (client with ``judge_model``, ChatModel, callable).
         n_paraphrases: How many rewordings (default 3).
         max_concurrency: Answer calls in flight at once (default 5).
-        cache: Opt-in :class:`~halguard.cache.ResponseCache`: identical paraphrase, answer and judge requests
+        cache: Opt-in :class:`~halguard.llm.cache.ResponseCache`: identical paraphrase, answer and judge requests
             are not paid twice (answers are keyed by ``cache_namespace`` and the question).
         cache_namespace: Names the answer source (your chain or engine) in answer cache keys.
         on_paraphrase_error: When a configured paraphraser fails (an error, or too few usable paraphrases):

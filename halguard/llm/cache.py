@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from halguard.errors import InvalidInputError
-from halguard.files import read_private, write_private
+from halguard.util.files import read_private, write_private
 
 __all__ = ["ResponseCache"]
 

@@ -9,11 +9,11 @@ The local verifier measures, for each claim:
 - ``negation_mismatch``: the claim negates what its closely matching evidence states, or states a word
   the evidence negates;
 - ``antonym_flips``: words of the claim whose opposite the evidence sentence uses ("rose" / "fell",
-  :mod:`halguard.antonyms`);
-- ``arithmetic_errors``: a calculation in the claim is wrong (halguard.arithmetic);
+  :mod:`halguard.grounding.signals.antonyms`);
+- ``arithmetic_errors``: a calculation in the claim is wrong (halguard.grounding.signals.arithmetic);
 - ``verbatim``: the claim's words appear contiguously in one passage (an extracted answer);
 - ``record_conflicts``: the claim asserts a feature a JSON record in the context marks as absent
-  (:mod:`halguard.records`);
+  (:mod:`halguard.grounding.signals.records`);
 
 :class:`ScoringWeights` turns them into a risk in 0..1 with a logistic function. The default weights
 were fitted on the development data and are documented in the README with the thresholds.

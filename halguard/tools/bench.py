@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from halguard.detector import Detector
-from halguard.metrics import auroc, best_f1, binary_metrics, percentile
+from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
 from halguard.schema import Verdict
 
 __all__ = ["NaiveSimilarity", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
@@ -32,7 +32,7 @@ class NaiveSimilarity(Detector):
     threshold = 0.5
 
     def __init__(self) -> None:
-        from halguard.verifier import LocalVerifier
+        from halguard.grounding.verifier import LocalVerifier
 
         self.embedder = LocalVerifier().embedder
 
@@ -41,9 +41,9 @@ class NaiveSimilarity(Detector):
         return self.embedder.load_seconds
 
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
-        from halguard.index import EvidenceIndex
-        from halguard.segment import split_sentences
-        from halguard.sources import chunk_source, normalize_contexts
+        from halguard.grounding.index import EvidenceIndex
+        from halguard.text.segment import split_sentences
+        from halguard.text.contexts import chunk_source, normalize_contexts
 
         t0 = time.perf_counter()
         sentences = [answer[s:e] for s, e in split_sentences(answer)] or [answer]
@@ -61,7 +61,7 @@ def make_detector(name: str, threshold: float | None = None) -> Detector:
     if name == "naive":
         return NaiveSimilarity()
     if name == "local":
-        from halguard.verifier import LocalVerifier
+        from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
                                                                        weak_threshold=min(0.4, threshold))

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from halguard.embedding import LocalEmbedder
-from halguard.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
-from halguard.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
+from halguard.grounding.embedding import LocalEmbedder
+from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
+from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import HallucinationJudgment
 
 __all__ = [
@@ -153,7 +153,7 @@ class ConsistencyJudge:
     """An LLM judge (e.g. o3-mini) over the sampled answers.
 
     Args:
-        chat: A :class:`~halguard.providers.ChatModel`, an OpenAI/Mistral client, or a callable.
+        chat: A :class:`~halguard.llm.providers.ChatModel`, an OpenAI/Mistral client, or a callable.
         model: The model name, with a client.
     """
 

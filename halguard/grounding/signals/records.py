@@ -13,8 +13,8 @@ import bisect
 import json
 import re
 
-from halguard.lexical import NEGATION_CUES, has_negation
-from halguard.memo import memoize_text
+from halguard.text.lexical import NEGATION_CUES, has_negation
+from halguard.util.memo import memoize_text
 
 __all__ = ["absent_features", "absent_feature_mentions"]
 

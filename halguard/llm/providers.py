@@ -169,7 +169,7 @@ class ChatModel(ABC):
         self.max_backoff = float(max_backoff)
         self.deadline = float(deadline) if deadline is not None else self.timeout * (max_retries + 1)
         self.usage = UsageMeter()
-        self.cache: Any = None  # a halguard.cache.ResponseCache, set by the caller to opt in
+        self.cache: Any = None  # a halguard.llm.cache.ResponseCache, set by the caller to opt in
 
     def _cached(self, messages: Messages, json_mode: bool, cache: Any,
                 meters: tuple[UsageMeter, ...]) -> tuple[str | None, ChatReply | None]:
@@ -219,7 +219,7 @@ class ChatModel(ABC):
             messages: ``[{"role", "content"}, ...]``.
             json_mode: Ask for a JSON object.
             meter: Also count this call here (besides ``self.usage``): a caller's per-request share.
-            cache: A :class:`~halguard.cache.ResponseCache` for this call (default: ``self.cache``).
+            cache: A :class:`~halguard.llm.cache.ResponseCache` for this call (default: ``self.cache``).
         """
         cache = cache if cache is not None else self.cache
         meters = _meters(self.usage, meter)

@@ -57,8 +57,8 @@ def _read_file(path: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from halguard.render import format_verdict
-    from halguard.verifier import LocalVerifier
+    from halguard.tools.render import format_verdict
+    from halguard.grounding.verifier import LocalVerifier
 
     answer = sys.stdin.read() if args.answer == "-" else args.answer
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
@@ -80,7 +80,7 @@ def _bench(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from halguard.bench import bench, to_markdown
+    from halguard.tools.bench import bench, to_markdown
 
     missing = [f for f in args.files if not Path(f).is_file()]
     if missing:

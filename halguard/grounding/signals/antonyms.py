@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from halguard.lexical import stem, word_spans
+from halguard.text.lexical import stem, word_spans
 
 __all__ = ["antonym_flips"]
 

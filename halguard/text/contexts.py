@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from halguard.errors import InputTypeError, InvalidInputError
-from halguard.memo import BytesLRU
-from halguard.segment import split_sentences
+from halguard.util.memo import BytesLRU
+from halguard.text.segment import split_sentences
 
 __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
 
@@ -165,7 +165,7 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
     Every character of the source lies in some chunk (nothing is dropped), and no chunk is longer than
     ``max_chars`` (the embedding model's window), so nothing is silently truncated either.
     Results are cached per distinct text. ``deadline`` (a ``time.monotonic()`` value): raise
-    :class:`~halguard.segment.BudgetExceeded` when it passes while the text is being split.
+    :class:`~halguard.text.segment.BudgetExceeded` when it passes while the text is being split.
     """
     key = (text, sentences_per_chunk, max_chars)
     hit = _cache.get(key)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from halguard.errors import ModelLoadError
-from halguard.memo import BytesLRU
+from halguard.util.memo import BytesLRU
 
 __all__ = [
     "DEFAULT_NUM_THREADS",
