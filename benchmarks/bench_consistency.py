@@ -53,7 +53,7 @@ def main() -> None:
 
     def checker(cache=None) -> ParaphraseConsistency:
         llm: ChatModel = CallableChat(scripted(call_s, args.n))
-        return ParaphraseConsistency(llm, ConsistencyJudge(llm), n_paraphrases=args.n, cache=cache)
+        return ParaphraseConsistency(paraphraser=llm, judge=ConsistencyJudge(llm), n_paraphrases=args.n, cache=cache)
 
     walls, sampling, awalls = [], [], []
     report = None

@@ -54,7 +54,7 @@ def engine_overhead(n: int, repeats: int, verifier: LocalVerifier) -> None:
     Settings.llm = MockLLM()
     index = VectorStoreIndex.from_documents([Document(text=t) for t in PASSAGES], embed_model=HalguardEmbedding())
     bare = index.as_query_engine(llm=CountingLLM(), similarity_top_k=2)
-    guarded = HalguardQueryEngine(index.as_query_engine(llm=CountingLLM(), similarity_top_k=2), verifier)
+    guarded = HalguardQueryEngine(index.as_query_engine(llm=CountingLLM(), similarity_top_k=2), detector=verifier)
     questions = [f"Question {i}: when did JWST launch?" for i in range(n)]
     for q in questions[:5]:
         guarded.query(q)
@@ -76,7 +76,7 @@ def engine_overhead(n: int, repeats: int, verifier: LocalVerifier) -> None:
 def evaluator_throughput(path: Path, verifier: LocalVerifier) -> None:
     rows = [json.loads(line) for line in path.open(encoding="utf-8")]
     rows = [r for r in rows if r.get("task_type") == "QA"]
-    ev = HalguardEvaluator(verifier)
+    ev = HalguardEvaluator(detector=verifier)
     t0 = time.perf_counter()
     results = [ev.evaluate(query=r["question"], response=r["answer"], contexts=r["context"]) for r in rows]
     sync_s = time.perf_counter() - t0

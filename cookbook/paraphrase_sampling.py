@@ -78,7 +78,7 @@ def main() -> None:
           "paraphrases and answers (ResponseCache), so it pays only its own call\n")
     cache = ResponseCache()
     for judge_name, judge in (("local judge (offline)", "local"), (f"LLM judge ({llm_judge.name})", llm_judge)):
-        checker = ParaphraseConsistency(paraphraser, judge, n_paraphrases=3, cache=cache)
+        checker = ParaphraseConsistency(paraphraser=paraphraser, judge=judge, n_paraphrases=3, cache=cache)
         for question in (NAPOLEON, MOON):
             report = checker.check(question, answer)
             print(f"== {judge_name}: {question}")

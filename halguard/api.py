@@ -6,9 +6,10 @@ import threading
 from typing import Any
 
 from halguard.detector import Detector
+from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import Verdict
 
-__all__ = ["averify", "default_detector", "verify"]
+__all__ = ["averify", "default_detector", "resolve_detector", "verify"]
 
 _default: Detector | None = None
 _default_lock = threading.Lock()
@@ -26,19 +27,29 @@ def default_detector() -> Detector:
     return _default
 
 
+def resolve_detector(detector: Any) -> Detector:
+    """``detector``, or the shared default when it is None; the one place a component picks its detector.
+
+    Raises:
+        InputTypeError: ``detector`` is neither None nor a :class:`~halguard.detector.Detector`.
+    """
+    if detector is None:
+        return default_detector()
+    if not isinstance(detector, Detector):
+        msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
+        raise InputTypeError(msg)
+    return detector
+
+
 def _detector(detector: Detector | None, options: dict[str, Any]) -> Detector:
     if detector is not None and options:
-        from halguard.errors import InvalidInputError
-
         msg = f"pass options to the detector you built, not beside it: {sorted(options)}"
         raise InvalidInputError(msg)
-    if detector is not None:
-        return detector
     if options:
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier(**options)
-    return default_detector()
+    return resolve_detector(detector)
 
 
 def verify(

@@ -7,9 +7,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from halguard.errors import InvalidInputError
 from halguard.schema import Verdict
 
-__all__ = ["Detector"]
+__all__ = ["Detector", "check_batch_args"]
 
 
 class Detector(ABC):
@@ -20,6 +21,13 @@ class Detector(ABC):
     """
 
     name: str = "detector"
+    """What made the verdict, as written into ``Verdict.detector``."""
+    threshold: float = 0.5
+    """Risk at or above which an answer is flagged; written into ``Verdict.threshold`` (also for unverified)."""
+
+    def warm_up(self) -> float:
+        """Load what the first check would load (models, indexes); returns the seconds it took (0: nothing)."""
+        return 0.0
 
     @abstractmethod
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
@@ -37,8 +45,7 @@ class Detector(ABC):
         questions: Sequence[str | None] | None = None,
     ) -> list[Verdict]:
         """Check many answers; the default runs :meth:`verify` one by one."""
-        qs = _questions(questions, len(answers))
-        _same_length(answers, contexts)
+        qs = check_batch_args(answers, contexts, questions)
         return [self.verify(a, c, question=q) for a, c, q in zip(answers, contexts, qs)]
 
     async def averify_batch(
@@ -52,20 +59,19 @@ class Detector(ABC):
         return await asyncio.to_thread(self.verify_batch, answers, contexts, questions=questions)
 
 
-def _questions(questions: Sequence[str | None] | None, n: int) -> list[str | None]:
-    from halguard.errors import InvalidInputError
+def check_batch_args(answers: Sequence[Any], contexts: Sequence[Any],
+                     questions: Sequence[str | None] | None) -> list[str | None]:
+    """The questions of a batch, one per answer (None when none were given).
 
-    if questions is None:
-        return [None] * n
-    if len(questions) != n:
-        msg = f"got {n} answers but {len(questions)} questions"
-        raise InvalidInputError(msg)
-    return list(questions)
-
-
-def _same_length(answers: Sequence[Any], contexts: Sequence[Any]) -> None:
-    from halguard.errors import InvalidInputError
-
+    Raises:
+        InvalidInputError: ``answers``, ``contexts`` and ``questions`` have different lengths.
+    """
     if len(answers) != len(contexts):
         msg = f"got {len(answers)} answers but {len(contexts)} context lists"
         raise InvalidInputError(msg)
+    if questions is None:
+        return [None] * len(answers)
+    if len(questions) != len(answers):
+        msg = f"got {len(answers)} answers but {len(questions)} questions"
+        raise InvalidInputError(msg)
+    return list(questions)

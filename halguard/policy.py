@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
-from halguard.schema import ClaimStatus, PolicyAction, UnsupportedSpan, Verdict
+from halguard.schema import PolicyAction, UnsupportedSpan, Verdict
 
 __all__ = [
     "GuardDecision",
@@ -73,11 +73,10 @@ def filter_answer(answer: str, verdict: Verdict) -> tuple[str, list[UnsupportedS
 
     Returns the filtered text (whitespace tidied) and the removed spans, in answer offsets.
     """
-    bad = (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
     removed = [
         UnsupportedSpan(start=c.start, end=c.end, text=c.text, confidence=c.score, reason=c.status.value)
         for c in sorted(verdict.claims, key=lambda c: c.start)
-        if c.status in bad
+        if c.status.is_flagged
     ]
     pieces, cursor = [], 0
     for span in removed:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "METADATA_KEY",
     "SCHEMA_VERSION",
+    "ClaimSignals",
     "ClaimStatus",
     "ClaimVerdict",
     "ConsistencyReport",
@@ -34,8 +35,9 @@ __all__ = [
 
 # 1.1 added Usage.precomputed_texts. 1.2 (additive): Verdict.request, skipped_sources, checked_text,
 # PolicyAction.fallback_verdict, SampledAnswer.non_answer; Verdict.consistency is a typed ConsistencyReport
-# (its JSON is unchanged).
-SCHEMA_VERSION = "1.2"
+# (its JSON is unchanged). 1.3: ClaimVerdict.signals is a typed ClaimSignals (same JSON keys; None for a claim
+# whose detector measured no signals, where 1.2 had an empty dict).
+SCHEMA_VERSION = "1.3"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -53,6 +55,11 @@ class ClaimStatus(str, Enum):
     HALLUCINATION = "HALLUCINATION"
     """Nothing in the evidence supports the claim (invented entities, facts or numbers)."""
 
+    @property
+    def is_flagged(self) -> bool:
+        """Whether this status flags the claim (CONTRADICTION or HALLUCINATION): the one place that says so."""
+        return self in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
@@ -68,6 +75,35 @@ class EvidenceRef(_Model):
     similarity: float = Field(description="Cosine similarity between the claim and this evidence.")
 
 
+class ClaimSignals(_Model):
+    """The measurements behind one claim's risk, as the local verifier reports them.
+
+    Spans of the answer are reported as the text they cover. See ``docs/how-it-works.md`` for how each one moves
+    the risk.
+    """
+
+    similarity: float = Field(description="Cosine similarity of the claim to its best evidence chunk.")
+    novel_ratio: float = Field(default=0.0, description="Share of the claim's content words found nowhere in the "
+                                                        "context or question.")
+    novel_terms: list[str] = Field(default_factory=list, description="Content words found nowhere in the context.")
+    missing_entities: list[str] = Field(default_factory=list, description="Names absent from the context.")
+    missing_numbers: list[str] = Field(default_factory=list, description="Numbers, dates and amounts absent from "
+                                                                         "the context.")
+    negation_mismatch: bool = Field(default=False, description="The claim negates what its closest evidence states "
+                                                               "(or states what it negates).")
+    arithmetic_errors: list[str] = Field(default_factory=list, description="Wrong calculations, explained.")
+    record_conflicts: list[str] = Field(default_factory=list, description="Features a JSON record in the context "
+                                                                          "marks as absent.")
+    antonym_flips: list[str] = Field(default_factory=list, description="Words whose opposite the evidence uses.")
+    verbatim: bool = Field(default=False, description="The claim's words appear contiguously in one passage.")
+    evidence_overlap: float = Field(default=0.0, description="Share of the claim's content words in its closest "
+                                                             "evidence sentence.")
+    question_aware: bool = Field(default=False, description="A short answer was checked together with the question.")
+    unresolved_citations: list[str] = Field(default_factory=list, description="Citation markers naming no source.")
+    miscited: bool = Field(default=False, description="The sources the claim cites do not support it (strict "
+                                                      "citation mode).")
+
+
 class ClaimVerdict(_Model):
     """The verdict on one claim (one sentence of the answer)."""
 
@@ -81,7 +117,13 @@ class ClaimVerdict(_Model):
         default_factory=list, description="Source ids the claim cites with markers like [S0] or [1]."
     )
     reasons: list[str] = Field(default_factory=list, description="Why the claim got its status, in words.")
-    signals: dict[str, Any] = Field(default_factory=dict, description="The raw signals behind the score.")
+    signals: ClaimSignals | None = Field(default=None, description="The measurements behind the score; None when "
+                                                                  "the detector measures none.")
+
+    @field_validator("signals", mode="before")
+    @classmethod
+    def _no_signals(cls, value: Any) -> Any:
+        return None if value == {} else value  # schema 1.2 wrote an empty dict for "no signals"
 
 
 class UnsupportedSpan(_Model):
@@ -302,8 +344,7 @@ class Verdict(_Model):
     @property
     def flagged_claims(self) -> list[ClaimVerdict]:
         """Claims whose status is CONTRADICTION or HALLUCINATION."""
-        bad = (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)
-        return [c for c in self.claims if c.status in bad]
+        return [c for c in self.claims if c.status.is_flagged]
 
     def to_metadata(self) -> dict[str, Any]:
         """The JSON-safe dict that adapters attach under ``"halguard"``."""

@@ -21,7 +21,7 @@ from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
-from halguard.api import default_detector
+from halguard.api import default_detector, resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.util.files import append_private
@@ -99,8 +99,8 @@ class HalguardCallbackHandler(BaseTracer):
 
     def __init__(
         self,
-        detector: Detector | None = None,
         *,
+        detector: Detector | None = None,
         on_verdict: Callable[[UUID, Verdict], None] | None = None,
         jsonl_path: str | Path | None = None,
         max_verdicts: int = 1000,
@@ -111,7 +111,7 @@ class HalguardCallbackHandler(BaseTracer):
         if isinstance(max_verdicts, bool) or not isinstance(max_verdicts, int) or max_verdicts < 1:
             msg = f"max_verdicts must be a positive int, got {max_verdicts!r}"
             raise InvalidInputError(msg)
-        self.detector = detector if detector is not None else default_detector()
+        self.detector = resolve_detector(detector)
         self.on_verdict = on_verdict
         self.jsonl_path = Path(jsonl_path) if jsonl_path is not None else None
         self.max_verdicts = max_verdicts
@@ -225,7 +225,7 @@ def get_halguard_callback(
                 rag_chain.invoke({"input": "When did JWST launch?"})
             print(list(cb.verdicts.values())[0].label)
     """
-    handler = HalguardCallbackHandler(detector, **kwargs)
+    handler = HalguardCallbackHandler(detector=detector, **kwargs)
     token = _halguard_callback_var.set(handler)
     try:
         yield handler

@@ -18,7 +18,7 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
-from halguard.api import default_detector
+from halguard.api import default_detector, resolve_detector
 from halguard.text.claims import is_non_answer
 from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency.sampling import ParaphraseConsistency
@@ -66,9 +66,7 @@ FALLBACK_TAG = "halguard:fallback"
 def validate_options(detector: Any, on_hallucination: str, on_unverified: str) -> None:
     """Fail at construction, not at the first call, on an unknown policy or a non-detector."""
     validate_policy(on_hallucination, on_unverified)
-    if not isinstance(detector, Detector):
-        msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
-        raise InputTypeError(msg)
+    resolve_detector(detector)
 
 
 def _internal_error(detector: Detector, exc: BaseException) -> Verdict:
@@ -77,8 +75,8 @@ def _internal_error(detector: Detector, exc: BaseException) -> Verdict:
     return Verdict.unverified(
         "internal_error",
         f"the check failed: {type(exc).__name__}: {exc}",
-        detector=getattr(detector, "name", type(detector).__name__),
-        threshold=getattr(detector, "threshold", 0.5),
+        detector=detector.name,
+        threshold=detector.threshold,
     )
 
 
@@ -272,8 +270,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             from langchain_halguard.providers import to_chat_model
 
             self._sampler = ParaphraseConsistency(
-                to_chat_model(self.paraphraser),
-                to_chat_model(self.judge),
+                paraphraser=to_chat_model(self.paraphraser),
+                judge=to_chat_model(self.judge),
                 n_paraphrases=self.num_paraphrases,
                 cache=self.cache,
                 cache_namespace=f"langchain:{self.bound.get_name()}",

@@ -11,7 +11,7 @@ from typing import Any
 from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from halguard.schema import METADATA_KEY, ClaimStatus, SkippedSource, Verdict
+from halguard.schema import METADATA_KEY, ClaimVerdict, SkippedSource, Verdict
 from halguard.text.contexts import Source
 
 __all__ = [
@@ -127,23 +127,22 @@ def with_node_metadata(nws: NodeWithScore, data: dict[str, Any]) -> NodeWithScor
     return NodeWithScore(node=node, score=nws.score)
 
 
+def _claim_ref(claim: ClaimVerdict) -> dict[str, Any]:
+    return {"text": claim.text, "start": claim.start, "end": claim.end, "status": claim.status.value}
+
+
 def annotate_nodes(nodes: list[NodeWithScore], verdict: Verdict) -> list[NodeWithScore]:
     """Record on each node which claims of the answer it supports (its id is their best evidence)."""
-    supported = (ClaimStatus.SUPPORTED, ClaimStatus.WEAK_SUPPORT)
     out = []
     for nws in nodes:
         node_id = nws.node.node_id
-        claims = [
-            {"text": c.text, "start": c.start, "end": c.end, "status": c.status.value}
-            for c in verdict.claims
-            if c.evidence and c.evidence[0].source_id == node_id
-        ]
+        closest = [c for c in verdict.claims if c.evidence and c.evidence[0].source_id == node_id]
         out.append(
             with_node_metadata(
                 nws,
                 {
-                    "supports_claims": [c for c in claims if c["status"] in {s.value for s in supported}],
-                    "closest_to_flagged_claims": [c for c in claims if c["status"] not in {s.value for s in supported}],
+                    "supports_claims": [_claim_ref(c) for c in closest if not c.status.is_flagged],
+                    "closest_to_flagged_claims": [_claim_ref(c) for c in closest if c.status.is_flagged],
                     "answer_label": verdict.label,
                 },
             )

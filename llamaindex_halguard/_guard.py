@@ -8,7 +8,7 @@ from typing import Any
 
 from llama_index.core.schema import NodeWithScore
 
-from halguard.api import default_detector
+from halguard.api import default_detector, resolve_detector
 from halguard.text.claims import is_non_answer
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
@@ -67,11 +67,7 @@ class GuardCore:
     def __init__(self, detector: Detector | None, on_hallucination: str, on_unverified: str,
                  embedding_model: str | None, source: str) -> None:
         validate_policy(on_hallucination, on_unverified)
-        detector = detector if detector is not None else default_detector()
-        if not isinstance(detector, Detector):
-            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
-            raise InputTypeError(msg)
-        self.detector = detector
+        self.detector = resolve_detector(detector)
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
         self.embedding_model = embedding_model
@@ -94,8 +90,7 @@ class GuardCore:
     def _internal_error(self, exc: BaseException) -> Verdict:
         logger.warning("halguard check failed: %s: %s", type(exc).__name__, exc)
         return Verdict.unverified("internal_error", f"the check failed: {type(exc).__name__}: {exc}",
-                                  detector=getattr(self.detector, "name", "detector"),
-                                  threshold=getattr(self.detector, "threshold", 0.5))
+                                  detector=self.detector.name, threshold=self.detector.threshold)
 
     def dispatch(self, verdict: Verdict) -> None:
         """Send the verdict to instrumentation handlers (a HalguardVerdictEvent)."""

@@ -116,9 +116,9 @@ class HalguardChatEngine(BaseChatEngine):
     def __init__(
         self,
         chat_engine: BaseChatEngine,
+        *,
         detector: Detector | None = None,
         on_hallucination: str = "annotate",
-        *,
         on_unverified: str = "fail_open",
         fallback: str | BaseQueryEngine | None = None,
         embedding_model: str | None = None,

@@ -9,7 +9,7 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 
-from halguard.api import default_detector
+from halguard.api import default_detector, resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError
 from halguard.schema import Verdict
@@ -32,12 +32,8 @@ class HalguardEvaluator(BaseEvaluator):
     ``1 - risk`` (higher is better, as LlamaIndex evaluators go); ``feedback`` lists the flagged claims.
     """
 
-    def __init__(self, detector: Detector | None = None) -> None:
-        detector = detector if detector is not None else default_detector()
-        if not isinstance(detector, Detector):
-            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
-            raise InputTypeError(msg)
-        self._detector = detector
+    def __init__(self, *, detector: Detector | None = None) -> None:
+        self._detector = resolve_detector(detector)
 
     def _get_prompts(self) -> PromptDictType:
         return {}

@@ -15,7 +15,7 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
-from halguard.api import default_detector
+from halguard.api import default_detector, resolve_detector
 from halguard.detector import Detector
 from halguard.schema import METADATA_KEY, RequestInfo, Verdict
 from llamaindex_halguard._convert import inside_guard
@@ -129,7 +129,7 @@ class HalguardEventHandler(BaseEventHandler):
     def _answered(self, key: str, query: str | None, response: Any) -> None:
         from llamaindex_halguard._guard import GuardCore  # the guards' checking, without their policy
 
-        detector: Detector = self.detector or default_detector()
+        detector = resolve_detector(self.detector)
         if isinstance(response, (Response, PydanticResponse)):
             core = GuardCore(detector, "annotate", "fail_open", self.embedding_model, "HalguardEventHandler")
             verdict = core.verify(core.prepare(query, response.response, response.source_nodes), dispatch=False)
@@ -138,8 +138,8 @@ class HalguardEventHandler(BaseEventHandler):
                 "stream_not_consumed",
                 f"{type(response).__name__} is not consumed when the answer is synthesized; wrap the engine in "
                 "HalguardQueryEngine or HalguardChatEngine to verify streams",
-                detector=getattr(detector, "name", "detector"),
-                threshold=getattr(detector, "threshold", 0.5),
+                detector=detector.name,
+                threshold=detector.threshold,
             )
         verdict = verdict.model_copy(update={
             "request": RequestInfo(id=key, question=query, source="llamaindex:HalguardEventHandler")})

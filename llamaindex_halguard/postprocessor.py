@@ -1,13 +1,8 @@
 """HalguardNodePostprocessor: evidence checks between retrieval and synthesis, and after it.
 
 Before synthesis a postprocessor sees the query and the nodes, never the answer, so it checks what can be
-checked there:
-
-- **query support** (a premise check, after the false-premise study in "A Stitch in Time Saves Nine"):
-  how well each node backs the question's own assumptions — semantic similarity to the query plus the
-  share of the query's names, numbers and content words the node contains;
-- **conflicts between nodes**: closely matching sentences of two nodes that give different numbers or
-  dates for the same thing.
+checked there (:mod:`halguard.grounding.premise`): **query support**, how well each node backs the question's
+own assumptions, and **conflicts between nodes**, closely matching sentences that give different numbers.
 
 After synthesis, :meth:`HalguardNodePostprocessor.annotate_with_answer` records on each node which claims
 of the answer it supports.
@@ -16,6 +11,7 @@ of the answer it supports.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,11 +19,12 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from halguard.api import default_detector
+from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.grounding.embedding import LocalEmbedder
-from halguard.errors import InputTypeError
-from halguard.text.lexical import content_terms, entity_mentions, number_mentions, term_set
+from halguard.grounding.premise import passage_conflicts, premise_support
+from halguard.grounding.scoring import DEFAULT_PREMISE_WEIGHTS
+from halguard.grounding.verifier import LocalVerifier
 from halguard.schema import Verdict
 from halguard.text.segment import split_sentences
 from llamaindex_halguard._convert import annotate_nodes, node_text, nodes_to_contexts, with_node_metadata
@@ -59,7 +56,8 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
     )
     check_conflicts: bool = Field(default=True, description="Look for numbers that differ between nodes.")
     conflict_similarity: float = Field(
-        default=0.8, description="Sentences at least this similar are taken to state the same thing."
+        default=DEFAULT_PREMISE_WEIGHTS.conflict_similarity,
+        description="Sentences at least this similar are taken to state the same thing.",
     )
     embedding_model: str | None = Field(
         default=None,
@@ -69,14 +67,19 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
     _detector: Detector = PrivateAttr()
     _embedder: LocalEmbedder = PrivateAttr()
 
-    def __init__(self, detector: Detector | None = None, embedder: LocalEmbedder | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, detector: Detector | None = None, embedder: LocalEmbedder | None = None,
+                 **kwargs: Any) -> None:
+        """Args:
+            detector: Checks the answer in :meth:`annotate_with_answer` (default: the shared local verifier).
+            embedder: Embeds the query and nodes (default: the local verifier's, else the shared MiniLM).
+            **kwargs: The fields above (``min_query_support``, ``check_conflicts``, ...).
+        """
         super().__init__(**kwargs)
-        detector = detector if detector is not None else default_detector()
-        if not isinstance(detector, Detector):
-            msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
-            raise InputTypeError(msg)
-        self._detector = detector
-        self._embedder = embedder or getattr(detector, "embedder", None) or LocalEmbedder.shared()
+        self._detector = resolve_detector(detector)
+        if embedder is None:
+            embedder = (self._detector.embedder if isinstance(self._detector, LocalVerifier)
+                        else LocalEmbedder.shared())
+        self._embedder = embedder
 
     @classmethod
     def class_name(cls) -> str:
@@ -115,53 +118,22 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
                 continue
             data: dict[str, Any] = {"checked": True, "conflicts": conflicts.get(nws.node.node_id, [])}
             if query:
-                data.update(self._query_support(query, text, vec))
+                data.update(premise_support(query, text, vec).as_metadata())
                 if self.min_query_support is not None and data["query_support"] < self.min_query_support:
                     continue
             out.append(with_node_metadata(nws, data))
         return out
 
-    @staticmethod
-    def _query_support(query: str, text: str, vec: dict[str, np.ndarray]) -> dict[str, Any]:
-        """Similarity to the query, and which of the query's facts (names, numbers, words) the node has."""
-        terms = term_set(text)
-        numbers = {round(m.value, 6) for m in number_mentions(text)}
-        wanted = [(query[s:e], stem) for s, e, stem in content_terms(query)]
-        names = [query[s:e] for s, e in entity_mentions(query)]
-        missing_names = [n for n in names if not any(st in terms for _, _, st in content_terms(n))]
-        missing_numbers = [query[m.start : m.end] for m in number_mentions(query) if round(m.value, 6) not in numbers]
-        missing_words = [w for w, st in wanted if st not in terms]
-        coverage = 1 - len(missing_words) / len(wanted) if wanted else 1.0
-        similarity = float(vec[query] @ vec[text])
-        # Names and numbers in the question are its premises: a node lacking them cannot confirm them.
-        support = max(0.0, min(1.0, 0.5 * similarity + 0.5 * coverage - 0.2 * len(missing_names) - 0.2 * len(missing_numbers)))
-        return {
-            "query_support": round(support, 4),
-            "query_similarity": round(similarity, 4),
-            "missing_query_names": missing_names,
-            "missing_query_numbers": missing_numbers,
-            "missing_query_words": missing_words,
-        }
-
     def _conflicts(
         self, nodes: list[NodeWithScore], sentences: list[list[str]], vec: dict[str, np.ndarray]
     ) -> dict[str, list[dict[str, Any]]]:
-        """Pairs of closely matching sentences in different nodes whose numbers differ."""
+        """Per node id, its sentences that closely match another node's with different numbers."""
+        weights = replace(DEFAULT_PREMISE_WEIGHTS, conflict_similarity=self.conflict_similarity)
         found: dict[str, list[dict[str, Any]]] = {}
-        with_numbers = [
-            [(s, {round(m.value, 6) for m in number_mentions(s)}) for s in ss] for ss in sentences
-        ]
-        for i in range(len(nodes)):
-            for j in range(i + 1, len(nodes)):
-                for s_i, n_i in with_numbers[i]:
-                    for s_j, n_j in with_numbers[j]:
-                        if not n_i or not n_j or n_i == n_j:
-                            continue
-                        if float(vec[s_i] @ vec[s_j]) < self.conflict_similarity:
-                            continue
-                        id_i, id_j = nodes[i].node.node_id, nodes[j].node.node_id
-                        found.setdefault(id_i, []).append({"other_node": id_j, "text": s_i, "other_text": s_j})
-                        found.setdefault(id_j, []).append({"other_node": id_i, "text": s_j, "other_text": s_i})
+        for c in passage_conflicts(sentences, vec, weights):
+            id_i, id_j = nodes[c.first].node.node_id, nodes[c.second].node.node_id
+            found.setdefault(id_i, []).append({"other_node": id_j, "text": c.first_text, "other_text": c.second_text})
+            found.setdefault(id_j, []).append({"other_node": id_i, "text": c.second_text, "other_text": c.first_text})
         return found
 
     # -- after synthesis -------------------------------------------------------------------------------

@@ -73,9 +73,9 @@ class HalguardQueryEngine(BaseQueryEngine):
     def __init__(
         self,
         query_engine: BaseQueryEngine,
+        *,
         detector: Detector | None = None,
         on_hallucination: str = "annotate",
-        *,
         on_unverified: str = "fail_open",
         fallback: str | BaseQueryEngine | None = None,
         consistency: str = "off",
@@ -95,8 +95,8 @@ class HalguardQueryEngine(BaseQueryEngine):
             raise InvalidInputError(msg)
         self._sampler = (
             ParaphraseConsistency(
-                to_chat_model(paraphraser),
-                to_chat_model(judge),
+                paraphraser=to_chat_model(paraphraser),
+                judge=to_chat_model(judge),
                 n_paraphrases=num_paraphrases,
                 cache=cache,
                 cache_namespace=f"llamaindex:{type(query_engine).__name__}",

@@ -22,7 +22,7 @@ def test_citing_the_wrong_source_is_weak_support_with_a_span_on_the_marker(verif
     claim = v.claims[0]
     assert claim.status == ClaimStatus.WEAK_SUPPORT
     assert claim.score >= verifier.weak_threshold and v.label == "supported"  # another source does support it
-    assert claim.signals["miscited"] is True
+    assert claim.signals.miscited is True
     (span,) = v.spans
     assert (span.text, answer[span.start : span.end]) == ("[2]", "[2]")
     assert "cited source [2] does not support" in span.reason and "tower" in span.reason
@@ -32,7 +32,7 @@ def test_citing_the_wrong_source_is_weak_support_with_a_span_on_the_marker(verif
 def test_the_right_citation_stays_supported(verifier, marker):
     v = verifier.verify(f"The Eiffel Tower was completed in 1889 {marker}.", CONTEXT)
     assert v.claims[0].status == ClaimStatus.SUPPORTED
-    assert v.spans == [] and v.claims[0].signals["miscited"] is False
+    assert v.spans == [] and v.claims[0].signals.miscited is False
 
 
 def test_a_citation_naming_no_source_is_weak_support(verifier):

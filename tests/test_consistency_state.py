@@ -43,7 +43,7 @@ async def answer(q):
 
 async def test_fifty_concurrent_checks_keep_their_own_terms_and_tokens():
     paraphraser, judge = CallableChat(paraphrase), CallableChat(judge_model)
-    checker = ParaphraseConsistency(paraphraser, ConsistencyJudge(judge), n_paraphrases=2)
+    checker = ParaphraseConsistency(paraphraser=paraphraser, judge=ConsistencyJudge(judge), n_paraphrases=2)
     reports = await asyncio.gather(*(checker.acheck(q, answer) for q in QUESTIONS))
     for i, report in enumerate(reports):
         assert report.question == QUESTIONS[i]
@@ -65,7 +65,7 @@ def test_threads_share_one_checker_without_cross_talk():
     def sync(fn):
         return lambda messages: asyncio.run(fn(messages))
 
-    checker = ParaphraseConsistency(CallableChat(sync(paraphrase)), ConsistencyJudge(CallableChat(sync(judge_model))),
+    checker = ParaphraseConsistency(paraphraser=CallableChat(sync(paraphrase)), judge=ConsistencyJudge(CallableChat(sync(judge_model))),
                                     n_paraphrases=2)
 
     def sync_answer(q):
@@ -90,7 +90,7 @@ def test_local_judge_keeps_no_per_call_state(verifier):
 def test_the_callers_models_are_not_changed_by_the_cache():
     paraphraser, judge = CallableChat(paraphrase), CallableChat(judge_model)
     cache = ResponseCache()
-    ParaphraseConsistency(paraphraser, ConsistencyJudge(judge), cache=cache)
+    ParaphraseConsistency(paraphraser=paraphraser, judge=ConsistencyJudge(judge), cache=cache)
     assert paraphraser.cache is None and judge.cache is None
 
 
@@ -101,7 +101,7 @@ async def test_cache_still_serves_repeated_checks_without_setting_it_on_models()
         calls.append(1)
         return await paraphrase(messages)
 
-    checker = ParaphraseConsistency(CallableChat(counted), ConsistencyJudge(CallableChat(judge_model)),
+    checker = ParaphraseConsistency(paraphraser=CallableChat(counted), judge=ConsistencyJudge(CallableChat(judge_model)),
                                     n_paraphrases=2, cache=ResponseCache())
     first = await checker.acheck(QUESTIONS[1], answer)
     second = await checker.acheck(QUESTIONS[1], answer)
@@ -128,7 +128,7 @@ def test_non_answers_are_recognised_and_facts_are_not():
 def test_local_judge_does_not_count_i_dont_know_as_a_conflict(verifier):
     grounded = "The Eiffel Tower is 330 metres tall."
     samples = iter([grounded, "I don't know.", "The tower is 330 metres tall."])
-    checker = ParaphraseConsistency(None, LocalConsistencyJudge(verifier.embedder), n_paraphrases=3)
+    checker = ParaphraseConsistency(paraphraser=None, judge=LocalConsistencyJudge(verifier.embedder), n_paraphrases=3)
     report = checker.check("How tall is the Eiffel Tower?", lambda q: next(samples), answer=grounded)
     assert report.label == "consistent"
     refused = [a for a in report.answers if a.non_answer]
@@ -138,7 +138,7 @@ def test_local_judge_does_not_count_i_dont_know_as_a_conflict(verifier):
 
 
 def test_only_refusals_leave_nothing_to_judge(verifier):
-    checker = ParaphraseConsistency(None, LocalConsistencyJudge(verifier.embedder), n_paraphrases=2)
+    checker = ParaphraseConsistency(paraphraser=None, judge=LocalConsistencyJudge(verifier.embedder), n_paraphrases=2)
     report = checker.check("How tall is the Eiffel Tower?", lambda q: "I don't know.",
                            answer="The Eiffel Tower is 330 metres tall.")
     assert report.label == "unverified"
@@ -146,7 +146,7 @@ def test_only_refusals_leave_nothing_to_judge(verifier):
 
 
 def test_a_refused_original_answer_is_not_judged(verifier):
-    checker = ParaphraseConsistency(None, LocalConsistencyJudge(verifier.embedder), n_paraphrases=2)
+    checker = ParaphraseConsistency(paraphraser=None, judge=LocalConsistencyJudge(verifier.embedder), n_paraphrases=2)
     report = checker.check("How tall is the Eiffel Tower?", lambda q: "It is 330 metres tall.",
                            answer="I'm not sure.")
     assert report.label == "unverified"

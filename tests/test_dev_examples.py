@@ -18,7 +18,7 @@ def _verify(verifier, row_id):
 def test_data2txt_record_conflicts_are_found_where_annotators_marked_them(verifier):
     row, v = _verify(verifier, "ragtruth-9682")
     assert row["hallucinated"] and v.hallucination_detected
-    conflicts = [(c, s) for c in v.claims for s in c.signals["record_conflicts"]]
+    conflicts = [(c, s) for c in v.claims for s in c.signals.record_conflicts]
     assert {s.lower() for _, s in conflicts} >= {"intimate", "hipster"}
     for claim, _ in conflicts:
         assert claim.status == ClaimStatus.CONTRADICTION
@@ -57,7 +57,7 @@ def test_list_markers_and_passage_references_are_not_numbers_to_find(verifier):
     row, v = _verify(verifier, "ragtruth-12104")
     assert not row["hallucinated"]
     step = next(c for c in v.claims if c.text.startswith("7. Align the door stop"))
-    assert step.signals["missing_numbers"] == []
+    assert step.signals.missing_numbers == []
     assert all(not s.text.strip().rstrip(".").isdigit() for s in v.spans)
 
 
@@ -66,7 +66,7 @@ def test_a_negation_moved_by_a_paraphrase_is_not_a_flip(verifier):
     row, v = _verify(verifier, "ragtruth-3246")
     claim = next(c for c in v.claims if "it is unclear whether marriage" in c.text)
     assert not row["hallucinated"]
-    assert claim.signals["negation_mismatch"] is False
+    assert claim.signals.negation_mismatch is False
     assert not any("negation" in r for r in claim.reasons)
     assert claim.status != ClaimStatus.CONTRADICTION  # its new words may still flag it, as unsupported
 
@@ -75,7 +75,7 @@ def test_a_negation_the_evidence_does_not_state_is_flagged(verifier):
     # HaluEval: the knowledge says Celeborn is Galadriel's husband; "Celeborn is not married." is invented.
     _, wrong = _verify(verifier, "halueval-qa-01325-h")
     _, right = _verify(verifier, "halueval-qa-01325-r")
-    assert wrong.claims[0].signals["negation_mismatch"] is True
+    assert wrong.claims[0].signals.negation_mismatch is True
     assert wrong.hallucination_detected and wrong.claims[0].status == ClaimStatus.CONTRADICTION
     assert right.label == "supported"
 
@@ -88,12 +88,12 @@ def test_a_negation_the_evidence_does_not_state_is_flagged(verifier):
 def test_summedits_antonym_edits_are_found_and_marked(verifier, row_id, flipped):
     row, v = _verify(verifier, row_id)
     assert row["hallucinated"]
-    found = {w for c in v.claims for w in c.signals["antonym_flips"]}
+    found = {w for c in v.claims for w in c.signals.antonym_flips}
     assert found == flipped
-    claim = next(c for c in v.claims if c.signals["antonym_flips"])
+    claim = next(c for c in v.claims if c.signals.antonym_flips)
     assert any(r.startswith("the opposite of the closest evidence") for r in claim.reasons)
-    if claim.status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION):
-        assert {s.text for s in v.spans} >= flipped
+    assert claim.status in (ClaimStatus.CONTRADICTION, ClaimStatus.HALLUCINATION)  # flagged, so spans are marked
+    assert {s.text for s in v.spans} >= flipped
 
 
 def test_a_bare_yes_is_checked_as_the_question_it_confirms(verifier):
@@ -101,7 +101,7 @@ def test_a_bare_yes_is_checked_as_the_question_it_confirms(verifier):
     # it confirms ("Are Calochone and Adlumia both plants?") is what the evidence must back.
     _, right = _verify(verifier, "halueval-qa-00274-r")
     _, wrong = _verify(verifier, "halueval-qa-00274-h")
-    assert right.claims[0].signals["novel_terms"] == []
+    assert right.claims[0].signals.novel_terms == []
     assert right.label == "supported"
     assert wrong.score > right.score
 
@@ -111,7 +111,7 @@ def test_an_answer_copied_from_the_context_is_matched_exactly(verifier):
     # "question + answer" is far from every passage in embedding space (the answer scored 0.64 before).
     row, right = _verify(verifier, "halueval-qa-00043-r")
     _, wrong = _verify(verifier, "halueval-qa-00043-h")
-    assert right.claims[0].signals["verbatim"] is True
+    assert right.claims[0].signals.verbatim is True
     assert right.label == "supported"
-    assert wrong.claims[0].signals["verbatim"] is False
+    assert wrong.claims[0].signals.verbatim is False
     assert wrong.hallucination_detected  # "Albany County" is named nowhere in the passages

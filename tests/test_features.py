@@ -5,11 +5,12 @@ import math
 import pytest
 
 from halguard import ScoringWeights
-from halguard.grounding.scoring import DEFAULT_WEIGHTS, ClaimSignals
+from halguard.grounding.scoring import DEFAULT_WEIGHTS
+from halguard.grounding.signals import ClaimMeasurements
 
 
-def _signals(**kw) -> ClaimSignals:
-    return ClaimSignals(similarity=kw.pop("similarity", 0.9), novel_ratio=kw.pop("novel_ratio", 0.0), **kw)
+def _signals(**kw) -> ClaimMeasurements:
+    return ClaimMeasurements(similarity=kw.pop("similarity", 0.9), novel_ratio=kw.pop("novel_ratio", 0.0), **kw)
 
 
 def test_one_claim_is_not_corrected():

@@ -3,19 +3,15 @@
 import json
 import logging
 
-import pytest
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableParallel, RunnablePassthrough
 
-pytest.importorskip("langchain_core")
-
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.language_models import FakeListChatModel  # noqa: E402
-from langchain_core.output_parsers import StrOutputParser  # noqa: E402
-from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
-from langchain_core.runnables import RunnableParallel, RunnablePassthrough  # noqa: E402
-
-from halguard import Detector  # noqa: E402
-from langchain_halguard import HalguardCallbackHandler, get_halguard_callback  # noqa: E402
+from halguard import Detector
+from langchain_halguard import HalguardCallbackHandler, get_halguard_callback
 
 DOCS = [Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket.")]
 GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
@@ -38,7 +34,7 @@ def chain(*answers):
 def test_handler_verifies_root_runs_and_keeps_verdicts(verifier, tmp_path, caplog):
     seen = []
     path = tmp_path / "verdicts.jsonl"
-    handler = HalguardCallbackHandler(verifier, on_verdict=lambda rid, v: seen.append((rid, v.label)), jsonl_path=path)
+    handler = HalguardCallbackHandler(detector=verifier, on_verdict=lambda rid, v: seen.append((rid, v.label)), jsonl_path=path)
     c = chain(GOOD, BAD)
     with caplog.at_level(logging.INFO, logger="langchain_halguard"):
         c.invoke("When was JWST launched?", {"callbacks": [handler]})
@@ -53,7 +49,7 @@ def test_handler_verifies_root_runs_and_keeps_verdicts(verifier, tmp_path, caplo
 
 
 def test_answer_from_the_llm_when_the_root_output_has_none(verifier):
-    handler = HalguardCallbackHandler(verifier)
+    handler = HalguardCallbackHandler(detector=verifier)
     c = RunnableParallel(context=StaticRetriever(), input=RunnablePassthrough()) | (
         ChatPromptTemplate.from_template("{context} {input}") | FakeListChatModel(responses=[BAD])
     )
@@ -63,7 +59,7 @@ def test_answer_from_the_llm_when_the_root_output_has_none(verifier):
 
 
 def test_runs_without_retrieval_are_ignored(verifier):
-    handler = HalguardCallbackHandler(verifier)
+    handler = HalguardCallbackHandler(detector=verifier)
     (ChatPromptTemplate.from_template("{q}") | FakeListChatModel(responses=["hi"])).invoke(
         {"q": "x"}, {"callbacks": [handler]}
     )
@@ -71,7 +67,7 @@ def test_runs_without_retrieval_are_ignored(verifier):
 
 
 async def test_concurrent_abatch(verifier):
-    handler = HalguardCallbackHandler(verifier)
+    handler = HalguardCallbackHandler(detector=verifier)
     c = chain(*([GOOD, BAD] * 5))
     await c.abatch(["When was JWST launched?"] * 10, {"callbacks": [handler], "max_concurrency": 5})
     assert await handler.aflush(timeout=60)  # on an event loop the checks run on the handler's thread
@@ -85,7 +81,7 @@ def test_handler_never_raises_into_the_chain(caplog):
         def verify(self, answer, contexts, *, question=None):
             raise RuntimeError("detector exploded")
 
-    handler = HalguardCallbackHandler(Broken())
+    handler = HalguardCallbackHandler(detector=Broken())
     with caplog.at_level(logging.ERROR, logger="langchain_halguard"):
         out = chain(GOOD).invoke("q", {"callbacks": [handler]})
     assert out["answer"] == GOOD

@@ -4,18 +4,16 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("langchain_core")
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+from langchain_core.tracers.base import BaseTracer
 
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
-from langchain_core.output_parsers import StrOutputParser  # noqa: E402
-from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
-from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough  # noqa: E402
-from langchain_core.tracers.base import BaseTracer  # noqa: E402
-
-from halguard import HallucinationError, InputTypeError, InvalidInputError, UnverifiedError, Verdict  # noqa: E402
-from langchain_halguard import HalguardCheck, RunnableWithHalguard, with_halguard  # noqa: E402
+from halguard import HallucinationError, InputTypeError, InvalidInputError, UnverifiedError, Verdict
+from langchain_halguard import HalguardCheck, RunnableWithHalguard, with_halguard
 
 DOCS = [
     Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
@@ -272,9 +270,9 @@ def test_chain_errors_propagate_unchanged(verifier):
 
 
 def test_bad_options_are_rejected(verifier):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="on_hallucination"):
         with_halguard(rag_chain(GOOD), detector=verifier, on_hallucination="shout")
-    with pytest.raises(TypeError):
+    with pytest.raises(InputTypeError, match="detector must be a halguard.Detector, got str"):
         with_halguard(rag_chain(GOOD), detector="local")
 
 
@@ -330,17 +328,21 @@ def test_halguard_check_step(verifier):
 
 def test_guard_is_a_runnable_with_config(verifier):
     guarded = with_halguard(rag_chain(GOOD), detector=verifier).with_config(run_name="named", tags=["t"])
-    assert guarded.invoke(QUESTION)["halguard"].label == "supported"
-    assert isinstance(with_halguard(rag_chain(GOOD), detector=verifier), RunnableWithHalguard)
+    assert type(guarded.bound) is RunnableWithHalguard  # with_config wraps the guard, it does not replace it
+    tracer = Collector()
+    assert guarded.invoke(QUESTION, {"callbacks": [tracer]})["halguard"].label == "supported"
+    (root,) = tracer.roots
+    assert root.name == "named" and "t" in root.tags  # the config reached the guard's run
+    assert "halguard_verify" in [c.name for c in root.child_runs]
 
 
-def test_create_retrieval_chain_if_available(verifier):
-    classic = pytest.importorskip("langchain_classic.chains")
+def test_create_retrieval_chain(verifier):
+    from langchain_classic.chains import create_retrieval_chain
     from langchain_classic.chains.combine_documents import create_stuff_documents_chain
 
     llm = FakeListChatModel(responses=[BAD])
     prompt = ChatPromptTemplate.from_template("Answer from {context}: {input}")
-    chain = classic.create_retrieval_chain(RunnableLambda(retriever), create_stuff_documents_chain(llm, prompt))
+    chain = create_retrieval_chain(RunnableLambda(retriever), create_stuff_documents_chain(llm, prompt))
     out = with_halguard(chain, detector=verifier).invoke({"input": QUESTION})
     assert out["halguard"].label == "hallucinated"
 

@@ -2,21 +2,19 @@
 
 import pytest
 
-pytest.importorskip("llama_index.core")
+from llama_index.core import Document, Settings, VectorStoreIndex
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
+from llama_index.core.evaluation import BatchEvalRunner
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.llms.mock import MockLLM
+from llama_index.core.schema import ImageNode, MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from llama_index.core import Document, Settings, VectorStoreIndex  # noqa: E402
-from llama_index.core.base.base_query_engine import BaseQueryEngine  # noqa: E402
-from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse  # noqa: E402
-from llama_index.core.evaluation import BatchEvalRunner  # noqa: E402
-from llama_index.core.instrumentation import get_dispatcher  # noqa: E402
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler  # noqa: E402
-from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata  # noqa: E402
-from llama_index.core.llms.callbacks import llm_completion_callback  # noqa: E402
-from llama_index.core.llms.mock import MockLLM  # noqa: E402
-from llama_index.core.schema import ImageNode, MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
-
-from halguard import HallucinationError, UnverifiedError  # noqa: E402
-from llamaindex_halguard import (  # noqa: E402
+from halguard import HallucinationError, InputTypeError, InvalidInputError, UnverifiedError
+from llamaindex_halguard import (
     HalguardEmbedding,
     HalguardEvaluationResult,
     HalguardEvaluator,
@@ -85,11 +83,11 @@ def engine(index, *answers, **kw):
 
 
 def test_query_engine_annotates_grounded_and_hallucinated(index, verifier):
-    good = HalguardQueryEngine(engine(index, GOOD), verifier).query(QUERY)
+    good = HalguardQueryEngine(engine(index, GOOD), detector=verifier).query(QUERY)
     assert isinstance(good, Response)
     assert good.response == GOOD
     assert good.metadata["halguard"]["label"] == "supported"
-    bad = HalguardQueryEngine(engine(index, BAD), verifier).query(QUERY)
+    bad = HalguardQueryEngine(engine(index, BAD), detector=verifier).query(QUERY)
     assert bad.metadata["halguard"]["label"] == "hallucinated"
     assert {s["text"] for s in bad.metadata["halguard"]["spans"]} >= {"2019", "Falcon Heavy"}
     launch = next(n for n in good.source_nodes if n.node.ref_doc_id == "launch")
@@ -101,20 +99,21 @@ def test_query_engine_annotates_grounded_and_hallucinated(index, verifier):
 def test_query_engine_keeps_existing_metadata_and_scores(index, verifier):
     inner = engine(index, GOOD)
     plain = inner.query(QUERY)
-    guarded = HalguardQueryEngine(engine(index, GOOD), verifier).query(QUERY)
-    for key, value in (plain.metadata or {}).items():
+    guarded = HalguardQueryEngine(engine(index, GOOD), detector=verifier).query(QUERY)
+    assert len(plain.metadata) == 2  # one entry per retrieved node (similarity_top_k=2)
+    for key, value in plain.metadata.items():
         assert guarded.metadata[key] == value
     assert [n.score for n in guarded.source_nodes] == [n.score for n in plain.source_nodes]
     assert all("halguard" not in n.node.metadata for n in plain.source_nodes)  # inner nodes untouched
 
 
 async def test_aquery(index, verifier):
-    out = await HalguardQueryEngine(engine(index, BAD), verifier).aquery(QUERY)
+    out = await HalguardQueryEngine(engine(index, BAD), detector=verifier).aquery(QUERY)
     assert out.metadata["halguard"]["label"] == "hallucinated"
 
 
 def test_streaming_verdict_after_the_stream_is_exhausted(index, verifier):
-    out = HalguardQueryEngine(engine(index, BAD, streaming=True), verifier).query(QUERY)
+    out = HalguardQueryEngine(engine(index, BAD, streaming=True), detector=verifier).query(QUERY)
     assert isinstance(out, StreamingResponse)
     assert "halguard" not in (out.metadata or {})
     tokens = list(out.response_gen)
@@ -124,33 +123,32 @@ def test_streaming_verdict_after_the_stream_is_exhausted(index, verifier):
 
 
 async def test_async_streaming(index, verifier):
-    out = await HalguardQueryEngine(engine(index, GOOD, streaming=True), verifier).aquery(QUERY)
-    if isinstance(out, AsyncStreamingResponse):
-        text = "".join([t async for t in out.async_response_gen()])
-    else:
-        text = "".join(out.response_gen)
+    out = await HalguardQueryEngine(engine(index, GOOD, streaming=True), detector=verifier).aquery(QUERY)
+    assert isinstance(out, AsyncStreamingResponse)  # aquery streams asynchronously, as the inner engine does
+    assert "halguard" not in (out.metadata or {})  # not before the stream is read
+    text = "".join([t async for t in out.async_response_gen()])
     assert text == GOOD
     assert out.metadata["halguard"]["label"] == "supported"
 
 
 def test_raise_fallback_and_filter(index, verifier):
     with pytest.raises(HallucinationError) as info:
-        HalguardQueryEngine(engine(index, BAD), verifier, "raise").query(QUERY)
+        HalguardQueryEngine(engine(index, BAD), detector=verifier, on_hallucination="raise").query(QUERY)
     assert info.value.verdict.label == "hallucinated"
-    fb = HalguardQueryEngine(engine(index, BAD), verifier, "fallback", fallback="Not sure.").query(QUERY)
+    fb = HalguardQueryEngine(engine(index, BAD), detector=verifier, on_hallucination="fallback", fallback="Not sure.").query(QUERY)
     assert fb.response == "Not sure."
     assert fb.metadata["halguard"]["action"]["action"] == "fallback"
-    other = HalguardQueryEngine(engine(index, BAD), verifier, "fallback", fallback=engine(index, GOOD)).query(QUERY)
+    other = HalguardQueryEngine(engine(index, BAD), detector=verifier, on_hallucination="fallback", fallback=engine(index, GOOD)).query(QUERY)
     assert other.response == GOOD
     mixed = f"{BAD} Webb's primary mirror is 6.5 metres across."
-    filtered = HalguardQueryEngine(engine(index, mixed, similarity_top_k=3), verifier, "filter").query(QUERY)
+    filtered = HalguardQueryEngine(engine(index, mixed, similarity_top_k=3), detector=verifier, on_hallucination="filter").query(QUERY)
     assert filtered.response == "Webb's primary mirror is 6.5 metres across."
     assert filtered.metadata["halguard"]["action"]["removed"][0]["text"] == BAD
 
 
 def test_filter_on_a_stream_is_buffered(index, verifier):
     mixed = f"{BAD} Webb's primary mirror is 6.5 metres across."
-    out = HalguardQueryEngine(engine(index, mixed, streaming=True, similarity_top_k=3), verifier, "filter").query(QUERY)
+    out = HalguardQueryEngine(engine(index, mixed, streaming=True, similarity_top_k=3), detector=verifier, on_hallucination="filter").query(QUERY)
     assert "".join(out.response_gen) == "Webb's primary mirror is 6.5 metres across."
     assert out.metadata["halguard"]["action"]["action"] == "filter"
 
@@ -173,22 +171,22 @@ class FixedEngine(BaseQueryEngine):
 
 
 def test_bad_responses(verifier):
-    none = HalguardQueryEngine(FixedEngine(Response(None)), verifier).query(QUERY)
+    none = HalguardQueryEngine(FixedEngine(Response(None)), detector=verifier).query(QUERY)
     assert none.metadata["halguard"]["label"] == "unverified"
     assert none.metadata["halguard"]["errors"][0]["code"] == "empty_answer"
-    no_nodes = HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier).query(QUERY)
+    no_nodes = HalguardQueryEngine(FixedEngine(Response(GOOD)), detector=verifier).query(QUERY)
     assert no_nodes.metadata["halguard"]["errors"][0]["code"] == "no_context"
     image = [NodeWithScore(node=ImageNode(image="aGk=", text=""), score=1.0)]
-    img = HalguardQueryEngine(FixedEngine(Response(GOOD, image)), verifier).query(QUERY)
+    img = HalguardQueryEngine(FixedEngine(Response(GOOD, image)), detector=verifier).query(QUERY)
     assert img.metadata["halguard"]["errors"][0]["code"] == "no_context"
     with pytest.raises(UnverifiedError):
-        HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier, "raise", on_unverified="fail_closed").query(QUERY)
+        HalguardQueryEngine(FixedEngine(Response(GOOD)), detector=verifier, on_hallucination="raise", on_unverified="fail_closed").query(QUERY)
     with pytest.raises(RuntimeError, match="engine down"):
-        HalguardQueryEngine(FixedEngine(RuntimeError("engine down")), verifier).query(QUERY)
-    with pytest.raises(TypeError):
-        HalguardQueryEngine("not an engine", verifier)
-    with pytest.raises(ValueError):
-        HalguardQueryEngine(FixedEngine(Response(GOOD)), verifier, "shout")
+        HalguardQueryEngine(FixedEngine(RuntimeError("engine down")), detector=verifier).query(QUERY)
+    with pytest.raises(InputTypeError, match="query_engine must be a LlamaIndex BaseQueryEngine, got str"):
+        HalguardQueryEngine("not an engine", detector=verifier)
+    with pytest.raises(InvalidInputError, match="on_hallucination must be one of .*, got 'shout'"):
+        HalguardQueryEngine(FixedEngine(Response(GOOD)), detector=verifier, on_hallucination="shout")
 
 
 # -- postprocessor -------------------------------------------------------------------------------------
@@ -200,7 +198,7 @@ def _nodes(*pairs):
 
 def test_postprocessor_premise_support_and_exclusion(verifier):
     nodes = _nodes(("launch", TEXTS["launch"]), ("orbit", TEXTS["orbit"]))
-    pp = HalguardNodePostprocessor(verifier)
+    pp = HalguardNodePostprocessor(detector=verifier)
     out = pp.postprocess_nodes(nodes, query_str="Which rocket launched JWST from Kourou?")
     launch, orbit = (n.node.metadata["halguard"] for n in out)
     assert launch["query_support"] > orbit["query_support"]
@@ -214,7 +212,7 @@ def test_postprocessor_premise_support_and_exclusion(verifier):
 
 def test_postprocessor_false_premise_and_dropping(verifier):
     nodes = _nodes(("launch", TEXTS["launch"]), ("mirror", TEXTS["mirror"]))
-    pp = HalguardNodePostprocessor(verifier, min_query_support=0.45)
+    pp = HalguardNodePostprocessor(detector=verifier, min_query_support=0.45)
     out = pp.postprocess_nodes(nodes, query_str="Why did JWST launch from Kourou in 2019?")
     meta = out[0].node.metadata["halguard"] if out else None
     assert [n.node.node_id for n in out] == ["launch"]
@@ -227,14 +225,14 @@ def test_postprocessor_finds_conflicting_numbers(verifier):
         ("b", "The bridge is 1,400 metres long and opened in 1932."),
         ("c", "Ferries cross the bay every hour."),
     )
-    out = HalguardNodePostprocessor(verifier).postprocess_nodes(nodes, query_str="How long is the bridge?")
+    out = HalguardNodePostprocessor(detector=verifier).postprocess_nodes(nodes, query_str="How long is the bridge?")
     conflicts = {n.node.node_id: n.node.metadata["halguard"]["conflicts"] for n in out}
     assert conflicts["a"][0]["other_node"] == "b" and conflicts["b"][0]["other_node"] == "a"
     assert conflicts["c"] == []
 
 
 async def test_postprocessor_async_empty_and_image_nodes(verifier):
-    pp = HalguardNodePostprocessor(verifier)
+    pp = HalguardNodePostprocessor(detector=verifier)
     assert await pp.apostprocess_nodes([], query_str="q") == []
     image = NodeWithScore(node=ImageNode(image="aGk=", text=""), score=0.3)
     (out,) = await pp.apostprocess_nodes([image], query_str="q")
@@ -244,7 +242,7 @@ async def test_postprocessor_async_empty_and_image_nodes(verifier):
 
 def test_postprocessor_after_synthesis(verifier):
     nodes = _nodes(("launch", TEXTS["launch"]), ("mirror", TEXTS["mirror"]))
-    pp = HalguardNodePostprocessor(verifier)
+    pp = HalguardNodePostprocessor(detector=verifier)
     out, verdict = pp.annotate_with_answer(nodes, f"{GOOD} The mirror is 6.5 metres across.", query=QUERY)
     assert verdict.label == "supported"
     assert [c["text"] for c in out[1].node.metadata["halguard"]["supports_claims"]] == ["The mirror is 6.5 metres across."]
@@ -252,10 +250,11 @@ def test_postprocessor_after_synthesis(verifier):
 
 def test_postprocessor_inside_a_query_engine_never_leaks_into_the_prompt(index, verifier):
     llm = ScriptedLLM(answers=[GOOD], prompts=[])
-    qe = index.as_query_engine(llm=llm, node_postprocessors=[HalguardNodePostprocessor(verifier)])
-    out = HalguardQueryEngine(qe, verifier).query(QUERY)
+    qe = index.as_query_engine(llm=llm, node_postprocessors=[HalguardNodePostprocessor(detector=verifier)])
+    out = HalguardQueryEngine(qe, detector=verifier).query(QUERY)
     assert out.metadata["halguard"]["label"] == "supported"
     assert llm.prompts and all("halguard" not in p and "query_support" not in p for p in llm.prompts)
+    assert len(out.source_nodes) == 2  # similarity_top_k's default
     assert all("query_support" in n.node.metadata["halguard"] for n in out.source_nodes)
 
 
@@ -263,7 +262,7 @@ def test_postprocessor_inside_a_query_engine_never_leaks_into_the_prompt(index, 
 
 
 def test_evaluator(verifier, index):
-    ev = HalguardEvaluator(verifier)
+    ev = HalguardEvaluator(detector=verifier)
     good = ev.evaluate(query=QUERY, response=GOOD, contexts=[TEXTS["launch"]])
     assert isinstance(good, HalguardEvaluationResult)
     assert good.passing is True and good.score > 0.5 and good.verdict.label == "supported"
@@ -276,7 +275,7 @@ def test_evaluator(verifier, index):
 
 
 async def test_evaluator_async_and_batch_runner(verifier, index):
-    ev = HalguardEvaluator(verifier)
+    ev = HalguardEvaluator(detector=verifier)
     res = await ev.aevaluate(query=QUERY, response=BAD, contexts=[TEXTS["launch"]])
     assert res.passing is False
     runner = BatchEvalRunner({"halguard": ev}, workers=2)
@@ -290,7 +289,7 @@ async def test_evaluator_async_and_batch_runner(verifier, index):
 def test_retry_query_engine(index, verifier):
     from llama_index.core.query_engine import RetryQueryEngine
 
-    retry = RetryQueryEngine(engine(index, BAD, GOOD), HalguardEvaluator(verifier), max_retries=2)
+    retry = RetryQueryEngine(engine(index, BAD, GOOD), HalguardEvaluator(detector=verifier), max_retries=2)
     out = retry.query(QUERY)
     assert str(out) == GOOD
 
@@ -321,8 +320,8 @@ def root_handler():
 
 def test_verdict_events_reach_handlers(index, verifier, root_handler):
     collect = root_handler(Collect(events=[]))
-    HalguardQueryEngine(engine(index, BAD), verifier).query(QUERY)
-    HalguardEvaluator(verifier).evaluate(query=QUERY, response=GOOD, contexts=[TEXTS["launch"]])
+    HalguardQueryEngine(engine(index, BAD), detector=verifier).query(QUERY)
+    HalguardEvaluator(detector=verifier).evaluate(query=QUERY, response=GOOD, contexts=[TEXTS["launch"]])
     assert [(e.source, e.verdict["label"]) for e in collect.events] == [
         ("HalguardQueryEngine", "hallucinated"),
         ("HalguardEvaluator", "supported"),
@@ -348,13 +347,13 @@ def test_event_handler_never_raises(index, root_handler):
 
 
 def test_query_bundle_input(index, verifier):
-    out = HalguardQueryEngine(engine(index, GOOD), verifier).query(QueryBundle(QUERY))
+    out = HalguardQueryEngine(engine(index, GOOD), detector=verifier).query(QueryBundle(QUERY))
     assert out.metadata["halguard"]["label"] == "supported"
 
 
 def test_mock_llm_echo_is_grounded_and_max_tokens_is_not(index, verifier):
-    echo = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(), similarity_top_k=1), verifier).query(QUERY)
-    junk = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(max_tokens=5), similarity_top_k=1), verifier).query(QUERY)
+    echo = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(), similarity_top_k=1), detector=verifier).query(QUERY)
+    junk = HalguardQueryEngine(index.as_query_engine(llm=MockLLM(max_tokens=5), similarity_top_k=1), detector=verifier).query(QUERY)
     assert junk.response.split() == ["text"] * 5
     assert junk.metadata["halguard"]["label"] == "hallucinated"
     # The echoed prompt repeats the retrieved passage verbatim: that claim is supported by its node.
@@ -372,7 +371,7 @@ def test_query_engine_paraphrase_sampling(index, verifier):
                                        '"On what date was JWST launched?"]}'], prompts=[])
     judge = ScriptedLLM(answers=[judge_reply], prompts=[])
     inner = engine(index, GOOD, BAD)  # the original answer is grounded; samples drift
-    guarded = HalguardQueryEngine(inner, verifier, consistency="on", paraphraser=paraphraser, judge=judge)
+    guarded = HalguardQueryEngine(inner, detector=verifier, consistency="on", paraphraser=paraphraser, judge=judge)
     out = guarded.query(QUERY)
     verdict = out.metadata["halguard"]
     assert verdict["label"] == "hallucinated"
@@ -382,7 +381,7 @@ def test_query_engine_paraphrase_sampling(index, verifier):
 
 
 async def test_query_engine_paraphrase_sampling_async_local_judge(index, verifier):
-    out = await HalguardQueryEngine(engine(index, GOOD), verifier, consistency="on").aquery(QUERY)
+    out = await HalguardQueryEngine(engine(index, GOOD), detector=verifier, consistency="on").aquery(QUERY)
     assert out.metadata["halguard"]["consistency"]["label"] == "consistent"
     assert out.metadata["halguard"]["label"] == "supported"
 
@@ -400,7 +399,8 @@ def test_stored_node_embeddings_are_reused_only_when_they_embed_the_plain_text(v
     model = "sentence-transformers/all-MiniLM-L6-v2"
     sources = {s.id: s for s in nodes_to_contexts(nodes, embedding_model=model)}
     # "tagged" was embedded with its file name in the text, so its vector describes another text.
-    assert sources["bare"].embedding is not None and sources["excluded"].embedding is not None
+    for reused in (sources["bare"], sources["excluded"]):
+        assert reused.embedding == pytest.approx(vector) and reused.embedding_model == model
     assert sources["tagged"].embedding is None
     assert all(s.embedding is None for s in nodes_to_contexts(nodes))  # no model named: nothing is reused
 

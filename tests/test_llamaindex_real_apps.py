@@ -7,19 +7,17 @@ import json
 
 import pytest
 
-pytest.importorskip("llama_index.core")
+from llama_index.core import Document, Settings, VectorStoreIndex
+from llama_index.core.base.response.schema import PydanticResponse, Response
+from llama_index.core.chat_engine.types import AgentChatResponse
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.llms.mock import MockLLM
+from pydantic import BaseModel
 
-from llama_index.core import Document, Settings, VectorStoreIndex  # noqa: E402
-from llama_index.core.base.response.schema import PydanticResponse, Response  # noqa: E402
-from llama_index.core.chat_engine.types import AgentChatResponse  # noqa: E402
-from llama_index.core.instrumentation import get_dispatcher  # noqa: E402
-from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata  # noqa: E402
-from llama_index.core.llms.callbacks import llm_completion_callback  # noqa: E402
-from llama_index.core.llms.mock import MockLLM  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
-
-from halguard import ClaimStatus, Detector, HallucinationError, get_verdict  # noqa: E402
-from llamaindex_halguard import (  # noqa: E402
+from halguard import ClaimStatus, Detector, HallucinationError, get_verdict
+from llamaindex_halguard import (
     HalguardChatEngine,
     HalguardEmbedding,
     HalguardEventHandler,
@@ -122,7 +120,7 @@ def structured_engine(index, completed):
 
 @pytest.mark.parametrize(("completed", "label"), [(1889, "supported"), (1925, "hallucinated")])
 def test_structured_output_keeps_its_type_and_is_checked(index, verifier, completed, label):
-    out = HalguardQueryEngine(structured_engine(index, completed), verifier).query(QUESTION)
+    out = HalguardQueryEngine(structured_engine(index, completed), detector=verifier).query(QUESTION)
     assert isinstance(out, PydanticResponse)
     assert out.response == Facts(name="Eiffel Tower", completed=completed)
     verdict = get_verdict(out)
@@ -131,14 +129,14 @@ def test_structured_output_keeps_its_type_and_is_checked(index, verifier, comple
 
 
 async def test_structured_output_async(index, verifier):
-    out = await HalguardQueryEngine(structured_engine(index, 1925), verifier).aquery(QUESTION)
+    out = await HalguardQueryEngine(structured_engine(index, 1925), detector=verifier).aquery(QUESTION)
     assert isinstance(out, PydanticResponse) and get_verdict(out).label == "hallucinated"
 
 
 def test_structured_output_filter_raises_rather_than_retype(index, verifier):
     with pytest.raises(HallucinationError, match="structured"):
-        HalguardQueryEngine(structured_engine(index, 1925), verifier, "filter").query(QUESTION)
-    out = HalguardQueryEngine(structured_engine(index, 1925), verifier, "fallback",
+        HalguardQueryEngine(structured_engine(index, 1925), detector=verifier, on_hallucination="filter").query(QUESTION)
+    out = HalguardQueryEngine(structured_engine(index, 1925), detector=verifier, on_hallucination="fallback",
                               fallback=structured_engine(index, 1889)).query(QUESTION)
     assert isinstance(out, PydanticResponse) and out.response.completed == 1889
     assert get_verdict(out).action.fallback_verdict.label == "supported"
@@ -164,13 +162,14 @@ def test_sub_question_answers_do_not_support_the_final_answer(index, verifier):
     inner = sub_question_engine(index, BAD, BAD)
     plain = inner.query(QUESTION)
     assert any(n.node.get_content().startswith("Sub question:") for n in plain.source_nodes)
-    out = HalguardQueryEngine(sub_question_engine(index, BAD, BAD), verifier).query(QUESTION)
+    out = HalguardQueryEngine(sub_question_engine(index, BAD, BAD), detector=verifier).query(QUESTION)
     verdict = get_verdict(out)
     assert verdict.label == "hallucinated"  # "1925" in the sub-answer does not count; the document says 1889
     (skipped,) = verdict.skipped_sources
     assert "intermediate answer" in skipped.reason and skipped.text.startswith("Sub question:")
-    assert all(not e.text.startswith("Sub question") for c in verdict.claims for e in c.evidence)
-    good = HalguardQueryEngine(sub_question_engine(index, GOOD, GOOD), verifier).query(QUESTION)
+    evidence = [e for c in verdict.claims for e in c.evidence]
+    assert evidence and all(not e.text.startswith("Sub question") for e in evidence)
+    good = HalguardQueryEngine(sub_question_engine(index, GOOD, GOOD), detector=verifier).query(QUESTION)
     assert get_verdict(good).label == "supported"
 
 
@@ -179,20 +178,20 @@ def test_sub_question_answers_do_not_support_the_final_answer(index, verifier):
 
 @pytest.mark.parametrize("mode", CHAT_MODES)
 def test_chat_engines_are_guarded(index, verifier, mode):
-    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), verifier)
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), detector=verifier)
     out = engine.chat(QUESTION)
     assert isinstance(out, AgentChatResponse) and out.response == BAD
     verdict = get_verdict(out)
     assert verdict.label == "hallucinated" and verdict.request.question == QUESTION
     assert {s.text for s in verdict.spans} >= {"1925"}
-    good = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(GOOD), similarity_top_k=2), verifier)
+    good = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(GOOD), similarity_top_k=2), detector=verifier)
     assert get_verdict(good.chat(QUESTION)).label == "supported"
 
 
 @pytest.mark.parametrize("mode", CHAT_MODES)
 def test_chat_filter_rewrites_the_engines_memory(index, verifier, mode):
-    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), verifier,
-                                "fallback", fallback="I can't confirm that from the documents.")
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), detector=verifier,
+                                on_hallucination="fallback", fallback="I can't confirm that from the documents.")
     out = engine.chat(QUESTION)
     assert out.response == "I can't confirm that from the documents."
     assert [m.content for m in engine.chat_history] == [QUESTION, out.response]  # what the user saw
@@ -201,7 +200,7 @@ def test_chat_filter_rewrites_the_engines_memory(index, verifier, mode):
 
 @pytest.mark.parametrize("mode", CHAT_MODES)
 async def test_chat_async_and_streams(index, verifier, mode):
-    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), verifier)
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(BAD), similarity_top_k=2), detector=verifier)
     assert get_verdict(await engine.achat(QUESTION)).label == "hallucinated"
     stream = engine.stream_chat(QUESTION)
     assert get_verdict(stream) is None  # not yet: the check needs the whole answer
@@ -214,13 +213,13 @@ async def test_chat_async_and_streams(index, verifier, mode):
 
 def test_chat_stream_filter_is_buffered_and_raise_comes_at_the_end(index, verifier):
     filtered = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(f"{BAD} It is 330 metres tall."),
-                                                       similarity_top_k=2), verifier, "filter")
+                                                       similarity_top_k=2), detector=verifier, on_hallucination="filter")
     stream = filtered.stream_chat(QUESTION)
     assert "".join(stream.response_gen) == "It is 330 metres tall."
     assert get_verdict(stream).action.action == "filter"
     assert filtered.chat_history[-1].content == "It is 330 metres tall."
     raising = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(BAD), similarity_top_k=2),
-                                 verifier, "raise")
+                                 detector=verifier, on_hallucination="raise")
     tokens = []
     with pytest.raises(HallucinationError):
         for token in raising.stream_chat(QUESTION).response_gen:
@@ -232,8 +231,8 @@ def test_chat_stream_filter_is_buffered_and_raise_comes_at_the_end(index, verifi
 
 def test_chat_fallback_engine_answer_is_checked(index, verifier):
     backup = index.as_query_engine(llm=llm(GOOD), similarity_top_k=2)
-    engine = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(BAD), similarity_top_k=2), verifier,
-                                "fallback", fallback=backup)
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(BAD), similarity_top_k=2), detector=verifier,
+                                on_hallucination="fallback", fallback=backup)
     out = engine.chat(QUESTION)
     assert out.response == GOOD
     verdict = get_verdict(out)
@@ -267,9 +266,9 @@ def test_citation_query_engine_wrong_citation_is_weak_support(index, verifier):
         return CitationQueryEngine.from_args(index, llm=llm(answer), similarity_top_k=2, citation_chunk_size=512)
 
     right, wrong = f"{GOOD[:-1]} [1].", f"{GOOD[:-1]} [2]."
-    assert get_verdict(HalguardQueryEngine(cite(right), verifier).query(QUESTION)).claims[0].status == \
+    assert get_verdict(HalguardQueryEngine(cite(right), detector=verifier).query(QUESTION)).claims[0].status == \
         ClaimStatus.SUPPORTED
-    verdict = get_verdict(HalguardQueryEngine(cite(wrong), verifier).query(QUESTION))
+    verdict = get_verdict(HalguardQueryEngine(cite(wrong), detector=verifier).query(QUESTION))
     assert verdict.claims[0].status == ClaimStatus.WEAK_SUPPORT
     assert [s.text for s in verdict.spans] == ["[2]"]
 
@@ -278,20 +277,20 @@ def test_citation_query_engine_wrong_citation_is_weak_support(index, verifier):
 
 
 def test_fallback_engine_answer_is_checked_not_just_labelled(index, verifier):
-    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), verifier, "fallback",
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), detector=verifier, on_hallucination="fallback",
                                  fallback=index.as_query_engine(llm=llm(GOOD), similarity_top_k=2))
     out = engine.query(QUESTION)
     assert isinstance(out, Response) and out.response == GOOD
     verdict = get_verdict(out)
     assert verdict.label == "hallucinated"  # what was rejected
     assert verdict.action.fallback_verdict.label == "supported"  # what was returned
-    bad_backup = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), verifier, "fallback",
+    bad_backup = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), detector=verifier, on_hallucination="fallback",
                                      fallback=index.as_query_engine(llm=llm(BAD), similarity_top_k=2))
     assert get_verdict(bad_backup.query(QUESTION)).action.fallback_verdict.label == "hallucinated"
 
 
 async def test_fallback_engine_async(index, verifier):
-    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), verifier, "fallback",
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), detector=verifier, on_hallucination="fallback",
                                  fallback=index.as_query_engine(llm=llm(GOOD), similarity_top_k=2))
     out = await engine.aquery(QUESTION)
     assert out.response == GOOD and get_verdict(out).action.fallback_verdict.label == "supported"
@@ -304,13 +303,13 @@ def test_guard_and_root_handler_check_each_answer_once(index, verifier, root_han
     counting = Counting(verifier)
     handler = root_handler(HalguardEventHandler(detector=counting))
     guard_detector = Counting(verifier)
-    out = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), guard_detector).query(QUESTION)
+    out = HalguardQueryEngine(index.as_query_engine(llm=llm(BAD), similarity_top_k=2), detector=guard_detector).query(QUESTION)
     assert guard_detector.calls == 1 and counting.calls == 0  # the handler did not check it again
     (verdict,) = handler.verdicts.values()
     assert verdict == get_verdict(out)
     assert verdict.request.id == out.metadata["halguard"]["request"]["id"]
     chat = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(BAD), similarity_top_k=2),
-                              guard_detector)
+                              detector=guard_detector)
     chat.chat(QUESTION)
     assert guard_detector.calls == 2 and counting.calls == 0
     assert len(handler.verdicts) == 2
@@ -326,6 +325,6 @@ def test_handler_checks_an_unwrapped_engine_once(index, verifier, root_handler):
 
 
 def test_response_metadata_carries_the_request(index, verifier):
-    out = HalguardQueryEngine(index.as_query_engine(llm=llm(GOOD), similarity_top_k=2), verifier).query(QUESTION)
+    out = HalguardQueryEngine(index.as_query_engine(llm=llm(GOOD), similarity_top_k=2), detector=verifier).query(QUESTION)
     request = out.metadata["halguard"]["request"]
     assert request["question"] == QUESTION and request["id"] and request["source"] == "llamaindex:HalguardQueryEngine"

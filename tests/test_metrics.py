@@ -1,10 +1,9 @@
 import random
 
 import pytest
+import sklearn.metrics as sk
 
 from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
-
-sk = pytest.importorskip("sklearn.metrics")
 
 
 def test_auroc_matches_sklearn_with_ties():

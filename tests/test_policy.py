@@ -60,9 +60,9 @@ def test_unverified_open_and_closed():
 
 
 def test_unknown_policies():
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match="on_hallucination must be one of .*, got 'shout'"):
         decide(_verdict(), ANSWER, on_hallucination="shout")
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="on_unverified must be one of .*, got 'maybe'"):
         decide(_verdict(), ANSWER, on_unverified="maybe")
 
 

@@ -128,7 +128,7 @@ def test_callables_sync_and_async_and_timeout():
     slow = CallableChat(lambda m: time.sleep(0.5) or "late", timeout=0.05, max_retries=0)
     with pytest.raises(ProviderError, match="did not answer"):
         slow.chat([])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="cannot chat with a int"):
         as_chat_model(42)
 
 
@@ -136,25 +136,30 @@ def test_callables_sync_and_async_and_timeout():
 
 
 @pytest.mark.parametrize(
-    "reply",
+    ("reply", "facts"),
     [
-        JUDGMENT_YES,
-        f"```json\n{JUDGMENT_YES}\n```",
-        f"Here is my analysis:\n{JUDGMENT_YES}\nHope that helps.",
-        '{"hallucination_detected": "true", "confidence_score": "90%", "conflicting_facts": null}',
-        '{"hallucination_detected": "yes", "confidence_score": "0.9", "conflicting_facts": "white vs grey"}',
+        (JUDGMENT_YES, [{"fact": "colour of the horse"}]),
+        (f"```json\n{JUDGMENT_YES}\n```", [{"fact": "colour of the horse"}]),
+        (f"Here is my analysis:\n{JUDGMENT_YES}\nHope that helps.", [{"fact": "colour of the horse"}]),
+        ('{"hallucination_detected": "true", "confidence_score": "90%", "conflicting_facts": null}', []),
+        ('{"hallucination_detected": "yes", "confidence_score": "0.9", "conflicting_facts": "white vs grey"}',
+         ["white vs grey"]),
     ],
 )
-def test_tolerant_judgment_parsing(reply):
+def test_tolerant_judgment_parsing(reply, facts):
     j = parse_judgment(reply)
     assert j.hallucination_detected is True
     assert j.confidence_score == pytest.approx(0.9)
-    assert isinstance(j.conflicting_facts, list)
+    assert j.conflicting_facts == facts  # null becomes [], a bare string a one-item list
 
 
-@pytest.mark.parametrize("reply", ["no json here", '{"confidence_score": 0.5}', '{"hallucination_detected": "maybe"}'])
-def test_unusable_judgments_raise(reply):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [("no json here", "no JSON object found"), ('{"confidence_score": 0.5}', "invalid judgment fields"),
+     ('{"hallucination_detected": "maybe"}', "invalid judgment fields")],
+)
+def test_unusable_judgments_raise(reply, why):
+    with pytest.raises(ValueError, match=why):
         parse_judgment(reply)
 
 
@@ -162,7 +167,7 @@ def test_judge_repairs_once_then_reports_unverified():
     replies = iter(["not json", JUDGMENT_NO])
     judge = ConsistencyJudge(lambda m: next(replies))
     result = judge.judge("q", "a", ["q2"], ["a2"])
-    assert result.judgment is not None and not result.judgment.hallucination_detected
+    assert result.judgment.hallucination_detected is False and result.judgment.reasoning == "all say 1969"
     assert len(result.raw_replies) == 2
     bad = ConsistencyJudge(lambda m: "still not json").judge("q", "a", ["q2"], ["a2"])
     assert bad.judgment is None and "unparsable" in bad.error
@@ -215,7 +220,7 @@ def test_check_napoleon_inconsistent_and_call_count():
     answers = {"What colour was Napoleon's horse?": "White.", "What colour was the horse Napoleon rode?": "Grey.",
                "Which colour was Napoleon's horse?": "White.", "Napoleon's horse: what colour?": "Chestnut."}
     calls = []
-    pc = ParaphraseConsistency(_scripted(JUDGMENT_YES), _scripted(JUDGMENT_YES))
+    pc = ParaphraseConsistency(paraphraser=_scripted(JUDGMENT_YES), judge=_scripted(JUDGMENT_YES))
     report = pc.check("What colour was Napoleon's horse?", lambda q: calls.append(q) or answers[q])
     assert report.label == "inconsistent" and report.hallucination_detected
     assert report.paraphrase_source == "model" and len(report.paraphrases) == 3
@@ -229,7 +234,7 @@ async def test_acheck_moon_consistent_with_async_answers():
         await asyncio.sleep(0.01)
         return "Apollo 11 landed in July 1969."
 
-    pc = ParaphraseConsistency(_scripted(JUDGMENT_NO), _scripted(JUDGMENT_NO))
+    pc = ParaphraseConsistency(paraphraser=_scripted(JUDGMENT_NO), judge=_scripted(JUDGMENT_NO))
     report = await pc.acheck("When did humans first land on the Moon?", answer)
     assert report.label == "consistent"
     assert len(report.answers) == 4
@@ -239,7 +244,7 @@ def test_fallback_templates_when_the_paraphraser_fails():
     def broken(messages):
         raise ConnectionError("down")
 
-    pc = ParaphraseConsistency(CallableChat(broken, max_retries=0), "local")
+    pc = ParaphraseConsistency(paraphraser=CallableChat(broken, max_retries=0), judge="local")
     report = pc.check("What is the capital of France?", lambda q: "Paris is the capital of France.",
                       answer="Paris is the capital of France.")
     assert report.paraphrase_source == "fallback_templates"
@@ -255,26 +260,26 @@ def test_failed_samples_are_recorded_and_too_few_is_unverified():
             raise RuntimeError("chain failed")
         return "Paris."
 
-    report = ParaphraseConsistency(None, "local").check("Capital of France?", flaky, answer="Paris.")
+    report = ParaphraseConsistency(paraphraser=None, judge="local").check("Capital of France?", flaky, answer="Paris.")
     assert sum(1 for a in report.answers if a.error) == 2
-    assert report.label in ("consistent", "inconsistent")
+    assert report.label == "consistent"  # the samples that did answer all said "Paris."
     assert [e.code for e in report.errors].count("sample_failed") == 2
-    nothing = ParaphraseConsistency(None, "local").check("Capital?", lambda q: 1 / 0, answer="Paris.")
+    nothing = ParaphraseConsistency(paraphraser=None, judge="local").check("Capital?", lambda q: 1 / 0, answer="Paris.")
     assert nothing.label == "unverified"
     assert any(e.code == "too_few_samples" for e in nothing.errors)
 
 
 def test_judge_failure_is_unverified_not_consistent():
-    pc = ParaphraseConsistency(_scripted(""), lambda m: "garbage")
+    pc = ParaphraseConsistency(paraphraser=_scripted(""), judge=lambda m: "garbage")
     report = pc.check("Q?", lambda q: "same answer")
     assert report.label == "unverified"
     assert any(e.code == "judge_failed" for e in report.errors)
 
 
 def test_bad_options():
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError, match="n_paraphrases must be an int from 1 to 10, got 0"):
         ParaphraseConsistency(n_paraphrases=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match="max_concurrency must be a positive int, got 0"):
         ParaphraseConsistency(max_concurrency=0)
 
 
@@ -288,7 +293,7 @@ def test_sampling_runs_in_parallel_with_bounded_concurrency():
         in_flight[0] -= 1
         return "same"
 
-    pc = ParaphraseConsistency(_scripted(JUDGMENT_NO), _scripted(JUDGMENT_NO), n_paraphrases=3, max_concurrency=2)
+    pc = ParaphraseConsistency(paraphraser=_scripted(JUDGMENT_NO), judge=_scripted(JUDGMENT_NO), n_paraphrases=3, max_concurrency=2)
     t0 = time.perf_counter()
     pc.check("Q?", slow)
     assert peak[0] == 2
@@ -299,7 +304,7 @@ def test_end_to_end_with_the_openai_sdk(stub):
     stub.reply(PARAPHRASES)
     stub.reply(JUDGMENT_YES, prompt_tokens=100, completion_tokens=30)
     chat = openai_chat(stub)
-    pc = ParaphraseConsistency(chat, ConsistencyJudge(chat))
+    pc = ParaphraseConsistency(paraphraser=chat, judge=ConsistencyJudge(chat))
     report = pc.check("What colour was Napoleon's horse?", lambda q: "Grey." if "rode" in q else "White.",
                       answer="White.")
     assert report.label == "inconsistent"
@@ -324,7 +329,7 @@ def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
         return "Apollo 11, July 1969."
 
     cache = ResponseCache(tmp_path / "cache")
-    pc = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=cache, cache_namespace="moon-chain")
+    pc = ParaphraseConsistency(paraphraser=CallableChat(llm), judge=CallableChat(llm), cache=cache, cache_namespace="moon-chain")
     first = pc.check("When did humans first land on the Moon?", answer)
     assert calls == {"llm": 2, "answer": 4}
     assert first.usage.llm_calls == 1 + 4 + 1
@@ -332,12 +337,12 @@ def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
     assert calls == {"llm": 2, "answer": 4}  # nothing paid twice
     assert again.usage.llm_calls == 0 and again.label == first.label
     # a new process (new cache object on the same directory) reuses the disk copy
-    fresh = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=ResponseCache(tmp_path / "cache"),
+    fresh = ParaphraseConsistency(paraphraser=CallableChat(llm), judge=CallableChat(llm), cache=ResponseCache(tmp_path / "cache"),
                                   cache_namespace="moon-chain")
     fresh.check("When did humans first land on the Moon?", answer)
     assert calls == {"llm": 2, "answer": 4}
     # another question, or another namespace, is a different request
-    other = ParaphraseConsistency(CallableChat(llm), CallableChat(llm), cache=cache, cache_namespace="other-chain")
+    other = ParaphraseConsistency(paraphraser=CallableChat(llm), judge=CallableChat(llm), cache=cache, cache_namespace="other-chain")
     other.check("When did humans first land on the Moon?", answer)
     assert calls["answer"] == 8
     cache.clear()
@@ -356,14 +361,16 @@ def test_cache_keys_depend_on_model_and_messages():
 @pytest.mark.parametrize("count", [0, 50])
 def test_paraphraser_returning_zero_or_fifty(count):
     reply = json.dumps({"paraphrases": [f"Version {i} of the question?" for i in range(count)]})
-    pc = ParaphraseConsistency(lambda m: reply, "local", n_paraphrases=3)
+    pc = ParaphraseConsistency(paraphraser=lambda m: time.sleep(0.05) or reply, judge="local", n_paraphrases=3)
     report = pc.check("Capital of France?", lambda q: "Paris.", answer="Paris.")
     assert len(report.paraphrases) == 3
     if count == 0:
         assert report.paraphrase_source == "fallback_templates"
     else:
         assert report.paraphrase_source == "model" and report.paraphrases[0] == "Version 0 of the question?"
-    assert report.paraphrase_ms >= 0 and report.judge_ms > 0
+    # paraphrase_ms times the paraphrase call (it sleeps 50 ms), judge_ms the judgment; both lie within the check
+    assert report.paraphrase_ms >= 50 and report.judge_ms > 0
+    assert report.paraphrase_ms + report.judge_ms <= report.latency_ms
 
 
 def test_sync_check_accepts_an_async_answer_fn():
@@ -371,7 +378,7 @@ def test_sync_check_accepts_an_async_answer_fn():
         await asyncio.sleep(0)
         return "Paris."
 
-    report = ParaphraseConsistency(None, "local").check("Capital of France?", answer, answer="Paris.")
+    report = ParaphraseConsistency(paraphraser=None, judge="local").check("Capital of France?", answer, answer="Paris.")
     assert [a.answer for a in report.answers] == ["Paris."] * 4
     assert report.label == "consistent"
 
@@ -380,8 +387,8 @@ def test_clients_with_model_names_are_accepted(stub):
     import openai
     from mistralai.client import Mistral
 
-    pc = ParaphraseConsistency(openai.OpenAI(api_key="k", base_url=stub.url + "/v1"),
-                               Mistral(api_key="k", server_url=stub.url),
+    pc = ParaphraseConsistency(paraphraser=openai.OpenAI(api_key="k", base_url=stub.url + "/v1"),
+                               judge=Mistral(api_key="k", server_url=stub.url),
                                paraphrase_model="gpt-4o-mini", judge_model="mistral-small-latest")
     assert pc.paraphraser.name == "openai:gpt-4o-mini"
     assert pc.judge.name == "mistral:mistral-small-latest"
@@ -389,7 +396,7 @@ def test_clients_with_model_names_are_accepted(stub):
 
 def test_no_answer_source_fails_before_any_paid_call():
     calls = []
-    pc = ParaphraseConsistency(lambda m: calls.append(m) or PARAPHRASES, "local")
+    pc = ParaphraseConsistency(paraphraser=lambda m: calls.append(m) or PARAPHRASES, judge="local")
     with pytest.raises(InvalidInputError, match="answer_fn"):
         pc.check("Q?")
     with pytest.raises(InvalidInputError, match="answer_fn"):

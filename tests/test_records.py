@@ -65,16 +65,16 @@ def test_verifier_reports_a_record_conflict(verifier):
     assert v.hallucination_detected
     claim = v.claims[1]
     assert claim.status == ClaimStatus.CONTRADICTION
-    assert claim.signals["record_conflicts"] == ["outdoor seating"]
+    assert claim.signals.record_conflicts == ["outdoor seating"]
     assert any("record marks absent" in r for r in claim.reasons)
     assert any("outdoor seating" in s.text and "record marks this absent" in s.reason for s in v.spans)
-    assert v.claims[0].signals["record_conflicts"] == []
+    assert v.claims[0].signals.record_conflicts == []
 
 
 def test_verifier_accepts_a_negated_record_feature(verifier):
     answer = "Finch & Fork in Santa Barbara does not offer outdoor seating."
     v = verifier.verify(answer, [RECORD])
-    assert v.claims[0].signals["record_conflicts"] == []
+    assert v.claims[0].signals.record_conflicts == []
 
 
 def test_quoted_no_values_from_listing_exports_read_as_absent():

@@ -157,7 +157,7 @@ class ConsistencyJudge:
         model: The model name, with a client.
     """
 
-    def __init__(self, chat: Any, model: str | None = None) -> None:
+    def __init__(self, chat: Any, *, model: str | None = None) -> None:
         self.chat = as_chat_model(chat, model)
 
     @property

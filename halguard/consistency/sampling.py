@@ -28,6 +28,7 @@ from typing import Any, Literal
 from halguard.llm.cache import ResponseCache
 from halguard.errors import InvalidInputError
 from halguard.text.claims import is_non_answer
+from halguard.text.script import is_mostly_latin
 from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
@@ -50,11 +51,6 @@ def _normalise(q: str) -> str:
     return " ".join(q.lower().strip(" ?!.").split())
 
 
-def _ascii_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    return sum(1 for c in letters if ord(c) < 0x250) / len(letters) if letters else 1.0
-
-
 def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
     """Valid, distinct paraphrases from a reply holding a JSON array or an object with one array.
 
@@ -73,13 +69,13 @@ def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
     if not isinstance(data, list):
         return []
     seen = {_normalise(question)}
-    same_script = _ascii_share(question) >= 0.5
+    same_script = is_mostly_latin(question)
     out = []
     for item in data:
         if not isinstance(item, str) or not item.strip():
             continue
         key = _normalise(item)
-        if key in seen or (_ascii_share(item) >= 0.5) != same_script:
+        if key in seen or is_mostly_latin(item) != same_script:
             continue
         seen.add(key)
         out.append(item.strip())
@@ -155,9 +151,9 @@ class ParaphraseConsistency:
 
     def __init__(
         self,
+        *,
         paraphraser: Any = None,
         judge: Any = "local",
-        *,
         n_paraphrases: int = 3,
         max_concurrency: int = 5,
         paraphrase_model: str | None = None,
@@ -181,7 +177,7 @@ class ParaphraseConsistency:
         elif isinstance(judge, (ConsistencyJudge, LocalConsistencyJudge)):
             self.judge = judge
         else:
-            self.judge = ConsistencyJudge(judge, judge_model)
+            self.judge = ConsistencyJudge(judge, model=judge_model)
         self.n_paraphrases = n_paraphrases
         self.max_concurrency = max_concurrency
         # Passed to each model call rather than set on the models: the caller's model objects stay as they were.

@@ -19,41 +19,16 @@ from typing import Any
 import numpy as np
 
 from halguard.detector import Detector
+from halguard.grounding.naive import NaiveSimilarity
+from halguard.grounding.scoring import weak_threshold_for
 from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
-from halguard.schema import Verdict
 
-__all__ = ["NaiveSimilarity", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
+__all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
 
 
-class NaiveSimilarity(Detector):
-    """Baseline: risk = 1 - the best MiniLM similarity of the answer's weakest sentence; no rules."""
-
-    name = "naive-minilm-similarity"
-    threshold = 0.5
-
-    def __init__(self) -> None:
-        from halguard.grounding.verifier import LocalVerifier
-
-        self.embedder = LocalVerifier().embedder
-
-    def warm_up(self) -> float:
-        _ = self.embedder.model
-        return self.embedder.load_seconds
-
-    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
-        from halguard.grounding.index import EvidenceIndex
-        from halguard.text.segment import split_sentences
-        from halguard.text.contexts import chunk_source, normalize_contexts
-
-        t0 = time.perf_counter()
-        sentences = [answer[s:e] for s, e in split_sentences(answer)] or [answer]
-        chunks = [c.text for src in normalize_contexts(contexts) for c in chunk_source(src.text)] or [""]
-        vecs, _ = self.embedder.encode(chunks + sentences)
-        sims, _ = EvidenceIndex(vecs[: len(chunks)]).search(vecs[len(chunks) :], 1)
-        risk = float(np.clip(1 - sims[:, 0].min(), 0, 1))
-        return Verdict(label="hallucinated" if risk >= self.threshold else "supported",
-                       hallucination_detected=risk >= self.threshold, score=risk, threshold=self.threshold,
-                       detector=self.name, latency_ms=(time.perf_counter() - t0) * 1000)
+# The score an unverified row (no risk) ranks with in AUROC and best-F1: neutral, halfway between the labels; the
+# label metrics count it as "not flagged".
+UNVERIFIED_RANK = 0.5
 
 
 def make_detector(name: str, threshold: float | None = None) -> Detector:
@@ -64,7 +39,7 @@ def make_detector(name: str, threshold: float | None = None) -> Detector:
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
-                                                                       weak_threshold=min(0.4, threshold))
+                                                                       weak_threshold=weak_threshold_for(threshold))
     msg = f"unknown detector {name!r}: choose 'local' or 'naive'"
     raise ValueError(msg)
 
@@ -132,7 +107,7 @@ def span_f1(preds: list[dict[str, Any]]) -> float | None:
 
 def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
     labels = [p["hallucinated"] for p in preds]
-    scores = [p["score"] if p["score"] is not None else 0.5 for p in preds]  # unverified ranks as neutral
+    scores = [p["score"] if p["score"] is not None else UNVERIFIED_RANK for p in preds]
     m = binary_metrics(labels, [p["label"] == "hallucinated" for p in preds])
     bf1, bt = best_f1(labels, scores)
     a = auroc(labels, scores)
@@ -198,7 +173,7 @@ def bench(paths: list[Path], *, detector: str = "local", limit: int | None = Non
           threshold: float | None = None, progress: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run the whole benchmark; returns (report, per-row predictions)."""
     det = make_detector(detector, threshold)
-    load_s = det.warm_up() if hasattr(det, "warm_up") else 0.0
+    load_s = det.warm_up()
     rows = load_rows(paths, task=task, limit=limit)
     t0 = time.perf_counter()
     preds = run_rows(det, rows, progress=progress)

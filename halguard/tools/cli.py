@@ -59,11 +59,13 @@ def _read_file(path: str) -> str:
 def _check(args: argparse.Namespace) -> int:
     from halguard.tools.render import format_verdict
     from halguard.grounding.verifier import LocalVerifier
+    from halguard.grounding.scoring import weak_threshold_for
 
     answer = sys.stdin.read() if args.answer == "-" else args.answer
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
     contexts += [(path, _read_file(path)) for path in args.context_file]
-    options = {} if args.threshold is None else {"threshold": args.threshold, "weak_threshold": min(0.4, args.threshold)}
+    options = ({} if args.threshold is None
+               else {"threshold": args.threshold, "weak_threshold": weak_threshold_for(args.threshold)})
     verifier = LocalVerifier(**options)
     verifier.warm_up()  # so the reported latency is the check's, not the model load's
     verdict = verifier.verify(answer, contexts, question=args.question)

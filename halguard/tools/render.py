@@ -45,7 +45,7 @@ def format_verdict(verdict: Verdict, *, width: int = 120) -> str:
                 f"  {c.status.value:<14}{c.score:>5.2f}  {f'{c.start}-{c.end}':<11}"
                 f"{_cut(c.text, text_w - 1):<{text_w}} {_cut(ev_txt, ev_w)}"
             )
-            flagged = c.status.value in ("CONTRADICTION", "HALLUCINATION")
+            flagged = c.status.is_flagged
             for reason in c.reasons[1:] if flagged else []:
                 lines.extend("      - " + ln for ln in textwrap.wrap(_printable(reason), width - 8)[:2])
     for s in verdict.skipped:

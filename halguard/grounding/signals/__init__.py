@@ -1,1 +1,67 @@
-"""Signals: one module per thing a claim can get wrong against its evidence."""
+"""Signals: one module per thing a claim can get wrong against its evidence.
+
+- :mod:`.words`: content words, names and numbers found nowhere in the context;
+- :mod:`.negation`: a "not" on one side only, against the closest evidence sentence;
+- :mod:`.antonyms`: the opposite word of the evidence ("rose" / "fell");
+- :mod:`.arithmetic`: a wrong calculation;
+- :mod:`.records`: a feature that a JSON record in the context marks as absent;
+- :mod:`.verbatim`: the claim copied word for word from one passage;
+- :mod:`.measure`: all of them for one claim, as :class:`ClaimMeasurements`.
+
+:mod:`halguard.grounding.scoring` turns the measurements into a risk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from halguard.schema import ClaimSignals
+
+__all__ = ["ClaimMeasurements"]
+
+
+@dataclass
+class ClaimMeasurements:
+    """The measurements behind one claim's risk, with spans as offsets in the answer.
+
+    The verdict reports them as :class:`~halguard.schema.ClaimSignals` (:meth:`report`).
+    """
+
+    similarity: float
+    novel_ratio: float
+    novel_terms: list[tuple[int, int]] = field(default_factory=list)
+    missing_entities: list[tuple[int, int]] = field(default_factory=list)
+    missing_numbers: list[tuple[int, int]] = field(default_factory=list)
+    evidence_has_numbers: bool = False
+    negation_mismatch: bool = False
+    arithmetic_errors: list[tuple[int, int, str]] = field(default_factory=list)
+    content_words: int = 0
+    record_conflicts: list[tuple[int, int]] = field(default_factory=list)
+    antonym_flips: list[tuple[int, int]] = field(default_factory=list)
+    verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
+    evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
+
+    @property
+    def contradicts(self) -> bool:
+        """A CONTRADICTION-strength signal: wrong arithmetic, a negation or antonym flip, a record conflict, or a
+        number the evidence states differently (the closest evidence has numbers, the claim's is not among
+        them)."""
+        return bool(self.arithmetic_errors or self.negation_mismatch or self.record_conflicts or self.antonym_flips
+                    or (self.missing_numbers and self.evidence_has_numbers))
+
+    def report(self, answer: str, **extra: object) -> ClaimSignals:
+        """The measurements as the verdict reports them (spans as the answer's text), plus ``extra`` fields."""
+        return ClaimSignals(
+            similarity=round(self.similarity, 4),
+            novel_ratio=round(self.novel_ratio, 4),
+            novel_terms=[answer[s:e] for s, e in self.novel_terms],
+            missing_entities=[answer[s:e] for s, e in self.missing_entities],
+            missing_numbers=[answer[s:e] for s, e in self.missing_numbers],
+            negation_mismatch=self.negation_mismatch,
+            arithmetic_errors=[why for _, _, why in self.arithmetic_errors],
+            record_conflicts=[answer[s:e] for s, e in self.record_conflicts],
+            antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
+            verbatim=self.verbatim,
+            evidence_overlap=round(self.evidence_overlap, 4),
+            **extra,
+        )

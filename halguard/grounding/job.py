@@ -1,0 +1,190 @@
+"""One answer made ready for scoring: input checks, normalised text, claims, evidence chunks and what to embed.
+
+Everything here is cheap next to the embedding; the verifier prepares every answer of a batch, embeds all their
+texts at once, then scores each (:mod:`halguard.grounding.verifier`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from halguard.errors import InputTypeError
+from halguard.grounding.embedding import LocalEmbedder, same_model
+from halguard.grounding.signals.scope import Scope, scope_of
+from halguard.schema import SkippedSentence, Verdict
+from halguard.text.claims import Claim, extract_claims
+from halguard.text.contexts import Chunk, Source, chunk_source, normalize_contexts, split_long_span
+from halguard.text.normalize import Normalized, normalize_text
+from halguard.text.script import is_mostly_latin, looks_binary
+from halguard.text.segment import check_deadline
+
+__all__ = ["Job", "Limits", "Unverifiable", "prepare", "restore_offsets"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The sizes a check works with (see :class:`~halguard.grounding.verifier.LocalVerifier`)."""
+
+    max_answer_chars: int
+    max_context_chars: int
+    sentences_per_chunk: int
+    max_chunk_chars: int
+
+
+class Unverifiable(Exception):
+    """The answer cannot be checked as given: the verdict is ``unverified`` with ``code`` (not a failure)."""
+
+    def __init__(self, code: str, message: str, *, skipped: list[SkippedSentence] | None = None,
+                 original: Normalized | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+        self.skipped = skipped or []
+        self.original = original  # the way back to the caller's answer, for the skipped sentences' offsets
+
+
+@dataclass
+class Job:
+    """One answer prepared for scoring (everything but the embeddings)."""
+
+    answer: str  # normalised
+    question: str | None
+    sources: list[Source]
+    chunks: list[tuple[int, Chunk]]  # (source index, chunk)
+    claims: list[Claim]
+    windows: list[list[str]]  # per claim, the texts embedded for it
+    skipped: list[SkippedSentence]
+    scope: Scope  # the whole context (and the question)
+    given: dict[str, np.ndarray]  # chunk text -> the retriever's vector for it (same model)
+    original: Normalized  # the answer as given, and the way back from the normalised one
+    normalized_sources: dict[str, Normalized] = field(default_factory=dict)  # source id -> the way back
+
+
+def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedder: LocalEmbedder,
+            deadline: float | None = None) -> Job:
+    """Check the input and prepare one answer.
+
+    Raises:
+        InputTypeError: the answer is not a str, the question not a str or None, or a context has a bad type.
+        Unverifiable: the answer cannot be checked (empty, too long, binary, not in Latin script, no context,
+            too much context, no checkable claim).
+        BudgetExceeded: the deadline passed.
+    """
+    if not isinstance(answer, str):
+        msg = f"answer must be a str, got {type(answer).__name__}"
+        raise InputTypeError(msg)
+    if question is not None and not isinstance(question, str):
+        msg = f"question must be a str or None, got {type(question).__name__}"
+        raise InputTypeError(msg)
+    sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
+    _check_sizes(answer, sources, limits)
+    # The checks read normalised text (no zero-width characters, compatibility forms folded); restore_offsets puts
+    # every offset back on the caller's text.
+    original = normalize_text(answer)
+    answer = original.text
+    question = normalize_text(question).text if question else question
+    normalized = [normalize_text(src.text) for src in sources]
+    sources = [Source(src.id, n.text, embedding=src.embedding, embedding_model=src.embedding_model)
+               if n.changed else src for src, n in zip(sources, normalized)]
+    split = extract_claims(answer, question, deadline=deadline)
+    skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
+    if not split.claims:
+        raise Unverifiable("no_checkable_claims",
+                           "every sentence of the answer was skipped as trivial (hedges, list intros, fragments)",
+                           skipped=skipped, original=original)
+    chunks = [
+        (i, ch)
+        for i, src in enumerate(sources)
+        for ch in chunk_source(src.text, sentences_per_chunk=limits.sentences_per_chunk,
+                               max_chars=limits.max_chunk_chars, deadline=deadline)
+    ]
+    chunks = _fitted_chunks(chunks, embedder, deadline)
+    windows = [
+        [w for s, e in split_long_span(c.check_text, 0, len(c.check_text), limits.max_chunk_chars)
+         for w in _fitted(c.check_text[s:e], embedder)]
+        for c in split.claims
+    ]
+    return Job(answer, question, sources, chunks, split.claims, windows, skipped, scope_of(sources, question),
+               _given_vectors(sources, chunks, embedder.model_name), original,
+               {src.id: n for src, n in zip(sources, normalized) if n.changed})
+
+
+def _check_sizes(answer: str, sources: list[Source], limits: Limits) -> None:
+    if not answer.strip():
+        raise Unverifiable("empty_answer", "the answer is empty; there is nothing to check")
+    if len(answer) > limits.max_answer_chars:
+        raise Unverifiable(
+            "answer_too_long",
+            f"the answer has {len(answer):,} characters, over max_answer_chars={limits.max_answer_chars:,}; "
+            "it was not checked (raise the limit to check it in full)",
+        )
+    if looks_binary(answer):
+        raise Unverifiable("not_text", "the answer looks like binary data, not text")
+    if not is_mostly_latin(answer, min_letters=8):
+        raise Unverifiable("unsupported_language",
+                           "the answer is mostly in a non-Latin script; the local model is English-only")
+    if not sources:
+        raise Unverifiable("no_context", "no retrieved context to check the answer against")
+    total = sum(len(s.text) for s in sources)
+    if total > limits.max_context_chars:
+        raise Unverifiable(
+            "context_too_large",
+            f"the context has {total:,} characters, over max_context_chars={limits.max_context_chars:,}; "
+            "it is never truncated, so the answer was not checked (raise the limit)",
+        )
+
+
+def _fitted(text: str, embedder: LocalEmbedder) -> list[str]:
+    """``text``, or its windows when it has more word pieces than the model reads."""
+    spans = embedder.fit(text)
+    return [text] if spans is None else [text[s:e] for s, e in spans]
+
+
+def _fitted_chunks(chunks: list[tuple[int, Chunk]], embedder: LocalEmbedder,
+                   deadline: float | None) -> list[tuple[int, Chunk]]:
+    """Evidence chunks cut further where the model would truncate them (see ``LocalEmbedder.fit``)."""
+    out: list[tuple[int, Chunk]] = []
+    for n, (i, ch) in enumerate(chunks):
+        if n % 256 == 0:
+            check_deadline(deadline)
+        spans = embedder.fit(ch.text)
+        if spans is None:
+            out.append((i, ch))
+        else:
+            out.extend((i, Chunk(ch.start + s, ch.start + e, ch.text[s:e])) for s, e in spans)
+    return out
+
+
+def _given_vectors(sources: list[Source], chunks: list[tuple[int, Chunk]], model: str) -> dict[str, np.ndarray]:
+    """The retriever's vectors that stand for one of our chunks: same model, and the chunk is the passage.
+
+    Evidence chunks are sentences and sentence windows, so a passage's vector is used where the passage
+    is one chunk (a sentence, or a window of up to ``sentences_per_chunk`` sentences); a longer passage is
+    still embedded window by window, as it is never summarised by one vector.
+    """
+    given: dict[str, np.ndarray] = {}
+    for i, ch in chunks:
+        src = sources[i]
+        if src.embedding is not None and same_model(src.embedding_model, model) and ch.text == src.text.strip():
+            vec = np.asarray(src.embedding, dtype=np.float32)
+            given.setdefault(ch.text, vec / np.linalg.norm(vec))
+    return given
+
+
+def restore_offsets(verdict: Verdict, answer: Normalized | None, sources: dict[str, Normalized]) -> Verdict:
+    """Offsets and texts on the caller's answer and sources again, after checks on their normalised forms."""
+    if (answer is None or not answer.changed) and not sources:
+        return verdict
+    for item in [*verdict.claims, *verdict.spans, *verdict.skipped]:
+        if answer is not None and answer.changed:
+            item.start, item.end = answer.span(item.start, item.end)
+            item.text = answer.original[item.start : item.end]
+    for claim in verdict.claims:
+        for ev in claim.evidence:
+            source = sources.get(ev.source_id)
+            if source is not None:
+                ev.start, ev.end = source.span(ev.start, ev.end)
+                ev.text = source.original[ev.start : ev.end]
+    return verdict

@@ -1,0 +1,66 @@
+"""Every signal of one claim against its best evidence chunk and its scope."""
+
+from __future__ import annotations
+
+from halguard.grounding.scoring import ScoringWeights
+from halguard.grounding.signals import ClaimMeasurements
+from halguard.grounding.signals.antonyms import antonym_flips
+from halguard.grounding.signals.arithmetic import check_arithmetic
+from halguard.grounding.signals.negation import closest_sentence, negation_mismatch
+from halguard.grounding.signals.records import absent_feature_mentions
+from halguard.grounding.signals.scope import Scope
+from halguard.grounding.signals.verbatim import is_verbatim
+from halguard.grounding.signals.words import missing_names, missing_numbers, novel_terms
+from halguard.text.claims import Claim
+from halguard.text.lexical import content_terms, number_mentions, number_values, term_set
+
+__all__ = ["measure_claim"]
+
+
+def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
+                  weights: ScoringWeights) -> ClaimMeasurements:
+    """Measure ``claim`` against its best evidence chunk's text (``evidence``, at ``similarity``) and its scope.
+
+    Citation markers and a hedge opener are blanked first (offsets kept), so "[S2]" is not the number 2 and
+    "I'm not sure, but" is not a negation. Spans are returned as offsets in the answer.
+    """
+    base = claim.start
+    hidden = [*claim.citation_spans, *([claim.hedge_span] if claim.hedge_span else [])]
+    text = _mask(claim.text, [(s - base, e - base) for s, e in hidden])
+
+    def shifted(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return [(base + s, base + e) for s, e in spans]
+
+    findings = check_arithmetic(text)
+    arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
+    computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
+    terms = content_terms(text)
+    claim_terms = {st for _, _, st in terms}
+    closest = closest_sentence(claim_terms, evidence)
+    closest_terms = term_set(closest)
+    novel = novel_terms(terms, scope)
+    flips = antonym_flips(text, closest) if similarity >= weights.antonym_gate else []
+    return ClaimMeasurements(
+        similarity=similarity,
+        novel_ratio=len(novel) / len(terms) if terms else 0.0,
+        novel_terms=shifted(novel),
+        missing_entities=shifted(missing_names(text, scope)),
+        missing_numbers=shifted(missing_numbers(text, scope, computed)),
+        evidence_has_numbers=bool(number_mentions(evidence)),
+        negation_mismatch=negation_mismatch(text, closest, similarity, weights.negation_gate),
+        antonym_flips=shifted(flips),
+        verbatim=is_verbatim(text, bool(terms or number_mentions(text)), scope),
+        evidence_overlap=len(claim_terms & closest_terms) / len(claim_terms) if claim_terms else 0.0,
+        arithmetic_errors=arithmetic,
+        content_words=len(terms),
+        record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
+    )
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """Blank out ``spans`` of ``text`` with spaces, keeping every offset."""
+    chars = list(text)
+    for s, e in spans:
+        for i in range(max(s, 0), min(e, len(chars))):
+            chars[i] = " "
+    return "".join(chars)

@@ -1,0 +1,59 @@
+"""What a claim's words are looked up in: the whole context (and the question), or only the sources it cites."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from halguard.grounding.signals.records import absent_features
+from halguard.text.contexts import Source
+from halguard.text.lexical import number_values, term_set
+from halguard.util.memo import memoize_text
+
+__all__ = ["Scope", "scope_of", "word_string"]
+
+
+# Per-source memos, bounded by bytes (a megabyte passage is a megabyte of key): 64 MiB holds the word sets of
+# a few hundred typical RAG contexts, so passages a process sees again are not re-read.
+@memoize_text(64 * 2**20)
+def _source_terms(text: str) -> frozenset[str]:
+    return frozenset(term_set(text))
+
+
+@memoize_text(16 * 2**20)
+def _source_numbers(text: str) -> frozenset[float]:
+    return frozenset(number_values(text))
+
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+@memoize_text(64 * 2**20)
+def word_string(text: str) -> str:
+    """The text's words, lower-cased and joined by single spaces, padded: for word-for-word matching."""
+    return " " + " ".join(m.lower() for m in _WORDS.findall(text)) + " "
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The stems, numbers and record-absent features of some sources (and the question), and the sources."""
+
+    terms: frozenset[str]
+    numbers: frozenset[float]
+    absent: frozenset[str]  # features a JSON record in these sources marks as absent
+    sources: tuple[Source, ...]
+
+
+def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
+    """The scope of ``sources`` plus the question (a claim may repeat what the question says)."""
+    terms: set[str] = set()
+    numbers: set[float] = set()
+    for src in sources:
+        terms |= _source_terms(src.text)
+        numbers |= _source_numbers(src.text)
+    if question:
+        terms |= term_set(question)
+        numbers |= number_values(question)
+    absent = frozenset().union(*(absent_features(src.text) for src in sources))
+    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources))
