@@ -11,9 +11,8 @@ Quick use::
 """
 
 from halguard.api import averify, default_detector, verify
-from halguard.llm.cache import ResponseCache
 from halguard.combine import combine_verdicts
-from halguard.consistency.sampling import ParaphraseConsistency
+from halguard.consistency import ConsistencyJudge, LocalConsistencyJudge, ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import (
     HalguardError,
@@ -21,11 +20,13 @@ from halguard.errors import (
     InputTypeError,
     InvalidInputError,
     ModelLoadError,
+    ProviderError,
     UnverifiedError,
 )
 from halguard.grounding.scoring import ScoringWeights
-from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge
-from halguard.llm.providers import CallableChat, ChatModel, MistralChat, OpenAIChat, ProviderError
+from halguard.grounding.verifier import LocalVerifier
+from halguard.llm.cache import ResponseCache
+from halguard.llm.providers import CallableChat, ChatModel, MistralChat, OpenAIChat
 from halguard.schema import (
     METADATA_KEY,
     SCHEMA_VERSION,
@@ -46,7 +47,6 @@ from halguard.schema import (
     get_verdict,
 )
 from halguard.text.contexts import Source
-from halguard.grounding.verifier import LocalVerifier
 
 __version__ = "0.1.0"
 

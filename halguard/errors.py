@@ -6,6 +6,7 @@
     ├── InvalidInputError (ValueError)  a value halguard cannot check (bad option, malformed record)
     ├── InputTypeError (TypeError)      an argument of the wrong type (answer not a str, context not text)
     ├── ModelLoadError (RuntimeError)   the local model or an optional dependency is missing or broken
+    ├── ProviderError (RuntimeError)    an LLM call failed for good (after retries, or past its deadline)
     └── HallucinationError              raised by guards whose policy is "raise"; carries the verdict
         └── UnverifiedError             raised by guards that fail closed when a check could not run
 
@@ -27,6 +28,7 @@ __all__ = [
     "InputTypeError",
     "InvalidInputError",
     "ModelLoadError",
+    "ProviderError",
     "UnverifiedError",
 ]
 
@@ -45,6 +47,14 @@ class InputTypeError(HalguardError, TypeError):
 
 class ModelLoadError(HalguardError, RuntimeError):
     """The local model, or an optional dependency it needs, could not be loaded."""
+
+
+class ProviderError(HalguardError, RuntimeError):
+    """An LLM call failed for good (after retries, or with an error that retrying cannot fix).
+
+    Checks that call an LLM turn it into an ``unverified`` verdict; it reaches the caller only from direct
+    :class:`~halguard.llm.providers.ChatModel` calls.
+    """
 
 
 class HallucinationError(HalguardError):

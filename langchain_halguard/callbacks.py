@@ -21,11 +21,11 @@ from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import register_configure_hook
 from langchain_core.tracers.schemas import Run
 
-from halguard.api import default_detector, resolve_detector
+from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
-from halguard.util.files import append_private
 from halguard.schema import RequestInfo, Verdict
+from halguard.util.files import append_private
 from langchain_halguard._convert import documents_to_contexts
 
 __all__ = ["HalguardCallbackHandler", "get_halguard_callback"]

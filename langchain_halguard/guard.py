@@ -19,22 +19,22 @@ from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
 from halguard.api import default_detector, resolve_detector
-from halguard.text.claims import is_non_answer
 from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HalguardError, HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import (
     GuardDecision,
-    declined,
     decide,
+    declined,
     fallback_unchecked,
     refuse_to_retype,
     replacement_text,
     validate_policy,
     with_fallback_verdict,
 )
-from halguard.schema import METADATA_KEY, PolicyAction, RequestInfo, Verdict
+from halguard.schema import METADATA_KEY, RequestInfo, Verdict
+from halguard.text.claims import is_non_answer
 from langchain_halguard._convert import (
     MESSAGES_KEY,
     Extracted,

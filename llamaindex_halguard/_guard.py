@@ -8,12 +8,12 @@ from typing import Any
 
 from llama_index.core.schema import NodeWithScore
 
-from halguard.api import default_detector, resolve_detector
-from halguard.text.claims import is_non_answer
+from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, decide, declined, refuse_to_retype, validate_policy
 from halguard.schema import RequestInfo, SkippedSource, Verdict
+from halguard.text.claims import is_non_answer
 from halguard.text.structured import is_structured, question_with_fields, render_structured
 from llamaindex_halguard._convert import evidence_nodes, nodes_to_contexts, request_id
 from llamaindex_halguard.events import dispatch_verdict

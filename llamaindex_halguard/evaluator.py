@@ -9,9 +9,8 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 from llama_index.core.prompts.mixin import PromptDictType
 
-from halguard.api import default_detector, resolve_detector
+from halguard.api import resolve_detector
 from halguard.detector import Detector
-from halguard.errors import InputTypeError
 from halguard.schema import Verdict
 from llamaindex_halguard.events import dispatch_verdict
 

@@ -15,8 +15,7 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
-from halguard.api import default_detector, resolve_detector
-from halguard.detector import Detector
+from halguard.api import resolve_detector
 from halguard.schema import METADATA_KEY, RequestInfo, Verdict
 from llamaindex_halguard._convert import inside_guard
 

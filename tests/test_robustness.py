@@ -41,7 +41,7 @@ def timed(fn, *args, **kwargs):
 ])
 def test_citation_markers_are_found_in_linear_time(text):
     _, seconds = timed(find_citations, text)
-    assert seconds < 1.0
+    assert seconds < 3.0  # milliseconds when idle; generous for a loaded machine (the old regex took 52 s)
 
 
 def test_citations_still_parse():

@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from halguard.errors import InvalidInputError
 from halguard.grounding.embedding import LocalEmbedder
-from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
-from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
+from halguard.llm.providers import ProviderError, UsageMeter, as_chat_model
 from halguard.schema import HallucinationJudgment
+from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_values, term_set
 
 __all__ = [
     "ConsistencyJudge",
@@ -220,21 +221,47 @@ class ConsistencyJudge:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+@dataclass(frozen=True)
+class LocalJudgeThresholds:
+    """The numbers :class:`LocalConsistencyJudge` decides with.
+
+    Hand-set on the PAS2 paper's examples and the cookbook's (Napoleon's horse, the Moon landing), not fitted: no
+    labelled paraphrase-sampling data ships here. ``min_similarity``: two answers less similar than this (MiniLM
+    cosine) say different things. ``names_margin``: answers that each name something the other never mentions
+    conflict below ``min_similarity + names_margin``. ``negation_similarity``: a negation on one side only counts
+    between answers at least this similar (nearly the same sentence). ``short_answer_words``: answers of at most
+    this many content words that each state a detail the other lacks conflict (longer answers add details).
+    """
+
+    min_similarity: float = 0.55
+    names_margin: float = 0.2
+    negation_similarity: float = 0.8
+    short_answer_words: int = 15
+
+
 class LocalConsistencyJudge:
     """Offline judge: compares each sampled answer with the original one.
 
     A pair conflicts when both state numbers and share none, when names in one are absent from the other
     and their similarity is low, when they disagree on negation while saying nearly the same thing, or
-    when two short answers (<= 15 content words) that share no number each state a detail the other lacks
-    (words of the questions don't count). Long answers that add different details are not flagged by that last rule.
-    ``confidence_score`` is the share of pairs that conflict (1.0 when every sample disagrees).
+    when two short answers that share no number each state a detail the other lacks (words of the questions
+    don't count); the numbers are :class:`LocalJudgeThresholds`. ``confidence_score`` is the share of pairs that
+    conflict (1.0 when every sample disagrees).
+
+    Args:
+        embedder: The embedder comparing answers (default: the shared MiniLM).
+        thresholds: The judge's numbers (default: :class:`LocalJudgeThresholds`).
     """
 
     name = "local"
 
-    def __init__(self, embedder: LocalEmbedder | None = None, *, min_similarity: float = 0.55) -> None:
+    def __init__(self, embedder: LocalEmbedder | None = None, *,
+                 thresholds: LocalJudgeThresholds = LocalJudgeThresholds()) -> None:
+        if not isinstance(thresholds, LocalJudgeThresholds):
+            msg = f"thresholds must be a LocalJudgeThresholds, got {type(thresholds).__name__}"
+            raise InvalidInputError(msg)
         self._embedder = embedder
-        self.min_similarity = min_similarity
+        self.thresholds = thresholds
 
     @property
     def embedder(self) -> LocalEmbedder:
@@ -279,16 +306,17 @@ class LocalConsistencyJudge:
         names_a = {st for s, e in entity_mentions(a) for _, _, st in content_terms(a[s:e])}
         names_b = {st for s, e in entity_mentions(b) for _, _, st in content_terms(b[s:e])}
         # Each answer names something the other never mentions (not even as a plain word).
-        if names_a - term_set(b) and names_b - term_set(a) and similarity < self.min_similarity + 0.2:
+        limits = self.thresholds
+        if names_a - term_set(b) and names_b - term_set(a) and similarity < limits.min_similarity + limits.names_margin:
             return "different names"
-        if similarity >= 0.8 and has_negation(a) != has_negation(b):
+        if similarity >= limits.negation_similarity and has_negation(a) != has_negation(b):
             return "one answer negates the other"
         words_a = {st for _, _, st in content_terms(a)}
         words_b = {st for _, _, st in content_terms(b)}
         only_a, only_b = words_a - words_b - question_terms, words_b - words_a - question_terms
-        if only_a and only_b and max(len(words_a), len(words_b)) <= 15 and not (na & nb):
+        if only_a and only_b and max(len(words_a), len(words_b)) <= limits.short_answer_words and not (na & nb):
             # Short answers that each state something the other lacks ("grey" vs "white") disagree.
             return f"different details: {sorted(only_a)} vs {sorted(only_b)}"
-        if similarity < self.min_similarity:
+        if similarity < limits.min_similarity:
             return f"answers differ (similarity {similarity:.2f})"
         return None

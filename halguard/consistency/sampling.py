@@ -25,13 +25,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from halguard.llm.cache import ResponseCache
-from halguard.errors import InvalidInputError
-from halguard.text.claims import is_non_answer
-from halguard.text.script import is_mostly_latin
 from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
+from halguard.errors import InvalidInputError
+from halguard.llm.cache import ResponseCache
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
+from halguard.text.claims import is_non_answer
+from halguard.text.script import is_mostly_latin
 
 __all__ = ["FALLBACK_TEMPLATES", "ConsistencyReport", "ParaphraseConsistency", "SampledAnswer", "parse_paraphrases"]
 

@@ -280,7 +280,7 @@ class LocalEmbedder:
                     out[i] = vec
                 self._cache.set(t, vec)
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32), stats
+            return np.zeros((0, self.dimension), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]
 
 

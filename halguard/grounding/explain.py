@@ -13,7 +13,8 @@ __all__ = ["claim_status", "reasons", "unsupported_spans"]
 
 # Unsupported words at most this many characters apart, with only words, spaces and hyphens between them, form
 # one phrase: readers (and annotators) mark "a 24-hour bar", not "24-hour" and "bar" separately. 12 characters
-# joins across one or two short words; hand-set (phrases instead of whole sentences took RAGTruth span F1 from 0.064 to 0.107).
+# joins across one or two short words; hand-set (phrases instead of whole sentences took RAGTruth span F1 from
+# 0.064 to 0.107).
 PHRASE_GAP = 12
 _PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
 

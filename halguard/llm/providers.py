@@ -26,7 +26,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
-from halguard.errors import HalguardError, InputTypeError, InvalidInputError
+from halguard.errors import InputTypeError, InvalidInputError, ProviderError
 
 __all__ = [
     "SYNC_WORKERS",
@@ -41,10 +41,6 @@ __all__ = [
 ]
 
 Messages = list[dict[str, str]]
-
-
-class ProviderError(HalguardError, RuntimeError):
-    """An LLM call failed for good (after retries, or with an error that retrying cannot fix)."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,14 @@ __all__ = [
     "resolve_citation",
 ]
 
+# A one-sentence answer of at most this many words is checked together with the question ("1994" alone states
+# nothing; "In what year did X open? 1994" does). Hand-set, not fitted: a short-answer length, past which a
+# sentence carries its own subject.
+QUESTION_AWARE_MAX_WORDS = 12
+# A sentence ending like a list intro ("... include:") of at most this many words, stating nothing beyond the
+# question, is skipped. Hand-set, not fitted (the hardening issue's rule: skip only what states nothing).
+LIST_INTRO_MAX_WORDS = 20
+
 # [S0], [s3], [1], [2, 3], [S1][S2], [doc-7], [Source 2]. A bracket with no bracket inside and at most
 # _MAX_MARKER characters; its labels are split on commas and checked one by one. (A single regex with nested
 # quantifiers over the labels backtracked exponentially on an unclosed "[S1, S2, ... S22".)
@@ -187,7 +195,8 @@ def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | Non
     opener = _OPENER.match(text)
     if opener and _states_nothing(text[opener.end():], asked):
         return "hedge or filler"
-    if _LIST_INTRO.search(body) and len(words) <= 20 and _states_nothing(body, (asked[0] | term_set(body), asked[1])):
+    if (_LIST_INTRO.search(body) and len(words) <= LIST_INTRO_MAX_WORDS
+            and _states_nothing(body, (asked[0] | term_set(body), asked[1]))):
         return "list introduction"
     short_answer = n_sentences == 1 and question is not None
     if not short_answer and len(words) < 3 and not number_mentions(body):
@@ -233,7 +242,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
             body = _LIST_MARKER.sub("", _strip_spans(answer[hedge[1] : end], [(a - hedge[1], b - hedge[1])
                                                      for a, b in ((m.start, m.end) for m in own) if a >= hedge[1]]))
             body = body.lstrip(" ,:;-")
-        question_aware = bool(question) and n == 1 and len(word_spans(body)) <= 12
+        question_aware = bool(question) and n == 1 and len(word_spans(body)) <= QUESTION_AWARE_MAX_WORDS
         check = f"{question.strip()} {body}" if question_aware and question else body
         claims.append(
             Claim(

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from halguard.errors import InputTypeError, InvalidInputError
-from halguard.util.memo import BytesLRU
 from halguard.text.segment import split_sentences
+from halguard.util.memo import BytesLRU
 
 __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
 

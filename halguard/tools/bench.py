@@ -16,8 +16,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from halguard.detector import Detector
 from halguard.grounding.naive import NaiveSimilarity
 from halguard.grounding.scoring import weak_threshold_for

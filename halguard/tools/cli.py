@@ -57,9 +57,9 @@ def _read_file(path: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from halguard.tools.render import format_verdict
-    from halguard.grounding.verifier import LocalVerifier
     from halguard.grounding.scoring import weak_threshold_for
+    from halguard.grounding.verifier import LocalVerifier
+    from halguard.tools.render import format_verdict
 
     answer = sys.stdin.read() if args.answer == "-" else args.answer
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
