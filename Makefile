@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 DATA ?= ../shared/data
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-all bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,13 @@ $(VENV)/.stamp-dev: pyproject.toml $(VENV)/.stamp-torch
 demo: $(VENV)/.stamp-local
 	HF_HUB_OFFLINE=1 $(PY) cookbook/quickstart.py
 
+# The everyday run: everything but the tests marked slow (fresh interpreters, 200 KB inputs).
 test: $(VENV)/.stamp-dev
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+# Everything, slow tests included: what CI runs (.ci/run).
+test-all: $(VENV)/.stamp-dev
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow or not slow"
 
 bench: $(VENV)/.stamp-dev
 	HF_HUB_OFFLINE=1 $(PY) benchmarks/bench_detector.py $(DATA)/ragtruth_dev.jsonl $(DATA)/halueval_qa_dev.jsonl $(DATA)/summedits_dev.jsonl

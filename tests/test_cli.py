@@ -58,6 +58,7 @@ def test_bad_input_exits_two(capsys, tmp_path):
     assert info.value.code == 2
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_console_script_runs_as_module():
     proc = subprocess.run(
         [sys.executable, "-m", "halguard", "check", "--answer", "The Eiffel Tower is 330 metres tall.",

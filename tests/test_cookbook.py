@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # one fresh interpreter runs every script
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["quickstart.py", "langchain_rag_guard.py", "llamaindex_query_engine.py", "paraphrase_sampling.py"]
 

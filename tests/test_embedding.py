@@ -2,6 +2,7 @@ import os
 import threading
 
 import numpy as np
+import pytest
 
 from halguard.grounding.embedding import LocalEmbedder, default_model_path
 
@@ -81,6 +82,7 @@ def test_num_threads_is_set_for_the_encode_and_put_back(verifier):
     assert torch.get_num_threads() == before
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_model_loads_quietly():
     import subprocess
     import sys
@@ -94,8 +96,6 @@ def test_model_loads_quietly():
 
 
 def test_bad_num_threads():
-    import pytest
-
     from halguard import InvalidInputError, LocalVerifier
 
     for bad in (0, -1, 1.5, "2"):

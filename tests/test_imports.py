@@ -17,6 +17,7 @@ def test_all_names_import(package):
             assert obj.__module__.split(".")[0] == package and obj.__name__ == name, name
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_core_never_imports_the_frameworks():
     code = (
         "import sys, halguard, halguard.tools.cli, halguard.tools.render, halguard.tools.metrics\n"

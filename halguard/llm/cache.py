@@ -17,18 +17,23 @@ import hashlib
 import json
 import re
 import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 from halguard.errors import InvalidInputError
 from halguard.util.files import read_private, write_private
+from halguard.util.memo import BytesLRU
 
 __all__ = ["ResponseCache"]
 
 CACHE_VERSION = "halguard-cache-v1"
 _FOLDER = "halguard-cache-v1"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def _text_bytes(key: str, value: str) -> int:
+    """A reply's cost in the memory budget: its key and text, in characters (as documented for ``max_bytes``)."""
+    return len(key) + len(value)
 
 
 class ResponseCache:
@@ -52,9 +57,8 @@ class ResponseCache:
             self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._memory: OrderedDict[str, str] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._memory: BytesLRU[str, str] = BytesLRU(max_bytes, max_entries=max_entries, sizer=_text_bytes)
+        self._lock = threading.Lock()  # guards the hit and miss counters
         self.hits = 0
         self.misses = 0
 
@@ -69,12 +73,11 @@ class ResponseCache:
         return self.path / f"{name}.json"  # type: ignore[operator]
 
     def get(self, key: str) -> str | None:
-        with self._lock:
-            value = self._memory.get(key)
-            if value is not None:
-                self._memory.move_to_end(key)
+        value = self._memory.get(key)
+        if value is not None:
+            with self._lock:
                 self.hits += 1
-                return value
+            return value
         if self.path is not None:
             try:
                 value = json.loads(read_private(self._file(key)))["value"]
@@ -96,24 +99,11 @@ class ResponseCache:
             write_private(self._file(key), json.dumps({"value": value}, ensure_ascii=False))
 
     def _remember(self, key: str, value: str) -> None:
-        cost = len(key) + len(value)
-        with self._lock:
-            old = self._memory.pop(key, None)
-            if old is not None:
-                self._bytes -= len(key) + len(old)
-            if cost > self.max_bytes:
-                return
-            self._memory[key] = value
-            self._bytes += cost
-            while len(self._memory) > self.max_entries or self._bytes > self.max_bytes:
-                dropped_key, dropped = self._memory.popitem(last=False)
-                self._bytes -= len(dropped_key) + len(dropped)
+        self._memory.set(key, value)
 
     def clear(self) -> None:
         """Forget everything, in memory and on disk (only the files this cache wrote: digest-named, in its folder)."""
-        with self._lock:
-            self._memory.clear()
-            self._bytes = 0
+        self._memory.clear()
         if self.path is not None:
             for file in self.path.iterdir():
                 if _DIGEST.fullmatch(file.stem) and file.suffix == ".json" and not file.is_symlink():
@@ -125,8 +115,13 @@ class ResponseCache:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_lock", None)  # a lock does not pickle; the copy gets its own
+        state["_memory"] = self._memory.items()  # the remembered replies travel with the copy
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        entries = state.pop("_memory")
         self.__dict__.update(state)
+        self._memory = BytesLRU(self.max_bytes, max_entries=self.max_entries, sizer=_text_bytes)
+        for key, value in entries:
+            self._memory.set(key, value)
         self._lock = threading.Lock()

@@ -87,6 +87,8 @@ def stem(word: str) -> str:
     return _stem_memo(word) if len(word) <= 40 else _stem(word)
 
 
+# functools, not util.memo.BytesLRU: words here are at most 40 characters, so 200,000 entries bound the memo
+# at about 50 MB, and stemming is the hottest call of a check (a C-level cache with no lock and no size estimate).
 @lru_cache(maxsize=200_000)
 def _stem_memo(word: str) -> str:
     return _stem(word)

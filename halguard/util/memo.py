@@ -43,13 +43,18 @@ def size_of(value: Any) -> int:
 
 
 class BytesLRU(Generic[K, V]):
-    """A thread-safe LRU mapping that keeps at most ``max_bytes`` of keys and values (estimated).
+    """A thread-safe LRU mapping that keeps at most ``max_bytes`` of keys and values (estimated), and at most
+    ``max_entries`` entries when that is given.
 
-    An entry larger than the whole budget is not kept.
+    An entry larger than the whole budget is not kept. ``sizer`` estimates an entry's bytes (default
+    :func:`size_of` of the key plus that of the value).
     """
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(self, max_bytes: int, *, max_entries: int | None = None,
+                 sizer: Callable[[Any, Any], int] | None = None) -> None:
         self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._sizer = sizer
         self.bytes = 0
         self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -67,7 +72,7 @@ class BytesLRU(Generic[K, V]):
             return key in self._data
 
     def set(self, key: K, value: V) -> None:
-        cost = size_of(key) + size_of(value)
+        cost = self._sizer(key, value) if self._sizer is not None else size_of(key) + size_of(value)
         with self._lock:
             old = self._data.pop(key, None)
             if old is not None:
@@ -76,7 +81,8 @@ class BytesLRU(Generic[K, V]):
                 return
             self._data[key] = (value, cost)
             self.bytes += cost
-            while self.bytes > self.max_bytes and self._data:
+            while self._data and (self.bytes > self.max_bytes
+                                  or (self.max_entries is not None and len(self._data) > self.max_entries)):
                 _, (_, dropped) = self._data.popitem(last=False)
                 self.bytes -= dropped
 
@@ -88,11 +94,19 @@ class BytesLRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def items(self) -> list[tuple[K, V]]:
+        """The entries, least recently used first (a copy)."""
+        with self._lock:
+            return [(k, v) for k, (v, _) in self._data.items()]
+
     def __getstate__(self) -> dict[str, Any]:
-        return {"max_bytes": self.max_bytes}  # a cache is not worth pickling
+        # The entries are not pickled: embedding caches run to hundreds of megabytes. Callers that want theirs
+        # kept (the response cache) pickle items() themselves.
+        return {"max_bytes": self.max_bytes, "max_entries": self.max_entries, "sizer": self._sizer}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["max_bytes"])  # type: ignore[misc]
+        self.__init__(state["max_bytes"], max_entries=state.get("max_entries"),  # type: ignore[misc]
+                      sizer=state.get("sizer"))
 
 
 _MISSING = object()
