@@ -7,8 +7,9 @@ import time
 import pytest
 
 from halguard import InvalidInputError
-from halguard.consistency.sampling import FALLBACK_TEMPLATES, ParaphraseConsistency, parse_paraphrases
 from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge, parse_judgment
+from halguard.consistency.paraphrases import FALLBACK_TEMPLATES, parse_paraphrases
+from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.llm.providers import CallableChat, MistralChat, OpenAIChat, ProviderError, as_chat_model
 from tests.stub_llm_server import StubLLMServer
 

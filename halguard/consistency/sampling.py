@@ -19,70 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
-from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, json_objects
+from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge
+from halguard.consistency.paraphrases import FALLBACK_TEMPLATES, PARAPHRASE_PROMPT, parse_paraphrases
 from halguard.errors import InvalidInputError
 from halguard.llm.cache import ResponseCache
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
 from halguard.text.claims import is_non_answer
-from halguard.text.script import is_mostly_latin
 
-__all__ = ["FALLBACK_TEMPLATES", "ConsistencyReport", "ParaphraseConsistency", "SampledAnswer", "parse_paraphrases"]
-
-FALLBACK_TEMPLATES = (
-    "Could you tell me about {q}?",
-    "I'd like to know: {q}",
-    "Please provide information on {q}",
-)
-
-PARAPHRASE_PROMPT = """\
-Rewrite the user's question {n} times. Each rewrite must ask for exactly the same information, in the \
-same language as the question, with different wording or structure. Do not answer it and do not add \
-details. Reply with JSON only: {{"paraphrases": ["...", "..."]}}"""
-
-
-def _normalise(q: str) -> str:
-    return " ".join(q.lower().strip(" ?!.").split())
-
-
-def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
-    """Valid, distinct paraphrases from a reply holding a JSON array or an object with one array.
-
-    Drops empty items, copies of the question, duplicates and items in another script than the question.
-    """
-    text = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
-    try:
-        data: Any = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        objects = json_objects(text)
-        if not objects:
-            return []
-        data = objects[0]
-    if isinstance(data, dict):
-        data = next((v for v in data.values() if isinstance(v, list)), [])
-    if not isinstance(data, list):
-        return []
-    seen = {_normalise(question)}
-    same_script = is_mostly_latin(question)
-    out = []
-    for item in data:
-        if not isinstance(item, str) or not item.strip():
-            continue
-        key = _normalise(item)
-        if key in seen or is_mostly_latin(item) != same_script:
-            continue
-        seen.add(key)
-        out.append(item.strip())
-        if len(out) == n:
-            break
-    return out
-
+__all__ = ["ConsistencyReport", "ParaphraseConsistency", "SampledAnswer"]
 
 def _need_answer_source(answer_fn: Any, batch_answer_fn: Any) -> None:
     """Fail before any paid call when there is nothing to answer the paraphrases with."""
