@@ -214,9 +214,11 @@ register_configure_hook(_halguard_callback_var, inheritable=True)
 
 @contextmanager
 def get_halguard_callback(
-    detector: Detector | None = None, **kwargs: Any
+    *, detector: Detector | None = None, **kwargs: Any
 ) -> Iterator[HalguardCallbackHandler]:
     """Verify every RAG run inside the ``with`` block, like ``get_usage_metadata_callback()``.
+
+    ``detector`` and ``kwargs`` are :class:`HalguardCallbackHandler`'s options.
 
     Example:
         .. code-block:: python

@@ -221,15 +221,21 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     detector: Any = Field(default_factory=default_detector)
     """A :class:`halguard.Detector` (default: the shared LocalVerifier)."""
     question_key: str = "input"
+    """Where the question is in a dict input (also the key a str input is wrapped under)."""
     context_key: str = "context"
+    """Where the retrieved documents are in the output or the input (else the chain's retriever runs are read)."""
     answer_key: Optional[str] = "answer"  # noqa: UP045 - pydantic field on Python 3.10
     """Where the answer is in a dict output; None: the whole output is the answer (a structured output)."""
     output_key: str = "halguard"
+    """The key a dict output gets the verdict under (``verdict.to_metadata()``)."""
     str_input: Literal["auto", "as_is", "wrap"] = "auto"
     """A str input: ``"wrap"`` passes it as ``{question_key: text}``; ``"as_is"`` passes the str; ``"auto"`` wraps it
     when the chain's input schema is an object with ``question_key`` (``create_retrieval_chain``)."""
     on_hallucination: Literal["annotate", "raise", "fallback", "filter"] = "annotate"
+    """What a hallucinated answer gets: the verdict attached (``annotate``), ``HallucinationError`` (``raise``), the
+    ``fallback`` in its place, or its flagged sentences removed (``filter``)."""
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
+    """What an answer that could not be checked gets: passed with its verdict, or ``UnverifiedError``."""
     fallback: str | Runnable[Any, Any] | None = None
     """With ``on_hallucination="fallback"``: a message, or a Runnable called with the (wrapped) input; its answer
     goes in the answer's place and is checked too (``verdict.action.fallback_verdict``)."""
@@ -238,6 +244,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     consistency: Literal["off", "on"] = "off"
     """``"on"``: also run paraphrase sampling through ``bound`` and combine (see :mod:`halguard.combine`)."""
     num_paraphrases: int = 3
+    """How many reworded questions are sampled with ``consistency="on"`` (1 to 10)."""
     paraphraser: Any = None
     """Writes the paraphrases: a LangChain chat model, an OpenAI/Mistral client, a callable; None: templates."""
     judge: Any = "local"

@@ -29,6 +29,9 @@ class HalguardEvaluator(BaseEvaluator):
     ``passing`` is True for ``supported`` and False for ``hallucinated``; an ``unverified`` verdict is an
     invalid result (``invalid_result=True``, ``passing=None``) with the reason, never a pass. ``score`` is
     ``1 - risk`` (higher is better, as LlamaIndex evaluators go); ``feedback`` lists the flagged claims.
+
+    Args:
+        detector: The :class:`halguard.Detector` that checks each response (default: the shared LocalVerifier).
     """
 
     def __init__(self, *, detector: Detector | None = None) -> None:

@@ -90,7 +90,7 @@ def test_handler_never_raises_into_the_chain(caplog):
 
 
 def test_context_manager_collects_without_passing_callbacks(verifier):
-    with get_halguard_callback(verifier) as cb:
+    with get_halguard_callback(detector=verifier) as cb:
         chain(BAD).invoke("When was JWST launched?")
     assert [v.label for v in cb.verdicts.values()] == ["hallucinated"]
     chain(GOOD).invoke("When was JWST launched?")  # outside the block: not collected
@@ -98,7 +98,7 @@ def test_context_manager_collects_without_passing_callbacks(verifier):
 
 
 async def test_context_manager_async(verifier):
-    with get_halguard_callback(verifier) as cb:
+    with get_halguard_callback(detector=verifier) as cb:
         await chain(GOOD).ainvoke("When was JWST launched?")
     await cb.aflush()
     assert [v.label for v in cb.verdicts.values()] == ["supported"]

@@ -303,7 +303,13 @@ def _with_latency(reply: ChatReply, t0: float) -> ChatReply:
 
 
 class CallableChat(ChatModel):
-    """Any function ``messages -> str`` (or ``-> ChatReply``), sync or async."""
+    """Any function ``messages -> str`` (or ``-> ChatReply``), sync or async.
+
+    Args:
+        fn: Called with the OpenAI-style message list.
+        name: The name in verdicts and cache keys (default: the function's name).
+        **options: :class:`ChatModel`'s deadline and retry options.
+    """
 
     def __init__(self, fn: Callable[[Messages], Any], *, name: str | None = None, **options: Any) -> None:
         if not callable(fn):
@@ -353,6 +359,15 @@ class OpenAIChat(ChatModel):
 
     Reasoning models (o1/o3/o4/gpt-5 families) get no ``temperature``: they reject it.
     SDK-level retries are switched off so this class's retry policy is the one in force.
+
+    Args:
+        client: An ``openai.OpenAI`` (or ``AsyncOpenAI``) client; with neither client given, ``openai.OpenAI()``
+            (its key from ``OPENAI_API_KEY``).
+        model: The model name.
+        async_client: An ``openai.AsyncOpenAI`` client for async calls (without one, async calls run the sync
+            client in a worker thread).
+        temperature: Sampling temperature; None sends none.
+        **options: :class:`ChatModel`'s deadline and retry options.
     """
 
     def __init__(self, client: Any = None, model: str = "o3-mini", *, async_client: Any = None,
@@ -395,7 +410,14 @@ class OpenAIChat(ChatModel):
 
 
 class MistralChat(ChatModel):
-    """The ``mistralai`` SDK's ``chat.complete`` / ``chat.complete_async``, JSON mode when asked."""
+    """The ``mistralai`` SDK's ``chat.complete`` / ``chat.complete_async``, JSON mode when asked.
+
+    Args:
+        client: A ``mistralai.Mistral`` client (default: one built from ``MISTRAL_API_KEY``).
+        model: The model name.
+        temperature: Sampling temperature; None sends none.
+        **options: :class:`ChatModel`'s deadline and retry options.
+    """
 
     def __init__(self, client: Any = None, model: str = "mistral-large-latest", *,
                  temperature: float | None = 0.0, **options: Any) -> None:
