@@ -110,6 +110,31 @@ def test_mistral_sdk(stub):
     assert stub.requests[-1]["path"].endswith("/v1/chat/completions")
 
 
+def test_mistral_client_retries_do_not_multiply_ours(stub):
+    from mistralai.client import Mistral
+    from mistralai.client.utils import BackoffStrategy, RetryConfig
+
+    for _ in range(6):
+        stub.error(503)
+    retrying = Mistral(api_key="k", server_url=stub.url,
+                       retry_config=RetryConfig("backoff", BackoffStrategy(1, 20, 1.5, 2_000), True))
+    chat = MistralChat(retrying, max_retries=1, backoff=0.01)
+    with pytest.raises(ProviderError, match="after 2 tries"):
+        chat.chat([{"role": "user", "content": "x"}])
+    assert len(stub.requests) == 2  # one request per try of ours (57 in all before, with the client's retries)
+
+
+def test_mistral_retry_after_is_honoured(stub):
+    from mistralai.client import Mistral
+
+    stub.error(429, {"retry-after": "0.4"})
+    stub.reply("ok")
+    chat = MistralChat(Mistral(api_key="k", server_url=stub.url), max_retries=1, backoff=0.001)
+    t0 = time.perf_counter()
+    assert chat.chat([{"role": "user", "content": "x"}]).text == "ok"
+    assert time.perf_counter() - t0 >= 0.35  # the server's 0.4 s, not the 1 ms backoff
+
+
 async def test_mistral_sdk_async(stub):
     from mistralai.client import Mistral
 

@@ -108,7 +108,8 @@ def _status(exc: BaseException) -> int | None:
 def _retry_after(exc: BaseException) -> float | None:
     """A ``Retry-After`` header in seconds, when it is a finite, non-negative number (an HTTP date, "-1" or
     "nan" is ignored and the usual backoff applies)."""
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    # openai errors carry the HTTP response (``exc.response.headers``); mistralai errors carry the headers.
+    headers = getattr(getattr(exc, "response", None), "headers", None) or getattr(exc, "headers", None) or {}
     try:
         value = headers.get("retry-after") or headers.get("Retry-After")
         seconds = float(value) if value is not None else None
@@ -434,7 +435,10 @@ class MistralChat(ChatModel):
         self.name = f"mistral:{model}"
 
     def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
-        return _request(self.model, messages, json_mode, self.temperature, timeout_ms=int(self.timeout * 1000))
+        # retries=None: no SDK retries under ours, even for a client built with a retry_config (one call made 57
+        # requests that way); our policy, with one deadline, is the one in force.
+        return {**_request(self.model, messages, json_mode, self.temperature, timeout_ms=int(self.timeout * 1000)),
+                "retries": None}
 
     @staticmethod
     def _reply(resp: Any) -> ChatReply:

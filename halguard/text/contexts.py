@@ -140,7 +140,7 @@ _cache: BytesLRU[tuple[str, int, int], tuple[Chunk, ...]] = BytesLRU(64 * 2**20)
 
 
 def split_long_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
-    """Split an over-long sentence into overlapping windows at spaces, so the model never truncates it."""
+    """Split an over-long sentence into overlapping windows of at most ``max_chars``, at spaces."""
     spans = []
     step = max(max_chars * 3 // 4, 1)
     s = start
@@ -163,7 +163,8 @@ def chunk_source(text: str, *, sentences_per_chunk: int = 2, max_chars: int = 60
     """Chunk a source into its sentences plus windows of ``sentences_per_chunk`` sentences (overlapping).
 
     Every character of the source lies in some chunk (nothing is dropped), and no chunk is longer than
-    ``max_chars`` (the embedding model's window), so nothing is silently truncated either.
+    ``max_chars``: the granularity of evidence. The model's own limit is in tokens, not characters; the verifier
+    cuts a chunk further where its tokenizer says the model would truncate it (``LocalEmbedder.fit``).
     Results are cached per distinct text. ``deadline`` (a ``time.monotonic()`` value): raise
     :class:`~halguard.text.segment.BudgetExceeded` when it passes while the text is being split.
     """
