@@ -48,8 +48,6 @@ def python_blocks(path: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def standins():
-    pytest.importorskip("langchain_core")
-    pytest.importorskip("llama_index.core")
     from langchain_core.documents import Document
     from langchain_core.language_models import FakeListChatModel
     from langchain_core.vectorstores import InMemoryVectorStore

@@ -1,12 +1,41 @@
-"""Every Python block in docs/ runs, in order per page, and prints what the page says."""
+"""Every Python block in docs/ runs, in order per page, and prints what the page says; the documented weights are
+the code's; every relative link of the README and docs/ resolves.
+
+Blocks run with the offline stand-ins of conftest.py (``retriever``, ``llm``, ``index``, ``chat_llm``,
+``json_llm``) and, for the OpenAI example, the OpenAI SDK pointed at the loopback stub server. Shell blocks
+(```bash) are not run.
+"""
 
 import contextlib
+import dataclasses
 import io
+import json
+import re
 from pathlib import Path
 
-from tests.conftest import JWST_BAD, python_blocks
+import pytest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+from tests.conftest import JWST_BAD, python_blocks
+from tests.stub_llm_server import StubLLMServer, completion
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+# Each page and the test that runs its blocks. docs/architecture.md is written separately and holds no Python
+# block; it joins the list when it exists.
+PAGES = {
+    "cli.md": "test_pages_without_python_blocks",
+    "consistency.md": "test_consistency_page",
+    "evaluation.md": "test_pages_without_python_blocks",
+    "guarantees.md": "test_guarantees_page",
+    "how-it-works.md": "test_how_it_works_page",
+    "langchain.md": "test_langchain_page",
+    "llamaindex.md": "test_llamaindex_page",
+    "real-apps.md": "test_real_apps_page",
+}
+if (DOCS / "architecture.md").exists():
+    PAGES["architecture.md"] = "test_pages_without_python_blocks"
 
 
 def run_page(name: str, namespace: dict) -> list[list[str]]:
@@ -19,8 +48,146 @@ def run_page(name: str, namespace: dict) -> list[list[str]]:
     return outputs
 
 
+def markdown_files() -> list[Path]:
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
 def test_every_docs_page_has_only_tested_blocks():
-    assert sorted(p.name for p in DOCS.glob("*.md")) == ["guarantees.md", "real-apps.md"]  # each has a test below
+    assert sorted(p.name for p in DOCS.glob("*.md")) == sorted(PAGES)
+    for test in set(PAGES.values()):
+        assert callable(globals()[test])
+
+
+@pytest.mark.parametrize("path", markdown_files(), ids=lambda p: p.name)
+def test_every_python_block_is_tagged_python(path):
+    """A block tagged ```py or ```Python would silently escape the tests: only ```python blocks run."""
+    fences = re.findall(r"^[ \t]*```(\S*)", path.read_text(encoding="utf-8"), re.M)
+    assert len(fences) % 2 == 0, "an unclosed code block"
+    untested = [tag for tag in fences[0::2] if tag != "python" and re.fullmatch(r"(i?py(thon)?\d*|pycon)", tag.lower())]
+    assert untested == [], f"Python blocks that would not run: {untested}"
+
+
+@pytest.mark.parametrize("path", markdown_files(), ids=lambda p: p.name)
+def test_every_relative_link_resolves(path):
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"```.*?```", "", text, flags=re.S)  # code blocks hold no links
+    text = re.sub(r"`[^`\n]*`", "", text)  # nor does inline code
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    missing = []
+    for target in targets:
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # a URL or an anchor in the same page
+        if not (path.parent / target.split("#", 1)[0]).exists():
+            missing.append(target)
+    assert not missing, f"{path.name} links to missing files: {missing}"
+
+
+def test_pages_without_python_blocks():
+    for name, test in PAGES.items():
+        if test == "test_pages_without_python_blocks":
+            assert python_blocks(DOCS / name) == [], f"{name} has Python blocks: give it a test that runs them"
+
+
+# -- the weights table of how-it-works.md is the code's ------------------------------------------------------
+
+
+def documented_defaults(page: Path, heading: str) -> dict[str, str]:
+    """``{field: default}`` from the ``| field | default | what it does |`` table under ``heading``."""
+    text = page.read_text(encoding="utf-8")
+    section = text.split(f"\n{heading}\n", 1)[1]
+    section = re.split(r"\n## ", section, maxsplit=1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    assert lines[0] == "| field | default | what it does |", lines[:1]
+    rows = {}
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        name = re.fullmatch(r"`(\w+)`", cells[0])
+        assert name, f"the first column holds a field name in backticks: {line}"
+        assert name.group(1) not in rows, f"{name.group(1)} has two rows"
+        rows[name.group(1)] = cells[1]
+    return rows
+
+
+@pytest.mark.parametrize(("heading", "cls", "defaults"), [
+    ("## The weights", "ScoringWeights", "DEFAULT_WEIGHTS"),
+    ("## Premise weights", "PremiseWeights", "DEFAULT_PREMISE_WEIGHTS"),
+])
+def test_documented_weights_are_the_code(heading, cls, defaults):
+    from halguard.grounding import scoring
+
+    documented = documented_defaults(DOCS / "how-it-works.md", heading)
+    fields = [f.name for f in dataclasses.fields(getattr(scoring, cls))]
+    assert sorted(set(fields) - set(documented)) == [], f"{cls} fields with no row in docs/how-it-works.md"
+    assert sorted(set(documented) - set(fields)) == [], f"rows that name no field of {cls}"
+    for name in fields:
+        assert float(documented[name]) == float(getattr(getattr(scoring, defaults), name)), name
+
+
+def test_readme_figures_are_the_evaluation_page():
+    """The README's Measured table is a copy of docs/evaluation.md's: one set of figures."""
+    readme = README.read_text(encoding="utf-8").split("\n## Measured\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in readme.splitlines() if line.startswith("|")]
+    evaluation = (DOCS / "evaluation.md").read_text(encoding="utf-8").splitlines()
+    assert len(rows) >= 10
+    assert [row for row in rows if row not in evaluation] == []
+
+
+# -- the pages -----------------------------------------------------------------------------------------------
+
+
+def test_how_it_works_page(verifier):
+    claims, weights = run_page("how-it-works.md", {})
+    assert claims == [
+        "CONTRADICTION ['launch'] launch 'JWST launched on 25 December 2019 on a Falcon Heavy [1].'",
+        "SUPPORTED ['mirror'] mirror 'Its mirror is 6.5 metres across [2].'",
+        "[('I hope this helps!', 'hedge or filler')]",
+        "no_context",
+    ]
+    assert weights == ["supported 0.27"]
+
+
+def test_langchain_page(standins):
+    namespace = dict(standins)
+    outputs, answers = [], []
+    for block in python_blocks(DOCS / "langchain.md"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "docs/langchain.md", "exec"), namespace)
+        outputs.append(out.getvalue().splitlines())
+        answers.append(namespace.get("answer"))
+    lcel, sources, history = outputs
+    # the docs' LCEL chain: the str is unchanged, the verdict came from the retriever's run
+    assert lcel == ["hallucinated ['2019', 'Falcon Heavy']"]
+    assert answers[0] == JWST_BAD and isinstance(answers[0], str)  # the str, not a dict
+    # the "return sources" form annotates; the strict guard raises and the fallback answers
+    assert sources == ["hallucinated When did JWST launch?", "{'answer': \"I can't answer that reliably.\"}"]
+    # history: three answers judged, and the session holds one turn
+    assert history == ["hallucinated 3 2"]
+
+
+def test_llamaindex_page(standins):
+    query, chat, structured = run_page("llamaindex.md", dict(standins))
+    assert query == ["hallucinated"]
+    # a chat engine with "filter": the unsupported sentence is gone, from the answer and the memory
+    assert chat == ["hallucinated -> Webb's primary mirror is 6.5 metres across.", "True"]
+    # structured output keeps its type
+    assert structured[0] == "PydanticResponse date='25 December 2019' rocket='Falcon Heavy'"
+    assert structured[1] == "hallucinated ['date: 25 December 2019', 'rocket: Falcon Heavy']"
+
+
+def test_consistency_page(standins, monkeypatch):
+    with StubLLMServer() as stub:
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", stub.url + "/v1")
+        paraphrases = ["Which colour was Napoleon's horse?", "Napoleon's horse was what colour?",
+                       "What was the colour of Napoleon's horse?"]
+        stub.script.append((200, {}, completion(json.dumps({"paraphrases": paraphrases}))))
+        stub.script.append((200, {}, completion(json.dumps({
+            "hallucination_detected": True, "confidence_score": 0.9, "conflicting_facts": [{"fact": "colour"}],
+            "reasoning": "grey vs white", "summary": "conflict"}))))
+        (pas2,) = run_page("consistency.md", dict(standins))
+        assert len(stub.requests) == 2  # one paraphrase call, one judge call
+    assert pas2[0].startswith("inconsistent [{'fact': 'colour'}]")
 
 
 def test_real_apps_page(standins):

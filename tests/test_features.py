@@ -27,7 +27,7 @@ def test_each_claim_of_a_long_answer_needs_more_evidence_against_it():
 
 
 def test_a_changed_number_in_a_two_claim_answer_still_passes_the_threshold():
-    # The reason the correction weight is capped at 1 (see the README).
+    # The reason the correction weight is capped at 1 (see docs/how-it-works.md).
     s = _signals(missing_numbers=[(0, 4)])
     assert DEFAULT_WEIGHTS.risk(s, claims_in_answer=2) >= 0.5
 

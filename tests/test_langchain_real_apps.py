@@ -127,7 +127,7 @@ def test_create_retrieval_chain_takes_a_bare_question(verifier, retriever):
 
     prompt = ChatPromptTemplate.from_template("Answer from {context}: {input}")
     chain = create_retrieval_chain(retriever, create_stuff_documents_chain(FakeListChatModel(responses=[BAD]), prompt))
-    out = with_halguard(chain, detector=verifier).invoke("When did JWST launch?")  # the README's call
+    out = with_halguard(chain, detector=verifier).invoke("When did JWST launch?")  # the call in docs/langchain.md
     assert out["input"] == QUESTION and out["answer"] == BAD
     assert out["halguard"].label == "hallucinated"
     # "as_is" passes the str on, which the chain's first step (RunnablePassthrough.assign) rejects
