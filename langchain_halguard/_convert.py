@@ -2,7 +2,7 @@
 
 Nothing here mutates the caller's objects: dicts are copied, messages are ``model_copy``-ed.
 
-Shapes understood (see the README, "LangChain"):
+Shapes understood (see docs/langchain.md):
 
 - answers: a str, a message, a structured output (pydantic model, dataclass, dict, list: checked as
   ``field: value`` lines), ``output[answer_key]`` holding any of these, or the last AI message of an agent's

@@ -12,13 +12,22 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def completion(text: str, *, prompt_tokens: int = 11, completion_tokens: int = 7) -> dict:
+def completion(text: str, *, prompt_tokens: int = 11, completion_tokens: int = 7,
+               logprobs: list[tuple[str, float, list[tuple[str, float]]]] | None = None) -> dict:
+    """An OpenAI chat completion; ``logprobs``: (token, logprob, [(alternative, logprob), ...]) per token."""
+    choice: dict = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if logprobs is not None:
+        choice["logprobs"] = {"content": [
+            {"token": t, "logprob": lp, "bytes": list(t.encode()),
+             "top_logprobs": [{"token": a, "logprob": alp, "bytes": list(a.encode())} for a, alp in alts]}
+            for t, lp, alts in logprobs
+        ]}
     return {
         "id": "cmpl-stub",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": "stub-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "choices": [choice],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                   "total_tokens": prompt_tokens + completion_tokens},
     }

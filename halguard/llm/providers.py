@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
@@ -33,6 +33,7 @@ __all__ = [
     "CallableChat",
     "ChatModel",
     "ChatReply",
+    "TokenLogprob",
     "MistralChat",
     "OpenAIChat",
     "ProviderError",
@@ -44,11 +45,36 @@ Messages = list[dict[str, str]]
 
 
 @dataclass(frozen=True)
+class TokenLogprob:
+    """One generated token with its log-probability, and the most likely alternatives at its position."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()  # (token, logprob), most likely first
+
+    @property
+    def probability(self) -> float:
+        return math.exp(self.logprob)
+
+
+@dataclass(frozen=True)
 class ChatReply:
+    """A model's reply, its token counts and latency.
+
+    ``logprobs`` holds one :class:`TokenLogprob` per generated token when the call asked for them
+    (``top_logprobs=``) and the server returned them; it is None otherwise: the "no logprobs" signal (a provider
+    that cannot return them, a server that ignored the request, a cached reply).
+    """
+
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
     latency_ms: float = 0.0
+    logprobs: tuple[TokenLogprob, ...] | None = None
+
+    @property
+    def has_logprobs(self) -> bool:
+        return bool(self.logprobs)
 
 
 @dataclass
@@ -187,20 +213,22 @@ class ChatModel(ABC):
         return reply
 
     @abstractmethod
-    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply: ...
+    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
+        """One try. ``top_logprobs``: ask for token log-probabilities (providers that cannot, ignore it)."""
 
     @abstractmethod
-    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply: ...
+    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
+        """Async twin of :meth:`_chat`."""
 
     def _wait(self, attempt: int, exc: BaseException) -> float:
         hinted = _retry_after(exc)
         base = hinted if hinted is not None else self.backoff * (2**attempt) * (0.5 + random.random())
         return max(0.0, min(base, self.max_backoff))
 
-    def _try_sync(self, messages: Messages, json_mode: bool, seconds: float) -> ChatReply:
+    def _try_sync(self, messages: Messages, json_mode: bool, top_logprobs: int | None, seconds: float) -> ChatReply:
         """One try, waited for at most ``seconds`` (in a pool thread, so a client that never returns is left)."""
         context = contextvars.copy_context()  # callbacks and tracing context follow the try into the thread
-        future = _sync_pool().submit(context.run, self._chat, messages, json_mode)
+        future = _sync_pool().submit(context.run, self._chat, messages, json_mode, top_logprobs)
         try:
             return future.result(timeout=seconds)
         except FutureTimeout as exc:
@@ -209,7 +237,7 @@ class ChatModel(ABC):
             raise TimeoutError(msg) from exc
 
     def chat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
-             cache: Any = None) -> ChatReply:
+             cache: Any = None, top_logprobs: int | None = None) -> ChatReply:
         """Send ``messages``; returns the reply, or raises :class:`ProviderError` after the retries or the deadline.
 
         Args:
@@ -217,8 +245,12 @@ class ChatModel(ABC):
             json_mode: Ask for a JSON object.
             meter: Also count this call here (besides ``self.usage``): a caller's per-request share.
             cache: A :class:`~halguard.llm.cache.ResponseCache` for this call (default: ``self.cache``).
+            top_logprobs: Ask for each generated token's log-probability and this many alternatives (0 to 20);
+                ``reply.logprobs`` is None when the provider or server gives none. Such calls bypass the cache,
+                which keeps text only.
         """
-        cache = cache if cache is not None else self.cache
+        _check_top_logprobs(top_logprobs)
+        cache = None if top_logprobs is not None else cache if cache is not None else self.cache
         meters = _meters(self.usage, meter)
         key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
@@ -227,7 +259,8 @@ class ChatModel(ABC):
         for attempt in range(self.max_retries + 1):
             t0 = time.perf_counter()
             try:
-                reply = self._try_sync(messages, json_mode, min(self.timeout, max(end - time.monotonic(), 0.001)))
+                seconds = min(self.timeout, max(end - time.monotonic(), 0.001))
+                reply = self._try_sync(messages, json_mode, top_logprobs, seconds)
             except Exception as exc:  # noqa: BLE001 - classified below
                 for m in meters:
                     m.record(None)
@@ -243,9 +276,10 @@ class ChatModel(ABC):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def achat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
-                    cache: Any = None) -> ChatReply:
+                    cache: Any = None, top_logprobs: int | None = None) -> ChatReply:
         """Async twin of :meth:`chat`."""
-        cache = cache if cache is not None else self.cache
+        _check_top_logprobs(top_logprobs)
+        cache = None if top_logprobs is not None else cache if cache is not None else self.cache
         meters = _meters(self.usage, meter)
         key, hit = self._cached(messages, json_mode, cache, meters)
         if hit is not None:
@@ -255,7 +289,7 @@ class ChatModel(ABC):
             t0 = time.perf_counter()
             try:
                 seconds = min(self.timeout, max(end - time.monotonic(), 0.001))
-                reply = await asyncio.wait_for(self._achat(messages, json_mode), seconds)
+                reply = await asyncio.wait_for(self._achat(messages, json_mode, top_logprobs), seconds)
             except Exception as exc:  # noqa: BLE001 - classified below
                 for m in meters:
                     m.record(None)
@@ -300,7 +334,36 @@ def _positive(name: str, value: Any, *, zero: bool = False) -> None:
 
 
 def _with_latency(reply: ChatReply, t0: float) -> ChatReply:
-    return ChatReply(reply.text, reply.input_tokens, reply.output_tokens, (time.perf_counter() - t0) * 1000)
+    return replace(reply, latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _check_top_logprobs(value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20):
+        msg = f"top_logprobs must be an int from 0 to 20 or None, got {value!r}"
+        raise InvalidInputError(msg)
+
+
+def parse_openai_logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
+    """The token log-probabilities of an OpenAI-format choice (``choice.logprobs.content``), or None when absent.
+
+    Reads SDK objects and plain dicts alike; an entry without a finite log-probability ends the reading (None).
+    """
+    def get(obj: Any, name: str) -> Any:
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+    content = get(get(choice, "logprobs"), "content")
+    if not content:
+        return None
+    out = []
+    for item in content:
+        token, logprob = get(item, "token"), get(item, "logprob")
+        if not isinstance(token, str) or not isinstance(logprob, (int, float)) or not math.isfinite(logprob):
+            return None
+        top = tuple((t, float(lp)) for alt in get(item, "top_logprobs") or []
+                    if isinstance(t := get(alt, "token"), str) and isinstance(lp := get(alt, "logprob"), (int, float))
+                    and math.isfinite(lp))
+        out.append(TokenLogprob(token, float(logprob), top))
+    return tuple(out)
 
 
 class CallableChat(ChatModel):
@@ -330,13 +393,13 @@ class CallableChat(ChatModel):
         msg = f"the chat callable returned {type(value).__name__}; expected a str"
         raise InputTypeError(msg)
 
-    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
         if self._is_async:
             msg = f"{self.name} is async: call achat(), or pass a sync callable"
             raise InputTypeError(msg)
         return self._reply(self.fn(messages))  # ChatModel.chat bounds the wait
 
-    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
         if self._is_async:
             return self._reply(await self.fn(messages))
         return self._reply(await asyncio.to_thread(self.fn, messages))
@@ -386,28 +449,34 @@ class OpenAIChat(ChatModel):
         self.temperature = None if model.startswith(_REASONING_PREFIXES) else temperature
         self.name = f"openai:{model}"
 
-    def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
-        return _request(self.model, messages, json_mode, self.temperature, timeout=self.timeout)
+    def _kwargs(self, messages: Messages, json_mode: bool, top_logprobs: int | None) -> dict[str, Any]:
+        kwargs = _request(self.model, messages, json_mode, self.temperature, timeout=self.timeout)
+        if top_logprobs is not None:
+            kwargs.update(logprobs=True, top_logprobs=top_logprobs)
+        return kwargs
 
     @staticmethod
     def _reply(resp: Any) -> ChatReply:
         usage = getattr(resp, "usage", None)
+        choice = resp.choices[0]
         return ChatReply(
-            resp.choices[0].message.content or "",
+            choice.message.content or "",
             getattr(usage, "prompt_tokens", 0) or 0,
             getattr(usage, "completion_tokens", 0) or 0,
+            logprobs=parse_openai_logprobs(choice),
         )
 
-    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
         if self.client is None:
             msg = "this OpenAIChat has only an AsyncOpenAI client: use achat(), or pass an OpenAI client"
             raise InputTypeError(msg)
-        return self._reply(self.client.chat.completions.create(**self._kwargs(messages, json_mode)))
+        return self._reply(self.client.chat.completions.create(**self._kwargs(messages, json_mode, top_logprobs)))
 
-    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
         if self.async_client is None:
-            return await asyncio.to_thread(self._chat, messages, json_mode)
-        return self._reply(await self.async_client.chat.completions.create(**self._kwargs(messages, json_mode)))
+            return await asyncio.to_thread(self._chat, messages, json_mode, top_logprobs)
+        kwargs = self._kwargs(messages, json_mode, top_logprobs)
+        return self._reply(await self.async_client.chat.completions.create(**kwargs))
 
 
 class MistralChat(ChatModel):
@@ -447,10 +516,11 @@ class MistralChat(ChatModel):
         text = content if isinstance(content, str) else "".join(getattr(c, "text", "") for c in content or [])
         return ChatReply(text, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
 
-    def _chat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
+        # Mistral's chat API returns no token log-probabilities: the reply says so (logprobs None).
         return self._reply(self.client.chat.complete(**self._kwargs(messages, json_mode)))
 
-    async def _achat(self, messages: Messages, json_mode: bool) -> ChatReply:
+    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
         return self._reply(await self.client.chat.complete_async(**self._kwargs(messages, json_mode)))
 
 
