@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 DATA ?= ../shared/data
 
-.PHONY: demo test test-all bench clean
+.PHONY: demo test test-all bench local-llm local-llm-stop clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,14 @@ test-all: $(VENV)/.stamp-dev
 
 bench: $(VENV)/.stamp-dev
 	HF_HUB_OFFLINE=1 $(PY) benchmarks/bench_detector.py $(DATA)/ragtruth_dev.jsonl $(DATA)/halueval_qa_dev.jsonl $(DATA)/summedits_dev.jsonl
+
+# A real local LLM (llama.cpp's OpenAI-compatible server, Qwen2.5-Coder-1.5B) for the opt-in tests:
+#   make local-llm && HALGUARD_LLM_URL=$$(cat .halguard-llm/url) .venv/bin/python -m pytest -m local_llm
+local-llm: $(VENV)/.stamp-dev
+	$(PY) scripts/local_llm.py start
+
+local-llm-stop:
+	$(PY) scripts/local_llm.py stop
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -13,6 +13,7 @@ Quick use::
 from halguard.api import averify, default_detector, verify
 from halguard.combine import combine_verdicts
 from halguard.consistency import ConsistencyJudge, LocalConsistencyJudge, ParaphraseConsistency
+from halguard.consistency.paraphrases import ParaphraseThresholds
 from halguard.detector import Detector
 from halguard.errors import (
     HalguardError,
@@ -33,6 +34,7 @@ from halguard.schema import (
     ClaimStatus,
     ClaimVerdict,
     ConsistencyReport,
+    DroppedParaphrase,
     EvidenceRef,
     HallucinationJudgment,
     PolicyAction,
@@ -60,6 +62,7 @@ __all__ = [
     "ConsistencyJudge",
     "ConsistencyReport",
     "Detector",
+    "DroppedParaphrase",
     "EvidenceRef",
     "HalguardError",
     "HallucinationError",
@@ -72,6 +75,7 @@ __all__ = [
     "ModelLoadError",
     "OpenAIChat",
     "ParaphraseConsistency",
+    "ParaphraseThresholds",
     "PolicyAction",
     "ProviderError",
     "RequestInfo",

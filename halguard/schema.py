@@ -18,6 +18,7 @@ __all__ = [
     "ClaimStatus",
     "ClaimVerdict",
     "ConsistencyReport",
+    "DroppedParaphrase",
     "EvidenceRef",
     "HallucinationJudgment",
     "PolicyAction",
@@ -37,7 +38,8 @@ __all__ = [
 # PolicyAction.fallback_verdict, SampledAnswer.non_answer; Verdict.consistency is a typed ConsistencyReport
 # (its JSON is unchanged). 1.3: ClaimVerdict.signals is a typed ClaimSignals (same JSON keys; None for a claim
 # whose detector measured no signals, where 1.2 had an empty dict).
-SCHEMA_VERSION = "1.3"
+# 1.4 (additive): ConsistencyReport.dropped_paraphrases.
+SCHEMA_VERSION = "1.4"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -214,6 +216,14 @@ class SampledAnswer(BaseModel):
     latency_ms: float = 0.0
 
 
+class DroppedParaphrase(BaseModel):
+    """A rewording of the question that was not used because it asks for something else."""
+
+    paraphrase: str
+    reason: str = Field(description="What drifted: a name or number left out, a key word dropped, low similarity.")
+    similarity: float = Field(description="MiniLM cosine similarity to the question.")
+
+
 class HallucinationJudgment(BaseModel):
     """The judge's structured verdict on a set of sampled answers (parsed tolerantly from LLM replies)."""
 
@@ -260,6 +270,8 @@ class ConsistencyReport(BaseModel):
     label: Literal["consistent", "inconsistent", "unverified"]
     paraphrases: list[str]
     paraphrase_source: Literal["model", "fallback_templates"]
+    dropped_paraphrases: list[DroppedParaphrase] = Field(
+        default_factory=list, description="Rewordings that asked for something else (dropped, after one retry).")
     answers: list[SampledAnswer]
     judgment: HallucinationJudgment | None = None
     judge: str = ""

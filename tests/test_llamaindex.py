@@ -367,8 +367,9 @@ def test_query_engine_paraphrase_sampling(index, verifier):
 
     judge_reply = json.dumps({"hallucination_detected": True, "confidence_score": 0.8, "conflicting_facts": [],
                               "reasoning": "2021 vs 2019", "summary": "conflict"})
-    paraphraser = ScriptedLLM(answers=['{"paraphrases": ["When did JWST launch?", "JWST launch date?", '
-                                       '"On what date was JWST launched?"]}'], prompts=[])
+    paraphraser = ScriptedLLM(answers=['{"paraphrases": ["On which rocket, and when, was JWST launched?", '
+                                       '"When was JWST launched, and on which rocket?", '
+                                       '"Which rocket launched JWST, and when?"]}'], prompts=[])
     judge = ScriptedLLM(answers=[judge_reply], prompts=[])
     inner = engine(index, GOOD, BAD)  # the original answer is grounded; samples drift
     guarded = HalguardQueryEngine(inner, detector=verifier, consistency="on", paraphraser=paraphraser, judge=judge)

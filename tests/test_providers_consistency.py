@@ -346,9 +346,13 @@ def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
 
     calls = {"llm": 0, "answer": 0}
 
+    moon = json.dumps({"paraphrases": ["When did humans land on the Moon for the first time?",
+                                       "When did the first humans land on the Moon?",
+                                       "On what date did humans first land on the Moon?"]})
+
     def llm(messages):
         calls["llm"] += 1
-        return _scripted(JUDGMENT_NO)(messages)
+        return JUDGMENT_NO if "contradicts itself" in messages[0]["content"] else moon
 
     def answer(q):
         calls["answer"] += 1
@@ -386,14 +390,15 @@ def test_cache_keys_depend_on_model_and_messages():
 
 @pytest.mark.parametrize("count", [0, 50])
 def test_paraphraser_returning_zero_or_fifty(count):
-    reply = json.dumps({"paraphrases": [f"Version {i} of the question?" for i in range(count)]})
+    reply = json.dumps({"paraphrases": [f"What is the capital of France? (version {i})" for i in range(count)]})
     pc = ParaphraseConsistency(paraphraser=lambda m: time.sleep(0.05) or reply, judge="local", n_paraphrases=3)
-    report = pc.check("Capital of France?", lambda q: "Paris.", answer="Paris.")
+    report = pc.check("What is the capital of France?", lambda q: "Paris.", answer="Paris.")
     assert len(report.paraphrases) == 3
     if count == 0:
         assert report.paraphrase_source == "fallback_templates"
     else:
-        assert report.paraphrase_source == "model" and report.paraphrases[0] == "Version 0 of the question?"
+        assert report.paraphrase_source == "model"
+        assert report.paraphrases[0] == "What is the capital of France? (version 0)"
     # paraphrase_ms times the paraphrase call (it sleeps 50 ms), judge_ms the judgment; both lie within the check
     assert report.paraphrase_ms >= 50 and report.judge_ms > 0
     assert report.paraphrase_ms + report.judge_ms <= report.latency_ms

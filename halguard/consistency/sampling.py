@@ -19,17 +19,28 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge
-from halguard.consistency.paraphrases import FALLBACK_TEMPLATES, PARAPHRASE_PROMPT, parse_paraphrases
+from halguard.consistency.paraphrases import (
+    DEFAULT_PARAPHRASE_THRESHOLDS,
+    FALLBACK_TEMPLATES,
+    PARAPHRASE_PROMPT,
+    RETRY_PROMPT,
+    ParaphraseThresholds,
+    drift_reason,
+    parse_paraphrases,
+)
 from halguard.errors import InvalidInputError
+from halguard.grounding.embedding import LocalEmbedder
 from halguard.llm.cache import ResponseCache
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
-from halguard.schema import ConsistencyReport, SampledAnswer, Usage, VerdictError
+from halguard.schema import ConsistencyReport, DroppedParaphrase, SampledAnswer, Usage, VerdictError
 from halguard.text.claims import is_non_answer
 
 __all__ = ["ConsistencyReport", "ParaphraseConsistency", "SampledAnswer"]
@@ -79,6 +90,16 @@ def _batch_samples(questions: list[str], results: list[Any], t0: float) -> list[
     return out
 
 
+@dataclass(frozen=True)
+class _Paraphrased:
+    """The rewordings used, where they came from, what went wrong, and the ones dropped as drifted."""
+
+    paraphrases: list[str]
+    source: str
+    errors: list[VerdictError]
+    dropped: list[DroppedParaphrase]
+
+
 class ParaphraseConsistency:
     """Paraphrase sampling with a judge.
 
@@ -93,6 +114,11 @@ class ParaphraseConsistency:
         cache: Opt-in :class:`~halguard.llm.cache.ResponseCache`: identical paraphrase, answer and judge requests
             are not paid twice (answers are keyed by ``cache_namespace`` and the question).
         cache_namespace: Names the answer source (your chain or engine) in answer cache keys.
+        paraphrase_thresholds: When a model's rewording still asks for the same information
+            (:class:`~halguard.consistency.paraphrases.ParaphraseThresholds`); drifted ones are asked for again
+            once, then dropped and listed in ``report.dropped_paraphrases``. None: no drift check.
+        embedder: Embeds the question and its rewordings for the drift check (default: the local judge's, else the
+            shared MiniLM).
         on_paraphrase_error: When a configured paraphraser fails (an error, or too few usable paraphrases):
             ``"templates"`` (default) samples with the fallback templates, halves the judgment's confidence and
             records ``paraphrase_failed``, so a ``consistent`` then means "agreed under template rewordings";
@@ -111,7 +137,12 @@ class ParaphraseConsistency:
         cache: ResponseCache | None = None,
         cache_namespace: str = "default",
         on_paraphrase_error: Literal["templates", "unverified"] = "templates",
+        paraphrase_thresholds: ParaphraseThresholds | None = DEFAULT_PARAPHRASE_THRESHOLDS,
+        embedder: LocalEmbedder | None = None,
     ) -> None:
+        if paraphrase_thresholds is not None and not isinstance(paraphrase_thresholds, ParaphraseThresholds):
+            msg = f"paraphrase_thresholds must be a ParaphraseThresholds or None, got {paraphrase_thresholds!r}"
+            raise InvalidInputError(msg)
         if on_paraphrase_error not in ("templates", "unverified"):
             msg = f"on_paraphrase_error must be 'templates' or 'unverified', got {on_paraphrase_error!r}"
             raise InvalidInputError(msg)
@@ -134,6 +165,15 @@ class ParaphraseConsistency:
         self.cache = cache
         self.cache_namespace = cache_namespace
         self.on_paraphrase_error = on_paraphrase_error
+        self.paraphrase_thresholds = paraphrase_thresholds
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> LocalEmbedder:
+        if self._embedder is None:
+            judge_embedder = self.judge.embedder if isinstance(self.judge, LocalConsistencyJudge) else None
+            self._embedder = judge_embedder or LocalEmbedder.shared()
+        return self._embedder
 
     # -- paraphrases -----------------------------------------------------------------------------------
 
@@ -141,35 +181,83 @@ class ParaphraseConsistency:
         return [{"role": "system", "content": PARAPHRASE_PROMPT.format(n=self.n_paraphrases)},
                 {"role": "user", "content": question}]
 
-    def _finish_paraphrases(self, question: str, reply: str | None, error: str | None) -> tuple[list[str], str, list[VerdictError]]:
-        found = parse_paraphrases(reply, question, self.n_paraphrases) if reply is not None else []
-        if len(found) == self.n_paraphrases:
-            return found, "model", []
+    def _finish_paraphrases(self, question: str, found: list[str], dropped: list[DroppedParaphrase],
+                            error: str | None) -> _Paraphrased:
+        if len(found) >= self.n_paraphrases:
+            return _Paraphrased(found[: self.n_paraphrases], "model", [], dropped)
         topic = question.strip().rstrip("?").strip()
         topic = topic[0].lower() + topic[1:] if topic[:1].isupper() and not topic[:2].isupper() else topic
         templates = [t.format(q=topic) for t in FALLBACK_TEMPLATES]
         filled = (found + [t for t in templates if t not in found])[: self.n_paraphrases]
         why = error or f"the paraphraser gave {len(found)} usable paraphrases of {self.n_paraphrases}"
-        return filled, "fallback_templates", [VerdictError(code="paraphrase_fallback", message=why)]
+        if dropped and error is None:
+            why += f" ({len(dropped)} dropped as asking for something else)"
+        return _Paraphrased(filled, "fallback_templates", [VerdictError(code="paraphrase_fallback", message=why)],
+                            dropped)
 
-    def _paraphrase(self, question: str, meter: UsageMeter) -> tuple[list[str], str, list[VerdictError]]:
+    def _validated(self, question: str, candidates: list[str]) -> tuple[list[str], list[DroppedParaphrase]]:
+        """The candidates that still ask what ``question`` asks, and the others with the reason."""
+        if self.paraphrase_thresholds is None or not candidates:
+            return candidates, []
+        vectors, _ = self.embedder.encode([question, *candidates])
+        kept, dropped = [], []
+        for text, vector in zip(candidates, vectors[1:]):
+            similarity = float(vectors[0] @ vector)
+            why = drift_reason(question, text, similarity, self.paraphrase_thresholds)
+            if why is None:
+                kept.append(text)
+            else:
+                dropped.append(DroppedParaphrase(paraphrase=text, reason=why, similarity=round(similarity, 4)))
+        return kept, dropped
+
+    def _retry_messages(self, question: str, reply: str, dropped: list[DroppedParaphrase],
+                        wanted: int) -> list[dict[str, str]]:
+        rejected = "\n".join(json.dumps(d.paraphrase, ensure_ascii=False) for d in dropped)
+        return [*self._messages(question), {"role": "assistant", "content": reply},
+                {"role": "user", "content": RETRY_PROMPT.format(rejected=rejected, n=wanted)}]
+
+    def _candidates(self, question: str, reply: str, seen: list[str]) -> list[str]:
+        return [p for p in parse_paraphrases(reply, question, 2 * self.n_paraphrases) if p not in seen]
+
+    def _paraphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
-            return self._finish_paraphrases(question, None, "no paraphraser configured")
+            return self._finish_paraphrases(question, [], [], "no paraphraser configured")
         try:
             reply = self.paraphraser.chat(self._messages(question), json_mode=True, meter=meter, cache=self.cache).text
         except ProviderError as exc:
-            return self._finish_paraphrases(question, None, str(exc))
-        return self._finish_paraphrases(question, reply, None)
+            return self._finish_paraphrases(question, [], [], str(exc))
+        kept, dropped = self._validated(question, self._candidates(question, reply, []))
+        if len(kept) < self.n_paraphrases and dropped:  # drifted: asked for once more, then dropped
+            retry = self._retry_messages(question, reply, dropped, self.n_paraphrases - len(kept))
+            try:
+                again = self.paraphraser.chat(retry, json_mode=True, meter=meter, cache=self.cache).text
+            except ProviderError:
+                again = ""
+            seen = kept + [d.paraphrase for d in dropped]
+            more, more_dropped = self._validated(question, self._candidates(question, again, seen))
+            kept, dropped = kept + more, dropped + more_dropped
+        return self._finish_paraphrases(question, kept, dropped, None)
 
-    async def _aparaphrase(self, question: str, meter: UsageMeter) -> tuple[list[str], str, list[VerdictError]]:
+    async def _aparaphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
-            return self._finish_paraphrases(question, None, "no paraphraser configured")
+            return self._finish_paraphrases(question, [], [], "no paraphraser configured")
         try:
             reply = (await self.paraphraser.achat(self._messages(question), json_mode=True, meter=meter,
                                                   cache=self.cache)).text
         except ProviderError as exc:
-            return self._finish_paraphrases(question, None, str(exc))
-        return self._finish_paraphrases(question, reply, None)
+            return self._finish_paraphrases(question, [], [], str(exc))
+        kept, dropped = await asyncio.to_thread(self._validated, question, self._candidates(question, reply, []))
+        if len(kept) < self.n_paraphrases and dropped:
+            retry = self._retry_messages(question, reply, dropped, self.n_paraphrases - len(kept))
+            try:
+                again = (await self.paraphraser.achat(retry, json_mode=True, meter=meter, cache=self.cache)).text
+            except ProviderError:
+                again = ""
+            seen = kept + [d.paraphrase for d in dropped]
+            more, more_dropped = await asyncio.to_thread(self._validated, question,
+                                                         self._candidates(question, again, seen))
+            kept, dropped = kept + more, dropped + more_dropped
+        return self._finish_paraphrases(question, kept, dropped, None)
 
     # -- sampling --------------------------------------------------------------------------------------
 
@@ -222,7 +310,8 @@ class ParaphraseConsistency:
         """
         _need_answer_source(answer_fn, batch_answer_fn)
         t0, meter = time.perf_counter(), UsageMeter()  # this check's own calls and tokens
-        paraphrases, source, errors = self._paraphrase(question, meter)
+        made = self._paraphrase(question, meter)
+        paraphrases = made.paraphrases
         t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
@@ -239,8 +328,7 @@ class ParaphraseConsistency:
         inputs = _judge_inputs(question, original, paraphrases, rest)
         result = self.judge.judge(*inputs, meter=meter, cache=self.cache) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, meter, len(missing),
-                            timing)
+        return self._report(question, made, original, rest, result, t0, meter, len(missing), timing)
 
     async def acheck(
         self,
@@ -253,7 +341,8 @@ class ParaphraseConsistency:
         """Async twin of :meth:`check`; ``answer_fn`` and ``batch_answer_fn`` may be sync or async."""
         _need_answer_source(answer_fn, batch_answer_fn)
         t0, meter = time.perf_counter(), UsageMeter()
-        paraphrases, source, errors = await self._aparaphrase(question, meter)
+        made = await self._aparaphrase(question, meter)
+        paraphrases = made.paraphrases
         t_par = time.perf_counter()
         todo = paraphrases if answer is not None else [question, *paraphrases]
         hits, missing = self._cached_answers(todo)
@@ -271,8 +360,7 @@ class ParaphraseConsistency:
         inputs = _judge_inputs(question, original, paraphrases, rest)
         result = await self.judge.ajudge(*inputs, meter=meter, cache=self.cache) if inputs else None
         timing = (t_par - t0, time.perf_counter() - t_judge)
-        return self._report(question, paraphrases, source, errors, original, rest, result, t0, meter, len(missing),
-                            timing)
+        return self._report(question, made, original, rest, result, t0, meter, len(missing), timing)
 
     def _answer_key(self, question: str) -> str:
         return self.cache.key("answer", self.cache_namespace, question)
@@ -301,11 +389,11 @@ class ParaphraseConsistency:
             return SampledAnswer(question=question, answer=answer), samples
         return samples[0], samples[1:]
 
-    def _report(self, question: str, paraphrases: list[str], source: str, errors: list[VerdictError],
-                original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,
+    def _report(self, question: str, made: _Paraphrased, original: SampledAnswer, rest: list[SampledAnswer], result: JudgeResult | None,
                 t0: float, meter: UsageMeter, samples: int,
                 timing: tuple[float, float]) -> ConsistencyReport:
-        errors = list(errors)
+        paraphrases, source = made.paraphrases, made.source
+        errors = list(made.errors)
         errors += [VerdictError(code="sample_failed", message=f"{s.question!r}: {s.error}")
                    for s in [original, *rest] if s.error]
         errors += [VerdictError(code="non_answer", message=f"{s.question!r}: {s.answer!r} is a non-answer; not judged")
@@ -336,6 +424,7 @@ class ParaphraseConsistency:
             label=label,
             paraphrases=paraphrases,
             paraphrase_source=source,
+            dropped_paraphrases=made.dropped,
             answers=[original, *rest],
             judgment=judgment,
             judge=getattr(self.judge, "name", ""),
