@@ -1,4 +1,4 @@
-"""Worst-case time of one check on pathological inputs up to 200 KB (the guarantee in the README).
+"""Worst-case time of one check on pathological inputs up to 200 KB (the guarantee in docs/guarantees.md).
 
     python benchmarks/bench_worst_case.py [--random 60] [--seed 7] [--budget 10]
 

@@ -98,6 +98,7 @@ class _Paraphrased:
     source: str
     errors: list[VerdictError]
     dropped: list[DroppedParaphrase]
+    from_model: list[str]  # the model's rewordings that passed the drift check (all of them, before the cut to n)
 
 
 class ParaphraseConsistency:
@@ -184,7 +185,7 @@ class ParaphraseConsistency:
     def _finish_paraphrases(self, question: str, found: list[str], dropped: list[DroppedParaphrase],
                             error: str | None) -> _Paraphrased:
         if len(found) >= self.n_paraphrases:
-            return _Paraphrased(found[: self.n_paraphrases], "model", [], dropped)
+            return _Paraphrased(found[: self.n_paraphrases], "model", [], dropped, found)
         topic = question.strip().rstrip("?").strip()
         topic = topic[0].lower() + topic[1:] if topic[:1].isupper() and not topic[:2].isupper() else topic
         templates = [t.format(q=topic) for t in FALLBACK_TEMPLATES]
@@ -193,7 +194,7 @@ class ParaphraseConsistency:
         if dropped and error is None:
             why += f" ({len(dropped)} dropped as asking for something else)"
         return _Paraphrased(filled, "fallback_templates", [VerdictError(code="paraphrase_fallback", message=why)],
-                            dropped)
+                            dropped, found)
 
     def _validated(self, question: str, candidates: list[str]) -> tuple[list[str], list[DroppedParaphrase]]:
         """The candidates that still ask what ``question`` asks, and the others with the reason."""

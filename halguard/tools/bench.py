@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from halguard.detector import Detector
+from halguard.errors import InvalidInputError
 from halguard.grounding.naive import NaiveSimilarity
 from halguard.grounding.scoring import weak_threshold_for
 from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
@@ -29,16 +30,30 @@ __all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1
 UNVERIFIED_RANK = 0.5
 
 
-def make_detector(name: str, threshold: float | None = None) -> Detector:
-    """``local`` (the default LocalVerifier) or ``naive`` (the similarity baseline)."""
+def make_detector(name: str, threshold: float | None = None, *, llm_url: str | None = None,
+                  llm_model: str | None = None) -> Detector:
+    """``local`` (the default LocalVerifier), ``naive`` (the similarity baseline) or ``llm-judge`` (a prompted
+    grounding judge on the OpenAI-compatible server at ``llm_url``, model ``llm_model``)."""
     if name == "naive":
         return NaiveSimilarity()
+    if name == "llm-judge":
+        if not llm_url:
+            msg = "--detector llm-judge needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
+            raise InvalidInputError(msg)
+        import openai
+
+        from halguard.llm.providers import OpenAIChat
+        from halguard.llm_judge import GroundingJudge
+
+        chat = OpenAIChat(openai.OpenAI(base_url=llm_url, api_key="unused"), llm_model or "local", timeout=300,
+                          max_retries=1)
+        return GroundingJudge(chat, threshold=0.5 if threshold is None else threshold)
     if name == "local":
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
                                                                        weak_threshold=weak_threshold_for(threshold))
-    msg = f"unknown detector {name!r}: choose 'local' or 'naive'"
+    msg = f"unknown detector {name!r}: choose 'local', 'naive' or 'llm-judge'"
     raise ValueError(msg)
 
 
@@ -78,6 +93,8 @@ def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool =
             "gold_spans": [[lab["start"], lab["end"]] for lab in rec.get("labels") or []],
             "has_span_labels": bool(rec.get("labels")) or not rec["hallucinated"],
             "errors": [e.code for e in verdict.errors],
+            "llm_calls": verdict.usage.llm_calls, "input_tokens": verdict.usage.input_tokens,
+            "output_tokens": verdict.usage.output_tokens,
         })
         if progress and (i % step == 0 or i == len(rows)):
             rate = i / (time.perf_counter() - t_start)
@@ -136,6 +153,8 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
                     for f, ps in sorted(by_file.items())},
         "span_f1": None if sf1 is None else round(sf1, 4),
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2)},
+        "llm_per_answer": {k: round(sum(p.get(k, 0) for p in preds) / max(len(preds), 1), 2)
+                           for k in ("llm_calls", "input_tokens", "output_tokens")},
         "throughput_per_s": round(len(preds) / wall_s, 2) if wall_s > 0 else None,
         "load_s": round(load_s, 3),
         "torch_threads": torch_threads,  # per encode (LocalVerifier.num_threads); None: torch's own setting
@@ -164,13 +183,18 @@ def to_markdown(report: dict[str, Any]) -> str:
               f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
               f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB; "
               f"torch threads per encode: {report.get('torch_threads') or 'torch default'}"]
+    llm = report.get("llm_per_answer") or {}
+    if llm.get("llm_calls"):
+        lines.append(f"LLM per answer: {llm['llm_calls']} calls, {llm['input_tokens']} input and "
+                     f"{llm['output_tokens']} output tokens")
     return "\n".join(lines) + "\n"
 
 
 def bench(paths: list[Path], *, detector: str = "local", limit: int | None = None, task: str | None = None,
-          threshold: float | None = None, progress: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+          threshold: float | None = None, progress: bool = True, llm_url: str | None = None,
+          llm_model: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run the whole benchmark; returns (report, per-row predictions)."""
-    det = make_detector(detector, threshold)
+    det = make_detector(detector, threshold, llm_url=llm_url, llm_model=llm_model)
     load_s = det.warm_up()
     rows = load_rows(paths, task=task, limit=limit)
     t0 = time.perf_counter()

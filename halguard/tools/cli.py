@@ -36,7 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--threshold", type=float, default=None, help="risk threshold (default 0.5)")
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
-    bench.add_argument("--detector", choices=("local", "naive"), default="local")
+    bench.add_argument("--detector", choices=("local", "naive", "llm-judge"), default="local",
+                       help="llm-judge: a prompted grounding judge on an OpenAI-compatible server (--llm-url)")
+    bench.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL for --detector llm-judge")
+    bench.add_argument("--llm-model", default=None, help="model name on that server")
     bench.add_argument("--limit", type=int, default=None, help="first N rows of each file (after --task)")
     bench.add_argument("--task", default=None, help="only rows of this task_type (QA, Summary, Data2txt)")
     bench.add_argument("--threshold", type=float, default=None, help="risk threshold for the local detector")
@@ -89,7 +92,8 @@ def _bench(args: argparse.Namespace) -> int:
         msg = f"no such file: {', '.join(missing)}"
         raise HalguardError(msg)
     report, preds = bench([Path(f) for f in args.files], detector=args.detector, limit=args.limit,
-                          task=args.task, threshold=args.threshold, progress=not args.quiet)
+                          task=args.task, threshold=args.threshold, progress=not args.quiet, llm_url=args.llm_url,
+                          llm_model=args.llm_model)
     markdown = to_markdown(report)
     print(markdown)
     if args.json_out:

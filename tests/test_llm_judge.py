@@ -1,0 +1,104 @@
+"""The prompted grounding judge as a detector, against a loopback OpenAI-compatible server, and in `halguard bench`."""
+
+import json
+import math
+from pathlib import Path
+
+import openai
+import pytest
+
+from halguard import OpenAIChat
+from halguard.llm_judge import GroundingJudge
+from halguard.tools.cli import main
+from tests.stub_llm_server import StubLLMServer
+
+FIXTURE = Path(__file__).parent / "data" / "mini_bench.jsonl"
+CONTEXT = ["JWST was launched on 25 December 2021 on an Ariane 5 rocket."]
+
+
+@pytest.fixture
+def stub():
+    with StubLLMServer() as server:
+        yield server
+
+
+def judge(stub, **kw):
+    return GroundingJudge(OpenAIChat(openai.OpenAI(base_url=stub.url + "/v1", api_key="unused"), "qwen",
+                                     max_retries=0), **kw)
+
+
+def first_token(word, alternatives):
+    return [(word, dict(alternatives)[word], alternatives)]
+
+
+def test_risk_comes_from_the_first_tokens_probabilities(stub):
+    stub.reply("yes", logprobs=first_token("yes", [("yes", -0.2), ("no", -1.8), ("Yes", -4.0)]))
+    verdict = judge(stub).verify("JWST launched in 2021.", CONTEXT, question="When did JWST launch?")
+    yes, no = math.exp(-0.2) + math.exp(-4.0), math.exp(-1.8)
+    assert verdict.label == "supported" and verdict.score == pytest.approx(no / (yes + no), abs=1e-4)
+    assert "P(yes)" in verdict.claims[0].reasons[0] and verdict.claims[0].end == len("JWST launched in 2021.")
+    assert verdict.usage.llm_calls == 1 and verdict.usage.input_tokens == 11
+    body = stub.requests[-1]["body"]
+    assert body["logprobs"] is True and body["top_logprobs"] == 10
+    data = json.loads(body["messages"][1]["content"])  # the untrusted texts travel as JSON data
+    assert data == {"passages": [{"id": "0", "text": CONTEXT[0]}], "question": "When did JWST launch?",
+                    "answer": "JWST launched in 2021."}
+
+
+def test_a_confident_no_flags_the_answer(stub):
+    stub.reply("No", logprobs=first_token("No", [("No", -0.05), ("Yes", -3.0)]))
+    verdict = judge(stub).verify("JWST launched in 2019 on a Falcon Heavy.", CONTEXT)
+    assert verdict.label == "hallucinated" and verdict.score > 0.9
+    assert verdict.claims[0].status.is_flagged
+
+
+def test_without_logprobs_the_word_decides(stub):
+    stub.reply("no.")
+    verdict = judge(stub).verify("JWST launched in 2019.", CONTEXT)
+    assert verdict.label == "hallucinated" and verdict.score == 1.0
+    assert "no token probabilities" in verdict.claims[0].reasons[0]
+
+
+def test_an_unreadable_reply_is_unverified_never_supported(stub):
+    stub.reply("The answer seems mostly fine, I think.")
+    verdict = judge(stub).verify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "judge_failed" and verdict.score is None
+
+
+def test_a_provider_error_is_unverified(stub):
+    stub.error(500)
+    verdict = judge(stub).verify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "provider_error"
+
+
+async def test_async_twin(stub):
+    stub.reply("yes", logprobs=first_token("yes", [("yes", -0.01), ("no", -5.0)]))
+    verdict = await judge(stub).averify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "supported" and verdict.score < 0.01
+
+
+def test_long_contexts_are_cut_and_the_cut_is_reported(stub):
+    stub.reply("yes")
+    verdict = judge(stub, max_context_chars=100).verify("JWST launched in 2021.", ["x" * 80, "y" * 80, "z" * 80])
+    passages = json.loads(stub.requests[-1]["body"]["messages"][1]["content"])["passages"]
+    assert [len(p["text"]) for p in passages] == [80, 20]
+    assert any(e.code == "context_cut" for e in verdict.errors)
+
+
+def test_bench_compares_any_openai_compatible_model(stub, tmp_path):
+    for word in ("yes", "no", "yes", "no"):  # fx-1 grounded, fx-2 hallucinated, fx-3 grounded, fx-4 hallucinated
+        other = "no" if word == "yes" else "yes"
+        stub.reply(word, logprobs=first_token(word, [(word, -0.3), (other, -1.5)]), prompt_tokens=200,
+                   completion_tokens=1)
+    out = tmp_path / "r.json"
+    code = main(["bench", str(FIXTURE), "--detector", "llm-judge", "--llm-url", stub.url + "/v1", "--llm-model",
+                 "qwen", "--json-out", str(out), "--quiet"])
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["detector"] == "llm-judge:openai:qwen" and report["overall"]["auroc"] == 1.0
+    assert report["llm_per_answer"] == {"llm_calls": 1.0, "input_tokens": 200.0, "output_tokens": 1.0}
+
+
+def test_bench_llm_judge_needs_a_url(capsys):
+    assert main(["bench", str(FIXTURE), "--detector", "llm-judge", "--quiet"]) == 2
+    assert "--llm-url" in capsys.readouterr().err
