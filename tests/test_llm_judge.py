@@ -97,6 +97,7 @@ def test_bench_compares_any_openai_compatible_model(stub, tmp_path):
     report = json.loads(out.read_text())
     assert report["detector"] == "llm-judge:openai:qwen" and report["overall"]["auroc"] == 1.0
     assert report["llm_per_answer"] == {"llm_calls": 1.0, "input_tokens": 200.0, "output_tokens": 1.0}
+    assert all(r["body"]["max_tokens"] == 3 for r in stub.requests)  # one word is read: the reply is capped
 
 
 def test_bench_llm_judge_needs_a_url(capsys):

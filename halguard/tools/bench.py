@@ -45,8 +45,9 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
         from halguard.llm.providers import OpenAIChat
         from halguard.llm_judge import GroundingJudge
 
+        # One word is read (the first token's probabilities), so the reply is capped at a few tokens.
         chat = OpenAIChat(openai.OpenAI(base_url=llm_url, api_key="unused"), llm_model or "local", timeout=300,
-                          max_retries=1)
+                          max_retries=1, max_tokens=3)
         return GroundingJudge(chat, threshold=0.5 if threshold is None else threshold)
     if name == "local":
         from halguard.grounding.verifier import LocalVerifier
