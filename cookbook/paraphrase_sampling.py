@@ -4,7 +4,8 @@ Two examples with scripted models:
 - Napoleon's horse: the "model" gives a different colour depending on the wording -> detected;
 - the first Moon landing: every wording gets the same facts -> not detected;
 each judged by the offline local judge and by a scripted LLM judge. With OPENAI_API_KEY (judge o3-mini,
-answers gpt-4o-mini) or MISTRAL_API_KEY (mistral-large-latest for everything) real providers are used.
+answers gpt-4o-mini) or MISTRAL_API_KEY (mistral-large-latest for everything) real providers are used; with
+HALGUARD_LLM_URL, a local OpenAI-compatible server (``make local-llm``) plays every part.
 
     python cookbook/paraphrase_sampling.py
 """
@@ -53,6 +54,17 @@ def scripted_llm(messages: list[dict[str, str]]) -> str:
 
 
 def providers():
+    if os.environ.get("HALGUARD_LLM_URL"):  # a local OpenAI-compatible server (make local-llm), no key
+        import openai
+
+        from halguard import OpenAIChat
+
+        client = openai.OpenAI(base_url=os.environ["HALGUARD_LLM_URL"], api_key="unused")
+        model = os.environ.get("HALGUARD_LLM_MODEL", "qwen2.5-coder-1.5b")
+        answer_model = OpenAIChat(client, model, temperature=0.7, max_tokens=60, timeout=120)
+        answer = lambda q: answer_model.chat([{"role": "user", "content": q}]).text  # noqa: E731
+        chat = OpenAIChat(client, model, timeout=120)
+        return chat, ConsistencyJudge(chat), answer, "local"
     if os.environ.get("OPENAI_API_KEY"):
         import openai
 

@@ -201,13 +201,13 @@ def start(port: int | None, timeout: float) -> str:
         url = url_file.read_text().strip()
         log(f"already running (pid {pid}) at {url}")
         return url
+    if port is not None and port_is_busy(port):  # before minutes of installing and assembling
+        msg = f"port {port} is busy: stop what listens there, or leave --port out to take a free one"
+        raise Failure(msg)
     ensure_llama_cpp()
     model = ensure_model()
     if port is None:
         port = free_port()
-    elif port_is_busy(port):
-        msg = f"port {port} is busy: stop what listens there, or leave --port out to take a free one"
-        raise Failure(msg)
     STATE.mkdir(exist_ok=True)
     server_log = STATE / "server.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS,

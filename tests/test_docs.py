@@ -32,6 +32,7 @@ PAGES = {
     "how-it-works.md": "test_how_it_works_page",
     "langchain.md": "test_langchain_page",
     "llamaindex.md": "test_llamaindex_page",
+    "local-llm.md": "test_local_llm_page",
     "real-apps.md": "test_real_apps_page",
 }
 if (DOCS / "architecture.md").exists():
@@ -188,6 +189,17 @@ def test_consistency_page(standins, monkeypatch):
         (pas2,) = run_page("consistency.md", dict(standins))
         assert len(stub.requests) == 2  # one paraphrase call, one judge call
     assert pas2[0].startswith("inconsistent [{'fact': 'colour'}]")
+
+
+def test_local_llm_page():
+    from tests.stub_llm_server import StubLLMServer
+
+    with StubLLMServer() as stub:
+        stub.reply("Canberra", logprobs=[("Can", -0.12, [("Can", -0.12), ("Sy", -2.7)]),
+                                         ("berra", -0.0001, [("berra", -0.0001)])])
+        (block,) = run_page("local-llm.md", {"LLM_URL": stub.url + "/v1"})
+        assert stub.requests[0]["body"]["top_logprobs"] == 3
+    assert block == ["Canberra [('Can', 0.89), ('berra', 1.0)]"]
 
 
 def test_real_apps_page(standins):

@@ -103,3 +103,31 @@ def test_bench_compares_any_openai_compatible_model(stub, tmp_path):
 def test_bench_llm_judge_needs_a_url(capsys):
     assert main(["bench", str(FIXTURE), "--detector", "llm-judge", "--quiet"]) == 2
     assert "--llm-url" in capsys.readouterr().err
+
+
+def test_a_dead_server_is_unverified_within_the_deadline():
+    import socket
+    import time
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dead = GroundingJudge(OpenAIChat(openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused"), "qwen",
+                                     timeout=2, max_retries=1, backoff=0.01))
+    t0 = time.perf_counter()
+    verdict = dead.verify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "provider_error"
+    assert time.perf_counter() - t0 < 5
+
+
+def test_a_stalled_server_is_unverified_within_the_deadline(stub):
+    import time
+
+    stub.delay = 3.0
+    stub.reply("yes")
+    stalled = judge(stub)
+    stalled.chat.timeout, stalled.chat.deadline = 0.5, 0.5
+    t0 = time.perf_counter()
+    verdict = stalled.verify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "provider_error"
+    assert time.perf_counter() - t0 < 2
