@@ -131,3 +131,40 @@ def test_a_stalled_server_is_unverified_within_the_deadline(stub):
     verdict = stalled.verify("JWST launched in 2021.", CONTEXT)
     assert verdict.label == "unverified" and verdict.errors[0].code == "provider_error"
     assert time.perf_counter() - t0 < 2
+
+
+def scripted_model(conflict: bool):
+    """One model playing paraphraser, answerer and PAS2 judge, by the system prompt it gets."""
+    from halguard.llm_judge.sampling import ANSWER_PROMPT
+
+    def chat(messages):
+        system = messages[0]["content"]
+        if "Rewrite the user's question" in system:
+            return json.dumps({"paraphrases": ["When was JWST launched?", "On what date did JWST launch?",
+                                               "What was the launch date of JWST?"]})
+        if system == ANSWER_PROMPT:
+            data = json.loads(messages[1]["content"])
+            assert data["passages"][0]["text"] == CONTEXT[0]  # the row's passages reach the answerer
+            return "25 December 2021."
+        return json.dumps({"hallucination_detected": conflict, "confidence_score": 0.8, "conflicting_facts": [],
+                           "reasoning": "dates", "summary": "s"})
+
+    return chat
+
+
+@pytest.mark.parametrize(("conflict", "label", "score"), [(True, "hallucinated", 0.8), (False, "supported", 0.2)])
+def test_sampling_detector_answers_the_rewordings_from_the_passages(conflict, label, score):
+    from halguard.llm_judge import SamplingDetector
+
+    verdict = SamplingDetector(scripted_model(conflict)).verify("JWST launched in 2019.", CONTEXT,
+                                                                question="When did JWST launch?")
+    assert verdict.label == label and verdict.score == pytest.approx(score)
+    assert verdict.consistency is not None and len(verdict.consistency.answers) == 4
+    assert verdict.usage.llm_calls == 1 + 3 + 1
+
+
+def test_sampling_detector_needs_a_question():
+    from halguard.llm_judge import SamplingDetector
+
+    verdict = SamplingDetector(scripted_model(False)).verify("JWST launched in 2021.", CONTEXT)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "no_question"

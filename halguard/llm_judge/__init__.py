@@ -3,5 +3,6 @@ is grounded, so it can be benchmarked against the local verifier on the same row
 llm-judge``)."""
 
 from halguard.llm_judge.grounding import GroundingJudge
+from halguard.llm_judge.sampling import SamplingDetector
 
-__all__ = ["GroundingJudge"]
+__all__ = ["GroundingJudge", "SamplingDetector"]

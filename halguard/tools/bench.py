@@ -36,25 +36,28 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
     grounding judge on the OpenAI-compatible server at ``llm_url``, model ``llm_model``)."""
     if name == "naive":
         return NaiveSimilarity()
-    if name == "llm-judge":
+    if name in ("llm-judge", "pas2"):
         if not llm_url:
-            msg = "--detector llm-judge needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
+            msg = f"--detector {name} needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
             raise InvalidInputError(msg)
         import openai
 
         from halguard.llm.providers import OpenAIChat
-        from halguard.llm_judge import GroundingJudge
+        from halguard.llm_judge import GroundingJudge, SamplingDetector
 
+        client = openai.OpenAI(base_url=llm_url, api_key="unused")
+        if name == "pas2":
+            chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=300)
+            return SamplingDetector(chat, threshold=0.5 if threshold is None else threshold)
         # One word is read (the first token's probabilities), so the reply is capped at a few tokens.
-        chat = OpenAIChat(openai.OpenAI(base_url=llm_url, api_key="unused"), llm_model or "local", timeout=300,
-                          max_retries=1, max_tokens=3)
+        chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=3)
         return GroundingJudge(chat, threshold=0.5 if threshold is None else threshold)
     if name == "local":
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
                                                                        weak_threshold=weak_threshold_for(threshold))
-    msg = f"unknown detector {name!r}: choose 'local', 'naive' or 'llm-judge'"
+    msg = f"unknown detector {name!r}: choose 'local', 'naive', 'llm-judge' or 'pas2'"
     raise ValueError(msg)
 
 
