@@ -111,3 +111,15 @@ def test_thresholds_are_checked():
     with pytest.raises(InvalidInputError, match="paraphrase_thresholds"):
         ParaphraseConsistency(paraphrase_thresholds={"min_similarity": 0.5})
     assert ParaphraseThresholds().min_similarity < ParaphraseThresholds().rephrase_similarity
+
+
+def test_relative_pronouns_and_nationalities_are_not_drift(verifier):
+    question = "The 1976 German Grand Prix was won by a driver who retired in what year?"
+    assert answer_kind(question) is None  # "who" and "what year": the kind cannot be told, so it is not checked
+    paraphrase = "What year did the winner of the 1976 German Grand Prix retire?"
+    vectors, _ = verifier.embedder.encode([question, paraphrase])
+    assert drift_reason(question, paraphrase, float(vectors[0] @ vectors[1])) is None
+    singer = "Dua Lipa, an English singer, released her debut album in what year?"
+    kept = "In what year did Dua Lipa release her debut album?"
+    vectors, _ = verifier.embedder.encode([singer, kept])
+    assert drift_reason(singer, kept, float(vectors[0] @ vectors[1])) is None

@@ -79,16 +79,24 @@ _ANSWER_KINDS = (
     ("a place", re.compile(r"\bwhere\b")),
     ("a reason", re.compile(r"\bwhy\b")),
 )
+# Capitalised words that describe rather than name: a rewording may drop "English" from "an English singer" and
+# still ask the same thing. Nationalities and languages that dev questions use; not a complete list.
+_DESCRIPTIVE = frozenset("""
+american australian austrian belgian brazilian british canadian chinese danish dutch egyptian english european
+finnish french german greek indian irish israeli italian japanese korean mexican norwegian polish portuguese
+russian scottish spanish swedish swiss turkish welsh african asian latin arabic hebrew
+""".split())
 _WHAT = re.compile(r"\b(?:what|which)\b")
 _FOCUS_SKIP = frozenset({"is", "was", "are", "were", "the", "a", "an", "of", "kind", "type", "sort", "did", "does",
                          "do", "has", "have", "had"})
 
 
 def answer_kind(question: str) -> str | None:
-    """The kind of answer ``question`` asks for ("a time", "a person", ...), or None when it names none."""
+    """The kind of answer ``question`` asks for ("a time", "a person", ...), or None when it names none or several
+    ("won by a driver who retired in what year?": the "who" is a relative pronoun, the question asks for a year)."""
     lowered = question.lower()
-    found = [(m.start(), kind) for kind, pattern in _ANSWER_KINDS if (m := pattern.search(lowered))]
-    return min(found)[1] if found else None
+    kinds = {kind for kind, pattern in _ANSWER_KINDS if pattern.search(lowered)}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def focus_word(question: str) -> tuple[str, str] | None:
@@ -113,6 +121,8 @@ def drift_reason(question: str, paraphrase: str, similarity: float,
     """
     kept = term_set(paraphrase)
     for s, e in entity_mentions(question):
+        if question[s:e].lower() in _DESCRIPTIVE:
+            continue
         stems = [stem for _, _, stem in content_terms(question[s:e])]
         if stems and not any(stem in kept for stem in stems):
             return f"leaves out the name {question[s:e]!r}"
