@@ -82,6 +82,7 @@ def main() -> None:
             reasons.update(d.reason.split(" (")[0].split(" '")[0] for d in made.dropped)
             out.write(json.dumps({"question": q, "source": made.source, "kept": model_kept,
                                   "dropped": [d.model_dump() for d in made.dropped]}, ensure_ascii=False) + "\n")
+            out.flush()
             print(f"{i:3d} kept {len(model_kept)} dropped {len(made.dropped)} {made.source}", file=sys.stderr)
     seen = kept_total + dropped_total
     print(f"questions: {args.n}; rewordings judged: {seen}; kept {kept_total} ({kept_total / max(seen, 1):.0%}), "
