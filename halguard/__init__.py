@@ -11,6 +11,7 @@ Quick use::
 """
 
 from halguard.api import averify, default_detector, verify
+from halguard.budget import detect_hallucination
 from halguard.combine import combine_verdicts
 from halguard.consistency import ConsistencyJudge, LocalConsistencyJudge, ParaphraseConsistency
 from halguard.consistency.paraphrases import ParaphraseThresholds
@@ -94,6 +95,7 @@ __all__ = [
     "averify",
     "combine_verdicts",
     "default_detector",
+    "detect_hallucination",
     "get_verdict",
     "verify",
 ]

@@ -1,0 +1,7 @@
+"""Per-claim verification of cited answers as an information budget in bits (after the Strawberry toolkit's
+``detect_hallucination``): how much the cited evidence moves a verifier model towards "supported"."""
+
+from halguard.budget.bits import BitsRange, ClaimBudget, bernoulli_kl_bits, budget
+from halguard.budget.verifier import detect_hallucination
+
+__all__ = ["BitsRange", "ClaimBudget", "bernoulli_kl_bits", "budget", "detect_hallucination"]

@@ -1,0 +1,133 @@
+"""The evidence budget in bits: the arithmetic, redaction, the report, and every fault (never a silent pass)."""
+
+import json
+import math
+import time
+
+import pytest
+
+from halguard import InputTypeError, InvalidInputError
+from halguard.budget import bernoulli_kl_bits, budget, detect_hallucination
+from halguard.budget.verifier import REDACTED
+from halguard.llm.providers import CallableChat, ChatReply, TokenLogprob
+
+SPANS = [{"sid": "S0", "text": "JWST was launched on 25 December 2021 on an Ariane 5 rocket."},
+         {"sid": "S1", "text": "Webb's primary mirror is 6.5 metres across."}]
+
+
+def test_bits_by_hand():
+    assert bernoulli_kl_bits(0.95, 0.5) == pytest.approx(0.7136, abs=1e-4)  # prior 0.5, target 0.95
+    assert bernoulli_kl_bits(0.5, 0.5) == 0
+    b = budget([0.5], [0.99], 0.95)
+    assert b.required.min == pytest.approx(0.7136, abs=1e-4)
+    assert b.observed.min == pytest.approx(bernoulli_kl_bits(0.99, 0.5))
+    assert b.budget_gap.min < 0 and not b.under_budget
+    lowered = budget([0.6], [0.3], 0.95)  # evidence that lowers the probability supports nothing
+    assert lowered.observed.max == 0 and lowered.under_budget
+    assert math.isfinite(bernoulli_kl_bits(1.0, 0.0))  # clamped, never infinite
+
+
+def test_ranges_come_from_real_variants():
+    b = budget([0.5, 0.3], [0.9, 0.97], 0.95)
+    gaps = [bernoulli_kl_bits(0.95, q) - bernoulli_kl_bits(p, q) for q, p in ((0.5, 0.9), (0.3, 0.97))]
+    assert (b.budget_gap.min, b.budget_gap.max) == pytest.approx((min(gaps), max(gaps)))
+
+
+def scripted(yes_when_evidence: float, yes_when_redacted: float, *, logprobs=True, seen=None):
+    """A verifier whose P(yes) depends on whether the cited evidence is visible."""
+
+    def chat(messages):
+        data = json.loads(messages[1]["content"])
+        if seen is not None:
+            seen.append(data)
+        redacted = any(e["text"] == REDACTED for e in data["evidence"]) or not data["evidence"]
+        p = yes_when_redacted if redacted else yes_when_evidence
+        word = "yes" if p >= 0.5 else "no"
+        if not logprobs:
+            return ChatReply(word)
+        top = (("yes", math.log(p)), ("no", math.log(1 - p)))
+        return ChatReply(word, 5, 1, logprobs=(TokenLogprob(word, dict(top)[word], top),))
+
+    return CallableChat(chat, name="scripted")
+
+
+def test_supported_claim_is_within_budget_and_redaction_removes_the_cited_text():
+    seen = []
+    report = detect_hallucination("JWST launched in December 2021 [S0].", SPANS,
+                                  verifier=scripted(0.99, 0.5, seen=seen))
+    (d,) = report["details"]
+    assert not report["flagged"] and not report["unverified"] and d["scored"] and not d["flagged"]
+    assert d["cites"] == ["S0"] and d["prior_yes"]["max"] == pytest.approx(0.5) and d["post_yes"]["min"] > 0.98
+    assert d["budget_gap"]["units"] == "bits" and d["budget_gap"]["max"] < 0
+    priors = [s for s in seen if s["evidence"][0]["text"] == REDACTED]
+    assert len(priors) == 2 and all(SPANS[0]["text"] not in json.dumps(s) for s in priors)
+    assert len(seen) == 4 and report["summary"]["llm_calls"] == 4  # 2 variants x (prior, posterior)
+    assert report["summary"]["probabilities"] == "token-logprobs"
+
+
+def test_weak_evidence_is_under_budget():
+    report = detect_hallucination("JWST launched in 2019 [S0].", SPANS, verifier=scripted(0.6, 0.5))
+    assert report["flagged"] and report["under_budget"] and report["summary"]["flagged_idxs"] == [0]
+    assert report["details"][0]["budget_gap"]["min"] > 0
+
+
+def test_citations_unknown_missing_and_context_modes():
+    seen = []
+    report = detect_hallucination("The mirror is 6.5 metres [S1]. It orbits the Sun [S7]. It is gold.", SPANS,
+                                  verifier=scripted(0.99, 0.5, seen=seen), require_citations=True,
+                                  context_mode="all")
+    by = {d["idx"]: d for d in report["details"]}
+    assert by[1]["unknown_cites"] == ["S7"] and by[1]["has_any_citations"] and by[1]["missing_citations"]
+    assert by[2]["missing_citations"] and by[2]["flagged"] and not by[2]["has_any_citations"]
+    assert all(len(s["evidence"]) == 2 for s in seen)  # "all": every span, cited ones redacted for the prior
+    with pytest.raises(InvalidInputError, match="context_mode"):
+        detect_hallucination("x [S0].", SPANS, verifier=scripted(0.9, 0.5), context_mode="some")
+
+
+def test_numbered_citations_map_to_spans():
+    report = detect_hallucination("The mirror is 6.5 metres across [2].", SPANS, verifier=scripted(0.99, 0.5))
+    assert report["details"][0]["cites"] == ["S1"]
+
+
+def test_without_logprobs_the_word_is_read_and_the_report_says_so():
+    report = detect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=scripted(0.99, 0.2, logprobs=False))
+    assert report["summary"]["probabilities"] == "verbalised-argmax"
+    assert report["details"][0]["post_yes"]["min"] == 0.99 and report["details"][0]["prior_yes"]["min"] == 0.01
+
+
+def test_unusable_replies_leave_the_claim_unscored_never_supported():
+    garbage = CallableChat(lambda m: "Well, it depends.", name="garbage")
+    report = detect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=garbage)
+    d = report["details"][0]
+    assert report["unverified"] and not d["scored"] and "neither yes nor no" in d["error"]
+    assert report["summary"]["unscored"] == [0] and report["summary"]["claims_scored"] == 0
+
+
+def test_provider_errors_and_the_time_budget():
+    def broken(messages):
+        raise ConnectionError("down")
+
+    report = detect_hallucination("JWST launched in 2021 [S0].", SPANS,
+                                  verifier=CallableChat(broken, max_retries=0, name="down"))
+    assert report["unverified"] and "provider error" in report["details"][0]["error"]
+
+    def slow(messages):
+        time.sleep(1.0)
+        return "yes"
+
+    t0 = time.perf_counter()
+    report = detect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=CallableChat(slow, name="slow"),
+                                  timeout_s=0.2)
+    assert time.perf_counter() - t0 < 0.9
+    assert report["unverified"] and "timeout_s" in report["details"][0]["error"]
+
+
+def test_empty_spans_no_claims_and_max_claims():
+    report = detect_hallucination("", [], verifier=scripted(0.9, 0.5))
+    assert report["unverified"] and report["details"] == []
+    answer = " ".join(f"Fact number {i} is true [S0]." for i in range(4))
+    report = detect_hallucination(answer, SPANS, verifier=scripted(0.99, 0.5), max_claims=2)
+    assert [d["scored"] for d in report["details"]] == [True, True, False, False]
+    assert "max_claims" in report["details"][3]["error"]
+    with pytest.raises(InputTypeError, match="spans"):
+        detect_hallucination("x", [{"id": "S0"}], verifier=scripted(0.9, 0.5))
