@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "METADATA_KEY",
     "SCHEMA_VERSION",
+    "BitsRangeReport",
+    "ClaimBudgetReport",
     "ClaimSignals",
     "ClaimStatus",
     "ClaimVerdict",
@@ -38,8 +40,8 @@ __all__ = [
 # PolicyAction.fallback_verdict, SampledAnswer.non_answer; Verdict.consistency is a typed ConsistencyReport
 # (its JSON is unchanged). 1.3: ClaimVerdict.signals is a typed ClaimSignals (same JSON keys; None for a claim
 # whose detector measured no signals, where 1.2 had an empty dict).
-# 1.4 (additive): ConsistencyReport.dropped_paraphrases.
-SCHEMA_VERSION = "1.4"
+# 1.4 (additive): ConsistencyReport.dropped_paraphrases. 1.5 (additive): ClaimVerdict.budget.
+SCHEMA_VERSION = "1.5"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -106,6 +108,25 @@ class ClaimSignals(_Model):
                                                       "citation mode).")
 
 
+class BitsRangeReport(_Model):
+    """A value's smallest and largest value over the verifier's prompt variants."""
+
+    min: float
+    max: float
+    units: str | None = None
+
+
+class ClaimBudgetReport(_Model):
+    """A claim's information budget (the budget verifier): probabilities and bits, each as a min/max range."""
+
+    prior_yes: BitsRangeReport = Field(description="P(supported) with the claim's cited spans redacted.")
+    post_yes: BitsRangeReport = Field(description="P(supported) with the cited evidence.")
+    required: BitsRangeReport = Field(description="Bits needed to reach the target from the prior.")
+    observed: BitsRangeReport = Field(description="Bits the evidence supplied (0 when it lowered the probability).")
+    budget_gap: BitsRangeReport = Field(description="required - observed; positive: under budget.")
+    target: float = Field(description="The probability the evidence had to support the claim to.")
+
+
 class ClaimVerdict(_Model):
     """The verdict on one claim (one sentence of the answer)."""
 
@@ -121,6 +142,9 @@ class ClaimVerdict(_Model):
     reasons: list[str] = Field(default_factory=list, description="Why the claim got its status, in words.")
     signals: ClaimSignals | None = Field(default=None, description="The measurements behind the score; None when "
                                                                   "the detector measures none.")
+
+    budget: ClaimBudgetReport | None = Field(default=None, description="The information budget, for detectors "
+                                                                     "that measure one (BudgetVerifier).")
 
     @field_validator("signals", mode="before")
     @classmethod

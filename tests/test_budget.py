@@ -131,3 +131,94 @@ def test_empty_spans_no_claims_and_max_claims():
     assert "max_claims" in report["details"][3]["error"]
     with pytest.raises(InputTypeError, match="spans"):
         detect_hallucination("x", [{"id": "S0"}], verifier=scripted(0.9, 0.5))
+
+
+# -- BudgetVerifier: the budget as a Detector ------------------------------------------------------------------
+
+from halguard import LocalVerifier, Verdict  # noqa: E402
+from halguard.budget import BudgetVerifier  # noqa: E402
+from halguard.detector import Detector  # noqa: E402
+from halguard.schema import ClaimSignals, ClaimStatus, ClaimVerdict, EvidenceRef  # noqa: E402
+
+CONTEXTS = [(s["sid"], s["text"]) for s in SPANS]
+
+
+def test_budget_verifier_maps_onto_the_shared_verdict():
+    good = BudgetVerifier(scripted(0.99, 0.5)).verify("JWST launched in December 2021 [S0].", CONTEXTS)
+    assert good.label == "supported" and good.score < 0.5 and good.claims[0].status == ClaimStatus.SUPPORTED
+    assert good.claims[0].budget.budget_gap.units == "bits" and good.claims[0].budget.target == 0.95
+    assert good.usage.llm_calls == 4 and good.detector == "budget:scripted"
+    weak = BudgetVerifier(scripted(0.6, 0.5)).verify("JWST launched in 2019 [S0].", CONTEXTS)
+    assert weak.label == "hallucinated" and weak.claims[0].status == ClaimStatus.HALLUCINATION
+    assert weak.claims[0].budget.budget_gap.min > 0 and "bits" in weak.claims[0].reasons[-1]
+    lowered = BudgetVerifier(scripted(0.1, 0.5)).verify("JWST launched in 2019 [S0].", CONTEXTS)
+    assert lowered.claims[0].status == ClaimStatus.CONTRADICTION  # the evidence made it less likely
+    restored = Verdict.from_metadata(weak.to_metadata())
+    assert restored.claims[0].budget == weak.claims[0].budget
+
+
+def test_unscored_claims_make_the_verdict_unverified():
+    garbage = CallableChat(lambda m: "maybe", name="garbage")
+    verdict = BudgetVerifier(garbage).verify("JWST launched in 2021 [S0].", CONTEXTS)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "budget_unscored" and verdict.score is None
+
+
+def test_no_logprobs_is_said_in_the_verdict():
+    verdict = BudgetVerifier(scripted(0.99, 0.2, logprobs=False)).verify("JWST launched in 2021 [S0].", CONTEXTS)
+    assert verdict.label == "supported" and [e.code for e in verdict.errors] == ["no_logprobs"]
+
+
+class Preset(Detector):
+    """A cascade stand-in that returns fixed claim statuses."""
+
+    name = "preset"
+
+    def __init__(self, *claims):
+        self.claims = claims
+
+    def verify(self, answer, contexts, *, question=None):
+        claims = []
+        for text, status, signals in self.claims:
+            start = answer.index(text)
+            claims.append(ClaimVerdict(text=text, start=start, end=start + len(text), status=status, score=0.45,
+                                       signals=signals, evidence=[EvidenceRef(source_id="S1", start=0, end=5,
+                                                                              text="Webb.", similarity=0.7)]))
+        flagged = any(c.status.is_flagged for c in claims)
+        return Verdict(label="hallucinated" if flagged else "supported", hallucination_detected=flagged, score=0.45,
+                       claims=claims, detector="preset", threshold=0.5)
+
+
+def test_the_cascade_sends_only_unsettled_claims_to_the_llm():
+    answer = "JWST launched in 2021. The mirror is 6.5 metres across."
+    settled = Preset(("JWST launched in 2021.", ClaimStatus.SUPPORTED, None),
+                     ("The mirror is 6.5 metres across.", ClaimStatus.SUPPORTED, None))
+    seen = []
+    verdict = BudgetVerifier(scripted(0.99, 0.5, seen=seen), cascade=settled).verify(answer, CONTEXTS)
+    assert verdict.label == "supported" and seen == [] and verdict.usage.llm_calls == 0
+    numbers = ClaimSignals(similarity=0.9, missing_numbers=["2019"])
+    mixed = Preset(("JWST launched in 2021.", ClaimStatus.HALLUCINATION, numbers),
+                   ("The mirror is 6.5 metres across.", ClaimStatus.WEAK_SUPPORT, None))
+    verdict = BudgetVerifier(scripted(0.99, 0.5, seen=seen), cascade=mixed, cite_by_evidence=True).verify(
+        answer, CONTEXTS)
+    assert verdict.label == "hallucinated"  # the concrete local finding stands
+    assert verdict.claims[0].budget is None and verdict.claims[1].budget is not None
+    assert verdict.claims[1].status == ClaimStatus.SUPPORTED  # the LLM settled the weak one
+    assert verdict.checked_text == "JWST launched in 2021 [S1]. The mirror is 6.5 metres across [S1]."
+    assert verdict.usage.llm_calls == len(seen) == 8  # the whole cited answer was scored: 2 claims x 4 calls
+
+
+def test_budget_verifier_in_a_langchain_guard(verifier):
+    from langchain_core.runnables import RunnableLambda
+
+    from langchain_halguard import with_halguard
+
+    chain = RunnableLambda(lambda q: {"input": q, "context": [s["text"] for s in SPANS],
+                                      "answer": "JWST launched in December 2021 [1]."})
+    out = with_halguard(chain, detector=BudgetVerifier(scripted(0.99, 0.5))).invoke({"input": "When?"})
+    assert out["halguard"].label == "supported" and out["halguard"].claims[0].budget.target == 0.95
+
+
+def test_cite_by_evidence_needs_a_cascade():
+    with pytest.raises(InvalidInputError, match="cascade"):
+        BudgetVerifier(scripted(0.9, 0.5), cite_by_evidence=True)
+    assert isinstance(BudgetVerifier(scripted(0.9, 0.5), cascade=LocalVerifier()).cascade, LocalVerifier)

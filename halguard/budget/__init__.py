@@ -2,6 +2,7 @@
 ``detect_hallucination``): how much the cited evidence moves a verifier model towards "supported"."""
 
 from halguard.budget.bits import BitsRange, ClaimBudget, bernoulli_kl_bits, budget
+from halguard.budget.detector import BudgetVerifier
 from halguard.budget.verifier import detect_hallucination
 
-__all__ = ["BitsRange", "ClaimBudget", "bernoulli_kl_bits", "budget", "detect_hallucination"]
+__all__ = ["BitsRange", "BudgetVerifier", "ClaimBudget", "bernoulli_kl_bits", "budget", "detect_hallucination"]

@@ -73,6 +73,8 @@ class _Claim:
     text: str
     cites: list[str]
     unknown: list[str]
+    start: int
+    end: int
 
 
 def _spans(spans: Any) -> dict[str, str]:
@@ -144,7 +146,7 @@ def detect_hallucination(
     for idx, c in enumerate(extract_claims(answer).claims):
         resolved = [(lab, resolve_citation(lab, sids)) for lab in c.citations]  # "S0", or "1" for the first span
         cites = list(dict.fromkeys(sid for _, sid in resolved if sid is not None))
-        claims.append(_Claim(idx, c.text, cites, [lab for lab, sid in resolved if sid is None]))
+        claims.append(_Claim(idx, c.text, cites, [lab for lab, sid in resolved if sid is None], c.start, c.end))
     scored, unscored_over_limit = claims[:max_claims], claims[max_claims:]
 
     def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
@@ -181,8 +183,8 @@ def detect_hallucination(
             sources.update({prior_how, post_how})
         details.append(_detail(c, budget(priors, posts, default_target) if priors else None, errors,
                                require_citations))
-    details += [{"idx": c.idx, "claim": c.text, "cites": c.cites, "scored": False, "flagged": False,
-                 "error": f"over max_claims={max_claims}"} for c in unscored_over_limit]
+    details += [{"idx": c.idx, "claim": c.text, "start": c.start, "end": c.end, "cites": c.cites, "scored": False,
+                 "flagged": False, "error": f"over max_claims={max_claims}"} for c in unscored_over_limit]
     flagged = [d["idx"] for d in details if d["flagged"]]
     unscored = [d["idx"] for d in details if not d["scored"]]
     probabilities = "token-logprobs" if sources == {"logprobs"} else (
@@ -212,7 +214,8 @@ def detect_hallucination(
 
 def _detail(c: _Claim, b: ClaimBudget | None, errors: list[str], require_citations: bool) -> dict[str, Any]:
     missing = require_citations and not c.cites
-    out: dict[str, Any] = {"idx": c.idx, "claim": c.text, "cites": c.cites, "unknown_cites": c.unknown,
+    out: dict[str, Any] = {"idx": c.idx, "claim": c.text, "start": c.start, "end": c.end, "cites": c.cites,
+                           "unknown_cites": c.unknown,
                            "has_any_citations": bool(c.cites or c.unknown), "missing_citations": missing}
     if b is None:
         out.update(scored=False, flagged=missing, error="; ".join(dict.fromkeys(errors)))

@@ -1,0 +1,165 @@
+"""``BudgetVerifier``: the evidence budget as a :class:`~halguard.detector.Detector`, so the guards, the query
+engine and the evaluator attach it like any other; with ``cascade=`` the local verifier settles what it can first.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from halguard.budget.verifier import detect_hallucination
+from halguard.detector import Detector
+from halguard.errors import InvalidInputError
+from halguard.llm.providers import ChatModel, as_chat_model
+from halguard.schema import ClaimBudgetReport, ClaimStatus, ClaimVerdict, Usage, Verdict, VerdictError
+from halguard.text.claims import find_citations
+from halguard.text.contexts import normalize_contexts
+from halguard.util.options import require_fraction
+
+__all__ = ["BudgetVerifier"]
+
+
+def _key(text: str) -> str:
+    """A claim's text without citation markers or spacing, to pair the report's claims with the cascade's."""
+    for marker in reversed(find_citations(text)):
+        text = text[: marker.start] + text[marker.end :]
+    return " ".join(text.split()).rstrip(".!? ")
+
+
+def _cited(answer: str, claims: list[ClaimVerdict], source_ids: list[str]) -> str:
+    """``answer`` with each claim that has no citation cited by the source of its best local evidence: ``[id]``
+    before the sentence's final punctuation, where writers put citations."""
+    out, cursor = [], 0
+    for c in sorted(claims, key=lambda c: c.start):
+        end = c.end
+        while end > c.start and answer[end - 1] in ".!?\"')\u201d":
+            end -= 1
+        out.append(answer[cursor:end])
+        if not c.cited_sources and c.evidence and c.evidence[0].source_id in source_ids:
+            out.append(f" [{c.evidence[0].source_id}]")
+        cursor = end
+    out.append(answer[cursor:])
+    return "".join(out)
+
+
+class BudgetVerifier(Detector):
+    """Per-claim evidence budgets from a verifier model's token probabilities (see :mod:`halguard.budget`).
+
+    Args:
+        verifier: The verifier model (a ChatModel, an OpenAI client, a callable); it should return
+            log-probabilities (an OpenAI-compatible server does); without them the report says it fell back.
+        default_target: The probability the cited evidence must support each claim to.
+        threshold: The answer's risk at or above which it is flagged (a flagged claim's risk is at least this).
+        max_claims, require_citations, context_mode, timeout_s: As in :func:`~halguard.detect_hallucination`.
+        cascade: A detector (usually the :class:`~halguard.LocalVerifier`) run first: claims it calls SUPPORTED
+            or CONTRADICTION/HALLUCINATION on a concrete signal keep its verdict, and only the others (WEAK_SUPPORT,
+            or flagged on soft signals alone) go to the LLM. None: every claim goes to the LLM.
+        cite_by_evidence: Give a claim without citations the source of its best local evidence as its citation
+            (needs ``cascade``): for answers that do not cite, such as the dev data's.
+    """
+
+    def __init__(self, verifier: Any, *, default_target: float = 0.95, threshold: float = 0.5, max_claims: int = 25,
+                 require_citations: bool = False, context_mode: str = "cited", timeout_s: float = 60.0,
+                 cascade: Detector | None = None, cite_by_evidence: bool = False) -> None:
+        require_fraction("threshold", threshold)
+        if cite_by_evidence and cascade is None:
+            msg = "cite_by_evidence needs a cascade detector (its evidence names the source to cite)"
+            raise InvalidInputError(msg)
+        self.chat: ChatModel = as_chat_model(verifier)
+        self.default_target, self.threshold, self.max_claims = default_target, threshold, max_claims
+        self.require_citations, self.context_mode, self.timeout_s = require_citations, context_mode, timeout_s
+        self.cascade, self.cite_by_evidence = cascade, cite_by_evidence
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return f"budget:{self.chat.name}" + (f"+{self.cascade.name}" if self.cascade is not None else "")
+
+    def warm_up(self) -> float:
+        return self.cascade.warm_up() if self.cascade is not None else 0.0
+
+    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        t0 = time.perf_counter()
+        sources = normalize_contexts(contexts)
+        common = {"detector": self.name, "threshold": self.threshold}
+        local = self.cascade.verify(answer, contexts, question=question) if self.cascade is not None else None
+        if local is not None and local.label == "unverified":
+            return local.model_copy(update=common)
+        text = _cited(answer, local.claims, [s.id for s in sources]) if local and self.cite_by_evidence else answer
+        report = detect_hallucination(text, [{"sid": s.id, "text": s.text} for s in sources], verifier=self.chat,
+                                      default_target=self.default_target, max_claims=self.max_claims,
+                                      require_citations=self.require_citations, context_mode=self.context_mode,
+                                      timeout_s=self.timeout_s) if self._needs_llm(local) else None
+        return self._verdict(answer, text, report, local, t0, common)
+
+    def _settled(self, claim: ClaimVerdict) -> bool:
+        """Whether the cascade's verdict on a claim stands: SUPPORTED, or flagged on a concrete signal."""
+        if claim.status == ClaimStatus.SUPPORTED:
+            return True
+        s = claim.signals
+        concrete = s is not None and bool(s.missing_numbers or s.missing_entities or s.arithmetic_errors
+                                          or s.record_conflicts or s.negation_mismatch or s.antonym_flips)
+        return claim.status.is_flagged and concrete
+
+    def _needs_llm(self, local: Verdict | None) -> bool:
+        return local is None or not all(self._settled(c) for c in local.claims)
+
+    def _verdict(self, answer: str, text: str, report: dict | None, local: Verdict | None, t0: float,
+                 common: dict) -> Verdict:
+        llm_claims: dict[str, dict] = {}
+        usage = Usage()
+        if report is not None:
+            llm_claims = {_key(d["claim"]): d for d in report["details"]}
+            s = report["summary"]
+            usage = Usage(llm_calls=s["llm_calls"], input_tokens=s["input_tokens"], output_tokens=s["output_tokens"])
+        claims, unscored = [], []
+        base = local.claims if local is not None else []
+        if local is None:  # no cascade: the report's claims, on the answer's offsets (text is the answer)
+            claims = [self._claim(d) for d in llm_claims.values() if d["scored"]]
+            unscored = [d for d in llm_claims.values() if not d["scored"]]
+        for c in base:
+            if self._settled(c):
+                claims.append(c)
+                continue
+            d = llm_claims.get(_key(c.text))
+            if d is None or not d["scored"]:
+                unscored.append(d or {"claim": c.text, "error": "the budget verifier did not score this claim"})
+                claims.append(c)
+                continue
+            claims.append(self._claim(d, c))
+        latency = (time.perf_counter() - t0) * 1000
+        if local is not None:
+            usage = usage.model_copy(update={"model_calls": local.usage.model_calls,
+                                             "embedded_texts": local.usage.embedded_texts})
+        if unscored or (report is not None and report["unverified"] and not claims):
+            why = "; ".join(f"{d['claim'][:40]!r}: {d.get('error', 'not scored')}" for d in unscored)[:500]
+            return Verdict.unverified("budget_unscored", why or "no claim was scored", claims=claims, usage=usage,
+                                      latency_ms=latency, **common)
+        score = max((c.score for c in claims), default=0.0)
+        flagged = any(c.status.is_flagged for c in claims)
+        errors = []
+        if report is not None and report["summary"]["probabilities"] != "token-logprobs":
+            errors.append(VerdictError(code="no_logprobs", message="the verifier returned no token probabilities; "
+                                       "its yes/no words were read instead (verbalised-argmax)"))
+        return Verdict(label="hallucinated" if flagged else "supported", hallucination_detected=flagged,
+                       score=score if flagged else min(score, self.threshold - 1e-4), claims=claims, errors=errors,
+                       usage=usage, latency_ms=latency, checked_text=text if text != answer else None, **common)
+
+    def _claim(self, d: dict, local: ClaimVerdict | None = None) -> ClaimVerdict:
+        post, prior = d["post_yes"], d["prior_yes"]
+        if d["flagged"]:
+            contradicted = post["max"] < prior["min"]  # the evidence made the claim less likely
+            status = ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
+            risk = max(self.threshold, 1 - post["min"])
+        else:
+            status = ClaimStatus.SUPPORTED if post["min"] >= self.default_target else ClaimStatus.WEAK_SUPPORT
+            risk = min(1 - post["min"], self.threshold - 1e-4)
+        gap = d["budget_gap"]
+        reason = (f"evidence budget gap {gap['min']:.2f}..{gap['max']:.2f} bits (post {post['min']:.2f}, "
+                  f"prior {prior['max']:.2f}, target {self.default_target})")
+        budget = ClaimBudgetReport(prior_yes=prior, post_yes=post, required=d["required"], observed=d["observed"],
+                                   budget_gap=gap, target=self.default_target)
+        if local is not None:
+            return local.model_copy(update={"status": status, "score": round(risk, 4), "budget": budget,
+                                            "reasons": [*local.reasons, reason]})
+        return ClaimVerdict(text=d["claim"], start=d["start"], end=d["end"], status=status, score=round(risk, 4),
+                            cited_sources=d["cites"], reasons=[reason], budget=budget)
