@@ -9,7 +9,8 @@ import pytest
 pytestmark = pytest.mark.slow  # one fresh interpreter runs every script
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = ["quickstart.py", "langchain_rag_guard.py", "llamaindex_query_engine.py", "paraphrase_sampling.py"]
+SCRIPTS = ["quickstart.py", "langchain_rag_guard.py", "llamaindex_query_engine.py", "paraphrase_sampling.py",
+           "cited_answer_budget.py"]
 
 # Each script runs as ``__main__`` with its own stdout, one after another in one fresh interpreter: torch,
 # the frameworks and the model load once for all four instead of once per script (about 25 s saved).
@@ -31,7 +32,7 @@ print(json.dumps(results))
 @pytest.fixture(scope="module")
 def cookbook_runs() -> dict[str, dict]:
     """Run every cookbook script offline (no provider keys, no network)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MISTRAL_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "MISTRAL_API_KEY", "HALGUARD_LLM_URL")}
     paths = [str(ROOT / "cookbook" / name) for name in SCRIPTS]
     proc = subprocess.run([sys.executable, "-c", RUNNER, *paths], capture_output=True, text=True, timeout=600,
                           env=env, cwd=ROOT)
@@ -77,3 +78,11 @@ def test_paraphrase_sampling_cookbook_runs_offline(run_cookbook):
     out = run_cookbook("paraphrase_sampling.py")
     verdicts = [line.split("=> ")[1].split(" ")[0] for line in out.splitlines() if "=> " in line]
     assert verdicts == ["DETECTED", "consistent", "DETECTED", "consistent"]
+
+
+def test_cited_answer_budget_cookbook_runs_offline(run_cookbook):
+    out = run_cookbook("cited_answer_budget.py")
+    assert "verifier: scripted" in out
+    assert "[2] FLAGGED It was built to find life on Mars [S1]." in out and "[0] ok" in out
+    assert "flagged claims [2] of 3; 12 calls; probabilities: token-logprobs" in out
+    assert "with the local verifier first: hallucinated; 0 of 3 claims went to the LLM (0 calls)" in out

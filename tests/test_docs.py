@@ -25,6 +25,7 @@ README = ROOT / "README.md"
 # Each page and the test that runs its blocks. docs/architecture.md is written separately and holds no Python
 # block; it joins the list when it exists.
 PAGES = {
+    "budget.md": "test_pages_without_python_blocks",
     "cli.md": "test_pages_without_python_blocks",
     "consistency.md": "test_consistency_page",
     "evaluation.md": "test_pages_without_python_blocks",

@@ -168,3 +168,13 @@ def test_sampling_detector_needs_a_question():
 
     verdict = SamplingDetector(scripted_model(False)).verify("JWST launched in 2021.", CONTEXT)
     assert verdict.label == "unverified" and verdict.errors[0].code == "no_question"
+
+
+def test_bench_budget_detector_cascades_from_the_local_verifier():
+    from halguard.budget import BudgetVerifier
+    from halguard.grounding.verifier import LocalVerifier
+    from halguard.tools.bench import make_detector
+
+    detector = make_detector("budget", llm_url="http://127.0.0.1:9/v1", llm_model="qwen")
+    assert isinstance(detector, BudgetVerifier) and isinstance(detector.cascade, LocalVerifier)
+    assert detector.cite_by_evidence and detector.chat.max_tokens == 3

@@ -36,7 +36,7 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
     grounding judge on the OpenAI-compatible server at ``llm_url``, model ``llm_model``)."""
     if name == "naive":
         return NaiveSimilarity()
-    if name in ("llm-judge", "pas2"):
+    if name in ("llm-judge", "pas2", "budget"):
         if not llm_url:
             msg = f"--detector {name} needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
             raise InvalidInputError(msg)
@@ -46,6 +46,13 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
         from halguard.llm_judge import GroundingJudge, SamplingDetector
 
         client = openai.OpenAI(base_url=llm_url, api_key="unused")
+        if name == "budget":  # the local verifier first; uncited claims cite their best evidence's source
+            from halguard.budget import BudgetVerifier
+            from halguard.grounding.verifier import LocalVerifier
+
+            chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=3)
+            return BudgetVerifier(chat, cascade=LocalVerifier(), cite_by_evidence=True, timeout_s=600,
+                                  threshold=0.5 if threshold is None else threshold)
         if name == "pas2":
             chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=300)
             return SamplingDetector(chat, threshold=0.5 if threshold is None else threshold)
@@ -57,7 +64,7 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
 
         return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
                                                                        weak_threshold=weak_threshold_for(threshold))
-    msg = f"unknown detector {name!r}: choose 'local', 'naive', 'llm-judge' or 'pas2'"
+    msg = f"unknown detector {name!r}: choose 'local', 'naive', 'llm-judge', 'pas2' or 'budget'"
     raise ValueError(msg)
 
 

@@ -36,9 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--threshold", type=float, default=None, help="risk threshold (default 0.5)")
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
-    bench.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2"), default="local",
+    bench.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2", "budget"), default="local",
                        help="llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model as "
-                            "paraphraser, answerer and judge; both on an OpenAI-compatible server (--llm-url)")
+                            "paraphraser, answerer and judge; budget: the evidence budget after the local verifier; all on an "
+                            "OpenAI-compatible server (--llm-url)")
     bench.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL for the LLM detectors")
     bench.add_argument("--llm-model", default=None, help="model name on that server")
     bench.add_argument("--limit", type=int, default=None, help="first N rows of each file (after --task)")
