@@ -222,3 +222,14 @@ def test_cite_by_evidence_needs_a_cascade():
     with pytest.raises(InvalidInputError, match="cascade"):
         BudgetVerifier(scripted(0.9, 0.5), cite_by_evidence=True)
     assert isinstance(BudgetVerifier(scripted(0.9, 0.5), cascade=LocalVerifier()).cascade, LocalVerifier)
+
+
+def test_a_repeated_check_is_served_from_the_cache():
+    from halguard import ResponseCache
+
+    cache, seen = ResponseCache(), []
+    model = scripted(0.99, 0.5, seen=seen)
+    first = detect_hallucination("JWST launched in December 2021 [S0].", SPANS, verifier=model, cache=cache)
+    again = detect_hallucination("JWST launched in December 2021 [S0].", SPANS, verifier=model, cache=cache)
+    assert len(seen) == 4 and again["summary"]["llm_calls"] == 0 and again["summary"]["cached_calls"] == 4
+    assert again["details"][0]["budget_gap"] == first["details"][0]["budget_gap"]

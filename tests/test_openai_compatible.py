@@ -61,14 +61,17 @@ async def test_async_client_logprobs(stub):
     assert [t.token for t in reply.logprobs] == ["Can", "berra", "."]
 
 
-def test_logprob_calls_bypass_the_text_cache(stub):
+def test_logprob_replies_are_cached_with_their_probabilities(stub):
     cache = ResponseCache()
     chat = local_server(stub)
     stub.reply("Canberra.")
-    chat.chat(HI, cache=cache)  # cached as text
+    assert chat.chat(HI, cache=cache).logprobs is None  # cached as text
     stub.reply("Canberra.", logprobs=TOKENS)
-    reply = chat.chat(HI, cache=cache, top_logprobs=1)
-    assert reply.has_logprobs and len(stub.requests) == 2  # asked the server, not the text-only cache
+    first = chat.chat(HI, cache=cache, top_logprobs=1)
+    assert first.has_logprobs and len(stub.requests) == 2  # the text entry does not answer a logprob request
+    again = chat.chat(HI, cache=cache, top_logprobs=1)
+    assert len(stub.requests) == 2 and again.logprobs == first.logprobs  # the probabilities came from the cache
+    assert chat.usage.cached_calls == 1
 
 
 @pytest.mark.parametrize("bad", [-1, 21, 1.5, True, "3"])

@@ -56,11 +56,12 @@ class BudgetVerifier(Detector):
             or flagged on soft signals alone) go to the LLM. None: every claim goes to the LLM.
         cite_by_evidence: Give a claim without citations the source of its best local evidence as its citation
             (needs ``cascade``): for answers that do not cite, such as the dev data's.
+        cache: An opt-in :class:`~halguard.llm.cache.ResponseCache` for the verifier's replies.
     """
 
     def __init__(self, verifier: Any, *, default_target: float = 0.95, threshold: float = 0.5, max_claims: int = 25,
                  require_citations: bool = False, context_mode: str = "cited", timeout_s: float = 60.0,
-                 cascade: Detector | None = None, cite_by_evidence: bool = False) -> None:
+                 cascade: Detector | None = None, cite_by_evidence: bool = False, cache: Any = None) -> None:
         require_fraction("threshold", threshold)
         if cite_by_evidence and cascade is None:
             msg = "cite_by_evidence needs a cascade detector (its evidence names the source to cite)"
@@ -68,7 +69,7 @@ class BudgetVerifier(Detector):
         self.chat: ChatModel = as_chat_model(verifier)
         self.default_target, self.threshold, self.max_claims = default_target, threshold, max_claims
         self.require_citations, self.context_mode, self.timeout_s = require_citations, context_mode, timeout_s
-        self.cascade, self.cite_by_evidence = cascade, cite_by_evidence
+        self.cascade, self.cite_by_evidence, self.cache = cascade, cite_by_evidence, cache
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -88,7 +89,7 @@ class BudgetVerifier(Detector):
         report = detect_hallucination(text, [{"sid": s.id, "text": s.text} for s in sources], verifier=self.chat,
                                       default_target=self.default_target, max_claims=self.max_claims,
                                       require_citations=self.require_citations, context_mode=self.context_mode,
-                                      timeout_s=self.timeout_s) if self._needs_llm(local) else None
+                                      timeout_s=self.timeout_s, cache=self.cache) if self._needs_llm(local) else None
         return self._verdict(answer, text, report, local, t0, common)
 
     def _settled(self, claim: ClaimVerdict) -> bool:

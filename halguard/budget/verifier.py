@@ -111,6 +111,7 @@ def detect_hallucination(
     context_mode: str = "cited",
     timeout_s: float = 60.0,
     max_concurrency: int = 8,
+    cache: Any = None,
 ) -> dict[str, Any]:
     """Score each cited claim of ``answer`` against ``spans`` and report the information budget.
 
@@ -125,6 +126,8 @@ def detect_hallucination(
             redacted for the prior).
         timeout_s: Seconds for all the calls of one answer; calls still running then leave their claim unscored.
         max_concurrency: Verifier calls in flight at once.
+        cache: An opt-in :class:`~halguard.llm.cache.ResponseCache`: a repeated check makes no new calls (replies are
+            kept with their token probabilities).
 
     Returns:
         The report: ``flagged``, ``under_budget``, ``unverified``, ``summary`` and one ``details`` entry per claim.
@@ -152,7 +155,7 @@ def detect_hallucination(
     def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
         messages = _messages(claim.text, _evidence(known, claim, context_mode, redact), order)
         try:
-            reply = chat.chat(messages, meter=meter, top_logprobs=TOP_LOGPROBS)
+            reply = chat.chat(messages, meter=meter, top_logprobs=TOP_LOGPROBS, cache=cache)
         except ProviderError as exc:
             return None, f"provider error: {exc}"
         return _yes_probability(reply)
@@ -204,6 +207,7 @@ def detect_hallucination(
             "backend": "openai-compatible" if chat.name.startswith("openai:") else chat.name.split(":")[0],
             "probabilities": probabilities,
             "llm_calls": meter.calls,
+            "cached_calls": meter.cached_calls,
             "input_tokens": meter.input_tokens,
             "output_tokens": meter.output_tokens,
             "seconds": round(time.perf_counter() - t0, 3),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import json
 import math
 import random
 import threading
@@ -194,22 +195,28 @@ class ChatModel(ABC):
         self.usage = UsageMeter()
         self.cache: Any = None  # a halguard.llm.cache.ResponseCache, set by the caller to opt in
 
-    def _cached(self, messages: Messages, json_mode: bool, cache: Any,
-                meters: tuple[UsageMeter, ...]) -> tuple[str | None, ChatReply | None]:
+    def _cached(self, messages: Messages, json_mode: bool, cache: Any, meters: tuple[UsageMeter, ...],
+                top_logprobs: int | None = None) -> tuple[str | None, ChatReply | None]:
         if cache is None:
             return None, None
-        key = cache.key("chat", self.name, messages, json_mode)
-        text = cache.get(key)
-        if text is None:
+        if top_logprobs is None:
+            key = cache.key("chat", self.name, messages, json_mode)
+        else:  # a reply with its token probabilities is another entry than the text alone
+            key = cache.key("chat", self.name, messages, json_mode, {"top_logprobs": top_logprobs})
+        value = cache.get(key)
+        if value is None:
+            return key, None
+        reply = ChatReply(value) if top_logprobs is None else _reply_from_json(value)
+        if reply is None:
             return key, None
         for m in meters:
             m.record_cached()
-        return key, ChatReply(text)
+        return key, reply
 
     @staticmethod
-    def _store(cache: Any, key: str | None, reply: ChatReply) -> ChatReply:
+    def _store(cache: Any, key: str | None, reply: ChatReply, top_logprobs: int | None = None) -> ChatReply:
         if key is not None:
-            cache.set(key, reply.text)
+            cache.set(key, reply.text if top_logprobs is None else _reply_to_json(reply))
         return reply
 
     @abstractmethod
@@ -246,13 +253,13 @@ class ChatModel(ABC):
             meter: Also count this call here (besides ``self.usage``): a caller's per-request share.
             cache: A :class:`~halguard.llm.cache.ResponseCache` for this call (default: ``self.cache``).
             top_logprobs: Ask for each generated token's log-probability and this many alternatives (0 to 20);
-                ``reply.logprobs`` is None when the provider or server gives none. Such calls bypass the cache,
-                which keeps text only.
+                ``reply.logprobs`` is None when the provider or server gives none. The cache keeps such replies
+                with their probabilities, under their own key.
         """
         _check_top_logprobs(top_logprobs)
-        cache = None if top_logprobs is not None else cache if cache is not None else self.cache
+        cache = cache if cache is not None else self.cache
         meters = _meters(self.usage, meter)
-        key, hit = self._cached(messages, json_mode, cache, meters)
+        key, hit = self._cached(messages, json_mode, cache, meters, top_logprobs)
         if hit is not None:
             return hit
         end = time.monotonic() + self.deadline
@@ -272,16 +279,16 @@ class ChatModel(ABC):
             reply = _with_latency(reply, t0)
             for m in meters:
                 m.record(reply)
-            return self._store(cache, key, reply)
+            return self._store(cache, key, reply, top_logprobs)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def achat(self, messages: Messages, *, json_mode: bool = False, meter: UsageMeter | None = None,
                     cache: Any = None, top_logprobs: int | None = None) -> ChatReply:
         """Async twin of :meth:`chat`."""
         _check_top_logprobs(top_logprobs)
-        cache = None if top_logprobs is not None else cache if cache is not None else self.cache
+        cache = cache if cache is not None else self.cache
         meters = _meters(self.usage, meter)
-        key, hit = self._cached(messages, json_mode, cache, meters)
+        key, hit = self._cached(messages, json_mode, cache, meters, top_logprobs)
         if hit is not None:
             return hit
         end = time.monotonic() + self.deadline
@@ -301,7 +308,7 @@ class ChatModel(ABC):
             reply = _with_latency(reply, t0)
             for m in meters:
                 m.record(reply)
-            return self._store(cache, key, reply)
+            return self._store(cache, key, reply, top_logprobs)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _failure(self, exc: BaseException, attempt: int) -> ProviderError:
@@ -335,6 +342,23 @@ def _positive(name: str, value: Any, *, zero: bool = False) -> None:
 
 def _with_latency(reply: ChatReply, t0: float) -> ChatReply:
     return replace(reply, latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+def _reply_to_json(reply: ChatReply) -> str:
+    logprobs = None if reply.logprobs is None else [[t.token, t.logprob, [list(a) for a in t.top]]
+                                                    for t in reply.logprobs]
+    return json.dumps({"text": reply.text, "logprobs": logprobs}, ensure_ascii=False)
+
+
+def _reply_from_json(value: str) -> ChatReply | None:
+    """A cached reply with its probabilities; None for an entry that does not read as one (it is asked again)."""
+    try:
+        data = json.loads(value)
+        logprobs = data["logprobs"]
+        return ChatReply(data["text"], logprobs=None if logprobs is None else tuple(
+            TokenLogprob(tok, float(lp), tuple((str(a), float(b)) for a, b in top)) for tok, lp, top in logprobs))
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _check_top_logprobs(value: Any) -> None:
