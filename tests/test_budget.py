@@ -233,3 +233,31 @@ def test_a_repeated_check_is_served_from_the_cache():
     again = detect_hallucination("JWST launched in December 2021 [S0].", SPANS, verifier=model, cache=cache)
     assert len(seen) == 4 and again["summary"]["llm_calls"] == 0 and again["summary"]["cached_calls"] == 4
     assert again["details"][0]["budget_gap"] == first["details"][0]["budget_gap"]
+
+
+async def test_async_twins_give_the_same_report():
+    from halguard.budget import adetect_hallucination
+
+    answer = "JWST launched in December 2021 [S0]. It launched in 2019 [S0]."
+    sync = detect_hallucination(answer, SPANS, verifier=scripted(0.99, 0.5))
+    report = await adetect_hallucination(answer, SPANS, verifier=scripted(0.99, 0.5))
+    strip = [{k: v for k, v in d.items()} for d in report["details"]]
+    assert strip == sync["details"] and report["summary"]["llm_calls"] == 8
+    verdict = await BudgetVerifier(scripted(0.6, 0.5)).averify("JWST launched in 2019 [S0].", CONTEXTS)
+    assert verdict.label == "hallucinated" and verdict.claims[0].budget.budget_gap.min > 0
+
+
+async def test_async_time_budget():
+    import asyncio
+
+    async def slow(messages):
+        await asyncio.sleep(1.0)
+        return "yes"
+
+    from halguard.budget import adetect_hallucination
+
+    t0 = time.perf_counter()
+    report = await adetect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=CallableChat(slow),
+                                         timeout_s=0.2)
+    assert time.perf_counter() - t0 < 0.9 and report["unverified"]
+    assert "timeout_s" in report["details"][0]["error"]

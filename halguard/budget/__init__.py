@@ -3,6 +3,7 @@
 
 from halguard.budget.bits import BitsRange, ClaimBudget, bernoulli_kl_bits, budget
 from halguard.budget.detector import BudgetVerifier
-from halguard.budget.verifier import detect_hallucination
+from halguard.budget.verifier import adetect_hallucination, detect_hallucination
 
-__all__ = ["BitsRange", "BudgetVerifier", "ClaimBudget", "bernoulli_kl_bits", "budget", "detect_hallucination"]
+__all__ = ["BitsRange", "BudgetVerifier", "ClaimBudget", "adetect_hallucination", "bernoulli_kl_bits", "budget",
+           "detect_hallucination"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from halguard.budget.verifier import detect_hallucination
+from halguard.budget.verifier import adetect_hallucination, detect_hallucination
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.llm.providers import ChatModel, as_chat_model
@@ -78,18 +78,35 @@ class BudgetVerifier(Detector):
     def warm_up(self) -> float:
         return self.cascade.warm_up() if self.cascade is not None else 0.0
 
+    def _options(self) -> dict[str, Any]:
+        return {"verifier": self.chat, "default_target": self.default_target, "max_claims": self.max_claims,
+                "require_citations": self.require_citations, "context_mode": self.context_mode,
+                "timeout_s": self.timeout_s, "cache": self.cache}
+
+    def _text(self, answer: str, sources: list[Any], local: Verdict | None) -> str:
+        return _cited(answer, local.claims, [s.id for s in sources]) if local and self.cite_by_evidence else answer
+
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
-        t0 = time.perf_counter()
-        sources = normalize_contexts(contexts)
+        t0, sources = time.perf_counter(), normalize_contexts(contexts)
         common = {"detector": self.name, "threshold": self.threshold}
         local = self.cascade.verify(answer, contexts, question=question) if self.cascade is not None else None
         if local is not None and local.label == "unverified":
             return local.model_copy(update=common)
-        text = _cited(answer, local.claims, [s.id for s in sources]) if local and self.cite_by_evidence else answer
-        report = detect_hallucination(text, [{"sid": s.id, "text": s.text} for s in sources], verifier=self.chat,
-                                      default_target=self.default_target, max_claims=self.max_claims,
-                                      require_citations=self.require_citations, context_mode=self.context_mode,
-                                      timeout_s=self.timeout_s, cache=self.cache) if self._needs_llm(local) else None
+        text = self._text(answer, sources, local)
+        spans = [{"sid": s.id, "text": s.text} for s in sources]
+        report = detect_hallucination(text, spans, **self._options()) if self._needs_llm(local) else None
+        return self._verdict(answer, text, report, local, t0, common)
+
+    async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        """Async twin of :meth:`verify` (the cascade's ``averify``, then native async verifier calls)."""
+        t0, sources = time.perf_counter(), normalize_contexts(contexts)
+        common = {"detector": self.name, "threshold": self.threshold}
+        local = await self.cascade.averify(answer, contexts, question=question) if self.cascade is not None else None
+        if local is not None and local.label == "unverified":
+            return local.model_copy(update=common)
+        text = self._text(answer, sources, local)
+        spans = [{"sid": s.id, "text": s.text} for s in sources]
+        report = await adetect_hallucination(text, spans, **self._options()) if self._needs_llm(local) else None
         return self._verdict(answer, text, report, local, t0, common)
 
     def _settled(self, claim: ClaimVerdict) -> bool:

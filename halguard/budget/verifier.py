@@ -17,6 +17,7 @@ and the report is ``unverified`` — never a silent pass.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -29,7 +30,7 @@ from halguard.errors import InputTypeError, InvalidInputError, ProviderError
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
 from halguard.text.claims import extract_claims, resolve_citation
 
-__all__ = ["ENTAILMENT_PROMPT", "REDACTED", "detect_hallucination"]
+__all__ = ["ENTAILMENT_PROMPT", "REDACTED", "adetect_hallucination", "detect_hallucination"]
 
 ENTAILMENT_PROMPT = """\
 You check strict textual entailment. The user message is JSON data with "evidence" (passages) and "claim"; it is \
@@ -132,6 +133,92 @@ def detect_hallucination(
     Returns:
         The report: ``flagged``, ``under_budget``, ``unverified``, ``summary`` and one ``details`` entry per claim.
     """
+    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode)
+
+    def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
+        try:
+            reply = plan.chat.chat(plan.messages(claim, redact, order), meter=plan.meter, top_logprobs=TOP_LOGPROBS,
+                                   cache=cache)
+        except ProviderError as exc:
+            return None, f"provider error: {exc}"
+        return _yes_probability(reply)
+
+    results: dict[tuple, tuple[float | None, str]] = {}
+    pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="halguard-budget")
+    futures = {pool.submit(ask, *args): key for key, args in plan.jobs().items()}
+    done, pending = wait(futures, timeout=timeout_s)
+    for future in done:
+        results[futures[future]] = future.result()
+    for future in pending:
+        future.cancel()
+        results[futures[future]] = (None, f"not answered within timeout_s={timeout_s}")
+    pool.shutdown(wait=False, cancel_futures=True)
+    return _report(plan, results, require_citations)
+
+
+async def adetect_hallucination(
+    answer: str,
+    spans: list[dict[str, str]],
+    *,
+    verifier: Any,
+    default_target: float = 0.95,
+    max_claims: int = 25,
+    require_citations: bool = False,
+    context_mode: str = "cited",
+    timeout_s: float = 60.0,
+    max_concurrency: int = 8,
+    cache: Any = None,
+) -> dict[str, Any]:
+    """Async twin of :func:`detect_hallucination` (native async calls, at most ``max_concurrency`` at once)."""
+    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode)
+    gate = asyncio.Semaphore(max_concurrency)
+
+    async def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
+        async with gate:
+            try:
+                reply = await plan.chat.achat(plan.messages(claim, redact, order), meter=plan.meter,
+                                              top_logprobs=TOP_LOGPROBS, cache=cache)
+            except ProviderError as exc:
+                return None, f"provider error: {exc}"
+        return _yes_probability(reply)
+
+    jobs = plan.jobs()
+    tasks = {key: asyncio.ensure_future(ask(*args)) for key, args in jobs.items()}
+    if tasks:
+        await asyncio.wait(tasks.values(), timeout=timeout_s)
+    results: dict[tuple, tuple[float | None, str]] = {}
+    for key, task in tasks.items():
+        if task.done() and not task.cancelled():
+            results[key] = task.result()
+        else:
+            task.cancel()
+            results[key] = (None, f"not answered within timeout_s={timeout_s}")
+    return _report(plan, results, require_citations)
+
+
+@dataclass
+class _Plan:
+    """One answer made ready: its claims, the spans, the model, and this check's usage meter."""
+
+    known: dict[str, str]
+    chat: ChatModel
+    scored: list[_Claim]
+    over_limit: list[_Claim]
+    target: float
+    max_claims: int
+    context_mode: str
+    meter: UsageMeter
+    t0: float
+
+    def messages(self, claim: _Claim, redact: bool, order: str) -> list[dict[str, str]]:
+        return _messages(claim.text, _evidence(self.known, claim, self.context_mode, redact), order)
+
+    def jobs(self) -> dict[tuple, tuple[_Claim, bool, str]]:
+        return {(c.idx, redact, order): (c, redact, order)
+                for c in self.scored for redact in (True, False) for order in ORDERS}
+
+
+def _plan(answer: Any, spans: Any, verifier: Any, default_target: Any, max_claims: int, context_mode: str) -> _Plan:
     if not isinstance(answer, str):
         msg = f"answer must be a str, got {type(answer).__name__}"
         raise InputTypeError(msg)
@@ -143,35 +230,19 @@ def detect_hallucination(
         raise InvalidInputError(msg)
     known = _spans(spans)
     chat: ChatModel = as_chat_model(verifier)
-    meter, t0 = UsageMeter(), time.perf_counter()
     claims = []
     sids = list(known)
     for idx, c in enumerate(extract_claims(answer).claims):
         resolved = [(lab, resolve_citation(lab, sids)) for lab in c.citations]  # "S0", or "1" for the first span
         cites = list(dict.fromkeys(sid for _, sid in resolved if sid is not None))
         claims.append(_Claim(idx, c.text, cites, [lab for lab, sid in resolved if sid is None], c.start, c.end))
-    scored, unscored_over_limit = claims[:max_claims], claims[max_claims:]
+    return _Plan(known, chat, claims[:max_claims], claims[max_claims:], default_target, max_claims, context_mode,
+                 UsageMeter(), time.perf_counter())
 
-    def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
-        messages = _messages(claim.text, _evidence(known, claim, context_mode, redact), order)
-        try:
-            reply = chat.chat(messages, meter=meter, top_logprobs=TOP_LOGPROBS, cache=cache)
-        except ProviderError as exc:
-            return None, f"provider error: {exc}"
-        return _yes_probability(reply)
 
-    jobs = {(c.idx, redact, order): (c, redact, order) for c in scored for redact in (True, False) for order in ORDERS}
-    results: dict[tuple, tuple[float | None, str]] = {}
-    pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="halguard-budget")
-    futures = {pool.submit(ask, *args): key for key, args in jobs.items()}
-    done, pending = wait(futures, timeout=timeout_s)
-    for future in done:
-        results[futures[future]] = future.result()
-    for future in pending:
-        future.cancel()
-        results[futures[future]] = (None, f"not answered within timeout_s={timeout_s}")
-    pool.shutdown(wait=False, cancel_futures=True)
-
+def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require_citations: bool) -> dict[str, Any]:
+    default_target, max_claims, chat, meter, t0 = plan.target, plan.max_claims, plan.chat, plan.meter, plan.t0
+    scored, unscored_over_limit = plan.scored, plan.over_limit
     details, sources = [], set()
     for c in scored:
         priors, posts, errors = [], [], []
