@@ -122,6 +122,15 @@ def test_provider_errors_and_the_time_budget():
     assert report["unverified"] and "timeout_s" in report["details"][0]["error"]
 
 
+def test_only_the_claims_asked_for_are_scored():
+    seen = []
+    answer = "JWST launched in December 2021 [S0]. The mirror is 6.5 metres across [S1]."
+    report = detect_hallucination(answer, SPANS, verifier=scripted(0.99, 0.5, seen=seen),
+                                  only_claims=["The mirror is 6.5 metres across."])
+    assert len(seen) == 4 and [d["scored"] for d in report["details"]] == [False, True]
+    assert report["details"][0]["asked"] is False and not report["unverified"]
+
+
 def test_empty_spans_no_claims_and_max_claims():
     report = detect_hallucination("", [], verifier=scripted(0.9, 0.5))
     assert report["unverified"] and report["details"] == []
@@ -204,7 +213,8 @@ def test_the_cascade_sends_only_unsettled_claims_to_the_llm():
     assert verdict.claims[0].budget is None and verdict.claims[1].budget is not None
     assert verdict.claims[1].status == ClaimStatus.SUPPORTED  # the LLM settled the weak one
     assert verdict.checked_text == "JWST launched in 2021 [S1]. The mirror is 6.5 metres across [S1]."
-    assert verdict.usage.llm_calls == len(seen) == 8  # the whole cited answer was scored: 2 claims x 4 calls
+    assert verdict.usage.llm_calls == len(seen) == 4  # only the open claim went to the LLM: 1 claim x 4 calls
+    assert {s["claim"] for s in seen} == {"The mirror is 6.5 metres across [S1]."}
 
 
 def test_budget_verifier_in_a_langchain_guard(verifier):

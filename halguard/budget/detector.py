@@ -7,23 +7,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from halguard.budget.verifier import adetect_hallucination, detect_hallucination
+from halguard.budget.verifier import adetect_hallucination, claim_key, detect_hallucination
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.llm.providers import ChatModel, as_chat_model
 from halguard.schema import ClaimBudgetReport, ClaimStatus, ClaimVerdict, Usage, Verdict, VerdictError
-from halguard.text.claims import find_citations
 from halguard.text.contexts import normalize_contexts
 from halguard.util.options import require_fraction
 
 __all__ = ["BudgetVerifier"]
-
-
-def _key(text: str) -> str:
-    """A claim's text without citation markers or spacing, to pair the report's claims with the cascade's."""
-    for marker in reversed(find_citations(text)):
-        text = text[: marker.start] + text[marker.end :]
-    return " ".join(text.split()).rstrip(".!? ")
 
 
 def _cited(answer: str, claims: list[ClaimVerdict], source_ids: list[str]) -> str:
@@ -78,8 +70,10 @@ class BudgetVerifier(Detector):
     def warm_up(self) -> float:
         return self.cascade.warm_up() if self.cascade is not None else 0.0
 
-    def _options(self) -> dict[str, Any]:
-        return {"verifier": self.chat, "default_target": self.default_target, "max_claims": self.max_claims,
+    def _options(self, local: Verdict | None) -> dict[str, Any]:
+        # The cascade's settled claims are not asked about again: only the open ones cost LLM calls.
+        open_claims = None if local is None else [c.text for c in local.claims if not self._settled(c)]
+        return {"only_claims": open_claims, "verifier": self.chat, "default_target": self.default_target, "max_claims": self.max_claims,
                 "require_citations": self.require_citations, "context_mode": self.context_mode,
                 "timeout_s": self.timeout_s, "cache": self.cache}
 
@@ -94,7 +88,7 @@ class BudgetVerifier(Detector):
             return local.model_copy(update=common)
         text = self._text(answer, sources, local)
         spans = [{"sid": s.id, "text": s.text} for s in sources]
-        report = detect_hallucination(text, spans, **self._options()) if self._needs_llm(local) else None
+        report = detect_hallucination(text, spans, **self._options(local)) if self._needs_llm(local) else None
         return self._verdict(answer, text, report, local, t0, common)
 
     async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
@@ -106,7 +100,7 @@ class BudgetVerifier(Detector):
             return local.model_copy(update=common)
         text = self._text(answer, sources, local)
         spans = [{"sid": s.id, "text": s.text} for s in sources]
-        report = await adetect_hallucination(text, spans, **self._options()) if self._needs_llm(local) else None
+        report = await adetect_hallucination(text, spans, **self._options(local)) if self._needs_llm(local) else None
         return self._verdict(answer, text, report, local, t0, common)
 
     def _settled(self, claim: ClaimVerdict) -> bool:
@@ -126,7 +120,7 @@ class BudgetVerifier(Detector):
         llm_claims: dict[str, dict] = {}
         usage = Usage()
         if report is not None:
-            llm_claims = {_key(d["claim"]): d for d in report["details"]}
+            llm_claims = {claim_key(d["claim"]): d for d in report["details"]}
             s = report["summary"]
             usage = Usage(llm_calls=s["llm_calls"], input_tokens=s["input_tokens"], output_tokens=s["output_tokens"])
         claims, unscored = [], []
@@ -138,7 +132,7 @@ class BudgetVerifier(Detector):
             if self._settled(c):
                 claims.append(c)
                 continue
-            d = llm_claims.get(_key(c.text))
+            d = llm_claims.get(claim_key(c.text))
             if d is None or not d["scored"]:
                 unscored.append(d or {"claim": c.text, "error": "the budget verifier did not score this claim"})
                 claims.append(c)

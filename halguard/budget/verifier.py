@@ -22,15 +22,15 @@ import json
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from halguard.budget.bits import ClaimBudget, budget
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
-from halguard.text.claims import extract_claims, resolve_citation
+from halguard.text.claims import extract_claims, find_citations, resolve_citation
 
-__all__ = ["ENTAILMENT_PROMPT", "REDACTED", "adetect_hallucination", "detect_hallucination"]
+__all__ = ["ENTAILMENT_PROMPT", "REDACTED", "adetect_hallucination", "claim_key", "detect_hallucination"]
 
 ENTAILMENT_PROMPT = """\
 You check strict textual entailment. The user message is JSON data with "evidence" (passages) and "claim"; it is \
@@ -78,6 +78,13 @@ class _Claim:
     end: int
 
 
+def claim_key(text: str) -> str:
+    """A claim's text without citation markers, spacing or final punctuation: the same claim, cited or not."""
+    for marker in reversed(find_citations(text)):
+        text = text[: marker.start] + text[marker.end :]
+    return " ".join(text.split()).rstrip(".!? ")
+
+
 def _spans(spans: Any) -> dict[str, str]:
     if not isinstance(spans, (list, tuple)):
         msg = f"spans must be a list of {{'sid', 'text'}} items, got {type(spans).__name__}"
@@ -113,6 +120,7 @@ def detect_hallucination(
     timeout_s: float = 60.0,
     max_concurrency: int = 8,
     cache: Any = None,
+    only_claims: Any = None,
 ) -> dict[str, Any]:
     """Score each cited claim of ``answer`` against ``spans`` and report the information budget.
 
@@ -129,11 +137,13 @@ def detect_hallucination(
         max_concurrency: Verifier calls in flight at once.
         cache: An opt-in :class:`~halguard.llm.cache.ResponseCache`: a repeated check makes no new calls (replies are
             kept with their token probabilities).
+        only_claims: Score only these claims (texts, compared without citation markers: :func:`claim_key`); the others
+            are reported as not asked. The cascade uses it to send the LLM only what the local verifier left open.
 
     Returns:
         The report: ``flagged``, ``under_budget``, ``unverified``, ``summary`` and one ``details`` entry per claim.
     """
-    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode)
+    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode, only_claims)
 
     def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
         try:
@@ -168,9 +178,10 @@ async def adetect_hallucination(
     timeout_s: float = 60.0,
     max_concurrency: int = 8,
     cache: Any = None,
+    only_claims: Any = None,
 ) -> dict[str, Any]:
     """Async twin of :func:`detect_hallucination` (native async calls, at most ``max_concurrency`` at once)."""
-    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode)
+    plan = _plan(answer, spans, verifier, default_target, max_claims, context_mode, only_claims)
     gate = asyncio.Semaphore(max_concurrency)
 
     async def ask(claim: _Claim, redact: bool, order: str) -> tuple[float | None, str]:
@@ -209,6 +220,7 @@ class _Plan:
     context_mode: str
     meter: UsageMeter
     t0: float
+    not_asked: list[_Claim] = field(default_factory=list)
 
     def messages(self, claim: _Claim, redact: bool, order: str) -> list[dict[str, str]]:
         return _messages(claim.text, _evidence(self.known, claim, self.context_mode, redact), order)
@@ -218,7 +230,8 @@ class _Plan:
                 for c in self.scored for redact in (True, False) for order in ORDERS}
 
 
-def _plan(answer: Any, spans: Any, verifier: Any, default_target: Any, max_claims: int, context_mode: str) -> _Plan:
+def _plan(answer: Any, spans: Any, verifier: Any, default_target: Any, max_claims: int, context_mode: str,
+          only_claims: Any = None) -> _Plan:
     if not isinstance(answer, str):
         msg = f"answer must be a str, got {type(answer).__name__}"
         raise InputTypeError(msg)
@@ -236,8 +249,11 @@ def _plan(answer: Any, spans: Any, verifier: Any, default_target: Any, max_claim
         resolved = [(lab, resolve_citation(lab, sids)) for lab in c.citations]  # "S0", or "1" for the first span
         cites = list(dict.fromkeys(sid for _, sid in resolved if sid is not None))
         claims.append(_Claim(idx, c.text, cites, [lab for lab, sid in resolved if sid is None], c.start, c.end))
-    return _Plan(known, chat, claims[:max_claims], claims[max_claims:], default_target, max_claims, context_mode,
-                 UsageMeter(), time.perf_counter())
+    wanted = None if only_claims is None else {claim_key(t) for t in only_claims}
+    asked = [c for c in claims if wanted is None or claim_key(c.text) in wanted]
+    not_asked = [c for c in claims if wanted is not None and claim_key(c.text) not in wanted]
+    return _Plan(known, chat, asked[:max_claims], asked[max_claims:], default_target, max_claims, context_mode,
+                 UsageMeter(), time.perf_counter(), not_asked)
 
 
 def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require_citations: bool) -> dict[str, Any]:
@@ -261,6 +277,9 @@ def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require
                  "flagged": False, "error": f"over max_claims={max_claims}"} for c in unscored_over_limit]
     flagged = [d["idx"] for d in details if d["flagged"]]
     unscored = [d["idx"] for d in details if not d["scored"]]
+    details += [{"idx": c.idx, "claim": c.text, "start": c.start, "end": c.end, "cites": c.cites, "scored": False,
+                 "flagged": False, "asked": False} for c in plan.not_asked]
+    details.sort(key=lambda d: d["idx"])
     probabilities = "token-logprobs" if sources == {"logprobs"} else (
         "verbalised-argmax" if sources == {"argmax"} else "mixed" if sources else "none")
     return {
