@@ -73,7 +73,8 @@ class BudgetVerifier(Detector):
     def _options(self, local: Verdict | None) -> dict[str, Any]:
         # The cascade's settled claims are not asked about again: only the open ones cost LLM calls.
         open_claims = None if local is None else [c.text for c in local.claims if not self._settled(c)]
-        return {"only_claims": open_claims, "verifier": self.chat, "default_target": self.default_target, "max_claims": self.max_claims,
+        return {"only_claims": open_claims, "verifier": self.chat, "default_target": self.default_target,
+                "max_claims": self.max_claims,
                 "require_citations": self.require_citations, "context_mode": self.context_mode,
                 "timeout_s": self.timeout_s, "cache": self.cache}
 
