@@ -4,14 +4,14 @@ For each claim (a sentence of the answer, up to ``max_claims``) with its bracket
 spans, a verifier model answers "does the evidence entail the claim?" with yes or no, once with the evidence
 (``post_yes``) and once with the claim's cited spans redacted (``prior_yes``), each in two prompt variants (the
 question ending "yes or no" and "no or yes"). The probabilities come from the first generated token's
-log-probabilities (the tokenisations of "yes" summed against those of "no", renormalised over the two); the bits
+log-probabilities (the tokenisations of "yes" summed against those of "no", renormalised over the two:
+:mod:`halguard.llm.yesno`); the bits
 are in :mod:`halguard.budget.bits`. A claim is flagged when even its most favourable variant is under budget
 (``budget_gap.min > 0``), or when ``require_citations`` is set and it cites nothing.
 
 Without log-probabilities (a server that returns none) the reply's word is read instead, as 0.99 for yes and 0.01
 for no, and the report says so (``summary.probabilities = "verbalised-argmax"``). A claim none of whose calls gave
-a usable answer (a provider error, the time budget, a reply that is neither yes nor no, neither word among the
-first token's alternatives) is **not scored**: ``scored: false`` with the reason, counted in ``summary.unscored``,
+a usable answer (a provider error, the time budget, a reply that is neither yes nor no) is **not scored**: ``scored: false`` with the reason, counted in ``summary.unscored``,
 and the report is ``unverified`` — never a silent pass.
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any
 from halguard.budget.bits import ClaimBudget, budget
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
+from halguard.llm.yesno import read_yes_no
 from halguard.text.claims import extract_claims, find_citations, resolve_citation
 
 __all__ = ["ENTAILMENT_PROMPT", "REDACTED", "adetect_hallucination", "claim_key", "detect_hallucination"]
@@ -42,30 +42,12 @@ REDACTED = "[REDACTED]"
 # The probability a reply's bare word stands for when the server returns no log-probabilities.
 ARGMAX_YES, ARGMAX_NO = 0.99, 0.01
 TOP_LOGPROBS = 10
-_YES, _NO = frozenset({"yes"}), frozenset({"no"})
-
-
-def _word(token: str) -> str:
-    return token.strip().strip(".,!:;\"'").lower()
-
-
 def _yes_probability(reply: ChatReply) -> tuple[float | None, str]:
-    """P(yes) renormalised over yes and no, and how it was read ("logprobs", "argmax"), or None and why not."""
-    if reply.logprobs:
-        first = reply.logprobs[0]
-        alternatives = first.top or ((first.token, first.logprob),)
-        yes = sum(math.exp(lp) for tok, lp in alternatives if _word(tok) in _YES)
-        no = sum(math.exp(lp) for tok, lp in alternatives if _word(tok) in _NO)
-        if yes + no > 0:
-            return yes / (yes + no), "logprobs"
-        return None, f"neither yes nor no among the first token's {len(alternatives)} alternatives"
-    words = reply.text.strip().split()
-    word = _word(words[0]) if words else ""
-    if word in _YES:
-        return ARGMAX_YES, "argmax"
-    if word in _NO:
-        return ARGMAX_NO, "argmax"
-    return None, f"the reply is neither yes nor no: {reply.text[:60]!r}"
+    """P(yes) and how it was read ("logprobs", "argmax"), or None and why not."""
+    read = read_yes_no(reply, word_yes=ARGMAX_YES, word_no=ARGMAX_NO)
+    if read.p_yes is None:
+        return None, read.reason
+    return read.p_yes, "logprobs" if read.source == "logprobs" else "argmax"
 
 
 @dataclass
