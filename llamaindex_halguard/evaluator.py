@@ -23,6 +23,11 @@ class HalguardEvaluationResult(EvaluationResult):
     verdict: Verdict | None = Field(default=None, description="The full halguard verdict.")
 
 
+def _findings(reasons: list[str]) -> list[str]:
+    """A claim's reasons without the local verifier's similarity line (every detector's findings are kept)."""
+    return [r for r in reasons if not r.startswith("best evidence similarity")]
+
+
 class HalguardEvaluator(BaseEvaluator):
     """Evaluate whether a response is grounded in its contexts.
 
@@ -75,7 +80,7 @@ class HalguardEvaluator(BaseEvaluator):
             feedback = "not verified: " + "; ".join(f"{e.code}: {e.message}" for e in verdict.errors)
         elif verdict.flagged_claims:
             feedback = "unsupported claims:\n" + "\n".join(
-                f"- [{c.status.value}] {c.text} ({'; '.join(c.reasons[1:]) or 'weak evidence'})"
+                f"- [{c.status.value}] {c.text} ({'; '.join(_findings(c.reasons)) or 'weak evidence'})"
                 for c in verdict.flagged_claims
             )
         else:

@@ -160,6 +160,7 @@ def test_budget_verifier_maps_onto_the_shared_verdict():
     weak = BudgetVerifier(scripted(0.6, 0.5)).verify("JWST launched in 2019 [S0].", CONTEXTS)
     assert weak.label == "hallucinated" and weak.claims[0].status == ClaimStatus.HALLUCINATION
     assert weak.claims[0].budget.budget_gap.min > 0 and "bits" in weak.claims[0].reasons[-1]
+    assert [sp.text for sp in weak.spans] == ["JWST launched in 2019 [S0]."] and "bits" in weak.spans[0].reason
     lowered = BudgetVerifier(scripted(0.1, 0.5)).verify("JWST launched in 2019 [S0].", CONTEXTS)
     assert lowered.claims[0].status == ClaimStatus.CONTRADICTION  # the evidence made it less likely
     restored = Verdict.from_metadata(weak.to_metadata())
@@ -271,3 +272,26 @@ async def test_async_time_budget():
                                          timeout_s=0.2)
     assert time.perf_counter() - t0 < 0.9 and report["unverified"]
     assert "timeout_s" in report["details"][0]["error"]
+
+
+def test_budget_verifier_in_llamaindex_engines_and_the_evaluator():
+    from llama_index.core import Document, Settings, VectorStoreIndex
+    from llama_index.core.llms import MockLLM
+
+    from halguard import get_verdict
+    from llamaindex_halguard import HalguardEmbedding, HalguardEvaluator, HalguardQueryEngine
+    from tests.test_llamaindex import ScriptedLLM
+
+    Settings.llm = MockLLM()
+    index = VectorStoreIndex.from_documents([Document(text=SPANS[0]["text"], id_="S0")],
+                                            embed_model=HalguardEmbedding())
+    answer = "JWST was launched on 25 December 2021 [S0]."
+    inner = index.as_query_engine(llm=ScriptedLLM(answers=[answer], prompts=[]), similarity_top_k=1)
+    budget_verifier = BudgetVerifier(scripted(0.99, 0.5))
+    response = HalguardQueryEngine(inner, detector=budget_verifier).query("When did JWST launch?")
+    verdict = get_verdict(response)
+    assert verdict.label == "supported" and verdict.claims[0].budget is not None
+    assert response.metadata["halguard"]["claims"][0]["budget"]["budget_gap"]["units"] == "bits"
+    result = HalguardEvaluator(detector=BudgetVerifier(scripted(0.6, 0.5))).evaluate(
+        query="When did JWST launch?", response="JWST launched in 2019 [S0].", contexts=[SPANS[0]["text"]])
+    assert result.passing is False and not result.invalid_result and "bits" in result.feedback

@@ -11,7 +11,7 @@ from halguard.budget.verifier import adetect_hallucination, claim_key, detect_ha
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.llm.providers import ChatModel, as_chat_model
-from halguard.schema import ClaimBudgetReport, ClaimStatus, ClaimVerdict, Usage, Verdict, VerdictError
+from halguard.schema import ClaimBudgetReport, ClaimStatus, ClaimVerdict, UnsupportedSpan, Usage, Verdict, VerdictError
 from halguard.text.contexts import normalize_contexts
 from halguard.util.options import require_fraction
 
@@ -149,12 +149,17 @@ class BudgetVerifier(Detector):
                                       latency_ms=latency, **common)
         score = max((c.score for c in claims), default=0.0)
         flagged = any(c.status.is_flagged for c in claims)
+        spans = [s for s in (local.spans if local is not None else [])  # the cascade's, on claims it settled
+                 if any(c.budget is None and c.start <= s.start and s.end <= c.end for c in claims)]
+        spans += [UnsupportedSpan(start=c.start, end=c.end, text=c.text, confidence=c.score, reason=c.reasons[-1])
+                  for c in claims if c.budget is not None and c.status.is_flagged]
         errors = []
         if report is not None and report["summary"]["probabilities"] != "token-logprobs":
             errors.append(VerdictError(code="no_logprobs", message="the verifier returned no token probabilities; "
                                        "its yes/no words were read instead (verbalised-argmax)"))
         return Verdict(label="hallucinated" if flagged else "supported", hallucination_detected=flagged,
                        score=score if flagged else min(score, self.threshold - 1e-4), claims=claims, errors=errors,
+                       spans=sorted(spans, key=lambda s: (s.start, s.end)),
                        usage=usage, latency_ms=latency, checked_text=text if text != answer else None, **common)
 
     def _claim(self, d: dict, local: ClaimVerdict | None = None) -> ClaimVerdict:

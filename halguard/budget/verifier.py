@@ -11,8 +11,9 @@ are in :mod:`halguard.budget.bits`. A claim is flagged when even its most favour
 
 Without log-probabilities (a server that returns none) the reply's word is read instead, as 0.99 for yes and 0.01
 for no, and the report says so (``summary.probabilities = "verbalised-argmax"``). A claim none of whose calls gave
-a usable answer (a provider error, the time budget, a reply that is neither yes nor no) is **not scored**: ``scored: false`` with the reason, counted in ``summary.unscored``,
-and the report is ``unverified`` — never a silent pass.
+a usable answer (a provider error, the time budget, a reply that is neither yes nor no) is **not scored**:
+``scored: false`` with the reason, counted in ``summary.unscored``, and the report is ``unverified`` — never a
+silent pass.
 """
 
 from __future__ import annotations
