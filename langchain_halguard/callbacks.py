@@ -23,9 +23,9 @@ from langchain_core.tracers.schemas import Run
 
 from halguard.api import resolve_detector
 from halguard.detector import Detector
-from halguard.errors import InvalidInputError
 from halguard.schema import RequestInfo, Verdict
 from halguard.util.files import append_private
+from halguard.util.options import require_positive_int
 from langchain_halguard._convert import documents_to_contexts
 
 __all__ = ["HalguardCallbackHandler", "get_halguard_callback"]
@@ -108,9 +108,7 @@ class HalguardCallbackHandler(BaseTracer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if isinstance(max_verdicts, bool) or not isinstance(max_verdicts, int) or max_verdicts < 1:
-            msg = f"max_verdicts must be a positive int, got {max_verdicts!r}"
-            raise InvalidInputError(msg)
+        require_positive_int("max_verdicts", max_verdicts)
         self.detector = resolve_detector(detector)
         self.on_verdict = on_verdict
         self.jsonl_path = Path(jsonl_path) if jsonl_path is not None else None

@@ -42,6 +42,7 @@ from halguard.llm.cache import ResponseCache
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, DroppedParaphrase, SampledAnswer, Usage, VerdictError
 from halguard.text.claims import is_non_answer
+from halguard.util.options import require_positive_int
 
 __all__ = ["ConsistencyReport", "ParaphraseConsistency", "SampledAnswer"]
 
@@ -150,9 +151,7 @@ class ParaphraseConsistency:
         if not isinstance(n_paraphrases, int) or not 1 <= n_paraphrases <= 10:
             msg = f"n_paraphrases must be an int from 1 to 10, got {n_paraphrases!r}"
             raise InvalidInputError(msg)
-        if not isinstance(max_concurrency, int) or max_concurrency < 1:
-            msg = f"max_concurrency must be a positive int, got {max_concurrency!r}"
-            raise InvalidInputError(msg)
+        require_positive_int("max_concurrency", max_concurrency)
         self.paraphraser: ChatModel | None = None if paraphraser is None else as_chat_model(paraphraser, paraphrase_model)
         if judge == "local":
             self.judge: Any = LocalConsistencyJudge()

@@ -20,9 +20,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from halguard.errors import InvalidInputError
 from halguard.util.files import read_private, write_private
 from halguard.util.memo import BytesLRU
+from halguard.util.options import require_positive_int
 
 __all__ = ["ResponseCache"]
 
@@ -48,10 +48,8 @@ class ResponseCache:
 
     def __init__(self, path: str | Path | None = None, *, max_entries: int = 10_000,
                  max_bytes: int = 64 * 2**20) -> None:
-        for name, value in (("max_entries", max_entries), ("max_bytes", max_bytes)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                msg = f"{name} must be a positive int, got {value!r}"
-                raise InvalidInputError(msg)
+        require_positive_int("max_entries", max_entries)
+        require_positive_int("max_bytes", max_bytes)
         self.path = Path(path) / _FOLDER if path is not None else None
         if self.path is not None:
             self.path.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
+from halguard.util.options import require_positive_int
 
 __all__ = [
     "SYNC_WORKERS",
@@ -463,10 +464,8 @@ class OpenAIChat(ChatModel):
     def __init__(self, client: Any = None, model: str = "o3-mini", *, async_client: Any = None,
                  temperature: float | None = 0.0, max_tokens: int | None = None, **options: Any) -> None:
         super().__init__(**options)
-        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
-                                       or max_tokens < 1):
-            msg = f"max_tokens must be a positive int or None, got {max_tokens!r}"
-            raise InvalidInputError(msg)
+        if max_tokens is not None:
+            require_positive_int("max_tokens", max_tokens)
         self.max_tokens = max_tokens
         import openai
 

@@ -19,11 +19,15 @@ from typing import Any
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.grounding.naive import NaiveSimilarity
-from halguard.grounding.scoring import weak_threshold_for
+from halguard.grounding.scoring import DEFAULT_THRESHOLD, weak_threshold_for
 from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
 
 __all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
 
+
+# Reply caps of the LLM detectors: the judges read one word (the first token's probabilities); PAS2's model writes
+# rewordings and answers.
+_LLM_REPLY_TOKENS = {"llm-judge": 3, "budget": 3, "pas2": 300}
 
 # The score an unverified row (no risk) ranks with in AUROC and best-F1: neutral, halfway between the labels; the
 # label metrics count it as "not flagged".
@@ -32,33 +36,30 @@ UNVERIFIED_RANK = 0.5
 
 def make_detector(name: str, threshold: float | None = None, *, llm_url: str | None = None,
                   llm_model: str | None = None) -> Detector:
-    """``local`` (the default LocalVerifier), ``naive`` (the similarity baseline) or ``llm-judge`` (a prompted
-    grounding judge on the OpenAI-compatible server at ``llm_url``, model ``llm_model``)."""
+    """``local`` (the default LocalVerifier), ``naive`` (the similarity baseline), or an LLM detector on the
+    OpenAI-compatible server at ``llm_url`` (model ``llm_model``): ``llm-judge`` (a prompted grounding judge),
+    ``pas2`` (paraphrase sampling) or ``budget`` (evidence budgets after the local verifier)."""
     if name == "naive":
         return NaiveSimilarity()
-    if name in ("llm-judge", "pas2", "budget"):
+    if name in _LLM_REPLY_TOKENS:
         if not llm_url:
             msg = f"--detector {name} needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
             raise InvalidInputError(msg)
         import openai
 
+        from halguard.budget import BudgetVerifier
+        from halguard.grounding.verifier import LocalVerifier
         from halguard.llm.providers import OpenAIChat
         from halguard.llm_judge import GroundingJudge, SamplingDetector
 
-        client = openai.OpenAI(base_url=llm_url, api_key="unused")
+        chat = OpenAIChat(openai.OpenAI(base_url=llm_url, api_key="unused"), llm_model or "local", timeout=300,
+                          max_retries=1, max_tokens=_LLM_REPLY_TOKENS[name])
+        limit = DEFAULT_THRESHOLD if threshold is None else threshold
         if name == "budget":  # the local verifier first; uncited claims cite their best evidence's source
-            from halguard.budget import BudgetVerifier
-            from halguard.grounding.verifier import LocalVerifier
-
-            chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=3)
-            return BudgetVerifier(chat, cascade=LocalVerifier(), cite_by_evidence=True, timeout_s=600,
-                                  threshold=0.5 if threshold is None else threshold)
+            return BudgetVerifier(chat, cascade=LocalVerifier(), cite_by_evidence=True, timeout_s=600, threshold=limit)
         if name == "pas2":
-            chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=300)
-            return SamplingDetector(chat, threshold=0.5 if threshold is None else threshold)
-        # One word is read (the first token's probabilities), so the reply is capped at a few tokens.
-        chat = OpenAIChat(client, llm_model or "local", timeout=300, max_retries=1, max_tokens=3)
-        return GroundingJudge(chat, threshold=0.5 if threshold is None else threshold)
+            return SamplingDetector(chat, threshold=limit)
+        return GroundingJudge(chat, threshold=limit)
     if name == "local":
         from halguard.grounding.verifier import LocalVerifier
 
