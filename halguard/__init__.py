@@ -10,6 +10,16 @@ Quick use::
             print(span.text, span.reason)
 """
 
+from halguard.active import (
+    ActiveGenerator,
+    ActiveResult,
+    ActiveSettings,
+    RepairResult,
+    arectify_premise,
+    arepair,
+    rectify_premise,
+    repair,
+)
 from halguard.api import averify, default_detector, verify
 from halguard.budget import detect_hallucination
 from halguard.combine import combine_verdicts
@@ -32,6 +42,7 @@ from halguard.llm.providers import CallableChat, ChatModel, MistralChat, OpenAIC
 from halguard.schema import (
     METADATA_KEY,
     SCHEMA_VERSION,
+    ActiveTrace,
     ClaimStatus,
     ClaimVerdict,
     ConsistencyReport,
@@ -39,8 +50,12 @@ from halguard.schema import (
     EvidenceRef,
     HallucinationJudgment,
     PolicyAction,
+    PremiseRectification,
+    RepairChange,
+    RepairReport,
     RequestInfo,
     SampledAnswer,
+    SentenceTrace,
     SkippedSentence,
     SkippedSource,
     UnsupportedSpan,
@@ -56,6 +71,10 @@ __version__ = "0.1.0"
 __all__ = [
     "METADATA_KEY",
     "SCHEMA_VERSION",
+    "ActiveGenerator",
+    "ActiveResult",
+    "ActiveSettings",
+    "ActiveTrace",
     "CallableChat",
     "ChatModel",
     "ClaimStatus",
@@ -78,11 +97,16 @@ __all__ = [
     "ParaphraseConsistency",
     "ParaphraseThresholds",
     "PolicyAction",
+    "PremiseRectification",
     "ProviderError",
+    "RepairChange",
+    "RepairReport",
+    "RepairResult",
     "RequestInfo",
     "ResponseCache",
     "SampledAnswer",
     "ScoringWeights",
+    "SentenceTrace",
     "SkippedSentence",
     "SkippedSource",
     "Source",
@@ -92,10 +116,14 @@ __all__ = [
     "Verdict",
     "VerdictError",
     "__version__",
+    "arectify_premise",
+    "arepair",
     "averify",
     "combine_verdicts",
     "default_detector",
     "detect_hallucination",
     "get_verdict",
+    "rectify_premise",
+    "repair",
     "verify",
 ]

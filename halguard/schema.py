@@ -18,14 +18,20 @@ __all__ = [
     "ClaimBudgetReport",
     "ClaimSignals",
     "ClaimStatus",
+    "ActiveTrace",
     "ClaimVerdict",
+    "ConceptCheck",
     "ConsistencyReport",
     "DroppedParaphrase",
     "EvidenceRef",
     "HallucinationJudgment",
     "PolicyAction",
+    "PremiseRectification",
+    "RepairChange",
+    "RepairReport",
     "RequestInfo",
     "SampledAnswer",
+    "SentenceTrace",
     "SkippedSentence",
     "SkippedSource",
     "UnsupportedSpan",
@@ -41,7 +47,8 @@ __all__ = [
 # (its JSON is unchanged). 1.3: ClaimVerdict.signals is a typed ClaimSignals (same JSON keys; None for a claim
 # whose detector measured no signals, where 1.2 had an empty dict).
 # 1.4 (additive): ConsistencyReport.dropped_paraphrases. 1.5 (additive): ClaimVerdict.budget.
-SCHEMA_VERSION = "1.5"
+# 1.6 (additive): Verdict.active (the active generation trace), Verdict.repair, PolicyAction "repair".
+SCHEMA_VERSION = "1.6"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -215,16 +222,99 @@ class Usage(_Model):
 class PolicyAction(_Model):
     """What a guard did with the verdict (set by the LangChain / LlamaIndex guards, not by detectors)."""
 
-    action: Literal["annotate", "raise", "fallback", "filter"]
+    action: Literal["annotate", "raise", "fallback", "filter", "repair"]
     removed: list[UnsupportedSpan] = Field(
         default_factory=list, description="With 'filter': the flagged sentences removed from the answer."
     )
-    filtered_answer: str | None = Field(default=None, description="With 'filter': the answer that was returned.")
+    filtered_answer: str | None = Field(default=None, description="With 'filter' and 'repair': the answer that was "
+                                        "returned.")
     fallback_verdict: Verdict | None = Field(
         default=None,
         description="With 'fallback': the check of the answer that was returned instead. A fixed fallback "
         "message is not checked: its verdict is unverified with the code 'fallback_not_checked'.",
     )
+
+
+class ConceptCheck(_Model):
+    """One key concept of a generated sentence, its uncertainty and (when uncertain) its validation."""
+
+    text: str
+    start: int = Field(ge=0, description="Offset of the concept in its sentence.")
+    end: int = Field(ge=0)
+    probability: float | None = Field(default=None, description="The generator's probability of the concept's "
+                                      "tokens (min, mean or normalised product); None without log-probabilities.")
+    uncertain: bool = Field(description="Below the threshold, or no probability: validated.")
+    question: str | None = Field(default=None, description="The yes/no validation question asked.")
+    evidence_ids: list[str] = Field(default_factory=list, description="The evidence the question was answered on.")
+    p_yes: float | None = Field(default=None, description="P(yes) of the validation answer.")
+    outcome: Literal["confident", "validated", "failed", "unverified", "not_checked"]
+    reason: str = ""
+
+
+class SentenceTrace(_Model):
+    """What the active loop did with one generated sentence."""
+
+    index: int = Field(ge=0)
+    original: str = Field(description="The sentence as generated.")
+    final: str | None = Field(description="The sentence in the answer (None: dropped).")
+    decision: Literal["confident", "validated", "repaired", "dropped", "repair_failed", "unvalidated", "unverified"]
+    concepts: list[ConceptCheck] = Field(default_factory=list)
+    evidence_ids: list[str] = Field(default_factory=list, description="The evidence a repair was written from.")
+    reason: str = ""
+    calls: int = Field(default=0, description="LLM calls spent on this sentence (concepts, questions, answers, "
+                       "repair).")
+
+
+class ActiveTrace(_Model):
+    """The trace of active generation (detect and repair while generating): one entry per generated sentence."""
+
+    sentences: list[SentenceTrace] = Field(default_factory=list)
+    threshold: float = Field(description="Concepts whose probability is under this are validated.")
+    uncertainty: str = Field(description="How a concept's token probabilities are combined: min, mean or product.")
+    concept_source: str = Field(description="Who names the key concepts: 'rules' or 'llm'.")
+    logprobs: bool = Field(description="Whether the generator returned token log-probabilities (without them every "
+                           "concept is validated).")
+    generation_calls: int = 0
+    extra_calls: int = Field(default=0, description="Calls beyond generation: concepts, questions, answers, repairs "
+                             "and continuations after a repair.")
+    budget_exhausted: str | None = Field(default=None, description="Why validation stopped early ('calls', "
+                                         "'deadline'); sentences after it are 'unvalidated'.")
+    seconds: float = 0.0
+
+
+class RepairChange(_Model):
+    """One flagged claim of an answer and what the repair did with it."""
+
+    start: int = Field(ge=0, description="Offset of the claim in the original answer.")
+    end: int = Field(ge=0)
+    original: str
+    replacement: str | None = Field(description="The rewritten sentence; None when it was removed or kept.")
+    action: Literal["rewritten", "removed", "kept"]
+    reason: str = ""
+    evidence_ids: list[str] = Field(default_factory=list)
+
+
+class RepairReport(_Model):
+    """A post-hoc repair: the answer before and after, per flagged claim, and the check before the repair."""
+
+    original_answer: str
+    repaired_answer: str
+    changes: list[RepairChange] = Field(default_factory=list)
+    label_before: VerdictLabel
+    score_before: float | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class PremiseRectification(_Model):
+    """A question checked for a false premise against the context, and rewritten only when it has one."""
+
+    question: str
+    rectified_question: str = Field(description="The question to answer: the original unless the premise is false.")
+    outcome: Literal["true_premise", "rectified", "unverified"]
+    p_yes: float | None = Field(default=None, description="P(the question's assumptions hold in the context).")
+    evidence_ids: list[str] = Field(default_factory=list)
+    reason: str = ""
+    usage: Usage = Field(default_factory=Usage)
 
 
 class SampledAnswer(BaseModel):
@@ -346,6 +436,10 @@ class Verdict(_Model):
         description="The text that was checked, when it is not the answer as returned (a structured output is "
         "checked as 'field: value' lines); claim and span offsets refer to it.",
     )
+    active: ActiveTrace | None = Field(default=None, description="Active generation's trace, when the answer was "
+                                       "generated with detect-and-repair.")
+    repair: RepairReport | None = Field(default=None, description="A post-hoc repair of the answer "
+                                        "(on_hallucination='repair'); this verdict checks the repaired answer.")
 
     @classmethod
     def unverified(

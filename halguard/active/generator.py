@@ -1,0 +1,407 @@
+"""Active generation: validate low-confidence sentences while the answer is generated, and repair them.
+
+After "A Stitch in Time Saves Nine" (Varshney et al., 2023), with the app's retrieved context as the knowledge
+source. Per generated sentence:
+
+1. Its **key concepts** (:mod:`halguard.active.concepts`: rules, or the model instructed to list them).
+2. Each concept's **probability**: the minimum (or mean, or normalised product) of the generator's token
+   probabilities over the concept's characters (:mod:`halguard.active.uncertainty`).
+3. Concepts under ``concept_threshold``, least likely first: a **yes/no validation question** written by the model,
+   answered from evidence (the app's retriever queried with the question, else the best windows of the context)
+   strictly, context only. The first failed concept stops the sentence's validation (the paper's greedy exit).
+4. A failed sentence is **repaired** from the evidence (or **dropped** when no evidence supports it), and the answer
+   is **generated on from the repaired text**, so one error does not steer the sentences after it.
+
+Without token log-probabilities every concept counts as uncertain (all are validated). A budget of extra calls and
+seconds bounds each answer: past it, sentences are kept as ``unvalidated``. The answer that comes out is checked
+once more by the detector (the local verifier by default) against every passage seen, and the verdict carries the
+trace (:class:`~halguard.schema.ActiveTrace`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from halguard.active.concepts import parse_concept_reply, rule_concepts
+from halguard.active.evidence import EvidencePool
+from halguard.active.prompts import (answer_messages, concept_messages, question_messages, repair_messages,
+                                     validation_messages)
+from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
+from halguard.active.steps import Ask, Budget, Emit, Refused, Retrieve, Step, adrive_stream, drive_stream
+from halguard.active.uncertainty import TokenSpans, Uncertainty, combine
+from halguard.detector import Detector
+from halguard.errors import InputTypeError, InvalidInputError, ProviderError
+from halguard.llm.providers import ChatModel, as_chat_model
+from halguard.llm.yesno import read_yes_no
+from halguard.policy import DEFAULT_FALLBACK
+from halguard.schema import ActiveTrace, ConceptCheck, SentenceTrace, Verdict
+from halguard.text.contexts import Source, normalize_contexts
+from halguard.text.segment import split_sentences
+
+__all__ = ["ActiveGenerator", "ActiveResult", "ActiveSentence"]
+
+TOP_LOGPROBS_YES_NO = 10
+_NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ActiveSentence:
+    """A sentence of the answer, final once streamed: ``lead`` (the whitespace before it) + ``text``."""
+
+    lead: str
+    text: str
+    trace: SentenceTrace
+
+
+@dataclass(frozen=True)
+class ActiveResult:
+    """An actively generated answer: the text, its verdict (with the trace under ``verdict.active``) and every
+    passage the answer was generated or validated from."""
+
+    answer: str
+    verdict: Verdict
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def trace(self) -> ActiveTrace:
+        assert self.verdict.active is not None
+        return self.verdict.active
+
+
+@dataclass
+class _Text:
+    """The generated text being walked through, and its token map."""
+
+    text: str
+    tokens: TokenSpans
+    pending: deque = field(default_factory=deque)  # (lead, start, end) of the sentences not yet decided
+
+
+def _split(text: str, begin: int = 0) -> deque:
+    """(lead, start, end) of the sentences of ``text[begin:]``, in ``text`` offsets."""
+    out, cursor = deque(), begin
+    for s, e in split_sentences(text[begin:]):
+        s, e = s + begin, e + begin
+        if text[s:e].strip():
+            out.append((text[cursor:s], s, e))
+        cursor = e
+    return out
+
+
+def _one_line(reply: str, limit: int = 300) -> str:
+    line = next((ln.strip() for ln in reply.strip().splitlines() if ln.strip()), "")
+    return line.strip("\"' ")[:limit]
+
+
+class ActiveGenerator:
+    """Generate an answer from retrieved context, validating and repairing low-confidence sentences as it goes.
+
+    Args:
+        llm: The generator and helper model (a ChatModel, an OpenAI client, a callable; the LangChain and
+            LlamaIndex adapters convert theirs). It should return token log-probabilities.
+        retriever: Optional ``retrieve(query) -> contexts``: the app's retriever, queried with the question when no
+            contexts are given and with each validation question. None: the given contexts are the only evidence.
+        aretriever: Its async twin (default: ``retriever`` in a worker thread).
+        detector: Checks the final answer (default: the shared local verifier).
+        concepts: ``"rules"`` (names, numbers, content-word runs; no call) or ``"llm"`` (the model lists them).
+        uncertainty: How a concept's token probabilities combine: ``"min"`` (the paper's best), ``"mean"``,
+            ``"product"`` (normalised).
+        settings: Thresholds and budgets (:class:`~halguard.active.ActiveSettings`).
+        cache: An opt-in response cache for the helper calls.
+        no_answer: The answer when every sentence was dropped.
+    """
+
+    def __init__(self, llm: Any, *, retriever: Callable[[str], Any] | None = None,
+                 aretriever: Callable[[str], Any] | None = None, detector: Detector | None = None,
+                 concepts: Literal["rules", "llm"] = "rules", uncertainty: Uncertainty = "min",
+                 settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS, cache: Any = None,
+                 no_answer: str = DEFAULT_FALLBACK) -> None:
+        if concepts not in ("rules", "llm"):
+            msg = f"concepts must be 'rules' or 'llm', got {concepts!r}"
+            raise InvalidInputError(msg)
+        combine([0.5], uncertainty)  # raises for an unknown name
+        if retriever is not None and not callable(retriever):
+            msg = f"retriever must be callable (query -> contexts), got {type(retriever).__name__}"
+            raise InputTypeError(msg)
+        self.chat: ChatModel = as_chat_model(llm)
+        self.retriever, self.detector = retriever, detector
+        self._aretriever = aretriever
+        self.concepts, self.uncertainty, self.settings = concepts, uncertainty, settings
+        self.cache, self.no_answer = cache, no_answer
+
+    # -- public API --------------------------------------------------------------------------------------------
+
+    def generate(self, question: str, contexts: Any = None) -> ActiveResult:
+        """The answer to ``question`` from ``contexts`` (else from the retriever), validated and repaired."""
+        runner = self.stream(question, contexts)
+        while True:
+            try:
+                next(runner)
+            except StopIteration as stop:
+                return stop.value
+
+    async def agenerate(self, question: str, contexts: Any = None) -> ActiveResult:
+        """Async twin of :meth:`generate`."""
+        out: list[ActiveResult] = []
+        async for _ in self._astream(question, contexts, out):
+            pass
+        return out[0]
+
+    def stream(self, question: str, contexts: Any = None) -> Generator[ActiveSentence, None, ActiveResult]:
+        """Yield each sentence once it is final (validated, repaired or kept); returns the :class:`ActiveResult`.
+
+        Raises:
+            ProviderError: The first generation failed (there is no answer to check).
+        """
+        budget, pool = self._start(question, contexts)
+        runner = drive_stream(self._steps(question, pool, contexts is None), chat=self.chat, budget=budget,
+                              cache=self.cache, retrieve=self.retriever)
+        while True:
+            try:
+                e = next(runner)
+            except StopIteration as stop:
+                return self._finish(stop.value, pool, budget, question)
+            yield ActiveSentence(e.lead, e.text, e.trace)
+
+    async def astream(self, question: str, contexts: Any = None) -> AsyncIterator[ActiveSentence]:
+        """Async twin of :meth:`stream` (the result is not returned: use :meth:`agenerate` for it)."""
+        async for sentence in self._astream(question, contexts, []):
+            yield sentence
+
+    async def _astream(self, question: str, contexts: Any, out: list[ActiveResult]) -> AsyncIterator[ActiveSentence]:
+        budget, pool = self._start(question, contexts)
+        steps = self._steps(question, pool, contexts is None)
+        answer: list[Any] = []
+        async for e in adrive_stream(steps, answer, chat=self.chat, budget=budget, cache=self.cache,
+                                     aretrieve=self._async_retriever()):
+            yield ActiveSentence(e.lead, e.text, e.trace)
+        out.append(await self._afinish(answer[0], pool, budget, question))
+
+    # -- set-up and finish ---------------------------------------------------------------------------------------
+
+    def _async_retriever(self) -> Callable[[str], Any] | None:
+        if self._aretriever is not None:
+            return self._aretriever
+        if self.retriever is None:
+            return None
+        import asyncio
+
+        retriever = self.retriever
+
+        async def in_thread(query: str) -> Any:
+            return await asyncio.to_thread(retriever, query)
+
+        return in_thread
+
+    def _start(self, question: Any, contexts: Any) -> tuple[Budget, EvidencePool]:
+        if not isinstance(question, str) or not question.strip():
+            msg = "question must be a non-empty str"
+            raise InvalidInputError(msg) if isinstance(question, str) else InputTypeError(msg)
+        if contexts is None and self.retriever is None and self._aretriever is None:
+            msg = "give contexts, or a retriever to get them from"
+            raise InvalidInputError(msg)
+        pool = EvidencePool()
+        if contexts is not None:
+            pool.add(normalize_contexts(contexts))
+        return Budget(self.settings.max_extra_calls, self.settings.timeout_s), pool
+
+    def _result(self, answer: Any, pool: EvidencePool, budget: Budget, verdict: Verdict) -> ActiveResult:
+        text, trace = answer
+        trace.generation_calls, trace.extra_calls = budget.generation_calls, budget.extra_calls
+        trace.seconds = round(time.monotonic() - budget.t0, 3)
+        m = budget.meter
+        usage = verdict.usage.model_copy(update={
+            "llm_calls": verdict.usage.llm_calls + m.calls, "input_tokens": verdict.usage.input_tokens + m.input_tokens,
+            "output_tokens": verdict.usage.output_tokens + m.output_tokens})
+        return ActiveResult(text, verdict.model_copy(update={"active": trace, "usage": usage}), list(pool.sources))
+
+    def _detector(self) -> Detector:
+        if self.detector is not None:
+            return self.detector
+        from halguard.api import default_detector
+
+        return default_detector()
+
+    def _finish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
+        verdict = self._detector().verify(answer[0], pool.sources, question=question)
+        return self._result(answer, pool, budget, verdict)
+
+    async def _afinish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
+        verdict = await self._detector().averify(answer[0], pool.sources, question=question)
+        return self._result(answer, pool, budget, verdict)
+
+    # -- the loop ------------------------------------------------------------------------------------------------
+
+    def _steps(self, question: str, pool: EvidencePool, fetch: bool) -> Generator[Step, Any, tuple[str, ActiveTrace]]:
+        s = self.settings
+        trace = ActiveTrace(threshold=s.concept_threshold, uncertainty=self.uncertainty,
+                            concept_source=self.concepts, logprobs=False)
+        if fetch:
+            found = yield Retrieve(question)
+            if isinstance(found, Refused):
+                msg = f"retrieving context for the question failed: {found.reason}"
+                raise ProviderError(msg)
+            pool.add(found)
+        reply = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2)), "generate", top_logprobs=1)
+        if isinstance(reply, Refused):
+            msg = f"generating the answer failed: {reply.reason}"
+            raise ProviderError(msg)
+        trace.logprobs = reply.has_logprobs
+        current = _Text(reply.text, TokenSpans(reply.text, reply.logprobs), _split(reply.text))
+        parts: list[str] = []
+        while current.pending and len(trace.sentences) < s.max_sentences:
+            lead, start, end = current.pending.popleft()
+            sentence = current.text[start:end]
+            st = yield from self._sentence(len(trace.sentences), sentence, start, current.tokens, question, pool,
+                                           trace)
+            trace.sentences.append(st)
+            if st.final is not None:
+                lead = (lead if lead.strip() == "" and lead else " ") if parts else ""
+                parts.append(lead + st.final)
+                yield Emit(st.final, st, lead)
+            if st.decision in ("repaired", "dropped"):
+                # What followed was generated after the error: generate it again from the repaired text.
+                so_far = "".join(parts)
+                more = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2), so_far), "continue",
+                                 top_logprobs=1)
+                if isinstance(more, Refused):
+                    if more.budget:
+                        trace.budget_exhausted = trace.budget_exhausted or more.reason
+                    continue  # keep walking the old continuation: unvalidated past the budget
+                current = _Text(more.text, TokenSpans(more.text, more.logprobs),
+                                _split(more.text, _repeat_end(more.text, so_far)))
+        answer = "".join(parts).strip()
+        return (answer or self.no_answer), trace
+
+    def _sentence(self, index: int, sentence: str, offset: int, tokens: TokenSpans, question: str,
+                  pool: EvidencePool, trace: ActiveTrace) -> Generator[Step, Any, SentenceTrace]:
+        s = self.settings
+        calls = 0
+        concepts, reason = rule_concepts(sentence), ""
+        if self.concepts == "llm" and not trace.budget_exhausted:
+            reply = yield Ask(concept_messages(sentence), "concepts")
+            calls += 1
+            listed = None if isinstance(reply, Refused) else parse_concept_reply(reply.text, sentence)
+            if listed is not None:
+                concepts = listed
+            else:
+                reason = "the model's concept list was unusable; rule concepts used. "
+        checks = []
+        for c in concepts:
+            p = tokens.probability(offset + c.start, offset + c.end, self.uncertainty)
+            uncertain = p is None or p < s.concept_threshold
+            checks.append(ConceptCheck(text=c.text, start=c.start, end=c.end, probability=p, uncertain=uncertain,
+                                       outcome="not_checked" if uncertain else "confident"))
+        uncertain = sorted((ch for ch in checks if ch.uncertain), key=lambda ch: -1.0 if ch.probability is None
+                           else ch.probability)
+        if not uncertain:
+            why = "no key concept" if not checks else "every key concept is above the threshold"
+            return SentenceTrace(index=index, original=sentence, final=sentence, decision="confident",
+                                 concepts=checks, reason=reason + why, calls=calls)
+        failed: ConceptCheck | None = None
+        evidence: list[tuple[str, str]] = []
+        for ch in uncertain:
+            if trace.budget_exhausted:
+                break
+            outcome = yield from self._validate(ch, sentence, question, pool)
+            calls += outcome[1]
+            if isinstance(outcome[0], Refused):
+                trace.budget_exhausted = outcome[0].reason if outcome[0].budget else None
+                if not outcome[0].budget:
+                    ch.outcome, ch.reason = "unverified", outcome[0].reason
+                    return SentenceTrace(index=index, original=sentence, final=sentence, decision="unverified",
+                                         concepts=checks, reason=reason + ch.reason, calls=calls)
+                break
+            evidence = outcome[0]
+            if ch.outcome == "unverified":
+                return SentenceTrace(index=index, original=sentence, final=sentence, decision="unverified",
+                                     concepts=checks, reason=reason + ch.reason, calls=calls)
+            if ch.outcome == "failed":
+                failed = ch
+                break
+        if failed is None:
+            left = [ch for ch in uncertain if ch.outcome == "not_checked"]
+            if left:
+                return SentenceTrace(index=index, original=sentence, final=sentence, decision="unvalidated",
+                                     concepts=checks, calls=calls,
+                                     reason=reason + f"budget exhausted ({trace.budget_exhausted}) before "
+                                     f"{len(left)} uncertain concept(s) were validated")
+            return SentenceTrace(index=index, original=sentence, final=sentence, decision="validated",
+                                 concepts=checks, reason=reason + "every uncertain concept was validated", calls=calls)
+        ids = list(dict.fromkeys(sid for sid, _ in evidence))
+        if not evidence:
+            return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
+                                 reason=reason + f"no evidence about {failed.text!r}", calls=calls)
+        reply = yield Ask(repair_messages(sentence, evidence, question), "repair")
+        calls += 1
+        if isinstance(reply, Refused):
+            return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
+                                 concepts=checks, evidence_ids=ids, calls=calls,
+                                 reason=reason + f"{failed.text!r} failed validation; the repair did not run "
+                                 f"({reply.reason})")
+        fixed = reply.text.strip().strip('"').strip()
+        if _NONE.match(fixed):
+            return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
+                                 evidence_ids=ids, calls=calls,
+                                 reason=reason + f"{failed.text!r} failed validation and the evidence supports "
+                                 "nothing of the sentence")
+        if not fixed or len(fixed) > s.max_repair_growth * len(sentence) + 200:
+            return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
+                                 concepts=checks, evidence_ids=ids, calls=calls,
+                                 reason=reason + f"{failed.text!r} failed validation; the repair was "
+                                 f"{'empty' if not fixed else 'not a rewrite of the sentence'}")
+        return SentenceTrace(index=index, original=sentence, final=fixed, decision="repaired", concepts=checks,
+                             evidence_ids=ids, calls=calls,
+                             reason=reason + f"{failed.text!r} failed validation (P(yes) {failed.p_yes})")
+
+    def _validate(self, ch: ConceptCheck, sentence: str, question: str,
+                  pool: EvidencePool) -> Generator[Step, Any, tuple[Any, int]]:
+        """Ask, answer and judge one concept's validation question. Returns (evidence or Refused, calls)."""
+        s, calls = self.settings, 1
+        reply = yield Ask(question_messages(sentence, ch.text, question), "question")
+        if isinstance(reply, Refused):
+            return reply, calls
+        asked = _one_line(reply.text)
+        if not asked.endswith("?") or len(asked) < 8:
+            asked = f"Is it true that {sentence.rstrip('.!? ')}?"
+            ch.reason = "the model's question was unusable; the sentence is asked as it is. "
+        ch.question = asked
+        among = None
+        if self.retriever is not None or self._aretriever is not None:
+            found = yield Retrieve(asked)
+            if isinstance(found, list):
+                among = {src.id for src in pool.add(found)} | {src.id for src in found}
+        # The question and the sentence: a wrong value shares nothing with the evidence, its topic words do.
+        query = f"{asked} {sentence}"
+        evidence = pool.best(query, k=s.evidence_passages, max_chars=s.evidence_chars, among=among)
+        if not evidence and among is not None:  # the retriever found nothing new: the context may still say it
+            evidence = pool.best(query, k=s.evidence_passages, max_chars=s.evidence_chars)
+        ch.evidence_ids = list(dict.fromkeys(sid for sid, _ in evidence))
+        if not evidence:
+            ch.outcome, ch.reason = "failed", ch.reason + "no evidence mentions it"
+            return evidence, calls
+        answer = yield Ask(validation_messages(asked, evidence), "validate", top_logprobs=TOP_LOGPROBS_YES_NO)
+        calls += 1
+        if isinstance(answer, Refused):
+            return answer, calls
+        yn = read_yes_no(answer, word_yes=s.yes_no_word, word_no=1 - s.yes_no_word)
+        if yn.p_yes is None:
+            ch.outcome, ch.reason = "unverified", ch.reason + yn.reason
+            return evidence, calls
+        ch.p_yes = round(yn.p_yes, 4)
+        ch.outcome = "validated" if yn.p_yes >= s.validation_yes else "failed"
+        ch.reason += f"P(yes) from {yn.source}"
+        return evidence, calls
+
+
+
+def _repeat_end(text: str, so_far: str) -> int:
+    """Where a continuation's new text begins: after the answer-so-far, when the model repeated it first."""
+    prefix = so_far.strip()
+    at = len(text) - len(text.lstrip())
+    return at + len(prefix) if prefix and text[at:].startswith(prefix) else 0

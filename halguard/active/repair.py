@@ -1,0 +1,171 @@
+"""Post-hoc repair of an answer that is already written: its flagged claims rewritten from the evidence, or removed.
+
+Used by ``on_hallucination="repair"`` in the guards. Each flagged claim (CONTRADICTION or HALLUCINATION) gets the
+context windows that share the most content words with it; the model rewrites the sentence from them, or answers
+NONE and the sentence is removed; a claim with no evidence at all is removed. A rewrite that fails (provider error,
+an empty or runaway reply, the budget) keeps the original sentence and says so. The repaired answer is checked
+again by the detector, and its verdict records what changed (:class:`~halguard.schema.RepairReport`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+from halguard.active.evidence import EvidencePool
+from halguard.active.prompts import repair_messages
+from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
+from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
+from halguard.detector import Detector
+from halguard.errors import InputTypeError, InvalidInputError
+from halguard.llm.providers import as_chat_model
+from halguard.schema import RepairChange, RepairReport, Usage, Verdict
+from halguard.text.contexts import normalize_contexts
+
+__all__ = ["RepairResult", "arepair", "repair"]
+
+_NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """The repaired answer and the verdict on it (``verdict.repair`` says what changed)."""
+
+    answer: str
+    verdict: Verdict
+
+    @property
+    def changed(self) -> bool:
+        return self.verdict.repair is not None and any(c.action != "kept" for c in self.verdict.repair.changes)
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
+
+
+def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
+           settings: ActiveSettings) -> Generator[Step, Any, list[RepairChange]]:
+    changes = []
+    for c in sorted(verdict.flagged_claims, key=lambda c: c.start):
+        evidence = pool.best(c.text, k=settings.evidence_passages, max_chars=settings.evidence_chars)
+        ids = list(dict.fromkeys(sid for sid, _ in evidence))
+        common = {"start": c.start, "end": c.end, "original": c.text, "evidence_ids": ids}
+        if not evidence:
+            changes.append(RepairChange(**common, replacement=None, action="removed",
+                                        reason="no passage shares a content word with it"))
+            continue
+        reply = yield Ask(repair_messages(c.text, evidence, question), "repair")
+        if isinstance(reply, Refused):
+            changes.append(RepairChange(**common, replacement=None, action="kept",
+                                        reason=f"the repair did not run: {reply.reason}"))
+            continue
+        fixed = reply.text.strip().strip('"').strip()
+        if _NONE.match(fixed):
+            changes.append(RepairChange(**common, replacement=None, action="removed",
+                                        reason="the evidence supports nothing of it"))
+        elif not fixed or len(fixed) > settings.max_repair_growth * len(c.text) + 200:
+            changes.append(RepairChange(**common, replacement=None, action="kept",
+                                        reason="the repair was " + ("empty" if not fixed else "not a rewrite")))
+        else:
+            changes.append(RepairChange(**common, replacement=fixed, action="rewritten",
+                                        reason=f"{c.status.value}: rewritten from the evidence"))
+    return changes
+
+
+def _apply(answer: str, changes: list[RepairChange]) -> str:
+    pieces, cursor = [], 0
+    for ch in sorted(changes, key=lambda ch: ch.start):
+        if ch.start < cursor:  # overlapping claims: the first one's change stands
+            continue
+        pieces.append(answer[cursor:ch.start])
+        pieces.append(ch.original if ch.action == "kept" else (ch.replacement or ""))
+        cursor = ch.end
+    pieces.append(answer[cursor:])
+    return _tidy("".join(pieces))
+
+
+def _prepare(answer: Any, contexts: Any, verdict: Any) -> EvidencePool:
+    if not isinstance(answer, str):
+        msg = f"answer must be a str, got {type(answer).__name__}"
+        raise InputTypeError(msg)
+    if not isinstance(verdict, Verdict):
+        msg = f"verdict must be a halguard Verdict, got {type(verdict).__name__}"
+        raise InputTypeError(msg)
+    if verdict.checked_text is not None and verdict.checked_text != answer:
+        msg = "the verdict checked another text (a structured output): only a plain-text answer can be repaired"
+        raise InvalidInputError(msg)
+    if any(c.end > len(answer) or answer[c.start:c.end] != c.text for c in verdict.claims):
+        msg = "the verdict's claims are not at their offsets in this answer: pass the answer the verdict checked"
+        raise InvalidInputError(msg)
+    pool = EvidencePool()
+    pool.add(normalize_contexts(contexts))
+    return pool
+
+
+def _report(answer: str, verdict: Verdict, changes: list[RepairChange], budget: Budget,
+            checked: Verdict, repaired: str) -> RepairResult:
+    m = budget.meter
+    report = RepairReport(original_answer=answer, repaired_answer=repaired, changes=changes,
+                          label_before=verdict.label, score_before=verdict.score,
+                          usage=Usage(llm_calls=m.calls, input_tokens=m.input_tokens, output_tokens=m.output_tokens))
+    return RepairResult(repaired, checked.model_copy(update={"repair": report}))
+
+
+def _detector(detector: Detector | None) -> Detector:
+    if detector is not None:
+        return detector
+    from halguard.api import default_detector
+
+    return default_detector()
+
+
+def repair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, question: str | None = None,
+           detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
+           cache: Any = None) -> RepairResult:
+    """Rewrite (or remove) the claims ``verdict`` flagged in ``answer``, from ``contexts``, and check the result.
+
+    Args:
+        answer: The answer ``verdict`` checked.
+        contexts: The retrieved contexts (any form the detectors take).
+        verdict: Its verdict; an answer with nothing flagged comes back unchanged, with this verdict.
+        llm: The model that writes the repairs (a ChatModel, an OpenAI client, a callable).
+        question: The question, given to the repair prompt and the second check.
+        detector: The second check (default: the shared local verifier).
+        settings: Evidence size and the call/time budget (:class:`~halguard.active.ActiveSettings`).
+        cache: An opt-in response cache.
+
+    Raises:
+        InputTypeError, InvalidInputError: ``answer`` is not the text ``verdict`` checked.
+    """
+    pool = _prepare(answer, contexts, verdict)
+    if not verdict.flagged_claims:
+        return RepairResult(answer, verdict)
+    budget = Budget(settings.max_extra_calls, settings.timeout_s)
+    changes = drive(_steps(answer, verdict, pool, question or "", settings), chat=as_chat_model(llm), budget=budget,
+                    cache=cache)
+    repaired = _apply(answer, changes)
+    checked = _detector(detector).verify(repaired, pool.sources, question=question) if repaired else (
+        Verdict.unverified("empty_answer", "the repair removed every sentence", detector="repair",
+                           threshold=verdict.threshold))
+    return _report(answer, verdict, changes, budget, checked, repaired)
+
+
+async def arepair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, question: str | None = None,
+                  detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
+                  cache: Any = None) -> RepairResult:
+    """Async twin of :func:`repair`."""
+    pool = _prepare(answer, contexts, verdict)
+    if not verdict.flagged_claims:
+        return RepairResult(answer, verdict)
+    budget = Budget(settings.max_extra_calls, settings.timeout_s)
+    changes = await adrive(_steps(answer, verdict, pool, question or "", settings), chat=as_chat_model(llm),
+                           budget=budget, cache=cache)
+    repaired = _apply(answer, changes)
+    checked = await _detector(detector).averify(repaired, pool.sources, question=question) if repaired else (
+        Verdict.unverified("empty_answer", "the repair removed every sentence", detector="repair",
+                           threshold=verdict.threshold))
+    return _report(answer, verdict, changes, budget, checked, repaired)
