@@ -6,11 +6,13 @@ Framework-free, so the LangChain and LlamaIndex guards apply exactly the same ru
 - ``"raise"``: raise :class:`~halguard.errors.HallucinationError` carrying the verdict.
 - ``"fallback"``: replace the answer with a fixed message (or the result of a fallback runnable/engine).
 - ``"filter"``: drop the flagged sentences from the answer and record what was removed in the verdict.
+- ``"repair"``: rewrite the flagged sentences from the retrieved context with an LLM (or remove them), check the
+  repaired answer again, and drop what that check still flags (:func:`halguard.active.repair.repair_decision`).
 
 ``on_unverified`` decides for a check that could not run: ``"fail_open"`` (default) passes the answer
 through, annotated as ``unverified``; ``"fail_closed"`` treats it like a hallucination: ``raise`` raises
 :class:`~halguard.errors.UnverifiedError`, ``fallback`` falls back, and ``filter`` (which has no verified
-sentence to keep) raises :class:`~halguard.errors.UnverifiedError` too.
+sentence to keep) and ``repair`` raise :class:`~halguard.errors.UnverifiedError` too.
 """
 
 from __future__ import annotations
@@ -35,9 +37,9 @@ __all__ = [
     "with_fallback_verdict",
 ]
 
-OnHallucination = Literal["annotate", "raise", "fallback", "filter"]
+OnHallucination = Literal["annotate", "raise", "fallback", "filter", "repair"]
 OnUnverified = Literal["fail_open", "fail_closed"]
-_ON_HALLUCINATION = ("annotate", "raise", "fallback", "filter")
+_ON_HALLUCINATION = ("annotate", "raise", "fallback", "filter", "repair")
 _ON_UNVERIFIED = ("fail_open", "fail_closed")
 DEFAULT_FALLBACK = "I could not find support for an answer to that in the retrieved documents."
 
@@ -57,13 +59,14 @@ class GuardDecision:
     """The action for one verdict.
 
     Attributes:
-        action: ``"pass"`` (keep the answer), ``"fallback"`` or ``"filter"``; ``"raise"`` never comes
-            back from :func:`decide`, which raises instead.
+        action: ``"pass"`` (keep the answer), ``"fallback"``, ``"filter"`` or ``"repair"`` (the guard repairs the
+            answer: :func:`halguard.active.repair.repair_decision`); ``"raise"`` never comes back from :func:`decide`,
+            which raises instead.
         verdict: The verdict, with ``action`` recorded on it (a copy: the input verdict is not changed).
         answer: The answer to return for ``"filter"`` (the kept sentences); None otherwise.
     """
 
-    action: Literal["pass", "fallback", "filter"]
+    action: Literal["pass", "fallback", "filter", "repair"]
     verdict: Verdict
     answer: str | None = None
 
@@ -110,7 +113,7 @@ def decide(
     if not (flagged or closed) or on_hallucination == "annotate":
         action = PolicyAction(action="annotate")
         return GuardDecision("pass", verdict.model_copy(update={"action": action}))
-    if on_hallucination == "raise" or (closed and on_hallucination == "filter"):
+    if on_hallucination == "raise" or (closed and on_hallucination in ("filter", "repair")):
         record = verdict.model_copy(update={"action": PolicyAction(action="raise")})
         if closed:
             reason = "; ".join(e.message for e in verdict.errors) or "the check did not run"
@@ -121,6 +124,8 @@ def decide(
         raise HallucinationError(msg, verdict=record)
     if on_hallucination == "fallback":
         return GuardDecision("fallback", verdict.model_copy(update={"action": PolicyAction(action="fallback")}))
+    if on_hallucination == "repair":
+        return GuardDecision("repair", verdict.model_copy(update={"action": PolicyAction(action="repair")}))
     text, removed = filter_answer(answer, verdict)
     action = PolicyAction(action="filter", removed=removed, filtered_answer=text)
     return GuardDecision("filter", verdict.model_copy(update={"action": action}), answer=text)
@@ -129,13 +134,15 @@ def decide(
 def replacement_text(decision: GuardDecision, fallback: object) -> str | None:
     """The text that replaces the answer: the kept sentences for ``filter`` (the fallback message when no
     sentence is left); for ``fallback``, the fallback message (the default one when ``fallback`` is not a
-    str)."""
+    str); for ``repair``, the repaired text."""
     if decision.action == "filter" and decision.answer:
         return decision.answer
     if decision.action == "filter":  # every sentence was flagged: nothing left to return
         return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
     if decision.action == "fallback":
         return fallback if isinstance(fallback, str) else DEFAULT_FALLBACK
+    if decision.action == "repair":  # set by the guard once the repair ran (repair_decision)
+        return decision.answer
     return None
 
 
@@ -149,9 +156,9 @@ def refuse_to_retype(decision: GuardDecision, *, fallback_source: bool) -> None:
     same type, so it is allowed.
 
     Raises:
-        HallucinationError: ``decision`` is ``filter``, or ``fallback`` to a fixed message.
+        HallucinationError: ``decision`` is ``filter`` or ``repair``, or ``fallback`` to a fixed message.
     """
-    if decision.action == "filter" or (decision.action == "fallback" and not fallback_source):
+    if decision.action in ("filter", "repair") or (decision.action == "fallback" and not fallback_source):
         record = decision.verdict.model_copy(update={"action": PolicyAction(action="raise")})
         policy = decision.action
         msg = (

@@ -4,10 +4,12 @@
 - :class:`HalguardCheck`: a step for chains that already output ``{question, context, answer}``.
 - :class:`HalguardCallbackHandler` / :func:`get_halguard_callback`: observe-only verification of runs.
 - :class:`HalguardEmbeddings`: the local MiniLM as LangChain embeddings (offline).
+- :class:`HalguardActiveRAG`: retrieval + generation that validates and repairs each sentence as it is written.
 """
 
 import logging
 
+from langchain_halguard.active import HalguardActiveRAG
 from langchain_halguard.callbacks import HalguardCallbackHandler, get_halguard_callback
 from langchain_halguard.check import HalguardCheck
 from langchain_halguard.embeddings import HalguardEmbeddings
@@ -30,6 +32,7 @@ __all__ = [
     "SAMPLE_TAG",
     "VERDICT_EVENT",
     "VERIFY_RUN_NAME",
+    "HalguardActiveRAG",
     "HalguardCallbackHandler",
     "HalguardCheck",
     "HalguardEmbeddings",

@@ -18,6 +18,7 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
+from halguard.active.repair import arepair_decision, repair_decision
 from halguard.api import default_detector, resolve_detector
 from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency.sampling import ParaphraseConsistency
@@ -231,9 +232,10 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     str_input: Literal["auto", "as_is", "wrap"] = "auto"
     """A str input: ``"wrap"`` passes it as ``{question_key: text}``; ``"as_is"`` passes the str; ``"auto"`` wraps it
     when the chain's input schema is an object with ``question_key`` (``create_retrieval_chain``)."""
-    on_hallucination: Literal["annotate", "raise", "fallback", "filter"] = "annotate"
+    on_hallucination: Literal["annotate", "raise", "fallback", "filter", "repair"] = "annotate"
     """What a hallucinated answer gets: the verdict attached (``annotate``), ``HallucinationError`` (``raise``), the
-    ``fallback`` in its place, or its flagged sentences removed (``filter``)."""
+    ``fallback`` in its place, its flagged sentences removed (``filter``), or rewritten from the retrieved documents
+    by ``repairer`` and checked again (``repair``; see :func:`halguard.active.repair.repair_decision`)."""
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
     """What an answer that could not be checked gets: passed with its verdict, or ``UnverifiedError``."""
     fallback: str | Runnable[Any, Any] | None = None
@@ -250,10 +252,14 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     judge: Any = "local"
     """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
     cache: Any = None
-    """An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample and judge requests."""
+    """An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample, judge and repair requests."""
+    repairer: Any = None
+    """With ``on_hallucination="repair"``: the model that rewrites flagged sentences (a LangChain chat model, an
+    OpenAI/Mistral client, a callable)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)
+    _repairer: Any = PrivateAttr(default=None)
     _history: HistoryWrapper | None = PrivateAttr(default=None)
     # Whether bound / fallback take a dict: a property of the runnable, not of a call (a schema costs ~2.5 ms).
     _takes_dict: dict[str, bool] = PrivateAttr(default_factory=dict)
@@ -272,6 +278,13 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:
         validate_options(self.detector, self.on_hallucination, self.on_unverified)
+        if self.on_hallucination == "repair":
+            if self.repairer is None:
+                msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
+                raise InvalidInputError(msg)
+            from langchain_halguard.providers import to_chat_model
+
+            self._repairer = to_chat_model(self.repairer)
         self._history = find_history_wrapper(self.bound, sampling=self.consistency == "on")
         if self.consistency == "on":
             from langchain_halguard.providers import to_chat_model
@@ -333,7 +346,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         history = self._history.snapshot(config) if self._samples_history else None
         output = self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
         verdict = self._verify(inner, output, retrieved, history, run_manager, config)
-        return self._apply(input_, output, verdict, run_manager, config)
+        return self._apply(input_, output, verdict, run_manager, config, (inner, retrieved))
 
     async def _ainvoke(
         self, input_: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
@@ -343,7 +356,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         history = await self._history.asnapshot(config) if self._samples_history else None
         output = await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
         verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
-        return await self._aapply(input_, output, verdict, run_manager, config)
+        return await self._aapply(input_, output, verdict, run_manager, config, (inner, retrieved))
 
     def _inner_input(self, input_: Any, which: Literal["bound", "fallback"] = "bound") -> Any:
         """A bare question wrapped as ``{question_key: question}`` when the chain takes a dict (see ``str_input``)."""
@@ -375,7 +388,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     @property
     def _buffers_stream(self) -> bool:
-        return self.on_hallucination in ("fallback", "filter")
+        return self.on_hallucination in ("fallback", "filter", "repair")
 
     def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:  # noqa: A002
         yield from self._transform_stream_with_config(input, self._transform, config, **kwargs)
@@ -417,7 +430,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 yield chunk
         output = streamed.result()
         verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
-        result = self._apply(seen["original"], output, verdict, run_manager, config)
+        result = self._apply(seen["original"], output, verdict, run_manager, config, (seen["input"], retrieved))
         yield from self._final_chunks(output, result)
 
     async def _atransform(
@@ -446,7 +459,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 yield chunk
         output = streamed.result()
         verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
-        result = await self._aapply(seen["original"], output, verdict, run_manager, config)
+        result = await self._aapply(seen["original"], output, verdict, run_manager, config,
+                                    (seen["input"], retrieved))
         for chunk in self._final_chunks(output, result):
             yield chunk
 
@@ -603,9 +617,15 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                               replacement=replacement)
 
     def _apply(self, input_: Any, output: Any, verdict: Verdict, run_manager: CallbackManagerForChainRun,
-               config: RunnableConfig) -> Any:
-        """The policy; ``input_`` is the guard's own input (a fallback gets it, wrapped as it needs it)."""
+               config: RunnableConfig, checked: tuple[Any, RetrievedDocuments] | None = None) -> Any:
+        """The policy; ``input_`` is the guard's own input (a fallback gets it, wrapped as it needs it);
+        ``checked`` is (the wrapped chain's input, its retrieved documents): what a repair works from."""
         decision = self._decide(output, verdict)
+        if decision.action == "repair":
+            e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
+            text, repaired = repair_decision(decision, e.answer, e.contexts, llm=self._repairer, question=e.question,
+                                             detector=resolve_detector(self.detector), cache=self.cache)
+            return self._attach(output, repaired, text)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
             fb_input = self._inner_input(input_, "fallback")
             retrieved = RetrievedDocuments()
@@ -615,8 +635,14 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         return self._finish_decision(output, decision)
 
     async def _aapply(self, input_: Any, output: Any, verdict: Verdict, run_manager: AsyncCallbackManagerForChainRun,
-                      config: RunnableConfig) -> Any:
+                      config: RunnableConfig, checked: tuple[Any, RetrievedDocuments] | None = None) -> Any:
         decision = self._decide(output, verdict)
+        if decision.action == "repair":
+            e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
+            text, repaired = await arepair_decision(decision, e.answer, e.contexts, llm=self._repairer,
+                                                    question=e.question, detector=resolve_detector(self.detector),
+                                                    cache=self.cache)
+            return self._attach(output, repaired, text)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
             fb_input = self._inner_input(input_, "fallback")
             retrieved = RetrievedDocuments()

@@ -21,9 +21,10 @@ class LangChainChat(ChatModel):
     OpenAI-compatible ``base_url``); for others the reply has none (``logprobs`` None).
     """
 
-    def __init__(self, model: Any, **options: Any) -> None:
+    def __init__(self, model: Any, *, config: Any = None, **options: Any) -> None:
         super().__init__(**options)
         self.model = model
+        self.config = config  # a RunnableConfig for the model's runs (e.g. a parent run's child callbacks)
         self.name = f"langchain:{getattr(model, 'model_name', None) or getattr(model, 'model', None) or type(model).__name__}"
 
     @staticmethod
@@ -42,10 +43,12 @@ class LangChainChat(ChatModel):
         return self.model.bind(logprobs=True, top_logprobs=top_logprobs)
 
     def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        return self._reply(self._model(top_logprobs).invoke([(m["role"], m["content"]) for m in messages]))
+        return self._reply(self._model(top_logprobs).invoke([(m["role"], m["content"]) for m in messages],
+                                                            self.config))
 
     async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        return self._reply(await self._model(top_logprobs).ainvoke([(m["role"], m["content"]) for m in messages]))
+        return self._reply(await self._model(top_logprobs).ainvoke([(m["role"], m["content"]) for m in messages],
+                                                                   self.config))
 
 
 def to_chat_model(obj: Any) -> Any:

@@ -7,10 +7,12 @@
 - :class:`HalguardEvaluator`: the check as an evaluator (``BatchEvalRunner``, ``RetryQueryEngine``).
 - :class:`HalguardVerdictEvent`, :class:`HalguardEventHandler`: instrumentation.
 - :class:`HalguardEmbedding`: the local MiniLM as a LlamaIndex embedding model (offline).
+- :class:`HalguardActiveQueryEngine`: a query engine that validates and repairs each sentence as it is written.
 """
 
 import logging
 
+from llamaindex_halguard.active import HalguardActiveQueryEngine
 from llamaindex_halguard.chat_engine import HalguardChatEngine, HalguardStreamingChatResponse
 from llamaindex_halguard.embeddings import HalguardEmbedding
 from llamaindex_halguard.evaluator import HalguardEvaluationResult, HalguardEvaluator
@@ -21,6 +23,7 @@ from llamaindex_halguard.query_engine import HalguardQueryEngine
 logging.getLogger("llamaindex_halguard").addHandler(logging.NullHandler())
 
 __all__ = [
+    "HalguardActiveQueryEngine",
     "HalguardChatEngine",
     "HalguardEmbedding",
     "HalguardEvaluationResult",

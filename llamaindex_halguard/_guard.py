@@ -11,6 +11,7 @@ from llama_index.core.schema import NodeWithScore
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
+from halguard.active.repair import arepair_decision, repair_decision
 from halguard.policy import GuardDecision, decide, declined, refuse_to_retype, validate_policy
 from halguard.schema import RequestInfo, SkippedSource, Verdict
 from halguard.text.claims import is_non_answer
@@ -58,15 +59,21 @@ class GuardCore:
 
     Args:
         detector: A halguard Detector (default: the shared LocalVerifier).
-        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter"``.
+        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter" | "repair"``.
         on_unverified: ``"fail_open" | "fail_closed"``.
         embedding_model: The index's embedding model, so nodes' stored vectors can be reused.
         source: The guard's name, recorded in the verdict and its event.
     """
 
     def __init__(self, detector: Detector | None, on_hallucination: str, on_unverified: str,
-                 embedding_model: str | None, source: str) -> None:
+                 embedding_model: str | None, source: str, repairer: Any = None) -> None:
         validate_policy(on_hallucination, on_unverified)
+        if on_hallucination == "repair" and repairer is None:
+            msg = "on_hallucination='repair' needs repairer= (the LLM that rewrites flagged sentences)"
+            raise InvalidInputError(msg)
+        from llamaindex_halguard.providers import to_chat_model
+
+        self.repairer = to_chat_model(repairer) if repairer is not None else None
         self.detector = resolve_detector(detector)
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
@@ -130,6 +137,22 @@ class GuardCore:
         if dispatch:
             self.dispatch(verdict)
         return verdict
+
+    def repair(self, decision: GuardDecision, c: Checked) -> GuardDecision:
+        """For a ``repair`` decision: the repaired text and its verdict (:func:`halguard.active.repair_decision`)."""
+        if decision.action != "repair":
+            return decision
+        text, verdict = repair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
+                                        detector=self.detector)
+        return GuardDecision("repair", verdict, text)
+
+    async def arepair(self, decision: GuardDecision, c: Checked) -> GuardDecision:
+        """Async twin of :meth:`repair`."""
+        if decision.action != "repair":
+            return decision
+        text, verdict = await arepair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
+                                               detector=self.detector)
+        return GuardDecision("repair", verdict, text)
 
     def decide(self, verdict: Verdict, c: Checked, *, fallback_source: bool) -> GuardDecision:
         """The policy's decision (raises for ``raise``, and rather than change a structured answer's type)."""

@@ -98,7 +98,7 @@ class HalguardChatEngine(BaseChatEngine):
     :class:`~llamaindex_halguard.HalguardVerdictEvent` is dispatched, and the policy applies as in
     :class:`~llamaindex_halguard.HalguardQueryEngine`.
 
-    When the policy changes the answer (``"filter"``, ``"fallback"``) the engine's memory is changed too, so the
+    When the policy changes the answer (``"filter"``, ``"fallback"``, ``"repair"``) the engine's memory is changed too, so the
     next turn builds on what the user was shown, not on the rejected text (``rewrite_history=True``, the
     default): the last assistant message, when it is the rejected answer, is replaced. With ``"raise"`` the turn
     stays in the engine's memory as the engine wrote it; call ``reset()`` or handle it in your app.
@@ -106,11 +106,12 @@ class HalguardChatEngine(BaseChatEngine):
     Args:
         chat_engine: The chat engine to wrap.
         detector: A halguard Detector (default: the shared LocalVerifier).
-        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter"``.
+        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter" | "repair"``.
         on_unverified: ``"fail_open" | "fail_closed"``.
         fallback: With ``"fallback"``: a message, or a query engine asked the user's message instead.
         embedding_model: The index's embedding model, so nodes' stored vectors can be reused.
         rewrite_history: Put the answer the user got into the engine's memory when the policy changed it.
+        repairer: With ``"repair"``: the LLM that rewrites flagged sentences from the turn's source nodes.
     """
 
     def __init__(
@@ -123,11 +124,12 @@ class HalguardChatEngine(BaseChatEngine):
         fallback: str | BaseQueryEngine | None = None,
         embedding_model: str | None = None,
         rewrite_history: bool = True,
+        repairer: Any = None,
     ) -> None:
         if not isinstance(chat_engine, BaseChatEngine):
             msg = f"chat_engine must be a LlamaIndex BaseChatEngine, got {type(chat_engine).__name__}"
             raise InputTypeError(msg)
-        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE)
+        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE, repairer)
         self._engine = chat_engine
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
@@ -149,7 +151,7 @@ class HalguardChatEngine(BaseChatEngine):
         with guarding():
             response = self._engine.chat(message, chat_history)
         checked = self._core.prepare(message, response.response, _turn_nodes(response))
-        decision = self._decide(self._core.verify(checked), checked)
+        decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
         text, fallback_verdict = self._replacement(decision, message)
         if text is not None:
             self._rewrite(response.response, text)
@@ -159,7 +161,7 @@ class HalguardChatEngine(BaseChatEngine):
         with guarding():
             response = await self._engine.achat(message, chat_history)
         checked = self._core.prepare(message, response.response, _turn_nodes(response))
-        decision = self._decide(await self._core.averify(checked), checked)
+        decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
         text, fallback_verdict = await self._areplacement(decision, message)
         if text is not None:
             await self._arewrite(response.response, text)
@@ -169,11 +171,11 @@ class HalguardChatEngine(BaseChatEngine):
         request = request_id()
         with guarding():
             inner = self._engine.stream_chat(message, chat_history)
-        if self.on_hallucination not in ("fallback", "filter"):
+        if self.on_hallucination not in ("fallback", "filter", "repair"):
             return self._live(inner, message, request)
         text = "".join(inner.response_gen)  # buffered: the answer may be replaced after the check
         checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
-        decision = self._decide(self._core.verify(checked), checked)
+        decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
         new, fallback_verdict = self._replacement(decision, message)
         if new is not None:
             self._rewrite(text, new)
@@ -185,11 +187,11 @@ class HalguardChatEngine(BaseChatEngine):
         request = request_id()
         with guarding():
             inner = await self._engine.astream_chat(message, chat_history)
-        if self.on_hallucination not in ("fallback", "filter"):
+        if self.on_hallucination not in ("fallback", "filter", "repair"):
             return self._live(inner, message, request)
         text = "".join([t async for t in inner.async_response_gen()])
         checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
-        decision = self._decide(await self._core.averify(checked), checked)
+        decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
         new, fallback_verdict = await self._areplacement(decision, message)
         if new is not None:
             await self._arewrite(text, new)
@@ -249,7 +251,7 @@ class HalguardChatEngine(BaseChatEngine):
 
         def on_end(text: str) -> None:
             checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
-            decision = self._decide(self._core.verify(checked), checked)
+            decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
             wrapped.metadata = {METADATA_KEY: decision.verdict.to_metadata()}
             wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), decision.verdict)
 

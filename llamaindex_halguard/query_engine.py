@@ -38,7 +38,7 @@ class HalguardQueryEngine(BaseQueryEngine):
     The verdict is merged into ``response.metadata["halguard"]`` (a dict, ``Verdict.to_metadata()``; read it back
     with :func:`halguard.get_verdict`), each source node gets a copy annotated with the claims it supports, a
     :class:`~llamaindex_halguard.HalguardVerdictEvent` is dispatched, and the policy applies:
-    ``on_hallucination="annotate" | "raise" | "fallback" | "filter"`` and
+    ``on_hallucination="annotate" | "raise" | "fallback" | "filter" | "repair"`` and
     ``on_unverified="fail_open" | "fail_closed"`` (same rules as the LangChain guard, see
     :mod:`halguard.policy`). ``fallback`` is a message or another query engine; the fallback's answer is
     checked too (``verdict.action.fallback_verdict``).
@@ -68,6 +68,8 @@ class HalguardQueryEngine(BaseQueryEngine):
             ``"sentence-transformers/all-MiniLM-L6-v2"``). When it is the local verifier's model, the source
             nodes' stored embeddings are reused instead of recomputed (see "Reusing the retriever's vectors").
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
+        repairer: With ``on_hallucination="repair"``: the LLM that rewrites flagged sentences from the source nodes
+            (a LlamaIndex LLM, an OpenAI/Mistral client, a callable); the repaired answer is checked again.
     """
 
     def __init__(
@@ -85,11 +87,12 @@ class HalguardQueryEngine(BaseQueryEngine):
         cache: Any = None,
         embedding_model: str | None = None,
         callback_manager: CallbackManager | None = None,
+        repairer: Any = None,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
             raise InputTypeError(msg)
-        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE)
+        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE, repairer)
         if consistency not in ("off", "on"):
             msg = f"consistency must be 'off' or 'on', got {consistency!r}"
             raise InvalidInputError(msg)
@@ -136,6 +139,7 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     def _apply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
         decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
+        decision = self._core.repair(decision, checked)
         if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
             with guarding():
                 answer = _read(self.fallback.query(query_bundle))
@@ -148,7 +152,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         return done if done is not None else self._core.verify(c, dispatch=False)
 
     def _wrap_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
-        if self.on_hallucination in ("fallback", "filter"):
+        if self.on_hallucination in ("fallback", "filter", "repair"):
             done = response.get_response()
             checked = self._core.prepare(query_bundle.query_str, done.response or "", response.source_nodes)
             final = self._apply(query_bundle, done, checked, self._verify(query_bundle, checked))
@@ -193,6 +197,7 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     async def _aapply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
         decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
+        decision = await self._core.arepair(decision, checked)
         if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
             with guarding():
                 answer = await _aread(await self.fallback.aquery(query_bundle))
@@ -203,7 +208,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         return self._finish(response, decision, replacement_text(decision, self.fallback))
 
     async def _awrap_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
-        if self.on_hallucination in ("fallback", "filter"):
+        if self.on_hallucination in ("fallback", "filter", "repair"):
             text = "".join([t async for t in response.async_response_gen()])
             checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
             final = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,

@@ -5,8 +5,9 @@ context contradicts (:func:`rectify_premise`)."""
 
 from halguard.active.generator import ActiveGenerator, ActiveResult, ActiveSentence
 from halguard.active.premise import arectify_premise, rectify_premise
-from halguard.active.repair import RepairResult, arepair, repair
+from halguard.active.repair import RepairResult, arepair, arepair_decision, repair, repair_decision
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 
 __all__ = ["DEFAULT_ACTIVE_SETTINGS", "ActiveGenerator", "ActiveResult", "ActiveSentence", "ActiveSettings",
-           "RepairResult", "arectify_premise", "arepair", "rectify_premise", "repair"]
+           "RepairResult", "arectify_premise", "arepair", "arepair_decision", "rectify_premise", "repair",
+           "repair_decision"]

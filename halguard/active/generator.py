@@ -168,9 +168,11 @@ class ActiveGenerator:
                 return self._finish(stop.value, pool, budget, question)
             yield ActiveSentence(e.lead, e.text, e.trace)
 
-    async def astream(self, question: str, contexts: Any = None) -> AsyncIterator[ActiveSentence]:
-        """Async twin of :meth:`stream` (the result is not returned: use :meth:`agenerate` for it)."""
-        async for sentence in self._astream(question, contexts, []):
+    async def astream(self, question: str, contexts: Any = None, *,
+                      into: list[ActiveResult] | None = None) -> AsyncIterator[ActiveSentence]:
+        """Async twin of :meth:`stream`; the :class:`ActiveResult` is appended to ``into`` at the end (an async
+        generator cannot return it)."""
+        async for sentence in self._astream(question, contexts, into if into is not None else []):
             yield sentence
 
     async def _astream(self, question: str, contexts: Any, out: list[ActiveResult]) -> AsyncIterator[ActiveSentence]:

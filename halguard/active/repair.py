@@ -21,10 +21,11 @@ from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.llm.providers import as_chat_model
-from halguard.schema import RepairChange, RepairReport, Usage, Verdict
+from halguard.policy import DEFAULT_FALLBACK, filter_answer
+from halguard.schema import PolicyAction, RepairChange, RepairReport, Usage, Verdict, VerdictError
 from halguard.text.contexts import normalize_contexts
 
-__all__ = ["RepairResult", "arepair", "repair"]
+__all__ = ["RepairResult", "arepair", "arepair_decision", "repair", "repair_decision"]
 
 _NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
 
@@ -169,3 +170,48 @@ async def arepair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, que
         Verdict.unverified("empty_answer", "the repair removed every sentence", detector="repair",
                            threshold=verdict.threshold))
     return _report(answer, verdict, changes, budget, checked, repaired)
+
+
+def _decided(decision: Any, answer: str, result: RepairResult | None, error: str | None) -> tuple[str, Verdict]:
+    before = decision.verdict
+    if result is None:  # the repair itself broke: the answer stays, flagged, and the verdict says why
+        errors = [*before.errors, VerdictError(code="repair_failed", message=error or "the repair failed")]
+        return answer, before.model_copy(update={"errors": errors, "action": PolicyAction(action="repair",
+                                                                                         filtered_answer=answer)})
+    checked = result.verdict
+    text, removed = filter_answer(result.answer, checked) if checked.flagged_claims else (result.answer, [])
+    text = text or (DEFAULT_FALLBACK if result.answer or removed else text)
+    action = PolicyAction(action="repair", removed=removed, filtered_answer=text)
+    return text, checked.model_copy(update={"action": action, "request": before.request,
+                                            "skipped_sources": before.skipped_sources})
+
+
+def repair_decision(decision: Any, answer: str, contexts: Any, *, llm: Any, question: str | None = None,
+                    detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
+                    cache: Any = None) -> tuple[str, Verdict]:
+    """The ``on_hallucination="repair"`` policy for a guard: the text to return and its verdict.
+
+    The flagged claims are repaired (:func:`repair`), the repaired answer is checked again, and claims that check
+    still flags are removed (as ``filter`` would; ``verdict.action.removed``). The verdict is the second check's,
+    with ``repair`` saying what changed and ``action.filtered_answer`` the text returned. A repair that breaks
+    (a bug, not a provider error: those keep the sentence) leaves the answer as it was, with a ``repair_failed``
+    error on its verdict.
+    """
+    try:
+        result = repair(answer, contexts, decision.verdict, llm=llm, question=question, detector=detector,
+                        settings=settings, cache=cache)
+    except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into a recorded error, never a crash
+        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}")
+    return _decided(decision, answer, result, None)
+
+
+async def arepair_decision(decision: Any, answer: str, contexts: Any, *, llm: Any, question: str | None = None,
+                           detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
+                           cache: Any = None) -> tuple[str, Verdict]:
+    """Async twin of :func:`repair_decision`."""
+    try:
+        result = await arepair(answer, contexts, decision.verdict, llm=llm, question=question, detector=detector,
+                               settings=settings, cache=cache)
+    except Exception as exc:  # noqa: BLE001
+        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}")
+    return _decided(decision, answer, result, None)

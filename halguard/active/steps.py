@@ -10,6 +10,7 @@ drift apart: they share every decision and differ only in how a call is awaited.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
@@ -114,8 +115,9 @@ def _ask_sync(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> ChatRep
     refused = budget.admit(step)
     if refused is not None:
         return refused
-    future = _sync_pool().submit(chat.chat, step.messages, meter=budget.meter, top_logprobs=step.top_logprobs,
-                                 cache=cache)
+    # The caller's context goes along (tracing and callback context variables live there).
+    future = _sync_pool().submit(contextvars.copy_context().run, chat.chat, step.messages, meter=budget.meter,
+                                 top_logprobs=step.top_logprobs, cache=cache)
     try:
         return future.result(timeout=max(budget.remaining(), 0.001))
     except FutureTimeout:
