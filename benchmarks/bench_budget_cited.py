@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> dict:
     from halguard.llm.providers import OpenAIChat
 
     torch.set_num_threads(1)
-    rows = [json.loads(line) for line in open(args.data, encoding="utf-8")]
+    with open(args.data, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
     local = LocalVerifier()
     chat = OpenAIChat(openai.OpenAI(base_url=args.llm_url, api_key="unused"), args.llm_model, timeout=300,
                       max_retries=1, max_tokens=3)
@@ -90,14 +91,17 @@ def run(args: argparse.Namespace) -> dict:
         ids = [f"P{i}" for i in range(len(r["context"]))]
         spans = [{"sid": sid, "text": text} for sid, text in zip(ids, r["context"])]
 
-        def best(c):  # plain-string contexts are numbered "0", "1", ... by the local verifier
+        def best(c, n=len(ids)):  # plain-string contexts are numbered "0", "1", ... by the local verifier
             source = c.evidence[0].source_id if c.evidence else None
-            return int(source) if source is not None and source.isdigit() and int(source) < len(ids) else None
+            return int(source) if source is not None and source.isdigit() and int(source) < n else None
+
+        def other(c, n=len(ids)):  # a passage other than the best one: a wrong citation
+            return (best(c) + 1) % n if best(c) is not None else None
 
         variants = [("cited", best)]
         if not r["hallucinated"] and miscite_left > 0 and len(ids) > 1:
             miscite_left -= 1
-            variants.append(("miscited", lambda c: (best(c) + 1) % len(ids) if best(c) is not None else None))
+            variants.append(("miscited", other))
         for variant, passage_of in variants:
             text, cmap = cite(r["answer"], verdict.claims, passage_of)
             t0 = time.perf_counter()

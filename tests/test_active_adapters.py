@@ -14,17 +14,17 @@ from tests.test_active import ANSWER, CTX, QUESTION, Scripted
 
 lc = pytest.importorskip("langchain_core")
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.language_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
-from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
-from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
-from langchain_core.tracers.context import collect_runs  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+from langchain_core.tracers.context import collect_runs
+from pydantic import BaseModel
 
-from langchain_halguard import HalguardActiveRAG, with_halguard  # noqa: E402
+from langchain_halguard import HalguardActiveRAG, with_halguard
 
 ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 FIXED = "The Eiffel Tower is in Paris. It was completed in 1889 by Gustave Eiffel's company."
@@ -188,20 +188,20 @@ def test_async_repair_policy_matches_sync():
 
 li = pytest.importorskip("llama_index.core")
 
-from llama_index.core import Settings, VectorStoreIndex  # noqa: E402
-from llama_index.core.base.base_query_engine import BaseQueryEngine  # noqa: E402
-from llama_index.core.base.llms.types import (  # noqa: E402
+from llama_index.core import Settings, VectorStoreIndex
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
     CompletionResponse,
     LLMMetadata,
 )
-from llama_index.core.base.response.schema import Response, StreamingResponse  # noqa: E402
-from llama_index.core.embeddings import MockEmbedding  # noqa: E402
-from llama_index.core.llms import CustomLLM, MockLLM  # noqa: E402
-from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
+from llama_index.core.base.response.schema import Response, StreamingResponse
+from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.llms import CustomLLM, MockLLM
+from llama_index.core.schema import NodeWithScore, TextNode
 
-from llamaindex_halguard import HalguardActiveQueryEngine, HalguardChatEngine, HalguardQueryEngine  # noqa: E402
+from llamaindex_halguard import HalguardActiveQueryEngine, HalguardChatEngine, HalguardQueryEngine
 
 
 class LogprobLLM(CustomLLM):

@@ -29,8 +29,13 @@ from typing import Any, Literal
 
 from halguard.active.concepts import parse_concept_reply, rule_concepts
 from halguard.active.evidence import EvidencePool
-from halguard.active.prompts import (answer_messages, concept_messages, question_messages, repair_messages,
-                                     validation_messages)
+from halguard.active.prompts import (
+    answer_messages,
+    concept_messages,
+    question_messages,
+    repair_messages,
+    validation_messages,
+)
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Emit, Refused, Retrieve, Step, adrive_stream, drive_stream
 from halguard.active.uncertainty import TokenSpans, Uncertainty, combine

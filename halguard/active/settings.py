@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ActiveSettings", "DEFAULT_ACTIVE_SETTINGS"]
+__all__ = ["DEFAULT_ACTIVE_SETTINGS", "ActiveSettings"]
 
 
 @dataclass(frozen=True)
