@@ -17,19 +17,22 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
+from halguard.active.premise import arectify_premise, rectify_premise
 from halguard.combine import combine_verdicts
 from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
-from halguard.schema import METADATA_KEY, Verdict
-from llamaindex_halguard._convert import annotate_nodes, guarding
+from halguard.schema import METADATA_KEY, PremiseRectification, Verdict
+from llamaindex_halguard._convert import annotate_nodes, guarding, nodes_to_contexts
 from llamaindex_halguard._guard import Checked, GuardCore, answer_text
 from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardQueryEngine"]
 
 SOURCE = "HalguardQueryEngine"
+PREMISE_KEY = "halguard_premise"
+"""Where ``premise_rectifier``'s outcome goes in ``response.metadata``."""
 
 
 class HalguardQueryEngine(BaseQueryEngine):
@@ -70,6 +73,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         callback_manager: LlamaIndex callback manager (default: the inner engine's).
         repairer: With ``on_hallucination="repair"``: the LLM that rewrites flagged sentences from the source nodes
             (a LlamaIndex LLM, an OpenAI/Mistral client, a callable); the repaired answer is checked again.
+        premise_rectifier: An LLM that checks the question's assumptions against the nodes retrieved for it before
+            the inner engine answers (:func:`halguard.active.rectify_premise`), and rewrites a false-premise
+            question; a true premise is never rewritten. Needs an inner engine with ``retrieve`` (a
+            ``RetrieverQueryEngine``). The outcome is in ``response.metadata["halguard_premise"]``.
     """
 
     def __init__(
@@ -88,6 +95,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         embedding_model: str | None = None,
         callback_manager: CallbackManager | None = None,
         repairer: Any = None,
+        premise_rectifier: Any = None,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
@@ -108,6 +116,10 @@ class HalguardQueryEngine(BaseQueryEngine):
             else None
         )
         self._engine = query_engine
+        self._rectifier = to_chat_model(premise_rectifier) if premise_rectifier is not None else None
+        if self._rectifier is not None and type(query_engine).retrieve is BaseQueryEngine.retrieve:
+            msg = "premise_rectifier needs an inner engine with retrieve() (e.g. index.as_query_engine())"
+            raise InvalidInputError(msg)
         self._detector = self._core.detector
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
@@ -120,7 +132,30 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     # -- sync ------------------------------------------------------------------------------------------
 
+    def _rectified(self, query_bundle: QueryBundle, premise: PremiseRectification | None) -> QueryBundle:
+        if premise is None or premise.outcome != "rectified":
+            return query_bundle
+        return QueryBundle(premise.rectified_question)
+
+    def _premise(self, query_bundle: QueryBundle) -> PremiseRectification | None:
+        if self._rectifier is None:
+            return None
+        with guarding():
+            nodes = self._engine.retrieve(query_bundle)
+        return rectify_premise(query_bundle.query_str, nodes_to_contexts(nodes), llm=self._rectifier)
+
+    async def _apremise(self, query_bundle: QueryBundle) -> PremiseRectification | None:
+        if self._rectifier is None:
+            return None
+        with guarding():
+            nodes = await self._engine.aretrieve(query_bundle)
+        return await arectify_premise(query_bundle.query_str, nodes_to_contexts(nodes), llm=self._rectifier)
+
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        premise = self._premise(query_bundle)
+        return _with_premise(self._answer_query(self._rectified(query_bundle, premise)), premise)
+
+    def _answer_query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         with guarding():
             response = self._engine.query(query_bundle)
         if isinstance(response, StreamingResponse):
@@ -177,6 +212,10 @@ class HalguardQueryEngine(BaseQueryEngine):
     # -- async -----------------------------------------------------------------------------------------
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        premise = await self._apremise(query_bundle)
+        return _with_premise(await self._aanswer_query(self._rectified(query_bundle, premise)), premise)
+
+    async def _aanswer_query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
         with guarding():
             response = await self._engine.aquery(query_bundle)
         if isinstance(response, AsyncStreamingResponse):
@@ -266,6 +305,13 @@ class HalguardQueryEngine(BaseQueryEngine):
         if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
             verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
         return _with_verdict(response, verdict, replacement)
+
+
+def _with_premise(response: Any, premise: PremiseRectification | None) -> Any:
+    """The response with the premise check's outcome in its metadata (a stream's metadata too)."""
+    if premise is not None:
+        response.metadata = {**(response.metadata or {}), PREMISE_KEY: premise.model_dump(mode="json")}
+    return response
 
 
 def _answer(response: Any) -> Any:

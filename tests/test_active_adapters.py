@@ -311,3 +311,21 @@ def test_chat_engine_repair_policy_rewrites_memory(index):
     assert response.response == FIXED
     assert get_verdict(response).action.action == "repair"
     assert engine.chat_history[-1].content == FIXED  # the next turn builds on what the user was shown
+
+
+def test_query_engine_premise_rectifier_rewrites_only_a_false_premise(index):
+    false_premise = "Why was the Eiffel Tower completed in Berlin in 1920?"
+    rewriter = Scripted(premise=0.1, rewrite=QUESTION)
+    engine = HalguardQueryEngine(index.as_query_engine(llm=MockLLM()), premise_rectifier=LogprobLLM(script=rewriter))
+    response = engine.query(false_premise)
+    premise = response.metadata["halguard_premise"]
+    assert premise["outcome"] == "rectified" and premise["rectified_question"] == QUESTION
+    assert get_verdict(response).request.question == QUESTION  # the rectified question was answered
+
+    keeper = Scripted(premise=0.9, rewrite="NEVER")
+    engine = HalguardQueryEngine(index.as_query_engine(llm=MockLLM()), premise_rectifier=LogprobLLM(script=keeper))
+    response = asyncio.run(engine.aquery(QUESTION))
+    assert response.metadata["halguard_premise"]["outcome"] == "true_premise"
+    assert get_verdict(response).request.question == QUESTION and keeper.steps == ["premise"]
+    with pytest.raises(InvalidInputError):
+        HalguardQueryEngine(Fixed(), premise_rectifier=LogprobLLM(script=keeper))

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.slow  # one fresh interpreter runs every script
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["quickstart.py", "langchain_rag_guard.py", "llamaindex_query_engine.py", "paraphrase_sampling.py",
-           "cited_answer_budget.py"]
+           "cited_answer_budget.py", "active_repair.py"]
 
 # Each script runs as ``__main__`` with its own stdout, one after another in one fresh interpreter: torch,
 # the frameworks and the model load once for all four instead of once per script (about 25 s saved).
@@ -86,3 +86,17 @@ def test_cited_answer_budget_cookbook_runs_offline(run_cookbook):
     assert "[2] FLAGGED It was built to find life on Mars [S1]." in out and "[0] ok" in out
     assert "flagged claims [2] of 3; 12 calls; probabilities: token-logprobs" in out
     assert "with the local verifier first: hallucinated; 0 of 3 claims went to the LLM (0 calls)" in out
+
+
+def test_active_repair_cookbook_runs_offline(run_cookbook):
+    out = run_cookbook("active_repair.py")
+    assert "model: scripted" in out
+    assert "[repaired] The Eiffel Tower was completed in 1889." in out
+    assert "'1899': p=0.2 -> failed (Was the Eiffel Tower completed in 1899?, P(yes)=0.05)" in out
+    assert "[confident] It was built by Gustave Eiffel's engineering company." in out  # generated on after the repair
+    assert ("answer: The Eiffel Tower was completed in 1889. It was built by Gustave Eiffel's engineering company."
+            in out)
+    assert "verdict: supported; 1 generation + 4 extra calls" in out
+    assert "after repair:  supported: The Eiffel Tower was completed in 1889." in out
+    assert "rectified    'Why was the Eiffel Tower built in Berlin?' -> 'Where was the Eiffel Tower built?'" in out
+    assert "true_premise 'When was the Eiffel Tower completed, and who built it?'" in out
