@@ -25,6 +25,7 @@ README = ROOT / "README.md"
 # Each page and the test that runs its blocks. docs/architecture.md is written separately and holds no Python
 # block; it joins the list when it exists.
 PAGES = {
+    "active.md": "test_active_page",
     "budget.md": "test_pages_without_python_blocks",
     "cli.md": "test_pages_without_python_blocks",
     "consistency.md": "test_consistency_page",
@@ -228,3 +229,43 @@ def test_real_apps_page(standins):
 def test_guarantees_page(verifier):
     (budget,) = run_page("guarantees.md", {})
     assert budget == ["unverified budget_exceeded"]
+
+
+def test_active_page():
+    import runpy
+
+    from halguard.llm.providers import CallableChat
+    from tests.test_active_adapters import Docs, LogprobChat, LogprobLLM
+
+    cookbook = runpy.run_path(str(ROOT / "cookbook" / "active_repair.py"))  # its scripted model and retriever
+    script, passages = cookbook["scripted_llm"], cookbook["PASSAGES"]
+
+    from langchain_core.documents import Document
+    from llama_index.core import Settings, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.llms import MockLLM
+    from llama_index.core.schema import TextNode
+
+    class PassageDocs(Docs):
+        def _get_relevant_documents(self, query, *, run_manager):
+            return [Document(page_content=p, id=f"p{i}") for i, p in enumerate(passages)]
+
+    Settings.llm, Settings.embed_model = MockLLM(), MockEmbedding(embed_dim=8)
+    namespace = {"llm": CallableChat(script, name="scripted"), "retrieve": cookbook["retrieve"],
+                 "chat_model": LogprobChat(script=script), "lc_retriever": PassageDocs(queries=[]),
+                 "index": VectorStoreIndex([TextNode(text=p, id_=f"n{i}") for i, p in enumerate(passages)]),
+                 "li_llm": LogprobLLM(script=script)}
+    generate, stream, fix, policy, lc, li, premise = run_page("active.md", namespace)
+    fixed = "The Eiffel Tower was completed in 1889. It was built by Gustave Eiffel's engineering company."
+    assert generate == [fixed, "repaired 'The Eiffel Tower was completed in 1899.'",
+                        'confident "It was built by Gustave Eiffel\'s engineering company."', "supported 4"]
+    assert stream == ["repaired: The Eiffel Tower was completed in 1889.",
+                      "confident: It was built by Gustave Eiffel's engineering company."]
+    assert fix == ["hallucinated -> supported | The Eiffel Tower is in Paris. The Eiffel Tower was completed in 1889.",
+                   "[('rewritten', 'It was completed in 1899.')]"]
+    assert policy == ["The Eiffel Tower is in Paris. The Eiffel Tower was completed in 1889."]
+    assert lc == [fixed, str(["The Eiffel Tower was completed in 1889.",
+                              " It was built by Gustave Eiffel's engineering company."])]
+    assert li == [fixed]
+    assert premise == ["rectified | Where was the Eiffel Tower built?",
+                       "true_premise | When was the Eiffel Tower completed?"]
