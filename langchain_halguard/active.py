@@ -102,7 +102,9 @@ class HalguardActiveRAG(RunnableSerializable[Any, dict]):
 
     def _generator(self, run_manager: Any, config: RunnableConfig, retrieved: _Retrieved) -> ActiveGenerator:
         """A generator for this call: the model and the retriever run as children of this chain's run."""
-        from langchain_halguard.providers import LangChainChat
+        from langchain_core.language_models import BaseChatModel
+
+        from langchain_halguard.providers import LangChainChat, to_chat_model
 
         child = patch_config(config, callbacks=run_manager.get_child())
         retriever = self.retriever
@@ -114,7 +116,8 @@ class HalguardActiveRAG(RunnableSerializable[Any, dict]):
             return retrieved.sources(await retriever.ainvoke(query, child))
 
         extra = {"no_answer": self.no_answer} if self.no_answer is not None else {}
-        chat = LangChainChat(self.llm, config=child)
+        # A LangChain model runs as a child of this chain's run; a client or a callable is used as it is.
+        chat = LangChainChat(self.llm, config=child) if isinstance(self.llm, BaseChatModel) else to_chat_model(self.llm)
         return ActiveGenerator(chat, retriever=retrieve, aretriever=aretrieve, detector=self.detector,
                                concepts=self.concepts, uncertainty=self.uncertainty, settings=self.settings,
                                cache=self.cache, **extra)

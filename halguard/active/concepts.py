@@ -16,6 +16,7 @@ from halguard.text.lexical import content_terms, entity_mentions, number_mention
 __all__ = ["Concept", "parse_concept_reply", "rule_concepts"]
 
 MAX_CONCEPTS = 8  # per sentence: a sentence listing 30 names costs at most this many validations
+MAX_PHRASES_READ = 50  # of a model's list: each is searched in the sentence, so a runaway list is cut
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def parse_concept_reply(reply: str, sentence: str) -> list[Concept] | None:
     if phrases is None:
         return None
     lowered, out, taken = sentence.lower(), [], set()
-    for phrase in phrases:
+    for phrase in phrases[:MAX_PHRASES_READ]:
         phrase = phrase.strip()
         at = lowered.find(phrase.lower()) if phrase else -1
         if at < 0 or (at, at + len(phrase)) in taken:
