@@ -444,3 +444,31 @@ def test_large_context_and_long_answer_finish_in_bounded_time():
     assert result.trace.extra_calls <= 6 and result.trace.budget_exhausted == "calls"
     user = json.loads(model.messages[0][1]["content"])
     assert sum(len(p["text"]) for p in user["context"]) <= ActiveSettings().evidence_chars * 2
+
+
+def test_active_generation_through_the_openai_sdk_and_a_loopback_server():
+    """The real client path: the generator's token log-probabilities and the yes/no alternatives come through the
+    OpenAI SDK's parsing from an OpenAI-format server (the loopback stub), and every request asks for them."""
+    import openai
+
+    from halguard import OpenAIChat
+    from tests.stub_llm_server import StubLLMServer
+
+    words = ["The", " Eiffel", " Tower", " was", " completed", " in", " 1899", "."]
+    with StubLLMServer() as stub:
+        stub.reply("The Eiffel Tower was completed in 1899.",
+                   logprobs=[(w, math.log(0.2 if w == " 1899" else 0.97), [(w, math.log(0.97))]) for w in words])
+        stub.reply("Was the Eiffel Tower completed in 1899?")
+        stub.reply("No", logprobs=[("No", math.log(0.9), [("No", math.log(0.9)), ("Yes", math.log(0.1))])])
+        stub.reply("The Eiffel Tower was completed in 1889.")
+        stub.reply("")
+        chat = OpenAIChat(openai.OpenAI(base_url=stub.url + "/v1", api_key="unused"), "stub", max_retries=0)
+        result = ActiveGenerator(chat).generate(QUESTION, CTX)
+        bodies = [r["body"] for r in stub.requests]
+    assert result.answer == "The Eiffel Tower was completed in 1889."
+    (sentence,) = result.trace.sentences
+    concept = next(c for c in sentence.concepts if c.text == "1899")
+    assert concept.probability == pytest.approx(0.2) and concept.p_yes == pytest.approx(0.1)
+    assert sentence.decision == "repaired" and result.trace.logprobs
+    assert bodies[0]["logprobs"] is True and bodies[2]["top_logprobs"] == 10
+    assert result.verdict.usage.llm_calls == 5

@@ -140,3 +140,20 @@ def test_usage_counts_match_the_server():
         model.chat([{"role": "user", "content": q}])
     assert (model.usage.calls, model.usage.input_tokens, model.usage.output_tokens) == (
         seen["requests"], seen["prompt"], seen["completion"])
+
+
+def test_active_generation_runs_every_step_on_the_model():
+    from halguard import ActiveGenerator, repair, verify
+
+    question = "When was JWST launched, and how large is its mirror?"
+    result = ActiveGenerator(chat(max_tokens=200)).generate(question, JWST)
+    trace = result.trace
+    assert trace.logprobs and trace.sentences and result.answer.strip()
+    assert all(c.probability is not None for s in trace.sentences for c in s.concepts)
+    checked = [c for s in trace.sentences for c in s.concepts if c.outcome in ("validated", "failed")]
+    assert all(c.question and c.p_yes is not None for c in checked)
+    assert trace.generation_calls == 1  # continuations after a repair count as extra calls
+    assert result.verdict.label in ("supported", "hallucinated", "unverified")
+    wrong = "JWST was launched on 25 December 2019. Its mirror is 6.5 metres across."
+    fixed = repair(wrong, JWST, verify(wrong, JWST), llm=chat(max_tokens=120))
+    assert fixed.verdict.repair is not None and fixed.verdict.repair.label_before == "hallucinated"
