@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from halguard.detector import Detector, check_batch_args
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.grounding import explain
+from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.citations import miscited
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
@@ -44,6 +46,8 @@ __all__ = ["DEFAULT_TIME_BUDGET_S", "LocalVerifier"]
 DEFAULT_TIME_BUDGET_S = 10.0
 # Texts per encoding slice when a budget is set: ~64 sentences take about a second on one core at worst.
 _ENCODE_SLICE = 64
+# Below this many chunks every chunk is embedded: a small context costs little, and the pass would save little.
+CANDIDATE_MIN_CHUNKS = 32
 
 
 class LocalVerifier(Detector):
@@ -78,6 +82,10 @@ class LocalVerifier(Detector):
             the markers, even when another source supports it (a claim no source supports is flagged as
             always). ``"lenient"``: a wrong citation is only noted in the claim's ``reasons``. Answers without
             citation markers are checked the same way in both modes.
+        candidates_per_claim: Embed only the chunks a lexical pass ranks among the best this many for some claim
+            (:mod:`halguard.grounding.candidates`), when the context has at least
+            :data:`CANDIDATE_MIN_CHUNKS` chunks; the lexical signals still read the whole context. None (default):
+            embed every chunk.
     """
 
     def __init__(
@@ -99,6 +107,7 @@ class LocalVerifier(Detector):
         num_threads: int | None = DEFAULT_NUM_THREADS,
         citation_mode: Literal["strict", "lenient"] = "strict",
         time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
+        candidates_per_claim: int | None = None,
     ) -> None:
         require_fraction("threshold", threshold)
         require_fraction("weak_threshold", weak_threshold)
@@ -126,6 +135,9 @@ class LocalVerifier(Detector):
                             ("batch_size", batch_size), ("faiss_min_chunks", faiss_min_chunks)):
             require_positive_int(name, value)
         require_positive_int("max_chunk_chars", max_chunk_chars, minimum=50)
+        if candidates_per_claim is not None:
+            require_positive_int("candidates_per_claim", candidates_per_claim)
+        self.candidates_per_claim = candidates_per_claim
         self.threshold = threshold
         self.weak_threshold = weak_threshold
         self.top_k = top_k
@@ -231,7 +243,12 @@ class LocalVerifier(Detector):
 
     def _prepare(self, answer: Any, contexts: Any, question: Any, deadline: float | None) -> Job:
         limits = Limits(self.max_answer_chars, self.max_context_chars, self.sentences_per_chunk, self.max_chunk_chars)
-        return prepare(answer, contexts, question, limits=limits, embedder=self.embedder, deadline=deadline)
+        job = prepare(answer, contexts, question, limits=limits, embedder=self.embedder, deadline=deadline)
+        if self.candidates_per_claim is None or len(job.chunks) < CANDIDATE_MIN_CHUNKS:
+            return job
+        keep = candidate_chunks([c.check_text for c in job.claims], [ch.text for _, ch in job.chunks],
+                                self.candidates_per_claim)
+        return job if keep is None else replace(job, chunks=[job.chunks[i] for i in keep])
 
     def _embed(self, jobs: list[Job], deadline: float | None = None) -> tuple[dict[str, np.ndarray], Usage]:
         """One encoding for every chunk and claim window of the batch (the retriever's vectors where usable)."""
