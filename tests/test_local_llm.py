@@ -157,3 +157,32 @@ def test_active_generation_runs_every_step_on_the_model():
     wrong = "JWST was launched on 25 December 2019. Its mirror is 6.5 metres across."
     fixed = repair(wrong, JWST, verify(wrong, JWST), llm=chat(max_tokens=120))
     assert fixed.verdict.repair is not None and fixed.verdict.repair.label_before == "hallucinated"
+
+
+def test_active_rag_with_chat_openai_and_a_vector_store():
+    from langchain_core.vectorstores import InMemoryVectorStore
+    from langchain_openai import ChatOpenAI
+
+    from langchain_halguard import HalguardActiveRAG, HalguardEmbeddings
+
+    store = InMemoryVectorStore.from_texts(JWST, embedding=HalguardEmbeddings())
+    llm = ChatOpenAI(base_url=URL, api_key="unused", model=MODEL, max_tokens=200, max_retries=1, timeout=300)
+    rag = HalguardActiveRAG(llm=llm, retriever=store.as_retriever(search_kwargs={"k": 2}))
+    out = rag.invoke({"input": "When was JWST launched?"})
+    active = out["halguard"]["active"]
+    assert out["answer"].strip() and active["logprobs"] is True and active["sentences"]
+    assert all(c["probability"] is not None for s in active["sentences"] for c in s["concepts"])
+
+
+def test_active_query_engine_with_openai_like():
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import TextNode
+    from llama_index.llms.openai_like import OpenAILike
+
+    from llamaindex_halguard import HalguardActiveQueryEngine, HalguardEmbedding
+
+    index = VectorStoreIndex([TextNode(text=t) for t in JWST], embed_model=HalguardEmbedding())
+    llm = OpenAILike(model=MODEL, api_base=URL, api_key="unused", is_chat_model=True, max_tokens=200, timeout=300)
+    response = HalguardActiveQueryEngine(index.as_retriever(similarity_top_k=2), llm).query("How large is Webb's mirror?")
+    active = response.metadata["halguard"]["active"]
+    assert response.response.strip() and active["logprobs"] is True and response.source_nodes
