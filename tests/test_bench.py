@@ -49,3 +49,13 @@ def test_span_f1_character_overlap():
     ]
     assert span_f1(preds) == 0.5
     assert span_f1([{"has_span_labels": False, "hallucinated": True, "pred_spans": [], "gold_spans": []}]) is None
+
+
+def test_bench_reports_first_sight_and_warm_latency_apart():
+    from halguard.tools.bench import _by_sight
+
+    preds = [{"latency_ms": 900.0, "first_sight": True}, {"latency_ms": 1100.0, "first_sight": True},
+             {"latency_ms": 5.0, "first_sight": False}]
+    sight = _by_sight(preds)
+    assert sight["first_sight"]["n"] == 2 and sight["first_sight"]["p50"] == 1000.0
+    assert sight["warm"] == {"n": 1, "p50": 5.0, "p95": 5.0}

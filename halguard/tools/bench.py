@@ -92,8 +92,12 @@ def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool =
     out = []
     step = max(1, len(rows) // 20)
     t_start = time.perf_counter()
+    seen: set[int] = set()
     for i, rec in enumerate(rows, 1):
         question = None if rec.get("question_is_generic_instruction") else rec.get("question")
+        key = hash(json.dumps(rec["context"], sort_keys=True, default=str))
+        first_sight = key not in seen
+        seen.add(key)
         t0 = time.perf_counter()
         verdict = detector.verify(rec["answer"], rec["context"], question=question)
         ms = (time.perf_counter() - t0) * 1000
@@ -107,6 +111,8 @@ def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool =
             "errors": [e.code for e in verdict.errors],
             "llm_calls": verdict.usage.llm_calls, "input_tokens": verdict.usage.input_tokens,
             "output_tokens": verdict.usage.output_tokens,
+            # First sight: no earlier row of this run had this context (its passages had to be embedded).
+            "first_sight": first_sight,
         })
         if progress and (i % step == 0 or i == len(rows)):
             rate = i / (time.perf_counter() - t_start)
@@ -165,6 +171,7 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
                     for f, ps in sorted(by_file.items())},
         "span_f1": None if sf1 is None else round(sf1, 4),
         "latency_ms": {"p50": round(percentile(lat, 50), 2), "p95": round(percentile(lat, 95), 2)},
+        "latency_by_sight_ms": _by_sight(preds),
         "llm_per_answer": {k: round(sum(p.get(k, 0) for p in preds) / max(len(preds), 1), 2)
                            for k in ("llm_calls", "input_tokens", "output_tokens")},
         "throughput_per_s": round(len(preds) / wall_s, 2) if wall_s > 0 else None,
@@ -173,6 +180,17 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
         # Linux reports ru_maxrss in KiB.
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
+
+
+def _by_sight(preds: list[dict[str, Any]]) -> dict[str, Any]:
+    """p50 / p95 of the checks of a context no earlier row had (first sight: its passages are embedded) and of
+    contexts seen before (warm: served from the embedding cache), separately: their costs differ by far."""
+    out: dict[str, Any] = {}
+    for name, want in (("first_sight", True), ("warm", False)):
+        lat = [p["latency_ms"] for p in preds if p.get("first_sight") is want]
+        out[name] = {"n": len(lat), "p50": round(percentile(lat, 50), 2) if lat else None,
+                     "p95": round(percentile(lat, 95), 2) if lat else None}
+    return out
 
 
 def _row(name: str, m: dict[str, Any]) -> str:
@@ -195,6 +213,11 @@ def to_markdown(report: dict[str, Any]) -> str:
               f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
               f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB; "
               f"torch threads per encode: {report.get('torch_threads') or 'torch default'}"]
+    sight = report.get("latency_by_sight_ms") or {}
+    if sight.get("first_sight", {}).get("n") or sight.get("warm", {}).get("n"):
+        first, warm = sight["first_sight"], sight["warm"]
+        lines.append(f"first sight of the context: n={first['n']}, p50 {first['p50']} / p95 {first['p95']} ms; "
+                     f"context seen before: n={warm['n']}, p50 {warm['p50']} / p95 {warm['p95']} ms")
     llm = report.get("llm_per_answer") or {}
     if llm.get("llm_calls"):
         lines.append(f"LLM per answer: {llm['llm_calls']} calls, {llm['input_tokens']} input and "
