@@ -105,7 +105,7 @@ def decide(
     Raises:
         HallucinationError: the answer is hallucinated and ``on_hallucination="raise"``.
         UnverifiedError: the check did not run, ``on_unverified="fail_closed"`` and the policy is
-            ``raise`` or ``filter``.
+            ``raise``, ``filter`` or ``repair``.
     """
     validate_policy(on_hallucination, on_unverified)
     flagged = verdict.label == "hallucinated"

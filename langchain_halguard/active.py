@@ -23,7 +23,6 @@ from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import METADATA_KEY
 from halguard.text.contexts import Source
-from langchain_halguard._convert import documents_to_contexts
 
 __all__ = ["HalguardActiveRAG"]
 
@@ -33,17 +32,33 @@ class _Retrieved:
 
     def __init__(self) -> None:
         self.by_id: dict[str, Document] = {}
+        self.by_text: dict[str, str] = {}
         self.calls = 0
 
     def sources(self, docs: Any) -> list[Source]:
+        """Sources for one retrieval's documents. A document keeps its own ``id`` when that id names only it;
+        otherwise (no id, or an id shared by other text, as chunks of one file can be) it is named by retrieval
+        and position (``r2.0``), so every distinct document comes back in ``context``."""
         self.calls += 1
+        if isinstance(docs, (Document, str)):
+            docs = [docs]
+        if not isinstance(docs, list):
+            msg = f"the retriever returned {type(docs).__name__}; expected a list of Documents"
+            raise InputTypeError(msg)
         out = []
-        for i, (sid, text) in enumerate(documents_to_contexts(docs, "retriever output")):
-            doc = docs[i] if isinstance(docs, list) and isinstance(docs[i], Document) else Document(page_content=text)
-            if sid == str(i):  # a position, not an id: positions repeat from one retrieval to the next
-                sid = f"r{self.calls}.{i}"
+        for i, doc in enumerate(docs):
+            if isinstance(doc, str):
+                doc = Document(page_content=doc)
+            if not isinstance(doc, Document):
+                msg = f"the retriever returned a {type(doc).__name__} at position {i}; expected a Document"
+                raise InputTypeError(msg)
+            known = self.by_id.get(doc.id) if doc.id else None
+            if doc.id and (known is None or known.page_content == doc.page_content):
+                sid = doc.id
+            else:  # the same text retrieved again keeps the name it got the first time
+                sid = self.by_text.setdefault(doc.page_content, f"r{self.calls}.{i}")
             self.by_id.setdefault(sid, doc)
-            out.append(Source(sid, text))
+            out.append(Source(sid, doc.page_content))
         return out
 
     def documents(self, result: ActiveResult) -> list[Document]:

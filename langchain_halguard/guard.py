@@ -624,7 +624,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if decision.action == "repair":
             e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
             text, repaired = repair_decision(decision, e.answer, e.contexts, llm=self._repairer, question=e.question,
-                                             detector=resolve_detector(self.detector), cache=self.cache)
+                                             detector=resolve_detector(self.detector), cache=self.cache,
+                                             on_unverified=self.on_unverified)
             return self._attach(output, repaired, text)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
             fb_input = self._inner_input(input_, "fallback")
@@ -641,7 +642,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
             text, repaired = await arepair_decision(decision, e.answer, e.contexts, llm=self._repairer,
                                                     question=e.question, detector=resolve_detector(self.detector),
-                                                    cache=self.cache)
+                                                    cache=self.cache, on_unverified=self.on_unverified)
             return self._attach(output, repaired, text)
         if decision.action == "fallback" and isinstance(self.fallback, Runnable):
             fb_input = self._inner_input(input_, "fallback")

@@ -143,7 +143,7 @@ class GuardCore:
         if decision.action != "repair":
             return decision
         text, verdict = repair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
-                                        detector=self.detector)
+                                        detector=self.detector, on_unverified=self.on_unverified)
         return GuardDecision("repair", verdict, text)
 
     async def arepair(self, decision: GuardDecision, c: Checked) -> GuardDecision:
@@ -151,7 +151,7 @@ class GuardCore:
         if decision.action != "repair":
             return decision
         text, verdict = await arepair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
-                                               detector=self.detector)
+                                               detector=self.detector, on_unverified=self.on_unverified)
         return GuardDecision("repair", verdict, text)
 
     def decide(self, verdict: Verdict, c: Checked, *, fallback_source: bool) -> GuardDecision:

@@ -248,7 +248,10 @@ def test_llm_concepts_mode_asks_the_model_and_falls_back_to_rules():
     model = Scripted()
     result = generator(model, concepts="llm").generate(QUESTION, CTX)
     assert model.steps[:2] == ["generate", "concepts"]
-    assert [c.text for c in result.trace.sentences[0].concepts] == []  # "1899" is not in the first sentence
+    # The first sentence has none of the listed phrases: the rules name its concepts (it is never left unchecked).
+    first, second = result.trace.sentences
+    assert [c.text for c in first.concepts] == ["Eiffel Tower", "Paris"] and "rule concepts" in first.reason
+    assert [c.text for c in second.concepts] == ["1899"] and second.decision == "repaired"
     assert result.trace.concept_source == "llm"
 
 
@@ -438,7 +441,10 @@ def test_large_context_and_long_answer_finish_in_bounded_time():
     t0 = time.monotonic()
     result = generator(model).generate(QUESTION, context)
     assert time.monotonic() - t0 < 30
-    assert len(result.trace.sentences) == ActiveSettings().max_sentences  # a model that does not stop is cut off
+    # Past max_sentences nothing more is validated, but nothing is cut: the rest is kept and marked.
+    decisions = [t.decision for t in result.trace.sentences]
+    assert len(decisions) == 200 and result.answer.count("Sentence") == 200
+    assert decisions[12:] == ["unvalidated"] * 188 and result.trace.budget_exhausted == "sentences"
     budgeted = Scripted(answer=answer, low=("Person",), continuation=answer)
     result = generator(budgeted, settings=ActiveSettings(max_extra_calls=6)).generate(QUESTION, context)
     assert result.trace.extra_calls <= 6 and result.trace.budget_exhausted == "calls"
@@ -472,3 +478,80 @@ def test_active_generation_through_the_openai_sdk_and_a_loopback_server():
     assert sentence.decision == "repaired" and result.trace.logprobs
     assert bodies[0]["logprobs"] is True and bodies[2]["top_logprobs"] == 10
     assert result.verdict.usage.llm_calls == 5
+
+
+def test_reply_phrases_not_in_the_sentence_fall_back_to_the_rules():
+    assert parse_concept_reply('["completion year 1899"]', "The tower was completed in 1899.") is None
+    assert parse_concept_reply("[]", "The tower was completed in 1899.") is None
+    got = parse_concept_reply('["istanbul"]', "İİ İstanbul was founded.")  # lower() would shift the offsets
+    assert [(c.text, "İİ İstanbul was founded."[c.start:c.end]) for c in got] == [("İstanbul", "İstanbul")]
+
+
+def test_settings_are_checked():
+    with pytest.raises(InvalidInputError):
+        ActiveSettings(concept_threshold=1.5)
+    with pytest.raises(InvalidInputError):
+        ActiveSettings(evidence_chars=100)
+    with pytest.raises(InvalidInputError):
+        ActiveSettings(timeout_s=0)
+    assert ActiveSettings(max_extra_calls=0).max_extra_calls == 0
+
+
+def test_an_async_retriever_alone_needs_the_async_api():
+    async def aretrieve(query):
+        return CTX
+
+    gen = generator(Scripted(), aretriever=aretrieve)
+    with pytest.raises(InvalidInputError):
+        gen.generate(QUESTION)
+    assert asyncio.run(gen.agenerate(QUESTION)).trace.sentences[1].decision == "repaired"
+    with pytest.raises(InputTypeError):
+        generator(Scripted(), aretriever="not callable")
+
+
+def test_a_failing_final_check_is_unverified_not_an_exception():
+    from halguard import Detector
+
+    class Broken(Detector):
+        name, threshold = "broken", 0.5
+
+        def verify(self, answer, contexts, *, question=None):
+            raise RuntimeError("boom")
+
+    result = generator(Scripted(), detector=Broken()).generate(QUESTION, CTX)
+    assert result.verdict.label == "unverified" and result.verdict.errors[0].code == "internal_error"
+    assert result.answer.startswith("The Eiffel Tower is in Paris.")
+
+
+def test_a_failed_continuation_is_recorded_on_the_repaired_sentence():
+    model = Scripted(continuation="It is made of iron.")
+
+    def flaky(messages):
+        if messages[0]["content"].startswith("Continue"):
+            raise RuntimeError("503")
+        return model(messages)
+
+    result = ActiveGenerator(CallableChat(flaky, max_retries=0)).generate(QUESTION, CTX)
+    assert "generating on from it failed" in result.trace.sentences[1].reason
+
+
+def test_unplaceable_tokens_are_said_and_every_concept_validated():
+    def odd_tokens(messages):
+        reply = Scripted()(messages)
+        if messages[0]["content"].startswith("Answer the question using"):
+            return ChatReply(reply.text, logprobs=(TokenLogprob("\\xe2\\x80", -0.1),) + reply.logprobs)
+        return reply
+
+    result = ActiveGenerator(CallableChat(odd_tokens)).generate(QUESTION, CTX)
+    first = result.trace.sentences[0]
+    assert "could not be placed" in first.reason and all(c.uncertain for c in first.concepts)
+
+
+def test_evidence_search_skips_a_window_too_large_for_the_room_left():
+    from halguard.active.evidence import EvidencePool
+    from halguard.text.contexts import normalize_contexts
+
+    pool = EvidencePool()
+    pool.add(normalize_contexts(["tower " * 95 + "tower.", "The tower is tall."]))
+    got = pool.best("tower", k=3, max_chars=100)
+    assert got == [("1", "The tower is tall.")]

@@ -329,3 +329,49 @@ def test_query_engine_premise_rectifier_rewrites_only_a_false_premise(index):
     assert get_verdict(response).request.question == QUESTION and keeper.steps == ["premise"]
     with pytest.raises(InvalidInputError):
         HalguardQueryEngine(Fixed(), premise_rectifier=LogprobLLM(script=keeper))
+
+
+def test_active_rag_returns_every_distinct_document_even_with_shared_metadata():
+    class SameSource(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager):
+            # Chunks of one PDF: no ids, one metadata["source"] (as PyPDFLoader makes them).
+            return [Document(page_content=c, metadata={"source": "f.pdf"}) for c in CTX]
+
+    rag = HalguardActiveRAG(llm=LogprobChat(script=Scripted()), retriever=SameSource())
+    out = rag.invoke(QUESTION)
+    assert sorted(d.page_content for d in out["context"]) == sorted(CTX)
+
+
+def test_repair_policy_that_removes_everything_returns_the_fallback_message():
+    from halguard.policy import DEFAULT_FALLBACK
+
+    guarded = with_halguard(retrieval_chain("Zorblax Quint designed its lifts."), on_hallucination="repair",
+                            repairer=LogprobChat(script=Scripted()))
+    out = guarded.invoke(QUESTION)
+    assert out["answer"] == DEFAULT_FALLBACK
+    assert [c.action for c in get_verdict(out).repair.changes] == ["removed"]
+
+
+def test_repair_policy_fails_closed_when_the_second_check_cannot_run():
+    from halguard import Detector, LocalVerifier, UnverifiedError, Verdict
+
+    class SecondCheckFails(Detector):
+        name, threshold = "flaky", 0.5
+
+        def __init__(self):
+            self.calls, self.inner = 0, LocalVerifier()
+
+        def verify(self, answer, contexts, *, question=None):
+            self.calls += 1
+            if self.calls == 1:
+                return self.inner.verify(answer, contexts, question=question)
+            return Verdict.unverified("provider_error", "down", detector=self.name, threshold=self.threshold)
+
+    guarded = with_halguard(retrieval_chain(), on_hallucination="repair", on_unverified="fail_closed",
+                            repairer=LogprobChat(script=Scripted()), detector=SecondCheckFails())
+    with pytest.raises(UnverifiedError):
+        guarded.invoke(QUESTION)
+    open_guard = with_halguard(retrieval_chain(), on_hallucination="repair", repairer=LogprobChat(script=Scripted()),
+                               detector=SecondCheckFails())
+    out = open_guard.invoke(QUESTION)
+    assert out["answer"] == FIXED and get_verdict(out).label == "unverified"

@@ -9,6 +9,7 @@ in the sentence, are dropped).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from halguard.text.lexical import content_terms, entity_mentions, number_mentions
@@ -52,7 +53,8 @@ def rule_concepts(sentence: str) -> list[Concept]:
 
 def parse_concept_reply(reply: str, sentence: str) -> list[Concept] | None:
     """The concepts of the model's reply (a JSON array of phrases, or a comma-separated list), located in
-    ``sentence``; None when the reply is unreadable (the caller falls back to the rules)."""
+    ``sentence``; None when the reply is unreadable or none of its phrases is in the sentence (the caller falls back
+    to the rules: a reply never makes a sentence go unchecked)."""
     text = reply.strip()
     phrases: list[str] | None = None
     start, end = text.find("["), text.rfind("]")
@@ -67,14 +69,15 @@ def parse_concept_reply(reply: str, sentence: str) -> list[Concept] | None:
         phrases = [p.strip(" .\"'") for p in text.split(",")]
     if phrases is None:
         return None
-    lowered, out, taken = sentence.lower(), [], set()
+    out, taken = [], set()
     for phrase in phrases[:MAX_PHRASES_READ]:
         phrase = phrase.strip()
-        at = lowered.find(phrase.lower()) if phrase else -1
-        if at < 0 or (at, at + len(phrase)) in taken:
+        # A case-insensitive search on the sentence itself (lower() can change a text's length: offsets would drift).
+        found = re.search(re.escape(phrase), sentence, re.IGNORECASE) if phrase else None
+        if found is None or found.span() in taken:
             continue
-        taken.add((at, at + len(phrase)))
-        out.append(Concept(sentence[at:at + len(phrase)], at, at + len(phrase)))
+        taken.add(found.span())
+        out.append(Concept(found.group(), found.start(), found.end()))
         if len(out) == MAX_CONCEPTS:
             break
-    return sorted(out, key=lambda c: c.start)
+    return sorted(out, key=lambda c: c.start) or None

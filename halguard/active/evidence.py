@@ -58,8 +58,10 @@ class EvidencePool:
                   if (among is None or sid in among) and wanted & stems]
         out, used = [], 0
         for _, _, sid, text in sorted(scored, reverse=True):
-            if len(out) == k or used + len(text) > max_chars:
+            if len(out) == k:
                 break
+            if used + len(text) > max_chars:  # a smaller window further down may still fit
+                continue
             if any(text in t or t in text for _, t in out):  # overlapping windows repeat each other
                 continue
             out.append((sid, text))

@@ -130,9 +130,10 @@ class ActiveGenerator:
             msg = f"concepts must be 'rules' or 'llm', got {concepts!r}"
             raise InvalidInputError(msg)
         combine([0.5], uncertainty)  # raises for an unknown name
-        if retriever is not None and not callable(retriever):
-            msg = f"retriever must be callable (query -> contexts), got {type(retriever).__name__}"
-            raise InputTypeError(msg)
+        for name, fn in (("retriever", retriever), ("aretriever", aretriever)):
+            if fn is not None and not callable(fn):
+                msg = f"{name} must be callable (query -> contexts), got {type(fn).__name__}"
+                raise InputTypeError(msg)
         self.chat: ChatModel = as_chat_model(llm)
         self.retriever, self.detector = retriever, detector
         self._aretriever = aretriever
@@ -163,7 +164,7 @@ class ActiveGenerator:
         Raises:
             ProviderError: The first generation failed (there is no answer to check).
         """
-        budget, pool = self._start(question, contexts)
+        budget, pool = self._start(question, contexts, sync=True)
         runner = drive_stream(self._steps(question, pool, contexts is None), chat=self.chat, budget=budget,
                               cache=self.cache, retrieve=self.retriever)
         while True:
@@ -205,12 +206,13 @@ class ActiveGenerator:
 
         return in_thread
 
-    def _start(self, question: Any, contexts: Any) -> tuple[Budget, EvidencePool]:
+    def _start(self, question: Any, contexts: Any, *, sync: bool = False) -> tuple[Budget, EvidencePool]:
         if not isinstance(question, str) or not question.strip():
             msg = "question must be a non-empty str"
             raise InvalidInputError(msg) if isinstance(question, str) else InputTypeError(msg)
-        if contexts is None and self.retriever is None and self._aretriever is None:
-            msg = "give contexts, or a retriever to get them from"
+        if contexts is None and self.retriever is None and (sync or self._aretriever is None):
+            msg = ("give contexts, or a retriever to get them from" if self._aretriever is None else
+                   "only an async retriever was given: use agenerate/astream, or give retriever= too")
             raise InvalidInputError(msg)
         pool = EvidencePool()
         if contexts is not None:
@@ -235,11 +237,19 @@ class ActiveGenerator:
         return default_detector()
 
     def _finish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
-        verdict = self._detector().verify(answer[0], pool.sources, question=question)
+        detector = self._detector()
+        try:
+            verdict = detector.verify(answer[0], pool.sources, question=question)
+        except Exception as exc:  # noqa: BLE001 - the answer exists; a failed final check is "unverified"
+            verdict = _unchecked(detector, exc)
         return self._result(answer, pool, budget, verdict)
 
     async def _afinish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
-        verdict = await self._detector().averify(answer[0], pool.sources, question=question)
+        detector = self._detector()
+        try:
+            verdict = await detector.averify(answer[0], pool.sources, question=question)
+        except Exception as exc:  # noqa: BLE001
+            verdict = _unchecked(detector, exc)
         return self._result(answer, pool, budget, verdict)
 
     # -- the loop ------------------------------------------------------------------------------------------------
@@ -261,11 +271,17 @@ class ActiveGenerator:
         trace.logprobs = reply.has_logprobs
         current = _Text(reply.text, TokenSpans(reply.text, reply.logprobs), _split(reply.text))
         parts: list[str] = []
-        while current.pending and len(trace.sentences) < s.max_sentences:
+        while current.pending:
             lead, start, end = current.pending.popleft()
             sentence = current.text[start:end]
-            st = yield from self._sentence(len(trace.sentences), sentence, start, current.tokens, question, pool,
-                                           trace)
+            if len(trace.sentences) >= s.max_sentences:
+                # Past the cap nothing more is validated, but nothing is cut either: kept, marked, checked at the end.
+                trace.budget_exhausted = trace.budget_exhausted or "sentences"
+                st = SentenceTrace(index=len(trace.sentences), original=sentence, final=sentence,
+                                   decision="unvalidated", reason=f"past max_sentences={s.max_sentences}")
+            else:
+                st = yield from self._sentence(len(trace.sentences), sentence, start, current.tokens, question, pool,
+                                               trace)
             trace.sentences.append(st)
             if st.final is not None:
                 lead = (lead if lead.strip() == "" and lead else " ") if parts else ""
@@ -279,7 +295,9 @@ class ActiveGenerator:
                 if isinstance(more, Refused):
                     if more.budget:
                         trace.budget_exhausted = trace.budget_exhausted or more.reason
-                    continue  # keep walking the old continuation: unvalidated past the budget
+                    # The old continuation is kept (validated as usual, or unvalidated past the budget); say so.
+                    st.reason += f"; generating on from it failed ({more.reason}): the original continuation is kept"
+                    continue
                 current = _Text(more.text, TokenSpans(more.text, more.logprobs),
                                 _split(more.text, _repeat_end(more.text, so_far)))
         answer = "".join(parts).strip()
@@ -298,6 +316,8 @@ class ActiveGenerator:
                 concepts = listed
             else:
                 reason = "the model's concept list was unusable; rule concepts used. "
+        if trace.logprobs and not tokens.aligned:
+            reason += "the tokens' log-probabilities could not be placed on the text: every concept is validated. "
         checks = []
         for c in concepts:
             p = tokens.probability(offset + c.start, offset + c.end, self.uncertainty)
@@ -405,6 +425,11 @@ class ActiveGenerator:
         ch.reason += f"P(yes) from {yn.source}"
         return evidence, calls
 
+
+
+def _unchecked(detector: Detector, exc: BaseException) -> Verdict:
+    return Verdict.unverified("internal_error", f"the final check failed: {type(exc).__name__}: {str(exc)[:200]}",
+                              detector=detector.name, threshold=detector.threshold)
 
 
 def _repeat_end(text: str, so_far: str) -> int:

@@ -19,7 +19,7 @@ from halguard.active.prompts import repair_messages
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.detector import Detector
-from halguard.errors import InputTypeError, InvalidInputError
+from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError
 from halguard.llm.providers import as_chat_model
 from halguard.policy import DEFAULT_FALLBACK, filter_answer
 from halguard.schema import PolicyAction, RepairChange, RepairReport, Usage, Verdict, VerdictError
@@ -50,11 +50,17 @@ def _tidy(text: str) -> str:
 
 def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
            settings: ActiveSettings) -> Generator[Step, Any, list[RepairChange]]:
-    changes = []
+    changes: list[RepairChange] = []
+    end = 0
     for c in sorted(verdict.flagged_claims, key=lambda c: c.start):
         evidence = pool.best(c.text, k=settings.evidence_passages, max_chars=settings.evidence_chars)
         ids = list(dict.fromkeys(sid for sid, _ in evidence))
         common = {"start": c.start, "end": c.end, "original": c.text, "evidence_ids": ids}
+        if c.start < end:  # overlaps the claim before it, whose change covers this text
+            changes.append(RepairChange(**common, replacement=None, action="kept",
+                                        reason="overlaps an earlier flagged claim; that claim's change stands"))
+            continue
+        end = c.end
         if not evidence:
             changes.append(RepairChange(**common, replacement=None, action="removed",
                                         reason="no passage shares a content word with it"))
@@ -80,7 +86,7 @@ def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
 def _apply(answer: str, changes: list[RepairChange]) -> str:
     pieces, cursor = [], 0
     for ch in sorted(changes, key=lambda ch: ch.start):
-        if ch.start < cursor:  # overlapping claims: the first one's change stands
+        if ch.start < cursor:  # an overlapping claim (recorded as kept): the first one's change stands
             continue
         pieces.append(answer[cursor:ch.start])
         pieces.append(ch.original if ch.action == "kept" else (ch.replacement or ""))
@@ -172,7 +178,8 @@ async def arepair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, que
     return _report(answer, verdict, changes, budget, checked, repaired)
 
 
-def _decided(decision: Any, answer: str, result: RepairResult | None, error: str | None) -> tuple[str, Verdict]:
+def _decided(decision: Any, answer: str, result: RepairResult | None, error: str | None,
+             on_unverified: str) -> tuple[str, Verdict]:
     before = decision.verdict
     if result is None:  # the repair itself broke: the answer stays, flagged, and the verdict says why
         errors = [*before.errors, VerdictError(code="repair_failed", message=error or "the repair failed")]
@@ -180,38 +187,47 @@ def _decided(decision: Any, answer: str, result: RepairResult | None, error: str
                                                                                          filtered_answer=answer)})
     checked = result.verdict
     text, removed = filter_answer(result.answer, checked) if checked.flagged_claims else (result.answer, [])
-    text = text or (DEFAULT_FALLBACK if result.answer or removed else text)
+    # Nothing left (every sentence removed): the guards' fallback message, as the filter policy returns.
+    text = text or DEFAULT_FALLBACK
     action = PolicyAction(action="repair", removed=removed, filtered_answer=text)
-    return text, checked.model_copy(update={"action": action, "request": before.request,
-                                            "skipped_sources": before.skipped_sources})
+    final = checked.model_copy(update={"action": action, "request": before.request,
+                                       "skipped_sources": before.skipped_sources})
+    if final.label == "unverified" and on_unverified == "fail_closed" and result.answer:
+        reason = "; ".join(e.message for e in final.errors) or "the second check did not run"
+        msg = f"halguard repaired the answer but could not verify the repair ({reason}) and the policy fails closed"
+        raise UnverifiedError(msg, verdict=final)
+    return text, final
 
 
 def repair_decision(decision: Any, answer: str, contexts: Any, *, llm: Any, question: str | None = None,
                     detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
-                    cache: Any = None) -> tuple[str, Verdict]:
+                    cache: Any = None, on_unverified: str = "fail_open") -> tuple[str, Verdict]:
     """The ``on_hallucination="repair"`` policy for a guard: the text to return and its verdict.
 
     The flagged claims are repaired (:func:`repair`), the repaired answer is checked again, and claims that check
-    still flags are removed (as ``filter`` would; ``verdict.action.removed``). The verdict is the second check's,
-    with ``repair`` saying what changed and ``action.filtered_answer`` the text returned. A repair that breaks
-    (a bug, not a provider error: those keep the sentence) leaves the answer as it was, with a ``repair_failed``
-    error on its verdict.
+    still flags are removed (as ``filter`` would; ``verdict.action.removed``); when nothing is left, the guards'
+    fallback message is returned. The verdict is the second check's, with ``repair`` saying what changed and
+    ``action.filtered_answer`` the text returned. A repair that breaks (a bug, not a provider error: those keep the
+    sentence) leaves the answer as it was, with a ``repair_failed`` error on its verdict.
+
+    Raises:
+        UnverifiedError: the second check could not run and ``on_unverified="fail_closed"``.
     """
     try:
         result = repair(answer, contexts, decision.verdict, llm=llm, question=question, detector=detector,
                         settings=settings, cache=cache)
     except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into a recorded error, never a crash
-        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}")
-    return _decided(decision, answer, result, None)
+        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}", on_unverified)
+    return _decided(decision, answer, result, None, on_unverified)
 
 
 async def arepair_decision(decision: Any, answer: str, contexts: Any, *, llm: Any, question: str | None = None,
                            detector: Detector | None = None, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,
-                           cache: Any = None) -> tuple[str, Verdict]:
+                           cache: Any = None, on_unverified: str = "fail_open") -> tuple[str, Verdict]:
     """Async twin of :func:`repair_decision`."""
     try:
         result = await arepair(answer, contexts, decision.verdict, llm=llm, question=question, detector=detector,
                                settings=settings, cache=cache)
     except Exception as exc:  # noqa: BLE001
-        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}")
-    return _decided(decision, answer, result, None)
+        return _decided(decision, answer, None, f"{type(exc).__name__}: {exc}", on_unverified)
+    return _decided(decision, answer, result, None, on_unverified)

@@ -41,5 +41,24 @@ class ActiveSettings:
     yes_no_word: float = 0.99
     max_repair_growth: float = 3.0
 
+    def __post_init__(self) -> None:
+        from halguard.errors import InvalidInputError
+        from halguard.util.options import is_number, require_positive_int, require_positive_number
+
+        for name in ("concept_threshold", "validation_yes", "premise_yes", "yes_no_word"):
+            value = getattr(self, name)
+            if not (is_number(value) and 0 <= value <= 1):
+                msg = f"{name} must be a number from 0 to 1, got {value!r}"
+                raise InvalidInputError(msg)
+        for name in ("max_sentences", "evidence_passages"):
+            require_positive_int(name, getattr(self, name))
+        if isinstance(self.max_extra_calls, bool) or not isinstance(self.max_extra_calls, int) or self.max_extra_calls < 0:
+            msg = f"max_extra_calls must be an int of 0 or more, got {self.max_extra_calls!r}"
+            raise InvalidInputError(msg)
+        # A window is up to 600 characters (the verifier's chunk size): less evidence room would fit none.
+        require_positive_int("evidence_chars", self.evidence_chars, minimum=600)
+        require_positive_number("timeout_s", self.timeout_s, unit="seconds")
+        require_positive_number("max_repair_growth", self.max_repair_growth)
+
 
 DEFAULT_ACTIVE_SETTINGS = ActiveSettings()

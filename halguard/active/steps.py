@@ -10,11 +10,8 @@ drift apart: they share every decision and differ only in how a call is awaited.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import time
 from collections.abc import AsyncIterator, Callable, Generator
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,17 +90,6 @@ class Budget:
         return None
 
 
-_pool: ThreadPoolExecutor | None = None
-
-
-def _sync_pool() -> ThreadPoolExecutor:
-    # Calls run here so that a sync wait can stop at the answer's deadline; bounded, shared, started lazily.
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="halguard-active")
-    return _pool
-
-
 def _sources(value: Any) -> list[Source] | Refused:
     try:
         return normalize_contexts(value) if value is not None else []
@@ -112,17 +98,14 @@ def _sources(value: Any) -> list[Source] | Refused:
 
 
 def _ask_sync(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> ChatReply | Refused:
+    # Called directly, in the caller's thread (no pool of our own to queue in under concurrency): a call started
+    # before the deadline is bounded by the chat model's own timeout, so an answer can overrun its timeout_s by
+    # at most that. The async twin cancels the call at the deadline.
     refused = budget.admit(step)
     if refused is not None:
         return refused
-    # The caller's context goes along (tracing and callback context variables live there).
-    future = _sync_pool().submit(contextvars.copy_context().run, chat.chat, step.messages, meter=budget.meter,
-                                 top_logprobs=step.top_logprobs, cache=cache)
     try:
-        return future.result(timeout=max(budget.remaining(), 0.001))
-    except FutureTimeout:
-        future.cancel()
-        return Refused("deadline")
+        return chat.chat(step.messages, meter=budget.meter, top_logprobs=step.top_logprobs, cache=cache)
     except HalguardError as exc:
         return Refused(f"provider error: {exc}")
 
@@ -141,6 +124,8 @@ async def _ask_async(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> 
 
 
 def _retrieve_sync(step: Retrieve, retrieve: Callable[[str], Any] | None, budget: Budget) -> Any:
+    # The app's retriever runs in the caller's thread, bounded by its own timeouts (the async twin also stops
+    # waiting at the answer's deadline).
     if retrieve is None:
         return Refused("no retriever")
     if budget.remaining() <= 0:
