@@ -25,6 +25,7 @@ import time
 from halguard import LocalVerifier
 from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.embedding import LocalEmbedder, default_model_path
+from halguard.grounding.job import Unverifiable
 from halguard.grounding.verifier import CANDIDATE_MIN_CHUNKS
 from halguard.tools.metrics import auroc, binary_metrics
 
@@ -44,7 +45,10 @@ def verifier(per_claim: int | None, threads: int) -> LocalVerifier:
 
 def recall(full: LocalVerifier, row: dict, per_claim: int) -> tuple[int, int, bool]:
     """(claims whose full-embedding best chunk is a candidate, claims, whether the pass pruned)."""
-    job = full._prepare(row["answer"], row["context"], row.get("question"), None)  # noqa: SLF001 - a bench
+    try:
+        job = full._prepare(row["answer"], row["context"], row.get("question"), None)  # noqa: SLF001 - a bench
+    except Unverifiable:  # nothing to check (the verdict is unverified either way)
+        return 0, 0, False
     if len(job.chunks) < CANDIDATE_MIN_CHUNKS:
         return len(job.claims), len(job.claims), False
     keep = candidate_chunks([c.check_text for c in job.claims], [ch.text for _, ch in job.chunks], per_claim)
@@ -106,12 +110,13 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out")
     args = p.parse_args()
-    report = [run_file(f, args.limit, args.per_claim, args.threads) for f in args.files]
-    text = json.dumps(report, indent=1)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    print(text)
+    report = []
+    for f in args.files:  # each file's result is printed (and saved) as soon as it is done
+        report.append(run_file(f, args.limit, args.per_claim, args.threads))
+        print(json.dumps(report[-1]), flush=True)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                json.dump(report, fh, indent=1)
 
 
 if __name__ == "__main__":
