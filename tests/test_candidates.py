@@ -48,7 +48,7 @@ def test_the_pass_is_linear_on_a_large_context():
 
 @pytest.fixture(scope="module")
 def verifiers():
-    return LocalVerifier(), LocalVerifier(candidates_per_claim=8)
+    return LocalVerifier(candidates_per_claim=None), LocalVerifier(candidates_per_claim=8)
 
 
 def test_verifier_with_candidates_embeds_fewer_texts_and_agrees(verifiers):
@@ -75,3 +75,12 @@ def test_only_embedding_is_narrowed_the_lexical_scope_is_the_whole_context(verif
 def test_candidates_per_claim_is_checked():
     with pytest.raises(InvalidInputError):
         LocalVerifier(candidates_per_claim=0)
+
+
+def test_the_pass_is_on_by_default_from_the_documented_size():
+    from halguard.grounding.verifier import DEFAULT_CANDIDATES_PER_CLAIM
+
+    verifier = LocalVerifier()
+    assert verifier.candidates_per_claim == DEFAULT_CANDIDATES_PER_CLAIM == 8
+    small = verifier._prepare("Pump 7 was replaced in 2019.", FILLER[:5], None, None)
+    assert len(small.chunks) == 5  # under CANDIDATE_MIN_CHUNKS: every chunk (one sentence per passage) is embedded
