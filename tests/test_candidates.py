@@ -10,7 +10,7 @@ from halguard import InvalidInputError, LocalVerifier
 from halguard.grounding.candidates import candidate_chunks, key_terms
 from halguard.grounding.verifier import CANDIDATE_MIN_CHUNKS
 
-FILLER = [f"Report {i} describes routine maintenance of pumps in sector {i}." for i in range(60)]
+FILLER = [f"Report {i} describes routine maintenance of pumps in sector {i}." for i in range(80)]
 
 
 def test_key_terms_keep_numbers_and_stems_and_drop_stop_words():
@@ -20,7 +20,7 @@ def test_key_terms_keep_numbers_and_stems_and_drop_stop_words():
 def test_rare_shared_terms_win():
     chunks = [*FILLER, "The Eiffel Tower was completed in 1889.", "Eiffel built bridges."]
     keep = candidate_chunks(["The Eiffel Tower was completed in 1889."], chunks, 2)
-    assert keep == [60, 61]
+    assert keep == [80, 81]
 
 
 def test_a_claim_sharing_nothing_turns_the_pass_off():
@@ -68,7 +68,7 @@ def test_only_embedding_is_narrowed_the_lexical_scope_is_the_whole_context(verif
     job = pruned._prepare("Pump 7 was replaced in 2019.", context, None, None)
     assert len(job.chunks) < len(context)  # pruned
     assert len(job.sources) == len(context)  # names, numbers and records are looked up in every passage
-    assert len(job.scope.sources) == len(context) and {7.0, 2019.0, 59.0} <= job.scope.numbers
+    assert len(job.scope.sources) == len(context) and {7.0, 2019.0, 79.0} <= job.scope.numbers
     assert pruned.verify("Pump 7 was replaced in 2019.", context).label == "supported"
 
 

@@ -47,10 +47,12 @@ DEFAULT_TIME_BUDGET_S = 10.0
 # Texts per encoding slice when a budget is set: ~64 sentences take about a second on one core at worst.
 _ENCODE_SLICE = 64
 # Below this many chunks every chunk is embedded: a small context costs little, and the pass would save little.
-# Both numbers from benchmarks/bench_candidates.py on the dev files (docs/evaluation.md, "Fresh contexts"): with 8
-# candidates per claim from 32 chunks on, the best full-embedding evidence was a candidate for 96% of RAGTruth claims
-# (87% SummEdits), AUROC moved by -0.002 (RAGTruth) and +0.001 (SummEdits), HaluEval has no context that large.
-CANDIDATE_MIN_CHUNKS = 32
+# Both numbers measured on the dev files (docs/evaluation.md, "Fresh contexts"). benchmarks/bench_candidates.py,
+# 8 per claim: the best full-embedding evidence was a candidate for 96% of RAGTruth claims and 87% of SummEdits
+# claims in the answers it pruned. halguard bench with the pass from 64 chunks: every dev file's AUROC within 0.002
+# of full embedding (from 32 chunks, RAGTruth QA lost 0.014 and mid-size contexts got slower: the pass costs more
+# than it saves there). HaluEval has no context that large.
+CANDIDATE_MIN_CHUNKS = 64
 DEFAULT_CANDIDATES_PER_CLAIM = 8
 
 
