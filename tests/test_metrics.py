@@ -32,3 +32,18 @@ def test_binary_metrics_and_best_f1():
 def test_percentile():
     assert percentile([1, 2, 3, 4], 50) == 2.5
     assert percentile([5], 95) == 5
+
+
+def test_operating_points_and_calibration_error():
+    from halguard.tools.metrics import expected_calibration_error, precision_at_recall, recall_at_precision
+
+    labels = [True, True, False, True, False, False]
+    scores = [0.9, 0.8, 0.7, 0.6, 0.3, 0.1]
+    assert precision_at_recall(labels, scores, 0.6) == (1.0, 0.8)  # the top two: recall 2/3, precision 1
+    assert precision_at_recall(labels, scores, 1.0) == (0.75, 0.6)
+    assert recall_at_precision(labels, scores, 0.75) == (1.0, 0.6)
+    assert recall_at_precision([False, True], [0.9, 0.1], 0.9) is None
+    assert expected_calibration_error([True, False], [1.0, 0.0]) == 0.0
+    assert expected_calibration_error([True, False], [0.0, 1.0]) == 1.0
+    # 10 answers at 0.7, of which 7 are wrong: perfectly calibrated.
+    assert abs(expected_calibration_error([True] * 7 + [False] * 3, [0.7] * 10)) < 1e-12

@@ -20,7 +20,15 @@ from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.grounding.naive import NaiveSimilarity
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, weak_threshold_for
-from halguard.tools.metrics import auroc, best_f1, binary_metrics, percentile
+from halguard.tools.metrics import (
+    auroc,
+    best_f1,
+    binary_metrics,
+    expected_calibration_error,
+    percentile,
+    precision_at_recall,
+    recall_at_precision,
+)
 
 __all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
 
@@ -144,12 +152,21 @@ def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
     m = binary_metrics(labels, [p["label"] == "hallucinated" for p in preds])
     bf1, bt = best_f1(labels, scores)
     a = auroc(labels, scores)
+    points = {f"precision_at_recall_{r}": precision_at_recall(labels, scores, r) for r in (0.8, 0.9)}
+    points.update({f"recall_at_precision_{p}": recall_at_precision(labels, scores, p) for p in (0.8, 0.9)})
     return {"n": len(preds), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
             "f1": round(m["f1"], 4), "accuracy": round(m["accuracy"], 4), "auroc": None if a is None else round(a, 4),
             "balanced_accuracy": round(m["balanced_accuracy"], 4), "best_f1": round(bf1, 4),
             "best_threshold": round(bt, 4), "unverified": sum(1 for p in preds if p["label"] == "unverified"),
             "latency_p50_ms": round(percentile([p["latency_ms"] for p in preds], 50), 2),
-            "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2)}
+            "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2),
+            # The raw risk read as a probability (it is not calibrated: this says how far off it is).
+            "ece_of_score": round(expected_calibration_error(
+                [p["hallucinated"] for p in preds if p["score"] is not None],
+                [p["score"] for p in preds if p["score"] is not None]), 4) if any(
+                p["score"] is not None for p in preds) else None,
+            **{k: None if v is None else {"value": round(v[0], 4), "threshold": round(v[1], 4)}
+               for k, v in points.items()}}
 
 
 def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall_s: float,
@@ -200,6 +217,16 @@ def _row(name: str, m: dict[str, Any]) -> str:
             f"{m['latency_p50_ms']:.0f} / {m['latency_p95_ms']:.0f} |")
 
 
+def _points_row(name: str, m: dict[str, Any]) -> str:
+    def cell(key: str) -> str:
+        v = m.get(key)
+        return "-" if v is None else f"{v['value']:.3f} @ {v['threshold']:.2f}"
+
+    ece = "-" if m.get("ece_of_score") is None else f"{m['ece_of_score']:.3f}"
+    return (f"| {name} | {ece} | {cell('precision_at_recall_0.8')} | {cell('precision_at_recall_0.9')} | "
+            f"{cell('recall_at_precision_0.8')} | {cell('recall_at_precision_0.9')} |")
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     lines = [f"# halguard bench — {report['detector']}", "",
              "| slice | n | AUROC | P | R | F1 | best F1 | bal. acc | unverified | p50 / p95 ms |",
@@ -209,6 +236,12 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines.append(_row(file, data["overall"]))
         if len(data["by_task"]) > 1:
             lines.extend(_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
+    lines += ["", "| slice | ECE of score | P @ R 0.8 | P @ R 0.9 | R @ P 0.8 | R @ P 0.9 |", "|---|---|---|---|---|---|",
+              _points_row("overall", report["overall"])]
+    for file, data in report["by_file"].items():
+        lines.append(_points_row(file, data["overall"]))
+        if len(data["by_task"]) > 1:
+            lines.extend(_points_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
     lines += ["", f"span F1: {report['span_f1']}", f"latency p50 {report['latency_ms']['p50']} ms, "
               f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
               f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB; "

@@ -1,10 +1,12 @@
-"""Detection metrics without extra dependencies: AUROC, precision/recall/F1, best-F1 threshold."""
+"""Detection metrics without extra dependencies: AUROC, precision/recall/F1, best-F1 threshold, operating points
+(precision at a recall, recall at a precision) and the expected calibration error."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["auroc", "best_f1", "binary_metrics", "percentile"]
+__all__ = ["auroc", "best_f1", "binary_metrics", "expected_calibration_error", "percentile", "precision_at_recall",
+           "recall_at_precision"]
 
 
 def auroc(labels: Sequence[bool], scores: Sequence[float]) -> float | None:
@@ -71,3 +73,47 @@ def percentile(values: Sequence[float], q: float) -> float:
     lo = int(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _sweep(labels: Sequence[bool], scores: Sequence[float]) -> list[tuple[float, float, float]]:
+    """(threshold, precision, recall) at every distinct score, from the highest threshold down."""
+    n_pos = sum(1 for y in labels if y)
+    pairs = sorted(zip(scores, labels), key=lambda p: -p[0])
+    out, tp, fp, i = [], 0, 0, 0
+    while i < len(pairs):
+        t = pairs[i][0]
+        while i < len(pairs) and pairs[i][0] == t:
+            tp += pairs[i][1]
+            fp += not pairs[i][1]
+            i += 1
+        out.append((t, tp / (tp + fp), tp / n_pos if n_pos else 0.0))
+    return out
+
+
+def precision_at_recall(labels: Sequence[bool], scores: Sequence[float], recall: float) -> tuple[float, float] | None:
+    """The best precision among thresholds reaching at least ``recall``, and that threshold; None without
+    positives."""
+    points = [(p, t) for t, p, r in _sweep(labels, scores) if r >= recall]
+    return max(points) if points and any(labels) else None
+
+
+def recall_at_precision(labels: Sequence[bool], scores: Sequence[float],
+                        precision: float) -> tuple[float, float] | None:
+    """The best recall among thresholds keeping at least ``precision``, and that threshold; None when no threshold
+    keeps it."""
+    points = [(r, t) for t, p, r in _sweep(labels, scores) if p >= precision]
+    return max(points) if points else None
+
+
+def expected_calibration_error(labels: Sequence[bool], probabilities: Sequence[float], *, bins: int = 10) -> float:
+    """ECE: the mean, weighted by bin size, of |observed rate - mean predicted probability| over ``bins``
+    equal-width probability bins."""
+    if not labels:
+        return float("nan")
+    totals = [[0, 0.0, 0] for _ in range(bins)]  # count, sum of probabilities, positives
+    for y, p in zip(labels, probabilities):
+        b = totals[min(int(p * bins), bins - 1)]
+        b[0] += 1
+        b[1] += p
+        b[2] += bool(y)
+    return sum(abs(pos / n - s / n) * n for n, s, pos in totals if n) / len(labels)
