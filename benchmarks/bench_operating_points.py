@@ -4,8 +4,9 @@ an isotonic calibration per shape would give, out of fold, before anything is sh
     halguard bench FILES... --jsonl-out preds.jsonl
     python benchmarks/bench_operating_points.py preds.jsonl --data ../shared/data [--folds 5]
 
-The answer's shape is decided from the input alone: ``records`` when a passage is a JSON object or array,
-``short`` for an answer of at most two sentences, ``long`` otherwise. Per dev file and shape, with grouped
+The answer's shape is decided from the input alone, as ``verdict.profile`` records it
+(:mod:`halguard.grounding.profile`): ``records`` when a passage is a JSON object or array, ``short`` for an answer
+of at most two sentences, ``long`` otherwise. Per dev file and shape, with grouped
 ``--folds``-fold cross-validation (groups: RAGTruth ``source_id``, HaluEval ``pair_id``, SummEdits the document):
 F1 at the shipped threshold (0.5) against F1 at the threshold chosen on the other folds for best F1, and the ECE
 of the raw score against the ECE of an isotonic calibration fitted on the other folds. The file's F1 with every
@@ -19,22 +20,14 @@ import hashlib
 import json
 from pathlib import Path
 
-from halguard.text.segment import split_sentences
+from halguard.grounding.profile import answer_profile
 from halguard.tools.metrics import auroc, best_f1, binary_metrics, expected_calibration_error
 
 SHIPPED = 0.5
 
 
 def shape(row: dict) -> str:
-    for passage in row["context"]:
-        text = passage.strip()
-        if text[:1] in "{[":
-            try:
-                json.loads(text)
-                return "records"
-            except ValueError:
-                pass
-    return "short" if len(split_sentences(row["answer"])) <= 2 else "long"
+    return answer_profile(row["answer"], row["context"])  # what the verifier records as verdict.profile
 
 
 def group(row: dict) -> str:

@@ -48,7 +48,8 @@ __all__ = [
 # whose detector measured no signals, where 1.2 had an empty dict).
 # 1.4 (additive): ConsistencyReport.dropped_paraphrases. 1.5 (additive): ClaimVerdict.budget.
 # 1.6 (additive): Verdict.active (the active generation trace), Verdict.repair, PolicyAction "repair".
-SCHEMA_VERSION = "1.6"
+# 1.7 (additive): Verdict.profile.
+SCHEMA_VERSION = "1.7"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -436,6 +437,9 @@ class Verdict(_Model):
         description="The text that was checked, when it is not the answer as returned (a structured output is "
         "checked as 'field: value' lines); claim and span offsets refer to it.",
     )
+    profile: Literal["records", "short", "long"] | None = Field(
+        default=None, description="The answer's shape, decided from the input alone: 'records' (a JSON passage), "
+        "'short' (at most two sentences) or 'long'; set by the local verifier.")
     active: ActiveTrace | None = Field(default=None, description="Active generation's trace, when the answer was "
                                        "generated with detect-and-repair.")
     repair: RepairReport | None = Field(default=None, description="A post-hoc repair of the answer "

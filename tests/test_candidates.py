@@ -84,3 +84,15 @@ def test_the_pass_is_on_by_default_from_the_documented_size():
     assert verifier.candidates_per_claim == DEFAULT_CANDIDATES_PER_CLAIM == 8
     small = verifier._prepare("Pump 7 was replaced in 2019.", FILLER[:5], None, None)
     assert len(small.chunks) == 5  # under CANDIDATE_MIN_CHUNKS: every chunk (one sentence per passage) is embedded
+
+
+def test_the_verdict_records_the_answer_profile():
+    from halguard.grounding.profile import answer_profile
+
+    verifier = LocalVerifier()
+    assert verifier.verify("Pump 7 was replaced in 2019.", FILLER[:3] + ["Pump 7 was replaced in 2019."]).profile == "short"
+    long_answer = " ".join(f"Report {i} describes pumps in sector {i}." for i in range(3))
+    assert verifier.verify(long_answer, FILLER[:5]).profile == "long"
+    assert answer_profile("The pump is blue.", ['{"pump": {"colour": "blue"}}']) == "records"
+    assert answer_profile("The pump is blue.", ["[not json"]) == "short"
+    assert answer_profile("x", ["{" + "a" * 300_000]) == "short"  # too long to parse: bounded, not a record

@@ -27,6 +27,7 @@ from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.citations import miscited
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
+from halguard.grounding.profile import answer_profile
 from halguard.grounding.job import Job, Limits, Unverifiable, prepare, restore_offsets
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, DEFAULT_WEIGHTS, ScoringWeights
 from halguard.grounding.signals.measure import measure_claim
@@ -317,6 +318,7 @@ class LocalVerifier(Detector):
             spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
             usage=usage.model_copy(),
             detector=self.name,
+            profile=answer_profile(job.answer, [s.text for s in job.sources]),
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
