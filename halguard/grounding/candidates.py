@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from halguard.text.lexical import STOPWORDS, stem, word_spans
+from halguard.text.segment import check_deadline
 
 __all__ = ["candidate_chunks", "key_terms"]
 
@@ -34,11 +35,13 @@ def key_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def candidate_chunks(claims: Sequence[str], chunks: Sequence[str], per_claim: int) -> list[int] | None:
+def candidate_chunks(claims: Sequence[str], chunks: Sequence[str], per_claim: int, *,
+                     deadline: float | None = None) -> list[int] | None:
     """Indices (ascending) of the chunks to embed for ``claims``, or None to embed them all.
 
     None when pruning could lose evidence (a claim with no term in common with any chunk) or would not save
-    anything (the union is every chunk).
+    anything (the union is every chunk). ``deadline`` (``time.monotonic()``): checked per claim, raising
+    :class:`~halguard.text.segment.BudgetExceeded` when it has passed.
     """
     postings: dict[str, list[int]] = defaultdict(list)  # term -> the chunks that have it
     for i, chunk in enumerate(chunks):
@@ -47,6 +50,7 @@ def candidate_chunks(claims: Sequence[str], chunks: Sequence[str], per_claim: in
     n = len(chunks)
     keep: set[int] = set()
     for claim in claims:
+        check_deadline(deadline)
         scores: dict[int, float] = defaultdict(float)
         for t in key_terms(claim):
             hits = postings.get(t)

@@ -33,8 +33,13 @@ def _is_record(text: str) -> bool:
         return False
 
 
-def answer_profile(answer: str, passages: Sequence[str]) -> AnswerProfile:
-    """The shape of ``answer`` given its ``passages`` (see the module docstring)."""
+def answer_profile(answer: str, passages: Sequence[str], *, sentences: int | None = None) -> AnswerProfile:
+    """The shape of ``answer`` given its ``passages`` (see the module docstring).
+
+    ``sentences``: the answer's sentence count when the caller has it (the verifier does: splitting a long answer
+    again would cost time outside its budget).
+    """
     if any(_is_record(p) for p in passages):
         return "records"
-    return "short" if len(split_sentences(answer)) <= SHORT_MAX_SENTENCES else "long"
+    n = sentences if sentences is not None else len(split_sentences(answer))
+    return "short" if n <= SHORT_MAX_SENTENCES else "long"

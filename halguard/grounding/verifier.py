@@ -254,7 +254,7 @@ class LocalVerifier(Detector):
         if self.candidates_per_claim is None or len(job.chunks) < CANDIDATE_MIN_CHUNKS:
             return job
         keep = candidate_chunks([c.check_text for c in job.claims], [ch.text for _, ch in job.chunks],
-                                self.candidates_per_claim)
+                                self.candidates_per_claim, deadline=deadline)
         return job if keep is None else replace(job, chunks=[job.chunks[i] for i in keep])
 
     def _embed(self, jobs: list[Job], deadline: float | None = None) -> tuple[dict[str, np.ndarray], Usage]:
@@ -318,7 +318,8 @@ class LocalVerifier(Detector):
             spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
             usage=usage.model_copy(),
             detector=self.name,
-            profile=answer_profile(job.answer, [s.text for s in job.sources]),
+            profile=answer_profile(job.answer, [s.text for s in job.sources],
+                                   sentences=len(job.claims) + len(job.skipped)),
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
