@@ -54,7 +54,8 @@ def recall(full: LocalVerifier, row: dict, per_claim: int) -> tuple[int, int, bo
     keep = candidate_chunks([c.check_text for c in job.claims], [ch.text for _, ch in job.chunks], per_claim)
     if keep is None:
         return len(job.claims), len(job.claims), False
-    verdict = full._score(job, full._embed([job])[0], full._embed([job])[1])  # noqa: SLF001 - cached vectors
+    vectors, usage = full._embed([job])  # noqa: SLF001 - cached by the scoring pass
+    verdict = full._score(job, vectors, usage)  # noqa: SLF001
     kept = {(job.chunks[i][0], job.chunks[i][1].start, job.chunks[i][1].end) for i in keep}
     ids = [s.id for s in job.sources]
     found = 0

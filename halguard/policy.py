@@ -33,6 +33,7 @@ __all__ = [
     "fallback_unchecked",
     "refuse_to_retype",
     "replacement_text",
+    "tidy_text",
     "validate_policy",
     "with_fallback_verdict",
 ]
@@ -86,11 +87,15 @@ def filter_answer(answer: str, verdict: Verdict) -> tuple[str, list[UnsupportedS
         pieces.append(answer[cursor : span.start])
         cursor = span.end
     pieces.append(answer[cursor:])
-    text = "".join(pieces)
+    return tidy_text("".join(pieces)), removed
+
+
+def tidy_text(text: str) -> str:
+    """An answer with sentences taken out or replaced, tidied: no runs of spaces, at most one blank line, no
+    trailing spaces on a line, no surrounding whitespace."""
     text = re.sub(r"[ \t]{2,}", " ", text)
     text = re.sub(r"\n{3,}", "\n\n", text)
-    text = "\n".join(line.rstrip() for line in text.splitlines()).strip()
-    return text, removed
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
 def decide(

@@ -220,6 +220,11 @@ class Usage(_Model):
     output_tokens: int = 0
 
 
+    @classmethod
+    def from_meter(cls, meter: Any) -> Usage:
+        """The LLM calls and tokens a :class:`~halguard.llm.providers.UsageMeter` counted."""
+        return cls(llm_calls=meter.calls, input_tokens=meter.input_tokens, output_tokens=meter.output_tokens)
+
 class PolicyAction(_Model):
     """What a guard did with the verdict (set by the LangChain / LlamaIndex guards, not by detectors)."""
 

@@ -555,3 +555,20 @@ def test_evidence_search_skips_a_window_too_large_for_the_room_left():
     pool.add(normalize_contexts(["tower " * 95 + "tower.", "The tower is tall."]))
     got = pool.best("tower", k=3, max_chars=100)
     assert got == [("1", "The tower is tall.")]
+
+
+def test_repair_replies_are_read_one_way_for_both_repairs():
+    from halguard.active.prompts import first_line, read_repair
+
+    assert read_repair(' "It was completed in 1889." ', "It was completed in 1899.", 3.0) == (
+        "rewritten", "It was completed in 1889.")
+    assert read_repair("None.", "x", 3.0) == ("none", None)
+    assert read_repair("  ", "x", 3.0) == ("empty", None)
+    assert read_repair("y" * 300, "short", 3.0) == ("runaway", None)
+    assert first_line('\n  "Was it completed in 1899?"\nmore', 300) == "Was it completed in 1899?"
+    assert first_line("abcdef", 3) == "abc"
+
+
+def test_a_detector_that_is_not_one_fails_at_construction():
+    with pytest.raises(InputTypeError):
+        ActiveGenerator(CallableChat(Scripted()), detector=object())

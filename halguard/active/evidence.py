@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from halguard.grounding.candidates import key_terms
 from halguard.text.contexts import Source, chunk_source
-from halguard.text.lexical import STOPWORDS, stem, word_spans
 
 __all__ = ["EvidencePool"]
 
@@ -20,13 +20,7 @@ _QUESTION_WORDS = frozenset({"evidence", "say", "says", "state", "states", "true
 
 def _stems(text: str) -> frozenset[str]:
     """Stems of the content words and numbers of ``text`` (numbers are what validation questions are often about)."""
-    out = set()
-    for s, e in word_spans(text):
-        w = text[s:e].lower()
-        if w in STOPWORDS or w in _QUESTION_WORDS or (len(w) < 3 and not w.isdigit()):
-            continue
-        out.add(w if w[0].isdigit() else stem(w))
-    return frozenset(out)
+    return key_terms(text, ignore=_QUESTION_WORDS)
 
 
 @dataclass

@@ -20,7 +20,6 @@ trace (:class:`~halguard.schema.ActiveTrace`).
 
 from __future__ import annotations
 
-import re
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Generator
@@ -32,13 +31,26 @@ from halguard.active.evidence import EvidencePool
 from halguard.active.prompts import (
     answer_messages,
     concept_messages,
+    first_line,
     question_messages,
+    read_repair,
     repair_messages,
     validation_messages,
 )
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
-from halguard.active.steps import Ask, Budget, Emit, Refused, Retrieve, Step, adrive_stream, drive_stream
+from halguard.active.steps import (
+    Ask,
+    Budget,
+    Emit,
+    Refused,
+    Retrieve,
+    Step,
+    adrive_stream,
+    drive_stream,
+    run_to_end,
+)
 from halguard.active.uncertainty import TokenSpans, Uncertainty, combine
+from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
 from halguard.llm.providers import ChatModel, as_chat_model
@@ -51,7 +63,6 @@ from halguard.text.segment import split_sentences
 __all__ = ["ActiveGenerator", "ActiveResult", "ActiveSentence"]
 
 TOP_LOGPROBS_YES_NO = 10
-_NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -98,11 +109,6 @@ def _split(text: str, begin: int = 0) -> deque:
     return out
 
 
-def _one_line(reply: str, limit: int = 300) -> str:
-    line = next((ln.strip() for ln in reply.strip().splitlines() if ln.strip()), "")
-    return line.strip("\"' ")[:limit]
-
-
 class ActiveGenerator:
     """Generate an answer from retrieved context, validating and repairing low-confidence sentences as it goes.
 
@@ -135,7 +141,8 @@ class ActiveGenerator:
                 msg = f"{name} must be callable (query -> contexts), got {type(fn).__name__}"
                 raise InputTypeError(msg)
         self.chat: ChatModel = as_chat_model(llm)
-        self.retriever, self.detector = retriever, detector
+        # A wrong detector type fails here, not after the answer was generated; None: the shared default, at use.
+        self.retriever, self.detector = retriever, detector if detector is None else resolve_detector(detector)
         self._aretriever = aretriever
         self.concepts, self.uncertainty, self.settings = concepts, uncertainty, settings
         self.cache, self.no_answer = cache, no_answer
@@ -144,12 +151,7 @@ class ActiveGenerator:
 
     def generate(self, question: str, contexts: Any = None) -> ActiveResult:
         """The answer to ``question`` from ``contexts`` (else from the retriever), validated and repaired."""
-        runner = self.stream(question, contexts)
-        while True:
-            try:
-                next(runner)
-            except StopIteration as stop:
-                return stop.value
+        return run_to_end(self.stream(question, contexts))
 
     async def agenerate(self, question: str, contexts: Any = None) -> ActiveResult:
         """Async twin of :meth:`generate`."""
@@ -230,11 +232,7 @@ class ActiveGenerator:
         return ActiveResult(text, verdict.model_copy(update={"active": trace, "usage": usage}), list(pool.sources))
 
     def _detector(self) -> Detector:
-        if self.detector is not None:
-            return self.detector
-        from halguard.api import default_detector
-
-        return default_detector()
+        return resolve_detector(self.detector)
 
     def _finish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
         detector = self._detector()
@@ -371,17 +369,17 @@ class ActiveGenerator:
                                  concepts=checks, evidence_ids=ids, calls=calls,
                                  reason=reason + f"{failed.text!r} failed validation; the repair did not run "
                                  f"({reply.reason})")
-        fixed = reply.text.strip().strip('"').strip()
-        if _NONE.match(fixed):
+        kind, fixed = read_repair(reply.text, sentence, s.max_repair_growth)
+        if kind == "none":
             return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
                                  evidence_ids=ids, calls=calls,
                                  reason=reason + f"{failed.text!r} failed validation and the evidence supports "
                                  "nothing of the sentence")
-        if not fixed or len(fixed) > s.max_repair_growth * len(sentence) + 200:
+        if fixed is None:
             return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
                                  concepts=checks, evidence_ids=ids, calls=calls,
                                  reason=reason + f"{failed.text!r} failed validation; the repair was "
-                                 f"{'empty' if not fixed else 'not a rewrite of the sentence'}")
+                                 f"{'empty' if kind == 'empty' else 'not a rewrite of the sentence'}")
         return SentenceTrace(index=index, original=sentence, final=fixed, decision="repaired", concepts=checks,
                              evidence_ids=ids, calls=calls,
                              reason=reason + f"{failed.text!r} failed validation (P(yes) {failed.p_yes})")
@@ -393,7 +391,7 @@ class ActiveGenerator:
         reply = yield Ask(question_messages(sentence, ch.text, question), "question")
         if isinstance(reply, Refused):
             return reply, calls
-        asked = _one_line(reply.text)
+        asked = first_line(reply.text, 300)
         if not asked.endswith("?") or len(asked) < 8:
             asked = f"Is it true that {sentence.rstrip('.!? ')}?"
             ch.reason = "the model's question was unusable; the sentence is asked as it is. "

@@ -13,7 +13,7 @@ from collections.abc import Generator
 from typing import Any
 
 from halguard.active.evidence import EvidencePool
-from halguard.active.prompts import premise_check_messages, premise_rewrite_messages
+from halguard.active.prompts import first_line, premise_check_messages, premise_rewrite_messages
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.errors import InputTypeError, InvalidInputError
@@ -44,8 +44,7 @@ def _steps(question: str, pool: EvidencePool, settings: ActiveSettings) -> Gener
         return {**keep, "outcome": "true_premise", "p_yes": round(yn.p_yes, 4),
                 "reason": f"the context supports the question's assumptions (P(yes) from {yn.source})"}
     rewrite = yield Ask(premise_rewrite_messages(question, evidence), "rewrite")
-    text = "" if isinstance(rewrite, Refused) else next(
-        (ln.strip().strip("\"'") for ln in rewrite.text.strip().splitlines() if ln.strip()), "")
+    text = "" if isinstance(rewrite, Refused) else first_line(rewrite.text)
     if not text or len(text) > 3 * len(question) + 200:
         why = rewrite.reason if isinstance(rewrite, Refused) else "the rewrite was unusable"
         return {**keep, "outcome": "unverified", "p_yes": round(yn.p_yes, 4),
@@ -69,8 +68,7 @@ def _pool(question: Any, contexts: Any) -> EvidencePool:
 
 def _result(question: str, data: dict[str, Any], budget: Budget) -> PremiseRectification:
     m = budget.meter
-    return PremiseRectification(question=question, **data, usage=Usage(
-        llm_calls=m.calls, input_tokens=m.input_tokens, output_tokens=m.output_tokens))
+    return PremiseRectification(question=question, **data, usage=Usage.from_meter(m))
 
 
 def rectify_premise(question: str, contexts: Any, *, llm: Any, settings: ActiveSettings = DEFAULT_ACTIVE_SETTINGS,

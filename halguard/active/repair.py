@@ -9,26 +9,23 @@ again by the detector, and its verdict records what changed (:class:`~halguard.s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
 from halguard.active.evidence import EvidencePool
-from halguard.active.prompts import repair_messages
+from halguard.active.prompts import read_repair, repair_messages
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
+from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError
 from halguard.llm.providers import as_chat_model
-from halguard.policy import DEFAULT_FALLBACK, filter_answer
+from halguard.policy import DEFAULT_FALLBACK, filter_answer, tidy_text
 from halguard.schema import PolicyAction, RepairChange, RepairReport, Usage, Verdict, VerdictError
 from halguard.text.contexts import normalize_contexts
 
 __all__ = ["RepairResult", "arepair", "arepair_decision", "repair", "repair_decision"]
-
-_NONE = re.compile(r"^\W*none\W*$", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class RepairResult:
@@ -40,12 +37,6 @@ class RepairResult:
     @property
     def changed(self) -> bool:
         return self.verdict.repair is not None and any(c.action != "kept" for c in self.verdict.repair.changes)
-
-
-def _tidy(text: str) -> str:
-    text = re.sub(r"[ \t]{2,}", " ", text)
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
 
 
 def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
@@ -70,13 +61,13 @@ def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
             changes.append(RepairChange(**common, replacement=None, action="kept",
                                         reason=f"the repair did not run: {reply.reason}"))
             continue
-        fixed = reply.text.strip().strip('"').strip()
-        if _NONE.match(fixed):
+        kind, fixed = read_repair(reply.text, c.text, settings.max_repair_growth)
+        if kind == "none":
             changes.append(RepairChange(**common, replacement=None, action="removed",
                                         reason="the evidence supports nothing of it"))
-        elif not fixed or len(fixed) > settings.max_repair_growth * len(c.text) + 200:
+        elif fixed is None:
             changes.append(RepairChange(**common, replacement=None, action="kept",
-                                        reason="the repair was " + ("empty" if not fixed else "not a rewrite")))
+                                        reason="the repair was " + ("empty" if kind == "empty" else "not a rewrite")))
         else:
             changes.append(RepairChange(**common, replacement=fixed, action="rewritten",
                                         reason=f"{c.status.value}: rewritten from the evidence"))
@@ -92,7 +83,7 @@ def _apply(answer: str, changes: list[RepairChange]) -> str:
         pieces.append(ch.original if ch.action == "kept" else (ch.replacement or ""))
         cursor = ch.end
     pieces.append(answer[cursor:])
-    return _tidy("".join(pieces))
+    return tidy_text("".join(pieces))
 
 
 def _prepare(answer: Any, contexts: Any, verdict: Any) -> EvidencePool:
@@ -118,16 +109,8 @@ def _report(answer: str, verdict: Verdict, changes: list[RepairChange], budget: 
     m = budget.meter
     report = RepairReport(original_answer=answer, repaired_answer=repaired, changes=changes,
                           label_before=verdict.label, score_before=verdict.score,
-                          usage=Usage(llm_calls=m.calls, input_tokens=m.input_tokens, output_tokens=m.output_tokens))
+                          usage=Usage.from_meter(m))
     return RepairResult(repaired, checked.model_copy(update={"repair": report}))
-
-
-def _detector(detector: Detector | None) -> Detector:
-    if detector is not None:
-        return detector
-    from halguard.api import default_detector
-
-    return default_detector()
 
 
 def repair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, question: str | None = None,
@@ -155,7 +138,7 @@ def repair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, question: 
     changes = drive(_steps(answer, verdict, pool, question or "", settings), chat=as_chat_model(llm), budget=budget,
                     cache=cache)
     repaired = _apply(answer, changes)
-    checked = _detector(detector).verify(repaired, pool.sources, question=question) if repaired else (
+    checked = resolve_detector(detector).verify(repaired, pool.sources, question=question) if repaired else (
         Verdict.unverified("empty_answer", "the repair removed every sentence", detector="repair",
                            threshold=verdict.threshold))
     return _report(answer, verdict, changes, budget, checked, repaired)
@@ -172,7 +155,7 @@ async def arepair(answer: str, contexts: Any, verdict: Verdict, *, llm: Any, que
     changes = await adrive(_steps(answer, verdict, pool, question or "", settings), chat=as_chat_model(llm),
                            budget=budget, cache=cache)
     repaired = _apply(answer, changes)
-    checked = await _detector(detector).averify(repaired, pool.sources, question=question) if repaired else (
+    checked = await resolve_detector(detector).averify(repaired, pool.sources, question=question) if repaired else (
         Verdict.unverified("empty_answer", "the repair removed every sentence", detector="repair",
                            threshold=verdict.threshold))
     return _report(answer, verdict, changes, budget, checked, repaired)

@@ -19,7 +19,8 @@ from halguard.errors import HalguardError
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter
 from halguard.text.contexts import Source, normalize_contexts
 
-__all__ = ["Ask", "Budget", "Emit", "Refused", "Retrieve", "Step", "adrive", "adrive_stream", "drive", "drive_stream"]
+__all__ = ["Ask", "Budget", "Emit", "Refused", "Retrieve", "Step", "adrive", "adrive_stream", "drive", "drive_stream",
+           "run_to_end"]
 
 GENERATION = ("generate",)  # the purposes that are not "extra" (the answer a plain chain would have cost too)
 
@@ -167,14 +168,18 @@ def drive_stream(steps: Generator[Step, Any, Any], *, chat: ChatModel, budget: B
         return stop.value
 
 
-def drive(steps: Generator[Step, Any, Any], **io: Any) -> Any:
-    """Run ``steps`` synchronously to the end and return its value (emits are dropped)."""
-    runner = drive_stream(steps, **io)
+def run_to_end(runner: Generator[Any, None, Any]) -> Any:
+    """Exhaust a generator, dropping what it yields, and return its return value."""
     while True:
         try:
             next(runner)
         except StopIteration as stop:
             return stop.value
+
+
+def drive(steps: Generator[Step, Any, Any], **io: Any) -> Any:
+    """Run ``steps`` synchronously to the end and return its value (emits are dropped)."""
+    return run_to_end(drive_stream(steps, **io))
 
 
 async def adrive_stream(steps: Generator[Step, Any, Any], out: list[Any], *, chat: ChatModel, budget: Budget,

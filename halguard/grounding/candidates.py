@@ -24,12 +24,13 @@ from halguard.text.segment import check_deadline
 __all__ = ["candidate_chunks", "key_terms"]
 
 
-def key_terms(text: str) -> frozenset[str]:
-    """The terms a chunk and a claim are matched on: stems of content words, and numbers as written."""
+def key_terms(text: str, *, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The terms a chunk and a claim are matched on: stems of content words, and numbers as written; words in
+    ``ignore`` (lower case, as written) are left out like stop words."""
     out = set()
     for s, e in word_spans(text):
         w = text[s:e].lower()
-        if w in STOPWORDS or (len(w) < 3 and not w.isdigit()):
+        if w in STOPWORDS or w in ignore or (len(w) < 3 and not w.isdigit()):
             continue
         out.add(w if w[0].isdigit() else stem(w))
     return frozenset(out)

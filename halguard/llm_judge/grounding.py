@@ -77,7 +77,7 @@ class GroundingJudge(Detector):
 
     def _verdict(self, answer: str, reply: ChatReply | None, error: str | None, meter: UsageMeter, cut: bool,
                  t0: float) -> Verdict:
-        usage = Usage(llm_calls=meter.calls, input_tokens=meter.input_tokens, output_tokens=meter.output_tokens)
+        usage = Usage.from_meter(meter)
         common = {"detector": self.name, "threshold": self.threshold, "usage": usage,
                   "latency_ms": (time.perf_counter() - t0) * 1000}
         if reply is None:
