@@ -27,6 +27,7 @@ from halguard.consistency import ConsistencyJudge, LocalConsistencyJudge, Paraph
 from halguard.consistency.paraphrases import ParaphraseThresholds
 from halguard.detector import Detector
 from halguard.errors import (
+    CalibrationError,
     HalguardError,
     HallucinationError,
     InputTypeError,
@@ -35,6 +36,7 @@ from halguard.errors import (
     ProviderError,
     UnverifiedError,
 )
+from halguard.grounding.calibration import Calibration
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.verifier import LocalVerifier
 from halguard.llm.cache import ResponseCache
@@ -75,6 +77,8 @@ __all__ = [
     "ActiveResult",
     "ActiveSettings",
     "ActiveTrace",
+    "Calibration",
+    "CalibrationError",
     "CallableChat",
     "ChatModel",
     "ClaimStatus",

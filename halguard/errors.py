@@ -4,6 +4,7 @@
 
     HalguardError                      base of everything halguard raises
     ├── InvalidInputError (ValueError)  a value halguard cannot check (bad option, malformed record)
+    │   └── CalibrationError            a calibration file or mapping that cannot be read or is malformed
     ├── InputTypeError (TypeError)      an argument of the wrong type (answer not a str, context not text)
     ├── ModelLoadError (RuntimeError)   the local model or an optional dependency is missing or broken
     ├── ProviderError (RuntimeError)    an LLM call failed for good (after retries, or past its deadline)
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from halguard.schema import Verdict
 
 __all__ = [
+    "CalibrationError",
     "HallucinationError",
     "HalguardError",
     "InputTypeError",
@@ -39,6 +41,10 @@ class HalguardError(Exception):
 
 class InvalidInputError(HalguardError, ValueError):
     """A value that halguard cannot work with."""
+
+
+class CalibrationError(InvalidInputError):
+    """A calibration (``LocalVerifier(calibration=...)``) that cannot be read or lacks the expected fields."""
 
 
 class InputTypeError(HalguardError, TypeError):

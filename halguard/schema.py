@@ -48,8 +48,9 @@ __all__ = [
 # whose detector measured no signals, where 1.2 had an empty dict).
 # 1.4 (additive): ConsistencyReport.dropped_paraphrases. 1.5 (additive): ClaimVerdict.budget.
 # 1.6 (additive): Verdict.active (the active generation trace), Verdict.repair, PolicyAction "repair".
-# 1.7 (additive): Verdict.profile.
-SCHEMA_VERSION = "1.7"
+# 1.7 (additive): Verdict.profile. 1.8: Verdict.probability; Verdict.profile names five shapes (records,
+# short_answer, long_answer, short_summary, long_summary) where 1.7 had records / short / long.
+SCHEMA_VERSION = "1.8"
 METADATA_KEY = "halguard"
 
 VerdictLabel = Literal["supported", "hallucinated", "unverified"]
@@ -442,9 +443,14 @@ class Verdict(_Model):
         description="The text that was checked, when it is not the answer as returned (a structured output is "
         "checked as 'field: value' lines); claim and span offsets refer to it.",
     )
-    profile: Literal["records", "short", "long"] | None = Field(
+    probability: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="Calibrated probability that the answer is hallucinated, for its "
+        "shape (halguard.grounding.calibration): holds for data like the calibration rows. None when unverified or "
+        "without a calibration.")
+    profile: Literal["records", "short_answer", "long_answer", "short_summary", "long_summary"] | None = Field(
         default=None, description="The answer's shape, decided from the input alone: 'records' (a JSON passage), "
-        "'short' (at most two sentences) or 'long'; set by the local verifier.")
+        "'short_summary' / 'long_summary' (no question, or one asking for a summary) or 'short_answer' / "
+        "'long_answer' (at most two sentences or more); set by the local verifier, it picks the operating point.")
     active: ActiveTrace | None = Field(default=None, description="Active generation's trace, when the answer was "
                                        "generated with detect-and-repair.")
     repair: RepairReport | None = Field(default=None, description="A post-hoc repair of the answer "

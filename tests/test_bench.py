@@ -59,3 +59,42 @@ def test_bench_reports_first_sight_and_warm_latency_apart():
     sight = _by_sight(preds)
     assert sight["first_sight"]["n"] == 2 and sight["first_sight"]["p50"] == 1000.0
     assert sight["warm"] == {"n": 1, "p50": 5.0, "p95": 5.0}
+
+
+def test_bench_reports_per_shape_and_writes_the_curves(tmp_path, capsys, verifier):
+    out_json, plots = tmp_path / "r.json", tmp_path / "plots"
+    assert main(["bench", str(FIXTURE), "--json-out", str(out_json), "--jsonl-out", str(tmp_path / "rows.jsonl"),
+                 "--plot", str(plots), "--quiet"]) == 0
+    report = json.loads(out_json.read_text())
+    assert set(report["by_profile"]) == {"short_answer", "short_summary"}  # QA rows have a question, summaries not
+    assert 0 <= report["overall"]["ece_probability"] <= 1
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert all(0 <= r["probability"] <= 1 and r["profile"] and isinstance(r["contradiction"], bool) for r in rows)
+    written = sorted(p.name for p in plots.iterdir())
+    assert written == ["mini_bench_pr.png", "mini_bench_reliability.png", "mini_bench_roc.png"]
+    for name in written:
+        data = (plots / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000
+    assert "| shape short_answer |" in capsys.readouterr().out
+
+
+def test_reliability_bins_and_a_missing_matplotlib(monkeypatch, tmp_path):
+    import builtins
+
+    import pytest
+
+    from halguard.errors import HalguardError
+    from halguard.tools.plots import reliability_bins, write_plots
+
+    bins = reliability_bins([True, False, True, True], [0.05, 0.08, 0.95, 1.0])
+    assert bins == [(0.065, 0.5, 2), (0.975, 1.0, 2)]
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.startswith("matplotlib"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(HalguardError, match="halguard\\[plot\\]"):
+        write_plots([{"file": "f.jsonl", "score": 0.5, "hallucinated": True}], tmp_path)

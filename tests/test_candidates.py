@@ -90,9 +90,9 @@ def test_the_verdict_records_the_answer_profile():
     from halguard.grounding.profile import answer_profile
 
     verifier = LocalVerifier()
-    assert verifier.verify("Pump 7 was replaced in 2019.", FILLER[:3] + ["Pump 7 was replaced in 2019."]).profile == "short"
+    assert verifier.verify("Pump 7 was replaced in 2019.", FILLER[:3] + ["Pump 7 was replaced in 2019."]).profile == "short_summary"
     long_answer = " ".join(f"Report {i} describes pumps in sector {i}." for i in range(3))
-    assert verifier.verify(long_answer, FILLER[:5]).profile == "long"
+    assert verifier.verify(long_answer, FILLER[:5], question="What do the reports say?").profile == "long_answer"
     assert answer_profile("The pump is blue.", ['{"pump": {"colour": "blue"}}']) == "records"
-    assert answer_profile("The pump is blue.", ["[not json"]) == "short"
-    assert answer_profile("x", ["{" + "a" * 300_000]) == "short"  # too long to parse: bounded, not a record
+    assert answer_profile("The pump is blue.", ["[not json"], question="Colour?") == "short_answer"
+    assert answer_profile("x", ["{" + "a" * 300_000]) == "short_summary"  # too long to parse: bounded, not a record

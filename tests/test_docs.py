@@ -27,6 +27,7 @@ README = ROOT / "README.md"
 PAGES = {
     "active.md": "test_active_page",
     "budget.md": "test_pages_without_python_blocks",
+    "calibration.md": "test_calibration_page",
     "cli.md": "test_pages_without_python_blocks",
     "consistency.md": "test_consistency_page",
     "evaluation.md": "test_pages_without_python_blocks",
@@ -224,6 +225,25 @@ def test_real_apps_page(standins):
     assert citations == ["supported WEAK_SUPPORT ['[2]']"]
     assert correlation == ["True When did JWST launch?"]
     assert threads == ["supported"]
+
+
+def test_calibration_page(verifier, tmp_path, monkeypatch):
+    import shutil
+
+    from halguard.grounding.calibration import Calibration
+
+    shutil.copy(ROOT / "tests" / "data" / "dev_examples.jsonl", tmp_path / "my_rows.jsonl")
+    monkeypatch.chdir(tmp_path)
+    shapes, recalibrate, fixed = run_page("calibration.md", {})
+    assert shapes == ["short_answer supported 0.5 0.8", "long_answer hallucinated 0.7633 CONTRADICTION"]
+    assert recalibrate == ["True"] and (tmp_path / "profile.json").is_file()
+    assert fixed == ["0.9 supported True"]
+    # The page's table is the shipped calibration.
+    text = (DOCS / "calibration.md").read_text(encoding="utf-8")
+    for name, entry in Calibration.default().shapes.items():
+        assert f"| `{name}` |" in text
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{name}` |"))
+        assert row.endswith(f"| {entry.threshold:.3f} | {entry.weak_threshold:.3f} |")
 
 
 def test_guarantees_page(verifier):

@@ -19,9 +19,13 @@ PHRASE_GAP = 12
 _PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
 
 
-def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_threshold: float) -> ClaimStatus:
+def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_threshold: float,
+                 contradiction_threshold: float | None = None) -> ClaimStatus:
     """SUPPORTED below ``weak_threshold``, WEAK_SUPPORT below ``threshold``; flagged claims are CONTRADICTION when a
-    signal contradicts the evidence (:attr:`ClaimMeasurements.contradicts`), else HALLUCINATION."""
+    signal contradicts the evidence (:attr:`ClaimMeasurements.contradicts`), else HALLUCINATION. A contradicting
+    claim is flagged from ``contradiction_threshold`` on when that is lower than ``threshold``."""
+    if s.contradicts and contradiction_threshold is not None and risk >= contradiction_threshold:
+        return ClaimStatus.CONTRADICTION
     if risk < weak_threshold:
         return ClaimStatus.SUPPORTED
     if risk < threshold:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -23,13 +23,20 @@ import numpy as np
 from halguard.detector import Detector, check_batch_args
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.grounding import explain
+from halguard.grounding.calibration import CONTRADICTION_THRESHOLD, Calibration
 from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.citations import miscited
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
-from halguard.grounding.profile import answer_profile
 from halguard.grounding.job import Job, Limits, Unverifiable, prepare, restore_offsets
-from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, DEFAULT_WEIGHTS, ScoringWeights
+from halguard.grounding.profile import answer_profile
+from halguard.grounding.scoring import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_WEAK_THRESHOLD,
+    DEFAULT_WEIGHTS,
+    ScoringWeights,
+    weak_threshold_for,
+)
 from halguard.grounding.signals.measure import measure_claim
 from halguard.schema import ClaimStatus, ClaimVerdict, EvidenceRef, UnsupportedSpan, Usage, Verdict
 from halguard.text.claims import Claim, resolve_citation
@@ -61,8 +68,15 @@ class LocalVerifier(Detector):
     """Grounding check with a local embedding model and rules; no API key, no network.
 
     Args:
-        threshold: Risk at or above which a claim (and so the answer) is flagged.
-        weak_threshold: Risk at or above which an unflagged claim is WEAK_SUPPORT instead of SUPPORTED.
+        threshold: Risk at or above which a claim (and so the answer) is flagged, for every answer shape. Default
+            None: each shape's own threshold from ``calibration`` (``verdict.threshold`` says which was used).
+        weak_threshold: Risk at or above which an unflagged claim is WEAK_SUPPORT instead of SUPPORTED. Default
+            None: the shape's from ``calibration`` (with ``threshold`` set: ``min(0.4, threshold)``).
+        calibration: Per-shape thresholds and the map from risk to ``verdict.probability``
+            (:mod:`halguard.grounding.calibration`): ``"default"`` (the shipped one, fitted on the development
+            files), a JSON file written by ``halguard calibrate``, a mapping, a ``Calibration``, or None (threshold
+            0.5 and weak threshold 0.4 for every shape, and no probability). An explicit ``threshold`` wins over it
+            for the label; the probability still comes from it.
         top_k: Evidence chunks kept per claim.
         sentences_per_chunk: Sentences per evidence window (windows overlap by one sentence).
         max_chunk_chars: Longest evidence chunk; longer sentences are split so the model never truncates.
@@ -98,8 +112,9 @@ class LocalVerifier(Detector):
     def __init__(
         self,
         *,
-        threshold: float = DEFAULT_THRESHOLD,
-        weak_threshold: float = DEFAULT_WEAK_THRESHOLD,
+        threshold: float | None = None,
+        weak_threshold: float | None = None,
+        calibration: str | os.PathLike[str] | Mapping[str, Any] | Calibration | None = "default",
         top_k: int = 3,
         sentences_per_chunk: int = 2,
         max_chunk_chars: int = 600,
@@ -116,8 +131,12 @@ class LocalVerifier(Detector):
         time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
         candidates_per_claim: int | None = DEFAULT_CANDIDATES_PER_CLAIM,
     ) -> None:
-        require_fraction("threshold", threshold)
-        require_fraction("weak_threshold", weak_threshold)
+        for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
+            if value is not None:
+                require_fraction(name, value)
+                if not 0.0 <= value <= 1.0:
+                    msg = f"{name} must be a number from 0 to 1, got {value!r}"
+                    raise InvalidInputError(msg)
         require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
         if not isinstance(weights, ScoringWeights):
             msg = f"weights must be a halguard.ScoringWeights, got {type(weights).__name__}"
@@ -134,9 +153,15 @@ class LocalVerifier(Detector):
         if citation_mode not in ("strict", "lenient"):
             msg = f"citation_mode must be 'strict' or 'lenient', got {citation_mode!r}"
             raise InvalidInputError(msg)
-        if not 0.0 <= weak_threshold <= threshold <= 1.0:
+        if threshold is not None and weak_threshold is not None and weak_threshold > threshold:
             msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
             raise InvalidInputError(msg)
+        if calibration == "default":
+            self.calibration: Calibration | None = Calibration.default()
+        elif calibration is None:
+            self.calibration = None
+        else:
+            self.calibration = Calibration.load(calibration)  # CalibrationError is an InvalidInputError
         for name, value in (("top_k", top_k), ("sentences_per_chunk", sentences_per_chunk),
                             ("max_answer_chars", max_answer_chars), ("max_context_chars", max_context_chars),
                             ("batch_size", batch_size), ("faiss_min_chunks", faiss_min_chunks)):
@@ -145,8 +170,15 @@ class LocalVerifier(Detector):
         if candidates_per_claim is not None:
             require_positive_int("candidates_per_claim", candidates_per_claim)
         self.candidates_per_claim = candidates_per_claim
-        self.threshold = threshold
-        self.weak_threshold = weak_threshold
+        self._fixed_threshold = threshold
+        self._fixed_weak_threshold = (weak_threshold_for(threshold) if weak_threshold is None and threshold is not None
+                                      else weak_threshold)
+        # The threshold of a verdict whose shape is unknown (unverified ones) and of code that asks for one number.
+        self.threshold = threshold if threshold is not None else (
+            DEFAULT_THRESHOLD if self.calibration is None else self.calibration.fallback.threshold)
+        self.weak_threshold = min(self.threshold, self._fixed_weak_threshold if self._fixed_weak_threshold is not None
+                                  else DEFAULT_WEAK_THRESHOLD if self.calibration is None
+                                  else self.calibration.fallback.weak_threshold)
         self.top_k = top_k
         self.sentences_per_chunk = sentences_per_chunk
         self.max_chunk_chars = max_chunk_chars
@@ -171,6 +203,27 @@ class LocalVerifier(Detector):
         if self._embedder is None:
             self._embedder = LocalEmbedder.shared(self._model_path, device=self._device)
         return self._embedder
+
+    def operating_point(self, profile: str | None) -> tuple[float, float, float]:
+        """The ``(threshold, weak_threshold, contradiction_threshold)`` an answer of this shape is judged with.
+
+        Explicit ``threshold`` / ``weak_threshold`` win. A claim the evidence contradicts (a changed number, a
+        negation or antonym flip, a record conflict, wrong arithmetic) is flagged from ``contradiction_threshold``
+        on: a shape's own threshold, where it is higher, absorbs paraphrase noise, not contradictions
+        (:data:`~halguard.grounding.calibration.CONTRADICTION_THRESHOLD`); with an explicit threshold it is that.
+        """
+        if self.calibration is None:
+            threshold, weak = DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
+        else:
+            entry = self.calibration.for_profile(profile)
+            threshold, weak = entry.threshold, entry.weak_threshold
+        contradiction = min(threshold, CONTRADICTION_THRESHOLD)
+        if self._fixed_threshold is not None:
+            threshold = contradiction = self._fixed_threshold
+            weak = weak_threshold_for(threshold)
+        if self._fixed_weak_threshold is not None:
+            weak = self._fixed_weak_threshold
+        return threshold, min(weak, threshold), contradiction
 
     def warm_up(self) -> float:
         """Load the model now (not on the first check); returns the load time in seconds."""
@@ -299,32 +352,38 @@ class LocalVerifier(Detector):
     def _score(self, job: Job, vectors: dict[str, np.ndarray], usage: Usage,
                deadline: float | None = None) -> Verdict:
         index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)
+        profile = answer_profile(job.answer, [s.text for s in job.sources], question=job.question,
+                                 sentences=len(job.claims) + len(job.skipped))
+        threshold, weak_threshold, contradiction_threshold = self.operating_point(profile)
         claims: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
         for claim, windows in zip(job.claims, job.windows):
             check_deadline(deadline)
-            verdict, claim_spans = self._score_claim(job, claim, np.vstack([vectors[w] for w in windows]), index)
+            verdict, claim_spans = self._score_claim(job, claim, np.vstack([vectors[w] for w in windows]), index,
+                                                     threshold, weak_threshold, contradiction_threshold)
             claims.append(verdict)
             spans.extend(claim_spans)
         score = max(c.score for c in claims)
-        flagged = score >= self.threshold
+        flagged = score >= threshold or any(c.status.is_flagged for c in claims)
+        probability = None if self.calibration is None else self.calibration.for_profile(profile).probability(score)
         verdict = Verdict(
             label="hallucinated" if flagged else "supported",
             hallucination_detected=flagged,
             score=score,
-            threshold=self.threshold,
+            probability=None if probability is None else round(probability, 4),
+            threshold=threshold,
             claims=claims,
             skipped=[s.model_copy() for s in job.skipped],
             spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
             usage=usage.model_copy(),
             detector=self.name,
-            profile=answer_profile(job.answer, [s.text for s in job.sources],
-                                   sentences=len(job.claims) + len(job.skipped)),
+            profile=profile,
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
-    def _score_claim(self, job: Job, claim: Claim, claim_vectors: np.ndarray,
-                     index: EvidenceIndex) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
+    def _score_claim(self, job: Job, claim: Claim, claim_vectors: np.ndarray, index: EvidenceIndex,
+                     threshold: float, weak_threshold: float,
+                     contradiction_threshold: float) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
         """One claim's verdict and unsupported spans."""
         sims, idx = index.search(claim_vectors, self.top_k)
         # Every part of a long claim must be supported: its similarity is the weakest part's best match.
@@ -332,7 +391,8 @@ class LocalVerifier(Detector):
         best = job.chunks[int(idx[weakest, 0])][1]
         signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, self.weights)
         risk = self.weights.risk(signals, claims_in_answer=len(job.claims))
-        status = explain.claim_status(risk, signals, threshold=self.threshold, weak_threshold=self.weak_threshold)
+        status = explain.claim_status(risk, signals, threshold=threshold, weak_threshold=weak_threshold,
+                                      contradiction_threshold=contradiction_threshold)
         source_ids = [s.id for s in job.sources]
         evidence = []
         for s, j in zip(sims[weakest], idx[weakest]):
@@ -347,9 +407,10 @@ class LocalVerifier(Detector):
             wrong_citation = miscited(claim, cited, sources=job.sources, chunks=job.chunks, question=job.question,
                                       claim_vectors=claim_vectors, chunk_vectors=index.embeddings, evidence=evidence,
                                       claims_in_answer=len(job.claims), weights=self.weights,
-                                      threshold=self.threshold)
+                                      threshold=threshold)
         if wrong_citation is not None:
-            status, risk = ClaimStatus.WEAK_SUPPORT, max(risk, self.weak_threshold)
+            # Weak support, never flagged by the raise (a shape's weak threshold may equal its threshold).
+            status, risk = ClaimStatus.WEAK_SUPPORT, min(max(risk, weak_threshold), max(0.0, threshold - 1e-4))
             # The strict reason says what the lenient notes ("best evidence is in...", "unknown sources") say.
             reasons = [r for r in reasons if not r.startswith(("best evidence is in source", "cites unknown"))]
             reasons.append(wrong_citation)

@@ -20,6 +20,7 @@ from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.grounding.naive import NaiveSimilarity
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, weak_threshold_for
+from halguard.schema import ClaimStatus
 from halguard.tools.metrics import (
     auroc,
     best_f1,
@@ -112,6 +113,9 @@ def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool =
         out.append({
             "id": rec.get("id"), "file": rec.get("_file"), "task": rec.get("task_type", "?"),
             "hallucinated": bool(rec["hallucinated"]), "label": verdict.label, "score": verdict.score,
+            "probability": verdict.probability, "profile": verdict.profile,
+            # A contradicting claim flags the answer below its shape's threshold (halguard calibrate fits around it).
+            "contradiction": any(c.status == ClaimStatus.CONTRADICTION for c in verdict.claims),
             "latency_ms": round(ms, 3),
             "pred_spans": [[s.start, s.end] for s in verdict.spans],
             "gold_spans": [[lab["start"], lab["end"]] for lab in rec.get("labels") or []],
@@ -160,7 +164,12 @@ def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
             "best_threshold": round(bt, 4), "unverified": sum(1 for p in preds if p["label"] == "unverified"),
             "latency_p50_ms": round(percentile([p["latency_ms"] for p in preds], 50), 2),
             "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2),
-            # The raw risk read as a probability (it is not calibrated: this says how far off it is).
+            # The calibrated probability's ECE, and the raw risk's read as a probability (it is not calibrated: this
+            # says how far off it is).
+            "ece_probability": round(expected_calibration_error(
+                [p["hallucinated"] for p in preds if p.get("probability") is not None],
+                [p["probability"] for p in preds if p.get("probability") is not None]), 4) if any(
+                p.get("probability") is not None for p in preds) else None,
             "ece_of_score": round(expected_calibration_error(
                 [p["hallucinated"] for p in preds if p["score"] is not None],
                 [p["score"] for p in preds if p["score"] is not None]), 4) if any(
@@ -174,15 +183,20 @@ def summarize(preds: list[dict[str, Any]], *, detector: str, load_s: float, wall
     """The report: overall and per-task metrics, span F1, latency, throughput, load time and peak RSS."""
     by_task: dict[str, list] = defaultdict(list)
     by_file: dict[str, list] = defaultdict(list)
+    by_profile: dict[str, list] = defaultdict(list)
     for p in preds:
         by_task[p["task"]].append(p)
         by_file[p["file"]].append(p)
+        if p.get("profile"):
+            by_profile[p["profile"]].append(p)
     lat = [p["latency_ms"] for p in preds]
     sf1 = span_f1(preds)
     return {
         "detector": detector,
         "overall": _metrics(preds),
         "by_task": {t: _metrics(ps) for t, ps in sorted(by_task.items())},
+        # The answer shapes (verdict.profile): each has its own operating point and probability map.
+        "by_profile": {k: _metrics(ps) for k, ps in sorted(by_profile.items())},
         "by_file": {f: {"overall": _metrics(ps), "by_task": {t: _metrics([p for p in ps if p["task"] == t])
                                                             for t in sorted({p["task"] for p in ps})}}
                     for f, ps in sorted(by_file.items())},
@@ -223,7 +237,8 @@ def _points_row(name: str, m: dict[str, Any]) -> str:
         return "-" if v is None else f"{v['value']:.3f} @ {v['threshold']:.2f}"
 
     ece = "-" if m.get("ece_of_score") is None else f"{m['ece_of_score']:.3f}"
-    return (f"| {name} | {ece} | {cell('precision_at_recall_0.8')} | {cell('precision_at_recall_0.9')} | "
+    ece_p = "-" if m.get("ece_probability") is None else f"{m['ece_probability']:.3f}"
+    return (f"| {name} | {ece_p} | {ece} | {cell('precision_at_recall_0.8')} | {cell('precision_at_recall_0.9')} | "
             f"{cell('recall_at_precision_0.8')} | {cell('recall_at_precision_0.9')} |")
 
 
@@ -236,12 +251,14 @@ def to_markdown(report: dict[str, Any]) -> str:
         lines.append(_row(file, data["overall"]))
         if len(data["by_task"]) > 1:
             lines.extend(_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
-    lines += ["", "| slice | ECE of score | P @ R 0.8 | P @ R 0.9 | R @ P 0.8 | R @ P 0.9 |", "|---|---|---|---|---|---|",
-              _points_row("overall", report["overall"])]
+    lines.extend(_row(f"shape {k}", m) for k, m in report.get("by_profile", {}).items())
+    lines += ["", "| slice | ECE of probability | ECE of score | P @ R 0.8 | P @ R 0.9 | R @ P 0.8 | R @ P 0.9 |",
+              "|---|---|---|---|---|---|---|", _points_row("overall", report["overall"])]
     for file, data in report["by_file"].items():
         lines.append(_points_row(file, data["overall"]))
         if len(data["by_task"]) > 1:
             lines.extend(_points_row(f"{file} / {t}", m) for t, m in data["by_task"].items())
+    lines.extend(_points_row(f"shape {k}", m) for k, m in report.get("by_profile", {}).items())
     lines += ["", f"span F1: {report['span_f1']}", f"latency p50 {report['latency_ms']['p50']} ms, "
               f"p95 {report['latency_ms']['p95']} ms; throughput {report['throughput_per_s']}/s; "
               f"model load {report['load_s']} s; peak RSS {report['peak_rss_mb']} MB; "

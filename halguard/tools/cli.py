@@ -2,7 +2,8 @@
 
 ``halguard check`` verifies one answer and exits 0 (supported), 1 (hallucinated) or 2 (unverified, bad input,
 or an error inside halguard: never 1, which would read as a verdict), so it can gate a shell pipeline.
-``halguard bench`` measures a detector on labelled JSONL.
+``halguard bench`` measures a detector on labelled JSONL; ``halguard calibrate`` fits per-shape thresholds and
+probabilities on labelled JSONL (``LocalVerifier(calibration=...)``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--context", action="append", default=[], help="a retrieved passage (repeatable)")
     check.add_argument("--context-file", action="append", default=[], help="a file holding one passage (repeatable)")
     check.add_argument("--format", choices=("json", "table"), default="json")
-    check.add_argument("--threshold", type=float, default=None, help="risk threshold (default 0.5)")
+    check.add_argument("--threshold", type=float, default=None,
+                       help="risk threshold for every answer shape (default: the calibration's per-shape one)")
+    check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
     bench.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2", "budget"), default="local",
@@ -49,6 +52,23 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--md-out", default=None, help="write the report as Markdown here")
     bench.add_argument("--jsonl-out", default=None, help="write per-row predictions here (error analysis)")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
+    bench.add_argument("--plot", default=None, metavar="DIR",
+                       help="write ROC, precision-recall and reliability curves as PNGs here (needs matplotlib)")
+    cal = sub.add_parser("calibrate", help="fit per-shape thresholds and probabilities on labelled JSONL rows")
+    cal.add_argument("files", nargs="+", help="JSONL files in the development-data schema (answer, context, "
+                     "hallucinated; question and group optional)")
+    cal.add_argument("--out", required=True, help="write the calibration JSON here (LocalVerifier(calibration=...))")
+    cal.add_argument("--folds", type=int, default=5, help="grouped cross-validation folds for the reported figures")
+    cal.add_argument("--limit", type=int, default=None, help="first N rows of each file")
+    cal.add_argument("--base", default="default",
+                     help="calibration whose entries a shape with too few rows keeps: 'default' (the shipped one), "
+                          "'none', or a calibration JSON file")
+    cal.add_argument("--predictions", default=None,
+                     help="reuse the scores of a 'halguard bench --jsonl-out' file instead of scoring the rows")
+    cal.add_argument("--min-threshold", type=float, default=None,
+                     help="the lowest threshold a shape may get (default 0.5, the risk model's even odds)")
+    cal.add_argument("--md-out", default=None, help="also write the figures as Markdown here")
+    cal.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -71,6 +91,8 @@ def _check(args: argparse.Namespace) -> int:
     contexts += [(path, _read_file(path)) for path in args.context_file]
     options = ({} if args.threshold is None
                else {"threshold": args.threshold, "weak_threshold": weak_threshold_for(args.threshold)})
+    if args.calibration:
+        options["calibration"] = args.calibration
     verifier = LocalVerifier(**options)
     verifier.warm_up()  # so the reported latency is the check's, not the model load's
     verdict = verifier.verify(answer, contexts, question=args.question)
@@ -105,6 +127,40 @@ def _bench(args: argparse.Namespace) -> int:
     if args.jsonl_out:
         with open(args.jsonl_out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(p) + "\n" for p in preds)
+    if args.plot:
+        from halguard.tools.plots import write_plots
+
+        for path in write_plots(preds, args.plot):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration
+    from halguard.tools.calibrate import calibrate_files, to_markdown
+
+    missing = [f for f in [*args.files, *([args.predictions] if args.predictions else [])] if not Path(f).is_file()]
+    if missing:
+        msg = f"no such file: {', '.join(missing)}"
+        raise HalguardError(msg)
+    if args.folds < 2:
+        msg = f"--folds must be at least 2, got {args.folds}"
+        raise HalguardError(msg)
+    floor = THRESHOLD_FLOOR if args.min_threshold is None else args.min_threshold
+    if not 0.0 <= floor <= 1.0:
+        msg = f"--min-threshold must be within [0, 1], got {floor}"
+        raise HalguardError(msg)
+    base = {"default": Calibration.default, "none": lambda: None}.get(args.base, lambda: Calibration.load(args.base))()
+    calibration, report = calibrate_files([Path(f) for f in args.files], folds=args.folds, limit=args.limit,
+                                          predictions=Path(args.predictions) if args.predictions else None,
+                                          base=base, floor=floor, progress=not args.quiet)
+    calibration.save(args.out)
+    markdown = to_markdown(calibration, report)
+    print(markdown)
+    if args.md_out:
+        Path(args.md_out).write_text(markdown, encoding="utf-8")
     return 0
 
 
@@ -112,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        return _bench(args) if args.command == "bench" else _check(args)
+        command = {"bench": _bench, "calibrate": _calibrate, "check": _check}[args.command]
+        return command(args)
     except HalguardError as exc:
         print(f"halguard: error: {exc}", file=sys.stderr)
         return EXIT_UNVERIFIED
