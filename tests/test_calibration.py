@@ -270,3 +270,14 @@ def test_calibrate_cli_reports_bad_input_with_exit_code_two(tmp_path, capsys):
     assert main(["calibrate", str(tmp_path / "unlabelled.jsonl"), "--out", str(tmp_path / "x.json")]) == 2
     assert "hallucinated" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_probability_interpolates_between_knots_and_stays_fast_on_a_huge_file():
+    entry = ShapeCalibration(threshold=0.5, weak_threshold=0.4, knots=((0.2, 0.1), (0.4, 0.3), (0.4, 0.5), (0.8, 0.9)))
+    assert [entry.probability(s) for s in (0.0, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0)] == pytest.approx(
+        [0.1, 0.1, 0.2, 0.3, 0.7, 0.9, 0.9])
+    n = 1_000_000  # a calibration file is user input: a million knots still cost a binary search per verdict
+    huge = ShapeCalibration(threshold=0.5, weak_threshold=0.4, knots=tuple((i / n, i / n) for i in range(n)))
+    start = time.perf_counter()
+    assert [round(huge.probability(s), 6) for s in (0.123456, 0.5, 0.999999)] == [0.123456, 0.5, 0.999999]
+    assert time.perf_counter() - start < 0.05

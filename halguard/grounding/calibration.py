@@ -17,7 +17,7 @@ The fitting helpers (:func:`fit_shape`, :func:`isotonic_knots`, :func:`choose_th
 
 from __future__ import annotations
 
-import itertools
+import bisect
 import json
 import math
 import os
@@ -121,10 +121,12 @@ class ShapeCalibration:
         xs = self.knots
         if score <= xs[0][0]:
             return xs[0][1]
-        for (x0, y0), (x1, y1) in itertools.pairwise(xs):
-            if score <= x1:
-                return y0 if x1 == x0 else y0 + (y1 - y0) * (score - x0) / (x1 - x0)
-        return xs[-1][1]
+        if score >= xs[-1][0]:
+            return xs[-1][1]
+        # A binary search: a calibration file is user input, and its knot count is not bounded.
+        i = bisect.bisect_left(xs, score, key=lambda knot: knot[0])
+        (x0, y0), (x1, y1) = xs[i - 1], xs[i]
+        return y1 if x1 == x0 else y0 + (y1 - y0) * (score - x0) / (x1 - x0)
 
     def to_dict(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "weak_threshold": self.weak_threshold,
