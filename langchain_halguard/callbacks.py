@@ -90,8 +90,9 @@ class HalguardCallbackHandler(BaseTracer):
         on_verdict: Called with ``(root_run_id, verdict)`` after each verification.
         jsonl_path: Append one JSON line per verdict to this file (created with mode 0600; a symlink is refused).
         max_verdicts: How many verdicts :attr:`verdicts` keeps (the oldest go first).
-        log_context_text: Write the evidence texts (excerpts of the retrieved documents) into ``jsonl_path``;
-            False leaves them out (the claims, spans and scores stay).
+        log_context_text: Write the retrieved passages (``contexts``, what ``halguard audit`` re-checks the answer
+            on) and the evidence excerpts into ``jsonl_path``; False leaves them out (the claims, spans and scores
+            stay, and an audit of the log marks those rows unreadable: no contexts).
     """
 
     name: str = "halguard_callback_handler"
@@ -175,7 +176,8 @@ class HalguardCallbackHandler(BaseTracer):
         answer = _first_str(run.outputs, _ANSWER_KEYS) or last_generation
         if not docs or answer is None:
             return  # not a RAG run: nothing retrieved, or nothing answered
-        verdict = self.detector.verify(answer, documents_to_contexts(docs, "documents"), question=question)
+        contexts = documents_to_contexts(docs, "documents")
+        verdict = self.detector.verify(answer, contexts, question=question)
         verdict = verdict.model_copy(update={
             "request": RequestInfo(id=str(run.id), question=question, source="langchain:HalguardCallbackHandler")
         })
@@ -188,6 +190,8 @@ class HalguardCallbackHandler(BaseTracer):
                 if not self.log_context_text:
                     record = _without_context_text(record)
                 line = {"run_id": str(run.id), "question": question, "answer": answer, "verdict": record}
+                if self.log_context_text:  # the retrieved passages: what `halguard audit` re-checks the answer on
+                    line["contexts"] = [{"id": i, "text": t} for i, t in contexts]
                 append_private(self.jsonl_path, json.dumps(line) + "\n")
         level = logging.INFO if verdict.label == "supported" else logging.WARNING
         logger.log(level, "halguard run %s: %s (score %s)", run.id, verdict.label, verdict.score)

@@ -26,6 +26,7 @@ README = ROOT / "README.md"
 # block; it joins the list when it exists.
 PAGES = {
     "active.md": "test_active_page",
+    "audit.md": "test_pages_without_python_blocks",
     "budget.md": "test_pages_without_python_blocks",
     "calibration.md": "test_calibration_page",
     "cli.md": "test_pages_without_python_blocks",

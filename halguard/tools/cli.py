@@ -54,6 +54,24 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.add_argument("--plot", default=None, metavar="DIR",
                        help="write ROC, precision-recall and reliability curves as PNGs here (needs matplotlib)")
+    aud = sub.add_parser("audit", help="verify logged answers in bulk into Parquet, a summary and an HTML report")
+    aud.add_argument("inputs", nargs="+", help="JSONL files (dev schema, halguard callback logs, LlamaIndex "
+                     "responses, or any shape with --map) or Parquet files / folders")
+    aud.add_argument("--out", required=True, help="output folder (rerunning over it skips rows already done)")
+    aud.add_argument("--map", nargs="+", default=[], metavar="FIELD=PATH",
+                     help="where a field is in the rows: id, question, answer, contexts, model, timestamp, cluster "
+                          "(dotted paths; [] maps over a list, e.g. contexts=outputs.docs[].page_content)")
+    aud.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2", "budget"), default="local")
+    aud.add_argument("--engine", choices=("local", "ray"), default="local",
+                     help="local: this process; ray: Ray Data (pip install \"halguard[ray]\")")
+    aud.add_argument("--address", default=None, help="Ray cluster address (default: start Ray on this machine)")
+    aud.add_argument("--num-actors", type=int, default=None, help="Ray actors, one detector each (default: CPUs)")
+    aud.add_argument("--batch-size", type=int, default=32, help="answers per verify batch")
+    aud.add_argument("--threshold", type=float, default=None, help="risk threshold for every answer shape")
+    aud.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL for the LLM detectors")
+    aud.add_argument("--llm-model", default=None, help="model name on that server")
+    aud.add_argument("--llm-concurrency", type=int, default=4, help="LLM calls in flight per process")
+    aud.add_argument("--quiet", action="store_true", help="no progress line")
     cal = sub.add_parser("calibrate", help="fit per-shape thresholds and probabilities on labelled JSONL rows")
     cal.add_argument("files", nargs="+", help="JSONL files in the development-data schema (answer, context, "
                      "hallucinated; question and group optional)")
@@ -135,6 +153,22 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from halguard.audit import FieldMap, audit
+
+    result = audit(args.inputs, args.out, detector=args.detector, engine=args.engine, fields=FieldMap.parse(args.map),
+                   address=args.address, num_actors=args.num_actors, batch_size=args.batch_size,
+                   threshold=args.threshold, llm_url=args.llm_url, llm_model=args.llm_model,
+                   llm_concurrency=args.llm_concurrency, progress=not args.quiet)
+    s = result.summary
+    rate = "-" if s["hallucination_rate"] is None else f"{100 * s['hallucination_rate']:.1f}%"
+    print(f"checked {result.checked} answers in {result.seconds:.1f} s ({result.rows_per_second}/s, {args.engine}); "
+          f"{result.skipped_done} already done, {result.duplicates} repeated, {result.input_errors} unreadable rows")
+    print(f"{result.out_dir}: {s['answers']} answers, {s['hallucinated']} hallucinated ({rate} of those checked), "
+          f"{s['unverified']} unverified; report: {result.out_dir / 'report.html'}")
+    return 0
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -168,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = _parser().parse_args(argv)
     try:
-        command = {"bench": _bench, "calibrate": _calibrate, "check": _check}[args.command]
+        command = {"audit": _audit, "bench": _bench, "calibrate": _calibrate, "check": _check}[args.command]
         return command(args)
     except HalguardError as exc:
         print(f"halguard: error: {exc}", file=sys.stderr)
