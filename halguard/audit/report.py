@@ -73,7 +73,7 @@ def _rate_table(rows: list[dict[str, Any]], label: str) -> str:
             f"<th>unverified</th><th>rate</th></tr>{body}</table>")
 
 
-def _plots(scores: list[float], by_day: list[dict[str, Any]]) -> str:
+def _plots(scores: Any, by_day: list[dict[str, Any]]) -> str:
     try:
         import matplotlib
 
@@ -82,7 +82,7 @@ def _plots(scores: list[float], by_day: list[dict[str, Any]]) -> str:
     except ImportError:
         return '<p class="ev">Plots need matplotlib (pip install "halguard[audit]").</p>'
     images = []
-    if scores:
+    if len(scores):
         fig, ax = plt.subplots(figsize=(5, 3.2))
         ax.hist(scores, bins=40, range=(0, 1), color="#4a78b5")
         ax.set(xlabel="risk score", ylabel="answers", title="Risk of the checked answers")
@@ -108,15 +108,16 @@ def _plots(scores: list[float], by_day: list[dict[str, Any]]) -> str:
 def _riskiest(store: AuditStore) -> str:
     import pyarrow.compute as pc
 
-    answers = store.read("answers", ["row_id", "file", "line", "question", "answer", "score", "probability",
-                                     "profile", "model", "label", "spans_json"])
-    flagged = answers.filter(pc.equal(answers.column("label"), "hallucinated"))
+    ranked = store.read("answers", ["row_id", "score", "label"])  # the texts are read for the top rows only
+    flagged = ranked.filter(pc.equal(ranked.column("label"), "hallucinated"))
     if flagged.num_rows == 0:
         return "<p>No answer was flagged.</p>"
-    top = flagged.take(pc.sort_indices(flagged, sort_keys=[("score", "descending"), ("row_id", "ascending")])[:RISKIEST])
-    ids = top.column("row_id")
-    claims = store.read("claims")
-    claims = claims.filter(pc.is_in(claims.column("row_id"), value_set=ids)).to_pylist()
+    order = [("score", "descending"), ("row_id", "ascending")]
+    top_ids = flagged.take(pc.sort_indices(flagged, sort_keys=order)[:RISKIEST]).column("row_id").to_pylist()
+    top = store.read("answers", ["row_id", "file", "line", "question", "answer", "score", "probability", "profile",
+                                 "model", "label", "spans_json"], row_ids=top_ids)
+    top = top.take(pc.sort_indices(top, sort_keys=order))
+    claims = store.read("claims", row_ids=top.column("row_id").to_pylist()).to_pylist()
     by_row: dict[str, list[dict[str, Any]]] = {}
     for c in claims:
         by_row.setdefault(c["row_id"], []).append(c)
@@ -148,7 +149,7 @@ def render_report(store: AuditStore, summary: dict[str, Any]) -> str:
     import pyarrow.compute as pc
 
     scores = store.read("answers", ["score"]).column("score")
-    scores = pc.drop_null(scores).to_pylist()
+    scores = pc.drop_null(scores).to_numpy()
     rate = summary.get("hallucination_rate")
     tiles = (f'<div class="tiles"><span><b>{summary["answers"]}</b>answers</span>'
              f'<span><b>{summary["hallucinated"]}</b>hallucinated</span>'

@@ -137,10 +137,10 @@ def audit(
     n_answers, n_claims, repeated = store.commit(errors)
     counts["duplicates"] += repeated
     seconds = time.perf_counter() - start
-    from halguard.audit.summary import summarize
+    from halguard.audit.summary import SUMMARY_COLUMNS, summarize
 
     error_lines = (store.root / "errors.jsonl").read_text(encoding="utf-8").count("\n")
-    summary = summarize(store.read("answers"), errors=error_lines)
+    summary = summarize(store.read("answers", SUMMARY_COLUMNS), errors=error_lines)
     summary["last_run"] = {"engine": engine, "checked": n_answers, "claims": n_claims,
                            "seconds": round(seconds, 2), "skipped_done": counts["skipped_done"],
                            "duplicates": counts["duplicates"], "input_errors": len(errors),

@@ -188,12 +188,15 @@ class AuditStore:
         os.replace(tmp, target)
         return target
 
-    def read(self, table: str, columns: Sequence[str] | None = None) -> Any:
-        """All parts of ``answers`` or ``claims`` as one pyarrow Table (only ``columns``, if given)."""
+    def read(self, table: str, columns: Sequence[str] | None = None, *, row_ids: Sequence[str] | None = None) -> Any:
+        """All parts of ``answers`` or ``claims`` as one pyarrow Table: only ``columns`` and only the rows of
+        ``row_ids``, if given (both pushed down to the Parquet reader, so a report never loads every claim)."""
         pa = _pa()
         schema = answer_schema() if table == "answers" else claim_schema()
         parts = sorted((self.root / table).glob("*.parquet"))
+        cols = list(columns) if columns else None
         if not parts:
-            return schema.empty_table() if columns is None else schema.empty_table().select(list(columns))
-        return pa.concat_tables([pa.parquet.read_table(p, columns=list(columns) if columns else None)
+            return schema.empty_table() if cols is None else schema.empty_table().select(cols)
+        filters = None if row_ids is None else [("row_id", "in", list(row_ids))]
+        return pa.concat_tables([pa.parquet.read_table(p, columns=cols, filters=filters, schema=schema)
                                  for p in parts])

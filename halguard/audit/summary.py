@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAX_SLICE_VALUES", "summarize", "time_series"]
+__all__ = ["MAX_SLICE_VALUES", "SUMMARY_COLUMNS", "summarize", "time_series"]
 
 MAX_SLICE_VALUES = 50  # per slice kind, the most frequent values are listed (a summary must stay readable)
 _SLICES = ("model", "cluster", "profile", "file", "sources")
+# The answer columns a summary reads (not the texts: a summary of millions of rows must not load every answer).
+SUMMARY_COLUMNS = ("row_id", "label", "error_code", "timestamp", "worker_pid", "worker_rss_mb", *_SLICES)
 
 
 def _rates(table: Any, key: str) -> list[dict[str, Any]]:
