@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections import OrderedDict
@@ -17,6 +18,7 @@ from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
 from halguard.api import resolve_detector
 from halguard.schema import METADATA_KEY, RequestInfo, Verdict
+from halguard.util.files import append_private
 from llamaindex_halguard._convert import inside_guard
 
 __all__ = ["HalguardEventHandler", "HalguardVerdictEvent"]
@@ -77,6 +79,12 @@ class HalguardEventHandler(BaseEventHandler):
         "embeddings are reused instead of recomputed.",
     )
     max_verdicts: int = Field(default=1000, gt=0, description="How many verdicts to keep (the oldest go first).")
+    jsonl_path: str | None = Field(
+        default=None,
+        description="Append one JSON line per verified answer to this file (mode 0600; a symlink is refused): "
+        "id, query, response, source_nodes (id_, text, metadata.source, score) and the verdict, the shape "
+        "`halguard audit` reads. The node texts are written: leave it unset where they must not be stored.",
+    )
     _verdicts: OrderedDict[str, Verdict] = PrivateAttr(default_factory=OrderedDict)
     _synthesized: OrderedDict[int, tuple[Any, str]] = PrivateAttr(default_factory=OrderedDict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -143,12 +151,23 @@ class HalguardEventHandler(BaseEventHandler):
         verdict = verdict.model_copy(update={
             "request": RequestInfo(id=key, question=query, source="llamaindex:HalguardEventHandler")})
         self._record(key, verdict)
+        if self.jsonl_path is not None and isinstance(response, (Response, PydanticResponse)):
+            self._log(key, query, response, verdict)
         with self._lock:
             self._synthesized[id(response)] = (response, key)
             while len(self._synthesized) > _REMEMBERED:
                 self._synthesized.popitem(last=False)
         logger.log(logging.INFO if verdict.label == "supported" else logging.WARNING,
                    "halguard answer to %r: %s (score %s)", query, verdict.label, verdict.score)
+
+    def _log(self, key: str, query: str | None, response: Any, verdict: Verdict) -> None:
+        nodes = [{"node": {"id_": n.node.node_id, "text": n.node.get_content(),
+                           "metadata": {"source": (n.node.metadata or {}).get("source")}},
+                  "score": n.score} for n in response.source_nodes or []]
+        line = {"id": key, "query": query, "response": str(response.response or ""), "source_nodes": nodes,
+                "verdict": verdict.to_metadata()}
+        with self._lock:
+            append_private(self.jsonl_path, json.dumps(line, default=str) + "\n")
 
     def _record(self, key: str, verdict: Verdict) -> None:
         with self._lock:

@@ -420,3 +420,25 @@ def test_query_engine_passes_node_embeddings_to_the_verifier(index):
     assert meta["usage"]["precomputed_texts"] == 1
     plain = HalguardQueryEngine(answered()).query(QUERY).metadata["halguard"]
     assert plain["usage"]["precomputed_texts"] == 0
+
+
+def test_event_handler_log_is_what_halguard_audit_reads(index, verifier, root_handler, tmp_path):
+    import json
+
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from halguard.audit import audit
+
+    log = tmp_path / "events.jsonl"
+    handler = root_handler(HalguardEventHandler(detector=verifier, jsonl_path=str(log)))
+    engine(index, BAD).query(QUERY)
+    engine(index, GOOD, streaming=True).query(QUERY)  # unverified (stream not consumed): not logged, nothing to audit
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(lines) == 1 and lines[0]["query"] == QUERY and lines[0]["response"] == BAD
+    assert lines[0]["source_nodes"] and lines[0]["verdict"]["label"] == "hallucinated"
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+    result = audit([log], tmp_path / "out", progress=False)
+    row = pq.read_table(tmp_path / "out" / "answers").to_pylist()[0]
+    assert result.checked == 1 and row["label"] == "hallucinated" and row["row_id"] == lines[0]["id"]
+    assert sorted(v.label for v in handler.verdicts.values()) == ["hallucinated", "unverified"]
