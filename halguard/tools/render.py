@@ -28,8 +28,10 @@ def _cut(text: str, width: int) -> str:
 def format_verdict(verdict: Verdict, *, width: int = 120) -> str:
     """Render ``verdict`` as a header line plus one row per claim (status, risk, span, claim, evidence)."""
     score = "n/a" if verdict.score is None else f"{verdict.score:.2f}"
+    calibrated = "" if verdict.probability is None else f"probability={verdict.probability:.2f}  "
+    shape = "" if verdict.profile is None else f"shape={verdict.profile}  "
     lines = [
-        f"verdict: {verdict.label.upper()}  risk={score}  threshold={verdict.threshold:.2f}  "
+        f"verdict: {verdict.label.upper()}  risk={score}  {calibrated}threshold={verdict.threshold:.2f}  {shape}"
         f"claims={len(verdict.claims)}  skipped={len(verdict.skipped)}  {verdict.latency_ms:.0f} ms  "
         f"[{_printable(verdict.detector)}]"
     ]
