@@ -156,7 +156,7 @@ class LocalVerifier(Detector):
         if threshold is not None and weak_threshold is not None and weak_threshold > threshold:
             msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
             raise InvalidInputError(msg)
-        if calibration == "default":
+        if isinstance(calibration, str) and calibration == "default":
             self.calibration: Calibration | None = Calibration.default()
         elif calibration is None:
             self.calibration = None
