@@ -84,7 +84,8 @@ def test_reliability_bins_and_a_missing_matplotlib(monkeypatch, tmp_path):
     import pytest
 
     from halguard.errors import HalguardError
-    from halguard.tools.plots import reliability_bins, write_plots
+    from halguard.tools.metrics import reliability_bins
+    from halguard.tools.plots import write_plots
 
     bins = reliability_bins([True, False, True, True], [0.05, 0.08, 0.95, 1.0])
     assert bins == [(0.065, 0.5, 2), (0.975, 1.0, 2)]

@@ -134,13 +134,12 @@ def audit(
     counts = run(paths, fields, spec, store, done, batch_size=batch_size, address=address,
                  num_actors=num_actors, progress=progress)
     errors = counts.pop("errors")
-    n_answers, n_claims, repeated = store.commit(errors)
+    n_answers, n_claims, repeated, unreadable = store.commit(errors)
     counts["duplicates"] += repeated
     seconds = time.perf_counter() - start
     from halguard.audit.summary import SUMMARY_COLUMNS, summarize
 
-    error_lines = (store.root / "errors.jsonl").read_text(encoding="utf-8").count("\n")
-    summary = summarize(store.read("answers", SUMMARY_COLUMNS), errors=error_lines)
+    summary = summarize(store.read("answers", SUMMARY_COLUMNS), errors=unreadable)
     summary["last_run"] = {"engine": engine, "checked": n_answers, "claims": n_claims,
                            "seconds": round(seconds, 2), "skipped_done": counts["skipped_done"],
                            "duplicates": counts["duplicates"], "input_errors": len(errors),

@@ -27,6 +27,7 @@ from typing import Any
 
 from halguard.audit.records import InputError
 from halguard.errors import HalguardError
+from halguard.util.files import write_private
 
 __all__ = ["AuditStore", "answer_schema", "claim_schema", "raw_schema"]
 
@@ -122,11 +123,12 @@ class AuditStore:
 
     # -- after a run -----------------------------------------------------------------------------------------------
 
-    def commit(self, errors: Iterable[InputError]) -> tuple[int, int, int]:
+    def commit(self, errors: Iterable[InputError]) -> tuple[int, int, int, int]:
         """Split the raw parts into answers and claims, move them into place, merge the errors file.
 
         A ``row_id`` met again (the Ray engine checks a repeated row twice) is written once, the first time.
-        Returns the answers and claims written by this run, and the repeated rows dropped.
+        Returns the answers and claims written by this run, the repeated rows dropped, and the unreadable input rows
+        now in ``errors.jsonl`` (every run's).
         """
         pa = _pa()
         answers_schema, claims_schema = answer_schema(), claim_schema()
@@ -158,15 +160,15 @@ class AuditStore:
                 pa.parquet.write_table(pa.Table.from_pylist(claims, schema=claims_schema),
                                        out["claims"] / f"part-{self.run_id}-{k:05d}.parquet")
                 n_claims += len(claims)
-        self._merge_errors(errors)
+        unreadable = self._merge_errors(errors)
         for name, folder in out.items():
             (self.root / name).mkdir(exist_ok=True)
             for f in sorted(folder.glob("*.parquet")):
                 os.replace(f, self.root / name / f.name)
         shutil.rmtree(self.staging, ignore_errors=True)
-        return n_answers, n_claims, repeated
+        return n_answers, n_claims, repeated, unreadable
 
-    def _merge_errors(self, errors: Iterable[InputError]) -> None:
+    def _merge_errors(self, errors: Iterable[InputError]) -> int:
         merged: dict[tuple[str, int], dict[str, Any]] = {}
         path = self.root / "errors.jsonl"
         if path.exists():
@@ -179,13 +181,13 @@ class AuditStore:
         for e in errors:
             merged[(e.file, e.line)] = {"file": e.file, "line": e.line, "message": e.message}
         self.write_text("errors.jsonl", "".join(json.dumps(e) + "\n" for _, e in sorted(merged.items())))
+        return len(merged)
 
     def write_text(self, name: str, text: str) -> Path:
-        """Write a file of the folder atomically (a temporary name, then a rename)."""
+        """Write a file of the folder atomically (a temporary name, then a rename), private to the user: the
+        summary, the errors and the report quote the logged answers."""
         target = self.root / name
-        tmp = self.root / f".{name}.{self.run_id}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        write_private(target, text)
         return target
 
     def read(self, table: str, columns: Sequence[str] | None = None, *, row_ids: Sequence[str] | None = None) -> Any:

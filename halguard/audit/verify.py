@@ -42,8 +42,10 @@ class DetectorSpec:
     def __init__(self, name: str | Callable[[], Detector] = "local", *, threshold: float | None = None,
                  llm_url: str | None = None, llm_model: str | None = None,
                  llm_concurrency: int = DEFAULT_LLM_CONCURRENCY) -> None:
-        if not callable(name) and name not in ("local", "naive", "llm-judge", "pas2", "budget"):
-            msg = f"unknown detector {name!r}: choose local, naive, llm-judge, pas2 or budget, or pass a factory"
+        from halguard.tools.cli import DETECTORS
+
+        if not callable(name) and name not in DETECTORS:
+            msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}, or pass a factory"
             raise InvalidInputError(msg)
         if llm_concurrency < 1:
             msg = f"llm_concurrency must be at least 1, got {llm_concurrency}"
@@ -113,7 +115,7 @@ class BatchVerifier:
         return list(await asyncio.gather(*(one(r) for r in records)))
 
     def _failed(self, exc: Exception) -> Verdict:
-        code = "bad_input" if isinstance(exc, (InvalidInputError, TypeError, ValueError)) else "internal_error"
+        code = "bad_input" if isinstance(exc, (TypeError, ValueError)) else "internal_error"  # InvalidInputError too
         return Verdict.unverified(code, f"{type(exc).__name__}: {str(exc)[:300]}", detector=self.detector.name,
                                   threshold=self.detector.threshold)
 

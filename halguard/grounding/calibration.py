@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from halguard.errors import CalibrationError
+from halguard.util.files import write_private
 
 __all__ = [
     "CALIBRATION_FORMAT",
@@ -172,14 +173,11 @@ class Calibration:
                 "fallback": self.fallback.to_dict(), "provenance": dict(self.provenance)}
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the calibration as JSON (to a temporary name first, so a reader never sees half a file)."""
-        target = Path(path)
-        tmp = target.with_name(f".{target.name}.tmp")
+        """Write the calibration as JSON (atomically: a reader never sees half a file)."""
         text = json.dumps(self.to_dict(), indent=1)
         # One knot per line: [score, probability] pairs (numbers only, written above) are joined back up.
         text = _KNOT_LINES.sub(lambda m: f"[{m.group(1)}, {m.group(2)}]", text)
-        tmp.write_text(text + "\n", encoding="utf-8")
-        tmp.replace(target)
+        write_private(Path(path), text + "\n")
 
     @classmethod
     def from_dict(cls, data: Any) -> Calibration:

@@ -173,12 +173,9 @@ class LocalVerifier(Detector):
         self._fixed_threshold = threshold
         self._fixed_weak_threshold = (weak_threshold_for(threshold) if weak_threshold is None and threshold is not None
                                       else weak_threshold)
-        # The threshold of a verdict whose shape is unknown (unverified ones) and of code that asks for one number.
-        self.threshold = threshold if threshold is not None else (
-            DEFAULT_THRESHOLD if self.calibration is None else self.calibration.fallback.threshold)
-        self.weak_threshold = min(self.threshold, self._fixed_weak_threshold if self._fixed_weak_threshold is not None
-                                  else DEFAULT_WEAK_THRESHOLD if self.calibration is None
-                                  else self.calibration.fallback.weak_threshold)
+        # The operating point of a verdict whose shape is unknown (unverified ones) and of code that asks for one
+        # number.
+        self.threshold, self.weak_threshold, _ = self.operating_point(None)
         self.top_k = top_k
         self.sentences_per_chunk = sentences_per_chunk
         self.max_chunk_chars = max_chunk_chars
@@ -220,8 +217,7 @@ class LocalVerifier(Detector):
         contradiction = min(threshold, CONTRADICTION_THRESHOLD)
         if self._fixed_threshold is not None:
             threshold = contradiction = self._fixed_threshold
-            weak = weak_threshold_for(threshold)
-        if self._fixed_weak_threshold is not None:
+        if self._fixed_weak_threshold is not None:  # always set with a fixed threshold (see __init__)
             weak = self._fixed_weak_threshold
         return threshold, min(weak, threshold), contradiction
 

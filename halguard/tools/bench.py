@@ -19,8 +19,9 @@ from typing import Any
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.grounding.naive import NaiveSimilarity
-from halguard.grounding.scoring import DEFAULT_THRESHOLD, weak_threshold_for
+from halguard.grounding.scoring import DEFAULT_THRESHOLD
 from halguard.schema import ClaimStatus
+from halguard.tools.cli import DETECTORS
 from halguard.tools.metrics import (
     auroc,
     best_f1,
@@ -72,9 +73,8 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
     if name == "local":
         from halguard.grounding.verifier import LocalVerifier
 
-        return LocalVerifier() if threshold is None else LocalVerifier(threshold=threshold,
-                                                                       weak_threshold=weak_threshold_for(threshold))
-    msg = f"unknown detector {name!r}: choose 'local', 'naive', 'llm-judge', 'pas2' or 'budget'"
+        return LocalVerifier(threshold=threshold)  # None: each answer shape's own
+    msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}"
     raise ValueError(msg)
 
 
@@ -150,6 +150,14 @@ def span_f1(preds: list[dict[str, Any]]) -> float | None:
     return 2 * tp / (2 * tp + fp + fn)
 
 
+def _ece(preds: list[dict[str, Any]], key: str) -> float | None:
+    """The ECE of ``key`` read as a probability, over the rows that have one (None: no row has)."""
+    rows = [p for p in preds if p.get(key) is not None]
+    if not rows:
+        return None
+    return round(expected_calibration_error([p["hallucinated"] for p in rows], [p[key] for p in rows]), 4)
+
+
 def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
     labels = [p["hallucinated"] for p in preds]
     scores = [p["score"] if p["score"] is not None else UNVERIFIED_RANK for p in preds]
@@ -166,14 +174,8 @@ def _metrics(preds: list[dict[str, Any]]) -> dict[str, Any]:
             "latency_p95_ms": round(percentile([p["latency_ms"] for p in preds], 95), 2),
             # The calibrated probability's ECE, and the raw risk's read as a probability (it is not calibrated: this
             # says how far off it is).
-            "ece_probability": round(expected_calibration_error(
-                [p["hallucinated"] for p in preds if p.get("probability") is not None],
-                [p["probability"] for p in preds if p.get("probability") is not None]), 4) if any(
-                p.get("probability") is not None for p in preds) else None,
-            "ece_of_score": round(expected_calibration_error(
-                [p["hallucinated"] for p in preds if p["score"] is not None],
-                [p["score"] for p in preds if p["score"] is not None]), 4) if any(
-                p["score"] is not None for p in preds) else None,
+            "ece_probability": _ece(preds, "probability"),
+            "ece_of_score": _ece(preds, "score"),
             **{k: None if v is None else {"value": round(v[0], 4), "threshold": round(v[1], 4)}
                for k, v in points.items()}}
 

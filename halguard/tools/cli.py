@@ -17,6 +17,8 @@ from halguard.errors import HalguardError
 __all__ = ["main"]
 
 EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
+# The detectors halguard.tools.bench.make_detector builds (named here too: the parser must not import the bench).
+DETECTORS = ("local", "naive", "llm-judge", "pas2", "budget")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
-    bench.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2", "budget"), default="local",
+    bench.add_argument("--detector", choices=DETECTORS, default="local",
                        help="llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model as "
                             "paraphraser, answerer and judge; budget: the evidence budget after the local verifier; all on an "
                             "OpenAI-compatible server (--llm-url)")
@@ -61,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     aud.add_argument("--map", nargs="+", default=[], metavar="FIELD=PATH",
                      help="where a field is in the rows: id, question, answer, contexts, model, timestamp, cluster "
                           "(dotted paths; [] maps over a list, e.g. contexts=outputs.docs[].page_content)")
-    aud.add_argument("--detector", choices=("local", "naive", "llm-judge", "pas2", "budget"), default="local")
+    aud.add_argument("--detector", choices=DETECTORS, default="local")
     aud.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="local: this process; ray: Ray Data (pip install \"halguard[ray]\")")
     aud.add_argument("--address", default=None, help="Ray cluster address (default: start Ray on this machine)")
@@ -100,18 +102,14 @@ def _read_file(path: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from halguard.grounding.scoring import weak_threshold_for
     from halguard.grounding.verifier import LocalVerifier
     from halguard.tools.render import format_verdict
 
     answer = sys.stdin.read() if args.answer == "-" else args.answer
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
     contexts += [(path, _read_file(path)) for path in args.context_file]
-    options = ({} if args.threshold is None
-               else {"threshold": args.threshold, "weak_threshold": weak_threshold_for(args.threshold)})
-    if args.calibration:
-        options["calibration"] = args.calibration
-    verifier = LocalVerifier(**options)
+    calibration = {"calibration": args.calibration} if args.calibration else {}
+    verifier = LocalVerifier(threshold=args.threshold, **calibration)  # the weak threshold follows the threshold
     verifier.warm_up()  # so the reported latency is the check's, not the model load's
     verdict = verifier.verify(answer, contexts, question=args.question)
     if args.format == "json":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = ["auroc", "best_f1", "binary_metrics", "expected_calibration_error", "percentile", "precision_at_recall",
-           "recall_at_precision"]
+           "recall_at_precision", "reliability_bins", "threshold_counts"]
 
 
 def auroc(labels: Sequence[bool], scores: Sequence[float]) -> float | None:
@@ -75,9 +75,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def _sweep(labels: Sequence[bool], scores: Sequence[float]) -> list[tuple[float, float, float]]:
-    """(threshold, precision, recall) at every distinct score, from the highest threshold down."""
-    n_pos = sum(1 for y in labels if y)
+def threshold_counts(labels: Sequence[bool], scores: Sequence[float]) -> list[tuple[float, int, int]]:
+    """(threshold, true positives, false positives) flagging at or above every distinct score, highest first."""
     pairs = sorted(zip(scores, labels), key=lambda p: -p[0])
     out, tp, fp, i = [], 0, 0, 0
     while i < len(pairs):
@@ -86,8 +85,14 @@ def _sweep(labels: Sequence[bool], scores: Sequence[float]) -> list[tuple[float,
             tp += pairs[i][1]
             fp += not pairs[i][1]
             i += 1
-        out.append((t, tp / (tp + fp), tp / n_pos if n_pos else 0.0))
+        out.append((t, tp, fp))
     return out
+
+
+def _sweep(labels: Sequence[bool], scores: Sequence[float]) -> list[tuple[float, float, float]]:
+    """(threshold, precision, recall) at every distinct score, from the highest threshold down."""
+    n_pos = sum(1 for y in labels if y)
+    return [(t, tp / (tp + fp), tp / n_pos if n_pos else 0.0) for t, tp, fp in threshold_counts(labels, scores)]
 
 
 def precision_at_recall(labels: Sequence[bool], scores: Sequence[float], recall: float) -> tuple[float, float] | None:
@@ -110,10 +115,16 @@ def expected_calibration_error(labels: Sequence[bool], probabilities: Sequence[f
     equal-width probability bins."""
     if not labels:
         return float("nan")
-    totals = [[0, 0.0, 0] for _ in range(bins)]  # count, sum of probabilities, positives
+    return sum(abs(rate - mean) * n for mean, rate, n in reliability_bins(labels, probabilities, bins)) / len(labels)
+
+
+def reliability_bins(labels: Sequence[bool], probabilities: Sequence[float],
+                     bins: int = 10) -> list[tuple[float, float, int]]:
+    """(mean predicted probability, observed rate, rows) per non-empty equal-width bin, lowest first."""
+    totals = [[0.0, 0, 0] for _ in range(bins)]  # sum of probabilities, positives, count
     for y, p in zip(labels, probabilities):
         b = totals[min(int(p * bins), bins - 1)]
-        b[0] += 1
-        b[1] += p
-        b[2] += bool(y)
-    return sum(abs(pos / n - s / n) * n for n, s, pos in totals if n) / len(labels)
+        b[0] += p
+        b[1] += bool(y)
+        b[2] += 1
+    return [(s / n, pos / n, n) for s, pos, n in totals if n]

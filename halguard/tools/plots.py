@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from halguard.errors import HalguardError
-from halguard.tools.metrics import auroc, expected_calibration_error
+from halguard.tools.metrics import auroc, expected_calibration_error, reliability_bins, threshold_counts
 
-__all__ = ["reliability_bins", "write_plots"]
+__all__ = ["write_plots"]
 
-_BINS = 10  # the reliability diagram's bins, the same ten equal-width bins as expected_calibration_error
 _MIN_CURVE_ROWS = 20
 
 
@@ -34,42 +33,16 @@ def _pyplot() -> Any:
 
 
 def _roc(labels: Sequence[bool], scores: Sequence[float]) -> tuple[list[float], list[float]]:
-    pairs = sorted(zip(scores, labels), reverse=True)
     pos = sum(labels)
     neg = len(labels) - pos
-    fpr, tpr, tp, fp = [0.0], [0.0], 0, 0
-    for k, (s, y) in enumerate(pairs):
-        tp, fp = tp + y, fp + (not y)
-        if k + 1 < len(pairs) and pairs[k + 1][0] == s:
-            continue
-        fpr.append(fp / neg)
-        tpr.append(tp / pos)
-    return fpr, tpr
+    points = threshold_counts(labels, scores)
+    return [0.0] + [fp / neg for _, _, fp in points], [0.0] + [tp / pos for _, tp, _ in points]
 
 
 def _pr(labels: Sequence[bool], scores: Sequence[float]) -> tuple[list[float], list[float]]:
-    pairs = sorted(zip(scores, labels), reverse=True)
     pos = sum(labels)
-    recall, precision, tp, fp = [], [], 0, 0
-    for k, (s, y) in enumerate(pairs):
-        tp, fp = tp + y, fp + (not y)
-        if k + 1 < len(pairs) and pairs[k + 1][0] == s:
-            continue
-        recall.append(tp / pos)
-        precision.append(tp / (tp + fp))
-    return recall, precision
-
-
-def reliability_bins(labels: Sequence[bool], probabilities: Sequence[float],
-                     bins: int = _BINS) -> list[tuple[float, float, int]]:
-    """(mean predicted probability, observed rate, rows) per non-empty equal-width bin."""
-    acc: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
-    for y, p in zip(labels, probabilities):
-        b = acc[min(int(p * bins), bins - 1)]
-        b[0] += p
-        b[1] += bool(y)
-        b[2] += 1
-    return [(s / n, k / n, int(n)) for _, (s, k, n) in sorted(acc.items())]
+    points = threshold_counts(labels, scores)
+    return [tp / pos for _, tp, _ in points], [tp / (tp + fp) for _, tp, fp in points]
 
 
 def _slices(preds: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
