@@ -4,7 +4,8 @@
 
     HalguardError                      base of everything halguard raises
     ├── InvalidInputError (ValueError)  a value halguard cannot check (bad option, malformed record)
-    │   └── CalibrationError            a calibration file or mapping that cannot be read or is malformed
+    │   ├── CalibrationError            a calibration file or mapping that cannot be read or is malformed
+    │   └── UnsafePathError             a folder others could write (a symlink, not the user's, group/other-writable)
     ├── InputTypeError (TypeError)      an argument of the wrong type (answer not a str, context not text)
     ├── ModelLoadError (RuntimeError)   the local model or an optional dependency is missing or broken
     ├── ProviderError (RuntimeError)    an LLM call failed for good (after retries, or past its deadline)
@@ -31,6 +32,7 @@ __all__ = [
     "InvalidInputError",
     "ModelLoadError",
     "ProviderError",
+    "UnsafePathError",
     "UnverifiedError",
 ]
 
@@ -45,6 +47,11 @@ class InvalidInputError(HalguardError, ValueError):
 
 class CalibrationError(InvalidInputError):
     """A calibration (``LocalVerifier(calibration=...)``) that cannot be read or lacks the expected fields."""
+
+
+class UnsafePathError(InvalidInputError):
+    """A folder halguard would trust (the response cache's) that another user could have written: a symlink, not
+    owned by the user, or writable by group or others. Refused, as ssh refuses such a ``~/.ssh``."""
 
 
 class InputTypeError(HalguardError, TypeError):

@@ -9,6 +9,12 @@ On disk the entries live in a folder of their own, ``<path>/halguard-cache-v1/``
 named by its digest (mode 0600, written to a fresh temporary file and renamed into place, never through a
 symlink). A key that is not a digest is hashed before it names a file, so no key can reach outside the folder,
 and :meth:`ResponseCache.clear` deletes only the digest-named files in it.
+
+A cache hit skips the LLM call, so whoever can write the folder decides the replies. ``path`` and its
+``halguard-cache-v1`` folder are created with mode 0700 when missing; an existing one is used only if it is a real
+folder (not a symlink), owned by the user and not writable by group or others, as ssh requires of ``~/.ssh``
+(:class:`~halguard.errors.UnsafePathError` otherwise). An entry file is read only if it is a regular file owned by
+the user, not a symlink, and no larger than a reply the cache could hold; anything else is a miss.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from halguard.util.files import read_private, write_private
+from halguard.util.files import private_dir, read_private, write_private
 from halguard.util.memo import BytesLRU
+from halguard.util.safejson import loads
 from halguard.util.options import require_positive_int
 
 __all__ = ["ResponseCache"]
@@ -29,6 +36,11 @@ __all__ = ["ResponseCache"]
 CACHE_VERSION = "halguard-cache-v1"
 _FOLDER = "halguard-cache-v1"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+# An entry file is {"value": reply} as JSON: at most 6 bytes per character of the reply (a control character
+# escaped as \u00XX; UTF-8 needs at most 4) plus the wrapper. A file larger than that for a reply of max_bytes
+# characters holds nothing this cache could remember, so it is not read.
+_JSON_BYTES_PER_CHAR = 6
+_ENTRY_OVERHEAD = 64
 
 
 def _text_bytes(key: str, value: str) -> int:
@@ -41,9 +53,13 @@ class ResponseCache:
 
     Args:
         path: A directory for the on-disk copy (entries go in its ``halguard-cache-v1`` folder); None keeps the
-            cache in memory only.
+            cache in memory only. Both folders are created 0700, or must already be private to the user.
         max_entries: In-memory entries kept (least recently used dropped first); disk is not pruned.
         max_bytes: In-memory characters kept (keys and replies), whatever the number of entries.
+
+    Raises:
+        UnsafePathError: ``path`` or its ``halguard-cache-v1`` folder is a symlink, is not owned by the user, or is
+            writable by group or others (planted replies would be read as hits).
     """
 
     def __init__(self, path: str | Path | None = None, *, max_entries: int = 10_000,
@@ -52,7 +68,8 @@ class ResponseCache:
         require_positive_int("max_bytes", max_bytes)
         self.path = Path(path) / _FOLDER if path is not None else None
         if self.path is not None:
-            self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(self.path.parent, what="cache folder")  # whoever can write it can swap the folder below
+            private_dir(self.path, what="cache folder")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._memory: BytesLRU[str, str] = BytesLRU(max_bytes, max_entries=max_entries, sizer=_text_bytes)
@@ -78,8 +95,9 @@ class ResponseCache:
             return value
         if self.path is not None:
             try:
-                value = json.loads(read_private(self._file(key)))["value"]
-            except (OSError, ValueError, KeyError, TypeError):
+                limit = _JSON_BYTES_PER_CHAR * self.max_bytes + _ENTRY_OVERHEAD
+                value = loads(read_private(self._file(key), limit))["value"]
+            except (OSError, ValueError, KeyError, TypeError):  # missing, planted, foreign, too big, not an entry
                 value = None
             if isinstance(value, str):
                 self._remember(key, value)
