@@ -17,7 +17,7 @@ import pytest
 
 from halguard import Detector, LocalVerifier, Verdict
 from halguard.audit import FieldMap, InputError, audit
-from halguard.audit.records import MAX_PASSAGES, content_id, iter_jsonl, record_from_row
+from halguard.audit.records import MAX_PASSAGES, iter_jsonl, record_from_row, row_identity
 from halguard.errors import InvalidInputError
 from halguard.tools.cli import main
 
@@ -46,15 +46,16 @@ def write_jsonl(path: Path, rows: list, extra_lines: tuple[str, ...] = ()) -> Pa
 def test_the_shapes_are_read_without_a_mapping():
     fields = FieldMap()
     dev = record_from_row(ROWS[0], file="f", line=1, fields=fields)
-    assert dev.row_id == "ok-1" and dev.contexts == [("p0", PASSAGE)] and dev.model == "m-a" and dev.cluster == "dates"
+    assert dev.id == "ok-1" and dev.row_id.startswith("ok-1#") and dev.contexts == [("p0", PASSAGE)] and dev.model == "m-a" and dev.cluster == "dates"
     handler = record_from_row({"run_id": "r1", "question": "q", "answer": "a", "verdict": {},
                                "contexts": [{"id": "wiki/eiffel", "text": PASSAGE}]}, file="f", line=2, fields=fields)
-    assert handler.row_id == "r1" and handler.sources == ["wiki/eiffel"]
+    assert handler.id == "r1" and handler.sources == ["wiki/eiffel"]
     llama = record_from_row({"query_str": "q", "response": "a", "source_nodes": [
         {"node": {"id_": "n1", "text": PASSAGE, "metadata": {}}, "score": 0.8},
         {"node": {"text": "Other.", "metadata": {"source": "s.pdf"}}, "score": 0.5}]}, file="f", line=3, fields=fields)
     assert llama.question == "q" and llama.answer == "a" and llama.sources == ["n1", "s.pdf"]
-    assert llama.row_id == content_id("q", "a", [("n1", PASSAGE), ("s.pdf", "Other.")])  # no id: a stable content id
+    assert llama.row_id == row_identity(None, question="q", answer="a", contexts=[("n1", PASSAGE), ("s.pdf", "Other.")])
+    assert llama.row_id.startswith("sha256:") and llama.id is None  # no id: a stable content id
 
 
 def test_a_mapping_reads_nested_exports():
@@ -98,14 +99,14 @@ def test_every_row_is_written_and_joins_its_claims(audited):
     result = audited[2]
     out = result.out_dir
     answers = pq.read_table(out / "answers").to_pylist()
-    by_id = {a["row_id"]: a for a in answers}
+    by_id = {a["id"]: a for a in answers}
     assert set(by_id) == {"ok-1", "bad-1", "xss", "empty"} and result.checked == 4
     assert by_id["ok-1"]["label"] == "supported" and by_id["bad-1"]["label"] == "hallucinated"
     assert by_id["empty"]["label"] == "unverified" and by_id["empty"]["error_code"] == "empty_answer"  # kept, not dropped
     assert by_id["bad-1"]["probability"] is not None and by_id["bad-1"]["profile"] == "short_answer"
     claims = pq.read_table(out / "claims").to_pylist()
-    assert {c["row_id"] for c in claims} <= set(by_id)
-    flagged = [c for c in claims if c["row_id"] == "bad-1"]
+    assert {c["row_id"] for c in claims} <= {a["row_id"] for a in answers}
+    flagged = [c for c in claims if c["row_id"] == by_id["bad-1"]["row_id"]]
     assert flagged and flagged[0]["status"] == "CONTRADICTION" and PASSAGE[:20] in flagged[0]["evidence_text"]
     assert by_id["bad-1"]["claims_total"] == len(flagged)
     assert [json.loads(line)["line"] for line in (out / "errors.jsonl").read_text().splitlines()] == [5]
@@ -136,7 +137,7 @@ def test_a_rerun_skips_what_is_done_and_checks_only_new_rows(audited):
     write_jsonl(tmp / "more.jsonl", [new, new])  # the same row twice: checked once
     more = audit([src, tmp / "more.jsonl"], first.out_dir, progress=False)
     assert (more.checked, more.skipped_done, more.duplicates) == (1, 4, 1)
-    ids = pq.read_table(first.out_dir / "answers", columns=["row_id"]).column("row_id").to_pylist()
+    ids = pq.read_table(first.out_dir / "answers", columns=["id"]).column("id").to_pylist()
     assert sorted(ids) == ["bad-1", "empty", "ok-1", "ok-2", "xss"]
     assert len((first.out_dir / "errors.jsonl").read_text().splitlines()) == 1  # merged, not repeated
 
@@ -161,7 +162,7 @@ class Exploding(Detector):
 def test_a_failing_check_is_an_unverified_row_and_an_interrupted_run_writes_nothing(tmp_path, verifier):
     src = write_jsonl(tmp_path / "in.jsonl", [ROWS[0], dict(ROWS[1], id="b", answer="boom it broke")])
     result = audit([src], tmp_path / "out", detector=Exploding, progress=False)
-    rows = {r["row_id"]: r for r in pq.read_table(tmp_path / "out" / "answers").to_pylist()}
+    rows = {r["id"]: r for r in pq.read_table(tmp_path / "out" / "answers").to_pylist()}
     assert rows["b"]["label"] == "unverified" and rows["b"]["error_code"] == "internal_error"
     assert "the detector broke" in rows["b"]["error_message"] and rows["ok-1"]["label"] == "supported"
     before = sorted(p.name for p in (tmp_path / "out" / "answers").iterdir())
@@ -169,8 +170,10 @@ def test_a_failing_check_is_an_unverified_row_and_an_interrupted_run_writes_noth
     with pytest.raises(KeyboardInterrupt):
         audit([tmp_path / "new.jsonl"], tmp_path / "out", detector=lambda: Exploding(interrupt=True), progress=False)
     assert sorted(p.name for p in (tmp_path / "out" / "answers").iterdir()) == before  # nothing half-written
+    assert not list((tmp_path / "out").glob(".staging-*"))  # the failed run removed its staging folder
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["answers"] == 2
     assert result.summary["answers"] == 2
+    (tmp_path / "out" / ".staging-killed").mkdir()  # what a run killed outright (SIGKILL) leaves
     audit([tmp_path / "new.jsonl"], tmp_path / "out", progress=False)  # the next run clears the dead staging folder
     assert not list((tmp_path / "out").glob(".staging-*"))
 
@@ -274,7 +277,7 @@ def test_the_report_renders_in_a_real_browser(audited, tmp_path):
     marks = re.findall(r'<mark class="span"[^>]*>([^<]*)</mark>', dom)
     assert any("1925" in m for m in marks) and any("500" in m for m in marks)  # the browser built the highlights
     assert "<script" not in dom.lower() and "<img src=\"x\"" not in dom  # the injected markup stayed text
-    assert 'data-row-id="bad-1"' in dom
+    assert re.search(r'data-row-id="bad-1#[0-9a-f]{32}"', dom)
     shot = tmp_path / "report.png"
     subprocess.run([CHROMIUM, *flags, "--window-size=1200,1600", f"--screenshot={shot}", url], capture_output=True,
                    timeout=90, check=True)
@@ -304,8 +307,8 @@ def crash_once(marker: str):
 @pytest.mark.timeout(420)
 def test_the_ray_engine_matches_the_local_one_and_survives_a_killed_actor(tmp_path, verifier):
     pytest.importorskip("ray", reason='the ray engine needs pip install "halguard[ray]"')
-    rows = [dict(ROWS[i % 2], id=f"r{i}") for i in range(12)] + [ROWS[3]]
-    src = write_jsonl(tmp_path / "in.jsonl", rows, ("{broken",))
+    rows = [dict(ROWS[i % 2], id=f"r{i}") for i in range(12)] + [ROWS[3], dict(ROWS[0], id=7), dict(ROWS[0], id="7")]
+    src = write_jsonl(tmp_path / "in.jsonl", rows, ("{broken", "[" * 100_000))
     local = audit([src], tmp_path / "local", progress=False)
     marker = tmp_path / "crashed"
     result = audit([src], tmp_path / "ray", engine="ray", num_actors=2, batch_size=4,
@@ -313,8 +316,14 @@ def test_the_ray_engine_matches_the_local_one_and_survives_a_killed_actor(tmp_pa
     assert marker.exists()  # an actor did die
     got = {r["row_id"]: r["label"] for r in pq.read_table(tmp_path / "ray" / "answers").to_pylist()}
     want = {r["row_id"]: r["label"] for r in pq.read_table(tmp_path / "local" / "answers").to_pylist()}
-    assert got == want and len(got) == 13 and result.checked == 13 == local.checked  # no row lost or doubled
-    assert result.input_errors == 1 and result.summary["unreadable_input_rows"] == 1
+    assert got == want and len(got) == 15 and result.checked == 15 == local.checked  # no row lost or doubled
+    assert result.input_errors == 2 and result.summary["unreadable_input_rows"] == 2  # the deep row too
+    assert result.id_collisions == local.id_collisions == 1  # 7 and "7": the same identity rule on both engines
+
+    def unreadable(out):
+        return [e for e in map(json.loads, (out / "errors.jsonl").read_text().splitlines()) if "kind" not in e]
+
+    assert unreadable(tmp_path / "ray") == unreadable(tmp_path / "local")  # same files, lines and messages
     assert str(os.getpid()) not in result.summary["workers"]  # checked in the actors, not in this process
     again = audit([src], tmp_path / "ray", engine="ray", num_actors=2, progress=False)  # resume, on Ray too
-    assert (again.checked, again.skipped_done) == (0, 13)
+    assert (again.checked, again.skipped_done) == (0, 15)

@@ -133,3 +133,151 @@ def test_item4_planted_reply_files_are_never_hits(tmp_path, monkeypatch):
         monkeypatch.setattr("halguard.llm.cache.private_dir", lambda *a, **k: None)
     fresh = ResponseCache(tmp_path)
     assert fresh.get(KEY) is None and fresh.misses == 1  # owned by someone else
+
+
+# -- item 3: the audit folder is private, and no row can stop a run or vanish ----------------------------------------
+
+pq = pytest.importorskip("pyarrow.parquet", reason='halguard audit needs pip install "halguard[audit]"')
+
+from halguard.audit import audit  # noqa: E402 - after the skip: pyarrow is an optional dependency
+from halguard.tools.cli import main  # noqa: E402
+
+PASSAGE = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres tall."
+GOOD = {"question": "When was the tower completed?", "context": [PASSAGE], "answer": "It was completed in 1889."}
+
+
+def write_lines(path: Path, lines: list) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def answers(out: Path) -> list[dict]:
+    return pq.read_table(out / "answers").to_pylist()
+
+
+def errors(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
+
+
+class StagingSpy:
+    """A detector factory that records the modes of everything under the staging folder while the run goes on."""
+
+    def __init__(self, out: Path) -> None:
+        self.out, self.seen = out, {}
+
+    def __call__(self):
+        from halguard import LocalVerifier
+
+        spy = self
+
+        class Spy(LocalVerifier):
+            def verify_batch(self, answers, contexts, *, questions=None):
+                for path in [*spy.out.glob(".staging-*"), *spy.out.glob(".staging-*/**/*")]:
+                    spy.seen[path.relative_to(spy.out).as_posix()] = (path.is_dir(), mode(path))
+                return super().verify_batch(answers, contexts, questions=questions)
+
+        return Spy()
+
+
+def test_item3_parquet_parts_are_private(tmp_path, open_umask, monkeypatch, verifier):
+    monkeypatch.setattr("halguard.audit.run._ROWS_PER_PART", 1)  # a raw part after each batch: the spy sees one
+    out = tmp_path / "out"
+    spy = StagingSpy(out)
+    src = write_lines(tmp_path / "in.jsonl", [dict(GOOD, id=f"r{i}") for i in range(3)] + ["{broken"])
+    audit([src], out, detector=spy, batch_size=1, progress=False)
+    assert mode(out) == 0o700
+    made = list(out.rglob("*"))
+    assert {p.name for p in made} >= {"answers", "claims", "errors.jsonl", "summary.json", "report.html"}
+    assert any(p.suffix == ".parquet" for p in made)
+    assert {p.relative_to(out).as_posix(): mode(p) for p in made} == {
+        p.relative_to(out).as_posix(): 0o700 if p.is_dir() else 0o600 for p in made}
+    assert any(name.endswith(".parquet") for name in spy.seen) and any(name.endswith("/raw") for name in spy.seen)
+    assert all(m == (0o700 if is_dir else 0o600) for is_dir, m in spy.seen.values()), spy.seen
+    # an older version's folder (0755 parts folders) is tightened on the next run
+    os.chmod(out / "answers", 0o755)
+    os.chmod(out / "claims", 0o755)
+    audit([write_lines(tmp_path / "more.jsonl", [dict(GOOD, id="new")])], out, progress=False)
+    assert mode(out / "answers") == mode(out / "claims") == 0o700
+
+
+def test_item3_a_100000_deep_row_goes_to_errors_and_the_run_goes_on(tmp_path, capsys, verifier):
+    src = write_lines(tmp_path / "in.jsonl", [
+        dict(GOOD, id="before"),
+        "[" * 100_000,                                          # too deep to parse (was: RecursionError, exit 2)
+        '{"id": "deep-object", "answer": "a", "context": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"id": "s", "answer": "It is 330 metres tall \\ud800.", "context": ["x"]}',  # no Parquet file can hold it
+        dict(GOOD, id="after"),
+    ])
+    code = main(["audit", str(src), "--out", str(tmp_path / "out"), "--quiet"])
+    assert code == 0  # as with any other bad row
+    assert "3 unreadable rows" in capsys.readouterr().out
+    assert sorted(a["id"] for a in answers(tmp_path / "out")) == ["after", "before"]
+    errs = {e["line"]: e["message"] for e in errors(tmp_path / "out")}
+    assert set(errs) == {2, 3, 4} and "deeper than 64" in errs[2] and "deeper than 64" in errs[3]
+    assert "Unicode" in errs[4] and all(e["file"] == str(src) for e in errors(tmp_path / "out"))
+    assert not list((tmp_path / "out").glob(".staging-*"))
+
+
+def test_item3_an_overlong_line_or_a_corrupt_parquet_file_is_an_error_not_a_crash(tmp_path, verifier):
+    from halguard.util.files import MAX_JSONL_LINE_BYTES
+
+    src = tmp_path / "in.jsonl"
+    with src.open("w") as fh:
+        fh.write(json.dumps(dict(GOOD, id="ok")) + "\n")
+        fh.write('{"id": "huge", "answer": "' + "x" * (MAX_JSONL_LINE_BYTES + 10) + '", "context": ["x"]}\n')
+        fh.write(json.dumps(dict(GOOD, id="ok-2")) + "\n")
+    corrupt = tmp_path / "parts"
+    corrupt.mkdir()
+    (corrupt / "bad.parquet").write_bytes(b"PAR1 not really parquet")
+    result = audit([src, corrupt], tmp_path / "out", progress=False)
+    assert result.checked == 2 and result.input_errors == 2
+    errs = {(Path(e["file"]).name, e["line"]): e["message"] for e in errors(tmp_path / "out")}
+    assert "over 16,777,216 bytes" in errs[("in.jsonl", 2)] and "Parquet" in errs[("bad.parquet", 1)]
+
+
+def test_item3_no_staging_is_left_behind_when_a_run_fails(tmp_path, verifier):
+    src = write_lines(tmp_path / "in.jsonl", [dict(GOOD, id="a")])
+
+    def broken():
+        msg = "the detector cannot be built"
+        raise RuntimeError(msg)
+
+    with pytest.raises(RuntimeError):
+        audit([src], tmp_path / "out", detector=broken, progress=False)
+    assert not list((tmp_path / "out").glob(".staging-*"))
+    assert main(["audit", str(src), "--out", str(tmp_path / "out2"), "--detector", "local", "--batch-size",
+                 "0"]) == 2  # refused before any folder is made
+    assert not (tmp_path / "out2").exists() or not list((tmp_path / "out2").glob(".staging-*"))
+
+
+def test_item3_ids_1_and_str_1_are_two_rows_and_the_collision_is_reported(tmp_path, verifier):
+    src = write_lines(tmp_path / "in.jsonl", [dict(GOOD, id=1), dict(GOOD, id="1"), dict(GOOD, id="1")])
+    result = audit([src], tmp_path / "out", progress=False)
+    rows = answers(tmp_path / "out")
+    assert result.checked == 2 and len(rows) == 2 and {r["id"] for r in rows} == {"1"}  # neither dropped
+    assert len({r["row_id"] for r in rows}) == 2 and result.duplicates == 1  # the exact repeat is written once
+    (collision,) = [e for e in errors(tmp_path / "out") if e.get("kind") == "id_collision"]
+    assert (collision["line"], collision["other_line"]) == (2, 1) and collision["id"] == "1"
+    assert {collision["row_id"], collision["other_row_id"]} == {r["row_id"] for r in rows}
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert s["id_collisions"] == 1 and s["unreadable_input_rows"] == 0 and result.id_collisions == 1
+
+
+def test_item3_an_id_reused_in_a_later_run_is_reported_and_resume_skips_exactly_what_is_done(tmp_path, verifier):
+    out = tmp_path / "out"
+    first = write_lines(tmp_path / "day1.jsonl", [dict(GOOD, id="req-7"), dict(GOOD, id="req-8")])
+    assert audit([first], out, progress=False).checked == 2
+    reused = dict(GOOD, id="req-7", answer="It was completed in 1925.")  # the app restarted its counter
+    second = write_lines(tmp_path / "day2.jsonl", [reused, dict(GOOD, id="req-9")])
+    again = audit([first, second], out, progress=False)
+    assert (again.checked, again.skipped_done, again.id_collisions) == (2, 2, 1)
+    rows = answers(out)
+    assert sorted(r["id"] for r in rows) == ["req-7", "req-7", "req-8", "req-9"]  # the reused id is not dropped
+    labels = {(r["id"], r["answer"]): r["label"] for r in rows}
+    assert labels[("req-7", reused["answer"])] == "hallucinated" and labels[("req-7", GOOD["answer"])] == "supported"
+    (collision,) = [e for e in errors(out) if e.get("kind") == "id_collision"]
+    assert (Path(collision["file"]).name, collision["line"]) == ("day2.jsonl", 1)
+    assert (Path(collision["other_file"]).name, collision["other_line"]) == ("day1.jsonl", 1)
+    third = audit([first, second], out, progress=False)  # resume: nothing new, nothing reported twice
+    assert (third.checked, third.skipped_done, third.id_collisions) == (0, 4, 0)
+    assert len(answers(out)) == 4 and json.loads((out / "summary.json").read_text())["id_collisions"] == 1

@@ -114,8 +114,8 @@ def _riskiest(store: AuditStore) -> str:
         return "<p>No answer was flagged.</p>"
     order = [("score", "descending"), ("row_id", "ascending")]
     top_ids = flagged.take(pc.sort_indices(flagged, sort_keys=order)[:RISKIEST]).column("row_id").to_pylist()
-    top = store.read("answers", ["row_id", "file", "line", "question", "answer", "score", "probability", "profile",
-                                 "model", "label", "spans_json"], row_ids=top_ids)
+    top = store.read("answers", ["row_id", "id", "file", "line", "question", "answer", "score", "probability",
+                                 "profile", "model", "label", "spans_json"], row_ids=top_ids)
     top = top.take(pc.sort_indices(top, sort_keys=order))
     claims = store.read("claims", row_ids=top.column("row_id").to_pylist()).to_pylist()
     by_row: dict[str, list[dict[str, Any]]] = {}
@@ -134,7 +134,8 @@ def _riskiest(store: AuditStore) -> str:
                         f'<td>{_e("; ".join(c["reasons"] or []))}{evidence}</td></tr>')
         probability = "" if r["probability"] is None else f", probability {r['probability']:.2f}"
         blocks.append(
-            f'<div class="risky" data-row-id="{_e(r["row_id"])}"><h3>{_e(r["row_id"])} — risk {r["score"]:.2f}'
+            f'<div class="risky" data-row-id="{_e(r["row_id"])}"><h3>{_e(r["id"] or r["row_id"])} — risk '
+            f'{r["score"]:.2f}'
             f'{probability} ({_e(r["profile"])}{", " + _e(r["model"]) if r["model"] else ""})</h3>'
             f'<p class="ev">{_e(r["file"])}:{r["line"]}</p>'
             f'{"<p><b>Question:</b> " + _e(r["question"]) + "</p>" if r["question"] else ""}'
@@ -155,7 +156,8 @@ def render_report(store: AuditStore, summary: dict[str, Any]) -> str:
              f'<span><b>{summary["hallucinated"]}</b>hallucinated</span>'
              f'<span><b>{_percent(rate)}</b>of those checked</span>'
              f'<span><b>{summary["unverified"]}</b>unverified</span>'
-             f'<span><b>{summary["unreadable_input_rows"]}</b>unreadable input rows</span></div>')
+             f'<span><b>{summary["unreadable_input_rows"]}</b>unreadable input rows</span>'
+             f'<span><b>{summary.get("id_collisions", 0)}</b>ids reused for other content</span></div>')
     reasons = "".join(f"<li>{_e(k)}: {v}</li>" for k, v in sorted(summary.get("unverified_reasons", {}).items()))
     slices = "".join(_rate_table(summary["by"].get(key, []), label) for key, label in (
         ("sources", "source"), ("model", "model"), ("cluster", "question cluster"), ("profile", "answer shape"),

@@ -10,6 +10,9 @@ commits the parts, the errors file, ``summary.json`` and ``report.html`` into th
   ``map_batches`` with :class:`RayVerifier`, a callable class holding one detector per actor (the model loads once
   per actor) → ``write_parquet``. Local mode on this machine by default; ``address`` joins a cluster. A crashed
   actor is restarted and its batch retried by Ray (``max_restarts`` / ``max_task_retries``), so no row is lost.
+
+Both engines read rows with :mod:`halguard.audit.records` (the same identity, the same errors). A run that fails for
+any reason removes its staging folder before the error reaches the caller; earlier results stay as they were.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import logging
 import math
 import os
+import stat
 import sys
 import time
 import warnings
@@ -30,6 +34,7 @@ from halguard.audit.records import AuditRecord, FieldMap, InputError, iter_jsonl
 from halguard.audit.store import AuditStore
 from halguard.audit.verify import BatchVerifier, DetectorSpec
 from halguard.errors import HalguardError, InvalidInputError
+from halguard.util.files import require_regular_file
 
 __all__ = ["DEFAULT_BATCH_SIZE", "AuditResult", "audit", "iter_records"]
 
@@ -55,6 +60,7 @@ class AuditResult:
     claims: int
     seconds: float
     summary: dict[str, Any]
+    id_collisions: int = 0
 
     @property
     def rows_per_second(self) -> float | None:
@@ -70,21 +76,48 @@ def _kind(path: Path) -> str:
     raise InvalidInputError(msg)
 
 
+def _check_input(path: Path) -> None:
+    """An input must be a folder of Parquet files or a regular file: a FIFO or a device is refused unread, without
+    blocking (a FIFO named ``log.jsonl`` with no writer would hang the run)."""
+    _kind(path)
+    if not path.is_dir():
+        try:
+            require_regular_file(path, what="input")
+        except OSError as exc:
+            msg = f"cannot read input {path}: {exc}"
+            raise InvalidInputError(msg) from exc
+
+
 def iter_records(paths: Sequence[Path], fields: FieldMap) -> Iterator[AuditRecord | InputError]:
-    """Every row of every input, in order (Parquet rows are numbered from 1 within their file)."""
+    """Every row of every input, in order (Parquet rows are numbered from 1 within their file).
+
+    A Parquet file that is not a regular file, or that cannot be read from some row on, is an
+    :class:`InputError` (its line is the first row not read) and the run goes on with the next file.
+    """
     for path in paths:
         if _kind(path) == "jsonl":
             yield from iter_jsonl(path, fields=fields)
             continue
-        import pyarrow.parquet as pq
-
         files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
         for f in files:
-            number = 0
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=1024):
-                for row in batch.to_pylist():
-                    number += 1
-                    yield record_from_row(row, file=str(f), line=number, fields=fields)
+            yield from _parquet_rows(f, fields)
+
+
+def _parquet_rows(path: Path, fields: FieldMap) -> Iterator[AuditRecord | InputError]:
+    import pyarrow.parquet as pq
+
+    number = 0
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO among the parts would block the reader
+            yield InputError(str(path), 0, "not a regular file; not read")
+            return
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=1024):
+            for row in batch.to_pylist():
+                number += 1
+                yield record_from_row(row, file=str(path), line=number, fields=fields)
+    except Exception as exc:  # noqa: BLE001 - a corrupt file is that file's error, not the run's
+        yield InputError(str(path), number + 1, f"cannot read Parquet from here on: {type(exc).__name__}: "
+                                                f"{str(exc)[:200]}")
 
 
 def audit(
@@ -116,7 +149,7 @@ def audit(
         msg = f"no such input: {', '.join(missing)}"
         raise InvalidInputError(msg)
     for p in paths:
-        _kind(p)
+        _check_input(p)
     if engine not in ("local", "ray"):
         msg = f"engine must be 'local' or 'ray', got {engine!r}"
         raise InvalidInputError(msg)
@@ -128,22 +161,35 @@ def audit(
     fields = fields or FieldMap()
     store = AuditStore(out_dir)
     store.open()
+    try:
+        return _audit(store, paths, fields, spec, engine=engine, address=address, num_actors=num_actors,
+                      batch_size=batch_size, report=report, progress=progress)
+    except BaseException:
+        store.discard()  # whatever failed (an interrupt too), no staging folder is left behind
+        raise
+
+
+def _audit(store: AuditStore, paths: Sequence[Path], fields: FieldMap, spec: DetectorSpec, *, engine: str,
+           address: str | None, num_actors: int | None, batch_size: int, report: bool,
+           progress: bool) -> AuditResult:
     done = store.done_ids()
     start = time.perf_counter()
     run = _run_local if engine == "local" else _run_ray
     counts = run(paths, fields, spec, store, done, batch_size=batch_size, address=address,
                  num_actors=num_actors, progress=progress)
     errors = counts.pop("errors")
-    n_answers, n_claims, repeated, unreadable = store.commit(errors)
-    counts["duplicates"] += repeated
+    committed = store.commit(errors)
+    counts["duplicates"] += committed.repeated
     seconds = time.perf_counter() - start
     from halguard.audit.summary import SUMMARY_COLUMNS, summarize
 
-    summary = summarize(store.read("answers", SUMMARY_COLUMNS), errors=unreadable)
-    summary["last_run"] = {"engine": engine, "checked": n_answers, "claims": n_claims,
+    summary = summarize(store.read("answers", SUMMARY_COLUMNS), errors=committed.unreadable,
+                        id_collisions=committed.collisions)
+    summary["last_run"] = {"engine": engine, "checked": committed.answers, "claims": committed.claims,
                            "seconds": round(seconds, 2), "skipped_done": counts["skipped_done"],
                            "duplicates": counts["duplicates"], "input_errors": len(errors),
-                           "rows_per_second": round(n_answers / seconds, 2) if seconds > 0 else None,
+                           "id_collisions": committed.new_collisions,
+                           "rows_per_second": round(committed.answers / seconds, 2) if seconds > 0 else None,
                            "detector": spec.name if isinstance(spec.name, str) else "custom",
                            "batch_size": batch_size, "num_actors": num_actors}
     store.write_text("summary.json", json.dumps(summary, indent=1) + "\n")
@@ -151,9 +197,10 @@ def audit(
         from halguard.audit.report import render_report
 
         store.write_text("report.html", render_report(store, summary))
-    return AuditResult(out_dir=store.root, engine=engine, checked=n_answers, skipped_done=counts["skipped_done"],
-                       duplicates=counts["duplicates"], input_errors=len(errors), claims=n_claims,
-                       seconds=round(seconds, 3), summary=summary)
+    return AuditResult(out_dir=store.root, engine=engine, checked=committed.answers,
+                       skipped_done=counts["skipped_done"], duplicates=counts["duplicates"], input_errors=len(errors),
+                       claims=committed.claims, seconds=round(seconds, 3), summary=summary,
+                       id_collisions=committed.new_collisions)
 
 
 # -- the in-process engine ----------------------------------------------------------------------------------------

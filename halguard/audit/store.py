@@ -4,14 +4,20 @@ Layout of ``DIR``::
 
     answers/part-<run>-<n>.parquet   one row per answer (ANSWER_SCHEMA), ``row_id`` to join
     claims/part-<run>-<n>.parquet    one row per claim (CLAIM_SCHEMA), ``row_id`` + ``claim_index``
-    errors.jsonl                     input rows that could not be read: file, line, message
+    errors.jsonl                     input rows that could not be read: file, line, message; and ids used by
+                                     two different rows (kind "id_collision", with the other row's file and line)
     summary.json                     totals, rates per slice, cost
     report.html                      the report (halguard.audit.report)
 
+Everything in it holds answers and evidence, so every file is created 0600 and every folder 0700 whatever the
+umask (``DIR`` itself too when the run creates it); ``answers/`` and ``claims/`` made by an older version are
+tightened to 0700.
+
 A run writes everything under ``DIR/.staging-<run>/`` first and moves finished files into place with
-``os.replace`` (atomic on one file system) only once the run is done; a run that dies leaves the earlier parts
-untouched and its staging folder behind, which the next run removes. Resume: rows whose ``row_id`` is already in
-``answers/`` are not checked again.
+``os.replace`` (atomic on one file system) only once the run is done; a run that fails removes its staging folder
+(:meth:`AuditStore.discard`), and one killed outright leaves it for the next run to remove, the earlier parts
+untouched either way. Resume: rows whose ``row_id`` (the caller's id and a digest of the content,
+:func:`~halguard.audit.records.row_identity`) is already in ``answers/`` are not checked again.
 """
 
 from __future__ import annotations
@@ -21,15 +27,20 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from halguard.audit.records import InputError
 from halguard.errors import HalguardError
-from halguard.util.files import write_private
+from halguard.util.files import chmod_private, write_private
+from halguard.util.safejson import loads
 
-__all__ = ["AuditStore", "answer_schema", "claim_schema", "raw_schema"]
+__all__ = ["AuditStore", "Committed", "answer_schema", "claim_schema", "raw_schema"]
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_COLLISION = "id_collision"
 
 
 def _pa() -> Any:
@@ -46,7 +57,8 @@ def _pa() -> Any:
 def _schemas() -> tuple[Any, Any, Any]:
     pa = _pa()
     answer_fields = [
-        ("row_id", pa.string()), ("file", pa.string()), ("line", pa.int64()), ("question", pa.string()),
+        ("row_id", pa.string()), ("id", pa.string()), ("file", pa.string()), ("line", pa.int64()),
+        ("question", pa.string()),
         ("answer", pa.string()), ("sources", pa.list_(pa.string())), ("model", pa.string()),
         ("timestamp", pa.string()), ("cluster", pa.string()), ("label", pa.string()), ("score", pa.float64()),
         ("probability", pa.float64()), ("profile", pa.string()), ("threshold", pa.float64()),
@@ -80,6 +92,36 @@ def claim_schema() -> Any:
     return _schemas()[2]
 
 
+def _private_folder(path: Path) -> None:
+    """Create ``path`` with mode 0700 whatever the umask, or set 0700 on the folder an earlier run made."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    chmod_private(path, 0o700)  # the umask may have taken bits off; an older version's folder may be 0755
+
+
+def _write_parquet(table: Any, path: Path) -> None:
+    """A Parquet file created 0600 (pyarrow would create it 0666 minus the umask), never through a symlink."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        _pa().parquet.write_table(table, fh)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """What :meth:`AuditStore.commit` did: the answers and claims this run wrote, the repeated rows it dropped (the
+    same identity twice), the unreadable rows and the id collisions now in ``errors.jsonl`` (every run's), and the
+    collisions this run found."""
+
+    answers: int
+    claims: int
+    repeated: int
+    unreadable: int
+    collisions: int
+    new_collisions: int
+
+
 class AuditStore:
     """One audit output folder (see the module docstring)."""
 
@@ -91,23 +133,33 @@ class AuditStore:
         self.run_id = uuid.uuid4().hex[:12]
         self.staging = self.root / f".staging-{self.run_id}"
         self._parts = 0
+        self._prior_ids: set[str] = set()  # the caller ids of the rows earlier runs wrote (done_ids)
 
     # -- before a run ----------------------------------------------------------------------------------------------
 
     def open(self) -> None:
         """Create the folder and this run's staging folder; remove the staging folders of runs that died."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.root.exists():
+            self.root.parent.mkdir(parents=True, exist_ok=True)
+            _private_folder(self.root)
         for old in self.root.glob(".staging-*"):
             shutil.rmtree(old, ignore_errors=True)
-        (self.staging / "raw").mkdir(parents=True)
+        _private_folder(self.staging)
+        _private_folder(self.staging / "raw")
+
+    def discard(self) -> None:
+        """Remove this run's staging folder (a run that failed); what earlier runs wrote stays."""
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     def done_ids(self) -> set[str]:
-        """The ``row_id`` of every answer already written (a rerun skips them)."""
+        """The ``row_id`` of every answer already written (a rerun skips them); their caller ids are kept for the
+        commit, which reports an id reused with other content."""
         pa = _pa()
         done: set[str] = set()
         for part in sorted((self.root / "answers").glob("*.parquet")):
-            table = pa.parquet.read_table(part, columns=["row_id"])
+            table = pa.parquet.read_table(part, columns=["row_id", "id"], schema=answer_schema())
             done.update(table.column("row_id").to_pylist())
+            self._prior_ids.update(i for i in table.column("id").to_pylist() if i is not None)
         return done
 
     # -- during a run ----------------------------------------------------------------------------------------------
@@ -118,32 +170,47 @@ class AuditStore:
             return
         pa = _pa()
         table = pa.Table.from_pylist(list(rows), schema=raw_schema())
-        pa.parquet.write_table(table, self.staging / "raw" / f"part-{self._parts:05d}.parquet")
+        _write_parquet(table, self.staging / "raw" / f"part-{self._parts:05d}.parquet")
         self._parts += 1
 
     # -- after a run -----------------------------------------------------------------------------------------------
 
-    def commit(self, errors: Iterable[InputError]) -> tuple[int, int, int, int]:
+    def commit(self, errors: Iterable[InputError]) -> Committed:
         """Split the raw parts into answers and claims, move them into place, merge the errors file.
 
-        A ``row_id`` met again (the Ray engine checks a repeated row twice) is written once, the first time.
-        Returns the answers and claims written by this run, the repeated rows dropped, and the unreadable input rows
-        now in ``errors.jsonl`` (every run's).
+        A row met again with the same identity (a repeated line; the Ray engine checks it twice) is written once,
+        the first time. A caller id met with another identity, in this run or an earlier one, is a collision: both
+        rows are kept, and the later one gets an ``id_collision`` entry in ``errors.jsonl`` naming the other's file
+        and line.
         """
         pa = _pa()
         answers_schema, claims_schema = answer_schema(), claim_schema()
         out = {"answers": self.staging / "answers", "claims": self.staging / "claims"}
         for folder in out.values():
-            folder.mkdir(exist_ok=True)
+            _private_folder(folder)
         n_answers = n_claims = repeated = 0
         seen: set[str] = set()
+        first: dict[str, tuple[str, str, int]] = {}  # caller id -> (row_id, file, line) of its first row this run
+        collisions: list[dict[str, Any]] = []
+        earlier: dict[str, list[dict[str, Any]]] = {}  # caller id -> this run's rows that reuse an earlier run's id
         for k, part in enumerate(sorted((self.staging / "raw").rglob("*.parquet"))):
             table = pa.parquet.read_table(part)
-            ids = table.column("row_id").to_pylist()
             keep = []
-            for row_id in ids:
+            for row_id, caller, file, line in zip(*(table.column(c).to_pylist() for c in ("row_id", "id", "file",
+                                                                                         "line"))):
                 keep.append(row_id not in seen)
+                if not keep[-1]:
+                    continue
                 seen.add(row_id)
+                if caller is None:
+                    continue
+                here = {"file": file, "line": line, "id": caller, "row_id": row_id}
+                other = first.setdefault(caller, (row_id, file, line))
+                if other[0] != row_id:
+                    collisions.append({**here, "other_row_id": other[0], "other_file": other[1],
+                                       "other_line": other[2]})
+                elif caller in self._prior_ids:
+                    earlier.setdefault(caller, []).append(here)
             if not all(keep):
                 repeated += keep.count(False)
                 table = table.filter(pa.array(keep))
@@ -151,37 +218,65 @@ class AuditStore:
                 continue
             claims = []
             for row_id, blob in zip(table.column("row_id").to_pylist(), table.column("claims_json").to_pylist()):
-                for i, claim in enumerate(json.loads(blob or "[]")):
+                for i, claim in enumerate(json.loads(blob or "[]")):  # written by BatchVerifier, not user input
                     claims.append({"row_id": row_id, "claim_index": i, **claim})
             answers = table.select(answers_schema.names).cast(answers_schema)
-            pa.parquet.write_table(answers, out["answers"] / f"part-{self.run_id}-{k:05d}.parquet")
+            _write_parquet(answers, out["answers"] / f"part-{self.run_id}-{k:05d}.parquet")
             n_answers += answers.num_rows
             if claims:
-                pa.parquet.write_table(pa.Table.from_pylist(claims, schema=claims_schema),
-                                       out["claims"] / f"part-{self.run_id}-{k:05d}.parquet")
+                _write_parquet(pa.Table.from_pylist(claims, schema=claims_schema),
+                               out["claims"] / f"part-{self.run_id}-{k:05d}.parquet")
                 n_claims += len(claims)
-        unreadable = self._merge_errors(errors)
+        collisions += self._earlier_collisions(earlier)
+        unreadable, n_collisions = self._merge_errors(errors, collisions)
         for name, folder in out.items():
-            (self.root / name).mkdir(exist_ok=True)
+            _private_folder(self.root / name)
             for f in sorted(folder.glob("*.parquet")):
                 os.replace(f, self.root / name / f.name)
         shutil.rmtree(self.staging, ignore_errors=True)
-        return n_answers, n_claims, repeated, unreadable
+        return Committed(n_answers, n_claims, repeated, unreadable, n_collisions, len(collisions))
 
-    def _merge_errors(self, errors: Iterable[InputError]) -> int:
+    def _earlier_collisions(self, earlier: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """This run's rows whose caller id an earlier run wrote with other content, each with that earlier row."""
+        if not earlier:
+            return []
+        before: dict[str, dict[str, Any]] = {}
+        for r in self.read("answers", ["id", "row_id", "file", "line"], ids=list(earlier)).to_pylist():
+            before.setdefault(r["id"], r)
+        out = []
+        for caller, rows in earlier.items():
+            other = before.get(caller)
+            for here in rows:
+                if other is not None and other["row_id"] != here["row_id"]:
+                    out.append({**here, "other_row_id": other["row_id"], "other_file": other["file"],
+                                "other_line": other["line"]})
+        return out
+
+    def _merge_errors(self, errors: Iterable[InputError],
+                      collisions: Iterable[dict[str, Any]]) -> tuple[int, int]:
+        """Merge this run's unreadable rows and collisions into ``errors.jsonl``; returns how many of each it holds."""
         merged: dict[tuple[str, int], dict[str, Any]] = {}
         path = self.root / "errors.jsonl"
         if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    e = json.loads(line)
-                    merged[(e["file"], e["line"])] = e
-                except (ValueError, KeyError, TypeError):
-                    continue
+            with path.open("rb") as fh:  # this folder's own file: one entry a line
+                for line in fh:
+                    try:
+                        e = loads(line)
+                        merged[(e["file"], e["line"])] = e
+                    except (ValueError, KeyError, TypeError):
+                        continue
         for e in errors:
             merged[(e.file, e.line)] = {"file": e.file, "line": e.line, "message": e.message}
-        self.write_text("errors.jsonl", "".join(json.dumps(e) + "\n" for _, e in sorted(merged.items())))
-        return len(merged)
+        for c in collisions:
+            message = (f"id {c['id']!r} is also used by {c['other_file']}:{c['other_line']} for other content; "
+                       "both rows were checked and kept (row_id tells them apart)")
+            merged[(c["file"], c["line"])] = {"file": c["file"], "line": c["line"], "kind": _COLLISION,
+                                              "message": message, **{k: c[k] for k in (
+                                                  "id", "row_id", "other_file", "other_line", "other_row_id")}}
+        self.write_text("errors.jsonl", "".join(json.dumps(e) + "\n" for _, e in sorted(
+            merged.items(), key=lambda item: (str(item[0][0]), _as_int(item[0][1])))))
+        n_collisions = sum(1 for e in merged.values() if isinstance(e, dict) and e.get("kind") == _COLLISION)
+        return len(merged) - n_collisions, n_collisions
 
     def write_text(self, name: str, text: str) -> Path:
         """Write a file of the folder atomically (a temporary name, then a rename), private to the user: the
@@ -190,9 +285,11 @@ class AuditStore:
         write_private(target, text)
         return target
 
-    def read(self, table: str, columns: Sequence[str] | None = None, *, row_ids: Sequence[str] | None = None) -> Any:
+    def read(self, table: str, columns: Sequence[str] | None = None, *, row_ids: Sequence[str] | None = None,
+             ids: Sequence[str] | None = None) -> Any:
         """All parts of ``answers`` or ``claims`` as one pyarrow Table: only ``columns`` and only the rows of
-        ``row_ids``, if given (both pushed down to the Parquet reader, so a report never loads every claim)."""
+        ``row_ids`` (or of the caller ``ids``, answers only), if given (pushed down to the Parquet reader, so a
+        report never loads every claim)."""
         pa = _pa()
         schema = answer_schema() if table == "answers" else claim_schema()
         parts = sorted((self.root / table).glob("*.parquet"))
@@ -200,5 +297,11 @@ class AuditStore:
         if not parts:
             return schema.empty_table() if cols is None else schema.empty_table().select(cols)
         filters = None if row_ids is None else [("row_id", "in", list(row_ids))]
+        if ids is not None:
+            filters = [*(filters or []), ("id", "in", list(ids))]
         return pa.concat_tables([pa.parquet.read_table(p, columns=cols, filters=filters, schema=schema)
                                  for p in parts])
+
+
+def _as_int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

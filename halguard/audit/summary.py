@@ -51,8 +51,9 @@ def time_series(table: Any) -> list[dict[str, Any]]:
     return sorted(_rates(sub, "timestamp"), key=lambda r: r["value"])
 
 
-def summarize(table: Any, *, errors: int) -> dict[str, Any]:
-    """The summary of an answers table (every run written to the folder so far)."""
+def summarize(table: Any, *, errors: int, id_collisions: int = 0) -> dict[str, Any]:
+    """The summary of an answers table (every run written to the folder so far); ``errors`` unreadable input rows and
+    ``id_collisions`` rows whose id another row with other content used (both kept), from ``errors.jsonl``."""
     import pyarrow.compute as pc
 
     labels = table.column("label")
@@ -70,7 +71,7 @@ def summarize(table: Any, *, errors: int) -> dict[str, Any]:
         workers = {str(p): {"answers": c, "peak_rss_mb": r} for p, r, c in zip(
             *(agg.column(k).to_pylist() for k in ("worker_pid", "worker_rss_mb_max", "row_id_count")))}
     return {
-        "answers": n, **counts, "unreadable_input_rows": errors,
+        "answers": n, **counts, "unreadable_input_rows": errors, "id_collisions": id_collisions,
         "hallucination_rate": round(counts["hallucinated"] / checked, 4) if checked else None,
         "unverified_rate": round(counts["unverified"] / n, 4) if n else None,
         "unverified_reasons": reasons,

@@ -28,7 +28,7 @@ DEFAULT_LLM_CONCURRENCY = 4
 # What the claims column keeps per claim: the best evidence only (the report shows it beside the claim).
 _EVIDENCE_CHARS = 600
 
-ANSWER_COLUMNS = ("row_id", "file", "line", "question", "answer", "sources", "model", "timestamp", "cluster",
+ANSWER_COLUMNS = ("row_id", "id", "file", "line", "question", "answer", "sources", "model", "timestamp", "cluster",
                   "label", "score", "probability", "profile", "threshold", "error_code", "error_message",
                   "claims_total", "claims_flagged", "spans_json", "claims_json", "detector", "latency_ms",
                   "worker_pid", "worker_rss_mb")
@@ -131,7 +131,7 @@ def _row(record: AuditRecord, verdict: Verdict, latency_ms: float, rss_mb: float
     spans = [{"start": s.start, "end": s.end, "reason": s.reason} for s in verdict.spans]
     error = verdict.errors[0] if verdict.errors else None
     return {
-        "row_id": record.row_id, "file": record.file, "line": record.line, "question": record.question,
+        "row_id": record.row_id, "id": record.id, "file": record.file, "line": record.line, "question": record.question,
         "answer": record.answer, "sources": record.sources, "model": record.model, "timestamp": record.timestamp,
         "cluster": record.cluster, "label": verdict.label, "score": verdict.score,
         "probability": verdict.probability, "profile": verdict.profile, "threshold": verdict.threshold,
