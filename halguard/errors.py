@@ -5,7 +5,8 @@
     HalguardError                      base of everything halguard raises
     ├── InvalidInputError (ValueError)  a value halguard cannot check (bad option, malformed record)
     │   ├── CalibrationError            a calibration file or mapping that cannot be read or is malformed
-    │   └── UnsafePathError             a folder others could write (a symlink, not the user's, group/other-writable)
+    │   ├── InputTooLargeError          a file or stdin over its documented size limit (never read whole)
+    │   └── UnsafePathError             a folder others could write (a link, another user's, group/other-writable)
     ├── InputTypeError (TypeError)      an argument of the wrong type (answer not a str, context not text)
     ├── ModelLoadError (RuntimeError)   the local model or an optional dependency is missing or broken
     ├── ProviderError (RuntimeError)    an LLM call failed for good (after retries, or past its deadline)
@@ -28,6 +29,7 @@ __all__ = [
     "CalibrationError",
     "HallucinationError",
     "HalguardError",
+    "InputTooLargeError",
     "InputTypeError",
     "InvalidInputError",
     "ModelLoadError",
@@ -47,6 +49,11 @@ class InvalidInputError(HalguardError, ValueError):
 
 class CalibrationError(InvalidInputError):
     """A calibration (``LocalVerifier(calibration=...)``) that cannot be read or lacks the expected fields."""
+
+
+class InputTooLargeError(InvalidInputError):
+    """A file or stream over its documented size limit: refused from its size, or once one byte past the limit was
+    read, never read whole."""
 
 
 class UnsafePathError(InvalidInputError):

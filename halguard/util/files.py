@@ -23,9 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from halguard.errors import InvalidInputError, UnsafePathError
+from halguard.errors import InputTooLargeError, InvalidInputError, UnsafePathError
 
 __all__ = [
+    "MAX_JSONL_LINE_BYTES",
     "append_private",
     "check_private_dir",
     "chmod_private",
@@ -42,6 +43,11 @@ __all__ = [
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# The longest line of a JSONL data file that is read (halguard audit, bench, calibrate). A row at the local verifier's
+# limits, a 100,000-character answer and 1,000,000 characters of context, takes at most 1.1 M x 12 bytes as JSON (a
+# character outside the BMP written as a pair of \uXXXX escapes), about 13.2 MB; 16 MiB holds it with its other
+# fields. A longer line is reported and skipped, never held whole.
+MAX_JSONL_LINE_BYTES = 16 * 2**20
 # Bytes read per call while skipping the rest of an overlong line: large enough to skip fast, small enough that the
 # skip holds no more than this in memory.
 _SKIP_CHUNK = 1 << 20
@@ -58,7 +64,7 @@ def read_private(path: str | Path, limit: int | None = None) -> str:
     """The text of a file halguard wrote for this user (a cache entry).
 
     Anything else raises ``OSError``: a symlink, a file that is not regular (a planted FIFO would otherwise block
-    the read for ever), or one owned by another user; ``limit`` bytes at most (:class:`InvalidInputError` beyond).
+    the read for ever), or one owned by another user; ``limit`` bytes at most (:class:`InputTooLargeError` beyond).
     """
     fd = open_regular(path, follow_symlinks=False)
     try:
@@ -183,7 +189,7 @@ def _read_fd(fd: int, limit: int | None, name: str, what: str = "file") -> bytes
     size = os.fstat(fd).st_size
     if limit is not None and size > limit:
         msg = f"{what} {name} has {size:,} bytes, over the limit of {limit:,}; not read"
-        raise InvalidInputError(msg)
+        raise InputTooLargeError(msg)
     chunks, total = [], 0
     want = (limit + 1) if limit is not None else None
     while want is None or total < want:
@@ -194,7 +200,7 @@ def _read_fd(fd: int, limit: int | None, name: str, what: str = "file") -> bytes
         total += len(chunk)
     if limit is not None and total > limit:  # the file grew, or reports no size (/proc)
         msg = f"{what} {name} holds more than the limit of {limit:,} bytes; not read"
-        raise InvalidInputError(msg)
+        raise InputTooLargeError(msg)
     return b"".join(chunks)
 
 
@@ -202,8 +208,9 @@ def read_bytes_limited(path: str | Path, limit: int, *, follow_symlinks: bool = 
     """The bytes of the regular file ``path``, if it holds at most ``limit``.
 
     Raises:
-        InvalidInputError: not a regular file, or over ``limit`` bytes (checked from its size before any read, and
-            again on the bytes read: at most ``limit + 1`` are).
+        InvalidInputError: not a regular file.
+        InputTooLargeError: over ``limit`` bytes (checked from its size before any read, and again on the bytes
+            read: at most ``limit + 1`` are).
         OSError: it cannot be opened or read.
     """
     fd = open_regular(path, follow_symlinks=follow_symlinks, what=what)
@@ -224,7 +231,7 @@ def read_stream_limited(stream: BinaryIO, limit: int, *, what: str = "stdin") ->
     ``limit + 1`` bytes at most are read: a longer stream (``yes | ...``) is refused as soon as that many arrived.
 
     Raises:
-        InvalidInputError: the stream holds more than ``limit`` bytes.
+        InputTooLargeError: the stream holds more than ``limit`` bytes.
     """
     chunks, total = [], 0
     while total <= limit:
@@ -235,7 +242,7 @@ def read_stream_limited(stream: BinaryIO, limit: int, *, what: str = "stdin") ->
         total += len(chunk)
     if total > limit:
         msg = f"{what} holds more than the limit of {limit:,} bytes; not read"
-        raise InvalidInputError(msg)
+        raise InputTooLargeError(msg)
     return b"".join(chunks)
 
 
