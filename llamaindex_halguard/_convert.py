@@ -9,12 +9,16 @@ from contextvars import ContextVar
 from typing import Any
 
 from llama_index.core.instrumentation.span import active_span_id
+from llama_index.core.response_synthesizers import Accumulate, BaseSynthesizer
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from halguard.schema import METADATA_KEY, ClaimVerdict, SkippedSource, Verdict
 from halguard.text.contexts import Source
 
 __all__ = [
+    "ACCUMULATE_SEPARATOR",
+    "accumulate_framing",
+    "accumulating",
     "annotate_nodes",
     "evidence_nodes",
     "guarding",
@@ -55,6 +59,66 @@ _GENERATED_MARK = "\nResponse: "
 
 def _is_generated(nws: NodeWithScore, text: str) -> bool:
     return text.startswith(_GENERATED_PREFIX) and _GENERATED_MARK in text and not nws.node.relationships
+
+
+# Accumulate and CompactAndAccumulate (response_mode="accumulate" | "compact_accumulate") answer once per chunk and
+# join the answers as "Response 1: ...\n---------------------\nResponse 2: ...", writing "Empty Response" for an empty
+# one (llama_index.core.response_synthesizers.accumulate, the default `separator`). The labels, the separator line
+# and the placeholder are LlamaIndex's framing, not the LLM's claims: checked as text, every grounded answer was
+# flagged ("Response", "1" found nowhere in the context).
+ACCUMULATE_SEPARATOR = "\n---------------------\n"
+_EMPTY_PART = "Empty Response"
+
+
+def accumulate_framing(text: str, accumulated: bool | None) -> list[tuple[int, int]]:
+    """The spans of LlamaIndex's accumulate framing in ``text`` (labels, separator lines, placeholders), or [].
+
+    The framing is recognised only in its exact shape: parts numbered ``Response 1:``, ``Response 2:``... in order
+    from the first character, joined by :data:`ACCUMULATE_SEPARATOR`; anything else is the answer's own text and
+    is checked. Only the labels, the dashes of each separator line and a whole-part "Empty Response" are returned:
+    every character of each part's answer stays in the check.
+
+    Args:
+        text: The answer as the engine returned it.
+        accumulated: True when the engine's synthesizer is an accumulating one, False when it is known to be
+            another (nothing is framing then: an LLM that writes "Response 1:" is checked as written), None when
+            unknown (a wrapped or custom engine, an evaluator): then at least two parts are needed, as one
+            "Response 1: ..." without a separator cannot be told from an answer that begins so.
+    """
+    if accumulated is False or not text.startswith("Response 1:"):
+        return []
+    parts = text.split(ACCUMULATE_SEPARATOR)
+    if len(parts) < 2 and accumulated is not True:
+        return []
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for number, part in enumerate(parts, 1):
+        label = f"Response {number}:"
+        body = part[len(label):]
+        if not part.startswith(label) or (body and not body.startswith(" ")):
+            return []  # not LlamaIndex's numbering: the answer's own text
+        spans.append((offset, offset + len(label)))
+        if body.strip() == _EMPTY_PART:
+            lead = len(body) - len(body.lstrip())
+            spans.append((offset + len(label) + lead, offset + len(label) + lead + len(_EMPTY_PART)))
+        offset += len(part)
+        if number < len(parts):  # the dashes only: the line breaks around them keep the parts apart
+            spans.append((offset + 1, offset + len(ACCUMULATE_SEPARATOR) - 1))
+            offset += len(ACCUMULATE_SEPARATOR)
+    return spans
+
+
+def accumulating(engine: Any) -> bool | None:
+    """Whether ``engine`` answers through an accumulating synthesizer (``Accumulate``, ``CompactAndAccumulate``).
+
+    Read from the engine's synthesizer, as LlamaIndex's own chat engines read it (``_response_synthesizer``: a
+    ``RetrieverQueryEngine``, ``CitationQueryEngine``, ``SubQuestionQueryEngine``). None when the engine has none
+    to read (a custom or composite engine): :func:`accumulate_framing` then asks for the full framing.
+    """
+    synthesizer = getattr(engine, "_response_synthesizer", None)
+    if not isinstance(synthesizer, BaseSynthesizer):
+        return None
+    return isinstance(synthesizer, Accumulate)
 
 
 def evidence_nodes(nodes: list[NodeWithScore] | None) -> tuple[list[NodeWithScore], list[SkippedSource]]:

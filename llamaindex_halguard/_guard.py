@@ -13,10 +13,10 @@ from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.active.repair import arepair_decision, repair_decision
 from halguard.policy import GuardDecision, decide, declined, refuse_to_retype, validate_policy
-from halguard.schema import RequestInfo, SkippedSource, Verdict
+from halguard.schema import RequestInfo, SkippedSentence, SkippedSource, Verdict
 from halguard.text.claims import is_non_answer
 from halguard.text.structured import is_structured, question_with_fields, render_structured
-from llamaindex_halguard._convert import evidence_nodes, nodes_to_contexts, request_id
+from llamaindex_halguard._convert import accumulate_framing, evidence_nodes, nodes_to_contexts, request_id
 from llamaindex_halguard.events import dispatch_verdict
 
 __all__ = ["Checked", "GuardCore", "answer_text"]
@@ -36,6 +36,9 @@ class Checked:
         contexts: The evidence nodes as halguard Sources.
         skipped: Nodes that are not evidence (the LLM's own intermediate answers).
         request: The request id (the guard's span id).
+        accumulated: Whether the engine joins one answer per chunk with LlamaIndex's accumulate framing
+            ("Response 1: ..."): True, False, or None when unknown (see
+            :func:`~llamaindex_halguard._convert.accumulate_framing`).
     """
 
     question: str | None
@@ -45,6 +48,7 @@ class Checked:
     contexts: list[Any]
     skipped: list[SkippedSource]
     request: str
+    accumulated: bool | None = None
 
 
 def answer_text(answer: Any) -> str:
@@ -52,6 +56,69 @@ def answer_text(answer: Any) -> str:
     if is_structured(answer):
         return render_structured(answer)
     return "" if answer is None else str(answer)
+
+
+FRAMING_REASON = "LlamaIndex's accumulate framing (response_mode='accumulate'), not part of any answer"
+
+
+class Unframed(Detector):
+    """A detector that checks an answer with LlamaIndex's accumulate framing left out.
+
+    The framing (:func:`~llamaindex_halguard._convert.accumulate_framing`) is replaced by spaces of the same length,
+    so every offset in the verdict is the returned answer's, and each piece is listed in ``verdict.skipped``; the
+    answers between the labels are checked as they are. Made for one check (it holds that answer's
+    ``accumulated``): a guard's repair checks its repaired text through it too.
+
+    Args:
+        inner: The detector that checks.
+        accumulated: True, False or None (unknown), as :func:`accumulate_framing` takes it.
+    """
+
+    def __init__(self, inner: Detector, accumulated: bool | None) -> None:
+        self.inner = inner
+        self.accumulated = accumulated
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.inner.name
+
+    @property
+    def threshold(self) -> float:  # type: ignore[override]
+        return self.inner.threshold
+
+    def warm_up(self) -> float:
+        return self.inner.warm_up()
+
+    def _framing(self, answer: Any) -> list[tuple[int, int]]:
+        return accumulate_framing(answer, self.accumulated) if isinstance(answer, str) else []
+
+    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        spans = self._framing(answer)
+        if not spans:
+            return self.inner.verify(answer, contexts, question=question)
+        return _framing_skipped(self.inner.verify(_blank(answer, spans), contexts, question=question), answer, spans)
+
+    async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
+        spans = self._framing(answer)
+        if not spans:
+            return await self.inner.averify(answer, contexts, question=question)
+        verdict = await self.inner.averify(_blank(answer, spans), contexts, question=question)
+        return _framing_skipped(verdict, answer, spans)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by as many spaces (the spans hold no line break)."""
+    out, cursor = [], 0
+    for start, end in spans:
+        out += [text[cursor:start], " " * (end - start)]
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _framing_skipped(verdict: Verdict, answer: str, spans: list[tuple[int, int]]) -> Verdict:
+    framing = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=FRAMING_REASON) for s, e in spans]
+    return verdict.model_copy(update={"skipped": sorted([*verdict.skipped, *framing], key=lambda k: k.start)})
 
 
 class GuardCore:
@@ -81,10 +148,11 @@ class GuardCore:
         self.source = source
 
     def prepare(self, question: str | None, answer: Any, nodes: list[NodeWithScore] | None, *,
-                request: str | None = None) -> Checked:
+                request: str | None = None, accumulated: bool | None = None) -> Checked:
         """What to check: the answer's text (a structured answer rendered), and the nodes that are evidence.
 
-        ``request`` is the request id (default: the current span's id).
+        ``request`` is the request id (default: the current span's id). ``accumulated``: whether the engine's
+        synthesizer accumulates (:func:`~llamaindex_halguard._convert.accumulating`; None: unknown).
         """
         structured = is_structured(answer)
         text = answer_text(answer)
@@ -92,7 +160,11 @@ class GuardCore:
         kept, skipped = evidence_nodes(nodes)
         contexts = nodes_to_contexts(kept, embedding_model=self.embedding_model)
         return Checked(question, text, structured, check_question or None, contexts, skipped,
-                       request or request_id())
+                       request or request_id(), False if structured else accumulated)
+
+    def detector_for(self, c: Checked) -> Detector:
+        """The detector for ``c``: the guard's, leaving LlamaIndex's accumulate framing out unless it cannot be."""
+        return self.detector if c.accumulated is False else Unframed(self.detector, c.accumulated)
 
     def _internal_error(self, exc: BaseException) -> Verdict:
         logger.warning("halguard check failed: %s: %s", type(exc).__name__, exc)
@@ -115,7 +187,7 @@ class GuardCore:
     def verify(self, c: Checked, *, dispatch: bool = True) -> Verdict:
         """Check ``c``; a failure inside the check is ``unverified`` (``internal_error``), bad input raises."""
         try:
-            verdict = self.detector.verify(c.text, c.contexts, question=c.check_question)
+            verdict = self.detector_for(c).verify(c.text, c.contexts, question=c.check_question)
         except (InvalidInputError, InputTypeError):
             raise
         except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into "unverified"
@@ -128,7 +200,7 @@ class GuardCore:
     async def averify(self, c: Checked, *, dispatch: bool = True) -> Verdict:
         """Async twin of :meth:`verify`."""
         try:
-            verdict = await self.detector.averify(c.text, c.contexts, question=c.check_question)
+            verdict = await self.detector_for(c).averify(c.text, c.contexts, question=c.check_question)
         except (InvalidInputError, InputTypeError):
             raise
         except Exception as exc:  # noqa: BLE001
@@ -143,7 +215,7 @@ class GuardCore:
         if decision.action != "repair":
             return decision
         text, verdict = repair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
-                                        detector=self.detector, on_unverified=self.on_unverified)
+                                        detector=self.detector_for(c), on_unverified=self.on_unverified)
         return GuardDecision("repair", verdict, text)
 
     async def arepair(self, decision: GuardDecision, c: Checked) -> GuardDecision:
@@ -151,7 +223,7 @@ class GuardCore:
         if decision.action != "repair":
             return decision
         text, verdict = await arepair_decision(decision, c.text, c.contexts, llm=self.repairer, question=c.question,
-                                               detector=self.detector, on_unverified=self.on_unverified)
+                                               detector=self.detector_for(c), on_unverified=self.on_unverified)
         return GuardDecision("repair", verdict, text)
 
     def decide(self, verdict: Verdict, c: Checked, *, fallback_source: bool) -> GuardDecision:

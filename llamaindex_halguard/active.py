@@ -20,6 +20,7 @@ from halguard.errors import InputTypeError
 from halguard.schema import METADATA_KEY
 from halguard.text.contexts import Source
 from llamaindex_halguard._convert import annotate_nodes, nodes_to_contexts
+from llamaindex_halguard.events import dispatch_verdict
 from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardActiveQueryEngine"]
@@ -88,7 +89,8 @@ class HalguardActiveQueryEngine(BaseQueryEngine):
         return ActiveGenerator(self._chat, retriever=retrieve, aretriever=aretrieve, **self._options)
 
     @staticmethod
-    def _response(result: ActiveResult, retrieved: _Retrieved) -> Response:
+    def _response(result: ActiveResult, retrieved: _Retrieved, query: str) -> Response:
+        dispatch_verdict(result.verdict, query, source="HalguardActiveQueryEngine")
         nodes = annotate_nodes(retrieved.nodes(result), result.verdict)
         return Response(response=result.answer, source_nodes=nodes,
                         metadata={METADATA_KEY: result.verdict.to_metadata()})
@@ -97,7 +99,7 @@ class HalguardActiveQueryEngine(BaseQueryEngine):
         retrieved = _Retrieved()
         generator = self._generator(retrieved)
         if not self.streaming:
-            return self._response(generator.generate(query_bundle.query_str), retrieved)
+            return self._response(generator.generate(query_bundle.query_str), retrieved, query_bundle.query_str)
 
         def sentences() -> Generator[str, None, None]:
             runner, emitted = generator.stream(query_bundle.query_str), False
@@ -105,7 +107,7 @@ class HalguardActiveQueryEngine(BaseQueryEngine):
                 try:
                     s = next(runner)
                 except StopIteration as stop:
-                    done = self._response(stop.value, retrieved)
+                    done = self._response(stop.value, retrieved, query_bundle.query_str)
                     wrapped.response_txt, wrapped.metadata = done.response, done.metadata
                     wrapped.source_nodes = done.source_nodes
                     if not emitted:  # every sentence was dropped: the no-answer message is the answer
@@ -121,7 +123,7 @@ class HalguardActiveQueryEngine(BaseQueryEngine):
         retrieved = _Retrieved()
         generator = self._generator(retrieved)
         if not self.streaming:
-            return self._response(await generator.agenerate(query_bundle.query_str), retrieved)
+            return self._response(await generator.agenerate(query_bundle.query_str), retrieved, query_bundle.query_str)
 
         async def sentences() -> AsyncGenerator[str, None]:
             out: list[ActiveResult] = []
@@ -129,7 +131,7 @@ class HalguardActiveQueryEngine(BaseQueryEngine):
             async for s in generator.astream(query_bundle.query_str, into=out):
                 emitted = True
                 yield s.lead + s.text
-            done = self._response(out[0], retrieved)
+            done = self._response(out[0], retrieved, query_bundle.query_str)
             wrapped.metadata, wrapped.source_nodes = done.metadata, done.source_nodes
             if not emitted:
                 yield done.response or ""

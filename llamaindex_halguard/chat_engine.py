@@ -15,7 +15,7 @@ from halguard.detector import Detector
 from halguard.errors import InputTypeError
 from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
 from halguard.schema import METADATA_KEY, Verdict
-from llamaindex_halguard._convert import annotate_nodes, guarding, request_id
+from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, request_id
 from llamaindex_halguard._guard import Checked, GuardCore
 
 __all__ = ["HalguardChatEngine", "HalguardStreamingChatResponse"]
@@ -150,7 +150,7 @@ class HalguardChatEngine(BaseChatEngine):
     def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         with guarding():
             response = self._engine.chat(message, chat_history)
-        checked = self._core.prepare(message, response.response, _turn_nodes(response))
+        checked = self._prepare(message, response.response, _turn_nodes(response))
         decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
         text, fallback_verdict = self._replacement(decision, message)
         if text is not None:
@@ -160,7 +160,7 @@ class HalguardChatEngine(BaseChatEngine):
     async def achat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         with guarding():
             response = await self._engine.achat(message, chat_history)
-        checked = self._core.prepare(message, response.response, _turn_nodes(response))
+        checked = self._prepare(message, response.response, _turn_nodes(response))
         decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
         text, fallback_verdict = await self._areplacement(decision, message)
         if text is not None:
@@ -174,7 +174,7 @@ class HalguardChatEngine(BaseChatEngine):
         if self.on_hallucination not in ("fallback", "filter", "repair"):
             return self._live(inner, message, request)
         text = "".join(inner.response_gen)  # buffered: the answer may be replaced after the check
-        checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
+        checked = self._prepare(message, text, _turn_nodes(inner), request=request)
         decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
         new, fallback_verdict = self._replacement(decision, message)
         if new is not None:
@@ -190,7 +190,7 @@ class HalguardChatEngine(BaseChatEngine):
         if self.on_hallucination not in ("fallback", "filter", "repair"):
             return self._live(inner, message, request)
         text = "".join([t async for t in inner.async_response_gen()])
-        checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
+        checked = self._prepare(message, text, _turn_nodes(inner), request=request)
         decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
         new, fallback_verdict = await self._areplacement(decision, message)
         if new is not None:
@@ -198,6 +198,11 @@ class HalguardChatEngine(BaseChatEngine):
         return self._buffered(inner, decision, text if new is None else new, fallback_verdict)
 
     # -- policy -----------------------------------------------------------------------------------------
+
+    def _prepare(self, message: str, text: str, nodes: list[Any], request: str | None = None) -> Checked:
+        # condense_question answers through a query engine, which may accumulate ("Response 1: ...")
+        engine = getattr(self._engine, "_query_engine", None)
+        return self._core.prepare(message, text, nodes, request=request, accumulated=accumulating(engine))
 
     def _decide(self, verdict: Verdict, checked: Checked) -> GuardDecision:
         return self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
@@ -222,7 +227,7 @@ class HalguardChatEngine(BaseChatEngine):
     def _fallback_checked(self, decision: GuardDecision, message: str, response: Any) -> Checked:
         request = decision.verdict.request.id if decision.verdict.request else None
         return self._core.prepare(message, getattr(response, "response", None), getattr(response, "source_nodes", []),
-                                  request=request)
+                                  request=request, accumulated=accumulating(self.fallback))
 
     def _fixed(self, decision: GuardDecision) -> tuple[str | None, Verdict | None]:
         text = replacement_text(decision, self.fallback)
@@ -250,7 +255,7 @@ class HalguardChatEngine(BaseChatEngine):
                                                 is_writing_to_memory=False, inner=inner)
 
         def on_end(text: str) -> None:
-            checked = self._core.prepare(message, text, _turn_nodes(inner), request=request)
+            checked = self._prepare(message, text, _turn_nodes(inner), request=request)
             decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
             wrapped.metadata = {METADATA_KEY: decision.verdict.to_metadata()}
             wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), decision.verdict)

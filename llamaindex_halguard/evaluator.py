@@ -12,6 +12,7 @@ from llama_index.core.prompts.mixin import PromptDictType
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.schema import Verdict
+from llamaindex_halguard._guard import Unframed
 from llamaindex_halguard.events import dispatch_verdict
 
 __all__ = ["HalguardEvaluationResult", "HalguardEvaluator"]
@@ -42,6 +43,11 @@ class HalguardEvaluator(BaseEvaluator):
     def __init__(self, *, detector: Detector | None = None) -> None:
         self._detector = resolve_detector(detector)
 
+    def _checker(self) -> Unframed:
+        # An evaluator sees text, not the engine: LlamaIndex's accumulate framing is left out when it is there in
+        # full (two answers or more, see llamaindex_halguard._convert.accumulate_framing).
+        return Unframed(self._detector, None)
+
     def _get_prompts(self) -> PromptDictType:
         return {}
 
@@ -55,7 +61,7 @@ class HalguardEvaluator(BaseEvaluator):
         contexts: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> HalguardEvaluationResult:
-        verdict = await self._detector.averify(response or "", list(contexts or []), question=query)
+        verdict = await self._checker().averify(response or "", list(contexts or []), question=query)
         dispatch_verdict(verdict, query, source="HalguardEvaluator")
         return self._result(query, response, contexts, verdict)
 
@@ -67,7 +73,7 @@ class HalguardEvaluator(BaseEvaluator):
         **kwargs: Any,
     ) -> HalguardEvaluationResult:
         """Sync twin of :meth:`aevaluate`, without an event loop (safe inside a running loop's thread)."""
-        verdict = self._detector.verify(response or "", list(contexts or []), question=query)
+        verdict = self._checker().verify(response or "", list(contexts or []), question=query)
         dispatch_verdict(verdict, query, source="HalguardEvaluator")
         return self._result(query, response, contexts, verdict)
 

@@ -44,6 +44,11 @@ def dispatch_verdict(verdict: Verdict, query: str | None, source: str) -> None:
 
 
 _GUARDS = ("HalguardQueryEngine", "HalguardChatEngine")
+SOURCE = "HalguardEventHandler"
+# The synthesizers whose answers carry LlamaIndex's "Response 1: ..." framing. A synthesis span's id is
+# "<synthesizer class>.synthesize-<uuid>" (llama_index_instrumentation's Dispatcher.span); a subclass under another
+# name falls back to recognising the framing in full.
+_ACCUMULATING_SPANS = ("Accumulate.", "CompactAndAccumulate.")
 _REMEMBERED = 1024  # answers verified at synthesis, kept to recognise them when their QueryEndEvent follows
 
 
@@ -61,8 +66,12 @@ class HalguardEventHandler(BaseEventHandler):
       ``HalguardVerdictEvent``, or ``response.metadata["halguard"]``) is recorded as it is.
 
     Verdicts are kept keyed by span id (:attr:`verdicts`, the latest ``max_verdicts``), each with
-    ``verdict.request`` (that id and the question). A streaming response is not consumed when these events fire: it is recorded as ``unverified``
-    (``stream_not_consumed``); wrap the engine in a guard to check streams.
+    ``verdict.request`` (that id and the question), and each verdict it computes is dispatched as a
+    :class:`HalguardVerdictEvent` (``source="HalguardEventHandler"``, the synthesis span's id in
+    ``verdict["request"]["id"]``), like every halguard verdict. It receives that event too and neither checks nor
+    records it again. A streaming response is not consumed when these events fire: it is recorded as
+    ``unverified`` (``stream_not_consumed``); wrap the engine in a guard to check streams. LlamaIndex's
+    ``accumulate`` framing ("Response 1: ...") is left out of the check, as in the guards.
 
     Example:
         .. code-block:: python
@@ -105,7 +114,8 @@ class HalguardEventHandler(BaseEventHandler):
             elif inside_guard():
                 return  # the guard around this engine verifies the answer
             elif isinstance(event, SynthesizeEndEvent):
-                self._answered(event.span_id or event.id_, _query_str(event.query), event.response)
+                self._answered(event.span_id or event.id_, _query_str(event.query), event.response,
+                               accumulated=_accumulating_span(event.span_id))
             elif isinstance(event, QueryEndEvent):
                 self._query_end(event)
         except Exception:  # an observer must never break the query it observes
@@ -133,13 +143,14 @@ class HalguardEventHandler(BaseEventHandler):
                 return
         self._answered(key, _query_str(event.query), response)
 
-    def _answered(self, key: str, query: str | None, response: Any) -> None:
+    def _answered(self, key: str, query: str | None, response: Any, *, accumulated: bool | None = None) -> None:
         from llamaindex_halguard._guard import GuardCore  # the guards' checking, without their policy
 
         detector = resolve_detector(self.detector)
         if isinstance(response, (Response, PydanticResponse)):
-            core = GuardCore(detector, "annotate", "fail_open", self.embedding_model, "HalguardEventHandler")
-            verdict = core.verify(core.prepare(query, response.response, response.source_nodes), dispatch=False)
+            core = GuardCore(detector, "annotate", "fail_open", self.embedding_model, SOURCE)
+            checked = core.prepare(query, response.response, response.source_nodes, accumulated=accumulated)
+            verdict = core.verify(checked, dispatch=False)
         else:
             verdict = Verdict.unverified(
                 "stream_not_consumed",
@@ -149,8 +160,11 @@ class HalguardEventHandler(BaseEventHandler):
                 threshold=detector.threshold,
             )
         verdict = verdict.model_copy(update={
-            "request": RequestInfo(id=key, question=query, source="llamaindex:HalguardEventHandler")})
+            "request": RequestInfo(id=key, question=query, source=f"llamaindex:{SOURCE}")})
         self._record(key, verdict)
+        # Dispatched like every halguard verdict. This handler receives it too: _guard_verdict records only the
+        # guards' verdicts, so its own is neither checked nor recorded again (no loop).
+        dispatch_verdict(verdict, query, source=SOURCE)
         if self.jsonl_path is not None and isinstance(response, (Response, PydanticResponse)):
             self._log(key, query, response, verdict)
         with self._lock:
@@ -175,6 +189,11 @@ class HalguardEventHandler(BaseEventHandler):
             self._verdicts.move_to_end(key)
             while len(self._verdicts) > self.max_verdicts:
                 self._verdicts.popitem(last=False)
+
+
+def _accumulating_span(span_id: str | None) -> bool | None:
+    """True when the synthesis span is an accumulating synthesizer's, else None (unknown)."""
+    return True if span_id and span_id.startswith(_ACCUMULATING_SPANS) else None
 
 
 def _query_str(query: Any) -> str | None:

@@ -28,6 +28,7 @@ from halguard.grounding.verifier import LocalVerifier
 from halguard.schema import Verdict
 from halguard.text.segment import split_sentences
 from llamaindex_halguard._convert import annotate_nodes, node_text, nodes_to_contexts, with_node_metadata
+from llamaindex_halguard.events import dispatch_verdict
 
 __all__ = ["HalguardNodePostprocessor"]
 
@@ -144,6 +145,7 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
         """Verify ``answer`` against ``nodes`` and record on (copies of) the nodes which claims each supports."""
         contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
         verdict = self._detector.verify(answer, contexts, question=query)
+        dispatch_verdict(verdict, query, source="HalguardNodePostprocessor")
         return annotate_nodes(nodes, verdict), verdict
 
     async def aannotate_with_answer(
@@ -152,4 +154,5 @@ class HalguardNodePostprocessor(BaseNodePostprocessor):
         """Async twin of :meth:`annotate_with_answer`."""
         contexts = nodes_to_contexts(nodes, embedding_model=self.embedding_model)
         verdict = await self._detector.averify(answer, contexts, question=query)
+        dispatch_verdict(verdict, query, source="HalguardNodePostprocessor")
         return annotate_nodes(nodes, verdict), verdict

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+from dataclasses import replace
 from typing import Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -24,7 +25,7 @@ from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
 from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
 from halguard.schema import METADATA_KEY, PremiseRectification, Verdict
-from llamaindex_halguard._convert import annotate_nodes, guarding, nodes_to_contexts
+from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, nodes_to_contexts
 from llamaindex_halguard._guard import Checked, GuardCore, answer_text
 from llamaindex_halguard.providers import to_chat_model
 
@@ -50,6 +51,12 @@ class HalguardQueryEngine(BaseQueryEngine):
     the same model object; its fields are checked as ``field: value`` lines. Source nodes that are the LLM's own
     intermediate answers (``SubQuestionQueryEngine``'s "Sub question: ... Response: ...") are not evidence: they
     are listed in ``verdict.skipped_sources`` and the answer is checked against the leaf nodes.
+
+    ``response_mode="accumulate"`` and ``"compact_accumulate"`` join one answer per chunk as "Response 1: ...",
+    separated by a line of dashes. That framing is LlamaIndex's, not a claim: it is left out of the check (listed
+    in ``verdict.skipped``) while each part's answer is checked, and the response keeps it. It is recognised when
+    the inner engine's synthesizer accumulates, or, for engines whose synthesizer cannot be read, in its full shape
+    (two parts or more, numbered in order, joined by the separator line).
 
     Streaming responses are wrapped: the verdict is computed when the stream is exhausted and is then in
     ``response.metadata["halguard"]``. With ``"fallback"`` or ``"filter"`` the stream is buffered (the
@@ -160,7 +167,7 @@ class HalguardQueryEngine(BaseQueryEngine):
             response = self._engine.query(query_bundle)
         if isinstance(response, StreamingResponse):
             return self._wrap_stream(query_bundle, response)
-        checked = self._core.prepare(query_bundle.query_str, _answer(response), response.source_nodes)
+        checked = self._prepare(query_bundle, _answer(response), response.source_nodes)
         return self._apply(query_bundle, response, checked, self._verify(query_bundle, checked))
 
     def _verify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
@@ -189,7 +196,7 @@ class HalguardQueryEngine(BaseQueryEngine):
     def _wrap_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
         if self.on_hallucination in ("fallback", "filter", "repair"):
             done = response.get_response()
-            checked = self._core.prepare(query_bundle.query_str, done.response or "", response.source_nodes)
+            checked = self._prepare(query_bundle, done.response or "", response.source_nodes)
             final = self._apply(query_bundle, done, checked, self._verify(query_bundle, checked))
             return StreamingResponse(iter([final.response or ""]), final.source_nodes, final.metadata, final.response)
 
@@ -199,7 +206,7 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            checked = self._prepare(query_bundle, text, response.source_nodes)
             done = self._apply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
                                self._verify(query_bundle, checked))
             wrapped.response_txt = text
@@ -222,7 +229,7 @@ class HalguardQueryEngine(BaseQueryEngine):
             return await self._awrap_stream(query_bundle, response)
         if isinstance(response, StreamingResponse):  # some engines stream synchronously even in aquery
             return self._wrap_stream(query_bundle, response)
-        checked = self._core.prepare(query_bundle.query_str, _answer(response), response.source_nodes)
+        checked = self._prepare(query_bundle, _answer(response), response.source_nodes)
         return await self._aapply(query_bundle, response, checked, await self._averify(query_bundle, checked))
 
     async def _averify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
@@ -249,7 +256,7 @@ class HalguardQueryEngine(BaseQueryEngine):
     async def _awrap_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
         if self.on_hallucination in ("fallback", "filter", "repair"):
             text = "".join([t async for t in response.async_response_gen()])
-            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            checked = self._prepare(query_bundle, text, response.source_nodes)
             final = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
                                        await self._averify(query_bundle, checked))
 
@@ -264,7 +271,7 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            checked = self._core.prepare(query_bundle.query_str, text, response.source_nodes)
+            checked = self._prepare(query_bundle, text, response.source_nodes)
             done = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
                                       await self._averify(query_bundle, checked))
             wrapped.metadata = done.metadata
@@ -274,6 +281,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         return wrapped
 
     # -- shared ----------------------------------------------------------------------------------------
+
+    def _prepare(self, query_bundle: QueryBundle, answer: Any, nodes: Any) -> Checked:
+        """The inner engine's answer made ready; its synthesizer says whether the answer carries accumulate framing."""
+        return self._core.prepare(query_bundle.query_str, answer, nodes, accumulated=accumulating(self._engine))
 
     def _sample_answer(self, question: str) -> str:
         """A paraphrased query through the inner engine (streams are read to the end)."""
@@ -286,10 +297,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         """The fallback's answer against its own nodes, or the rejected answer's nodes when it has none."""
         question = rejected.request.question if rejected.request else None
         nodes = fallback.source_nodes
-        c = self._core.prepare(question, _answer(fallback), nodes)
+        engine = self.fallback if isinstance(self.fallback, BaseQueryEngine) else None
+        c = self._core.prepare(question, _answer(fallback), nodes, accumulated=accumulating(engine))
         if not c.contexts and not nodes:
-            evidence = [(e.source_id, e.text) for claim in rejected.claims for e in claim.evidence]
-            c = Checked(c.question, c.text, c.structured, c.check_question, evidence, c.skipped, c.request)
+            c = replace(c, contexts=[(e.source_id, e.text) for claim in rejected.claims for e in claim.evidence])
         return c
 
     def _with_fallback(self, fallback: Any, checked: Checked, decision: GuardDecision, fb_verdict: Verdict) -> Any:
