@@ -3,6 +3,7 @@ folder, and the CLI reads bounded input from regular files only."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -281,3 +282,162 @@ def test_item3_an_id_reused_in_a_later_run_is_reported_and_resume_skips_exactly_
     third = audit([first, second], out, progress=False)  # resume: nothing new, nothing reported twice
     assert (third.checked, third.skipped_done, third.id_collisions) == (0, 4, 0)
     assert len(answers(out)) == 4 and json.loads((out / "summary.json").read_text())["id_collisions"] == 1
+
+
+# -- item 5: the CLI reads bounded input, from regular files only, and never blocks on a FIFO --------------------------
+
+CONTEXT = "The Eiffel Tower is 330 metres tall. It was completed in 1889."
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, float]:
+    start = time.monotonic()
+    code = main(list(argv))
+    return code, capsys.readouterr().err, time.monotonic() - start
+
+
+def one_line_error(err: str) -> bool:
+    return err.count("\n") == 1 and err.startswith("halguard: error: ")
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    """A FIFO that no one ever writes to (named like a data file, so only its kind can refuse it)."""
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    return path
+
+
+def max_bytes(name: str) -> int:
+    from halguard import LocalVerifier
+    from halguard.tools.cli import UTF8_MAX_BYTES_PER_CHAR
+
+    return UTF8_MAX_BYTES_PER_CHAR * getattr(LocalVerifier(calibration=None), name)
+
+
+@pytest.mark.timeout(60)
+def test_item5_context_file_dev_zero_fifo_and_folder_are_refused_unread(capsys, tmp_path, fifo):
+    for path, kind in (("/dev/zero", "a device"), (fifo, "a FIFO"), (tmp_path, "a folder")):
+        code, err, seconds = run_cli(capsys, "check", "--answer", "x", "--context-file", str(path))
+        assert code == 2 and seconds < 2 and one_line_error(err), (path, err)
+        assert f"is {kind}; only regular files are read" in err
+
+
+@pytest.mark.timeout(60)
+def test_item5_calibration_dev_zero_exits_2_fast(capsys, tmp_path, fifo):
+    from halguard.grounding.calibration import MAX_CALIBRATION_BYTES
+
+    big = tmp_path / "big.json"
+    with big.open("wb") as fh:
+        fh.truncate(MAX_CALIBRATION_BYTES + 1)  # sparse: nothing is written, and nothing must be read
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    for path, why in (("/dev/zero", "is a device"), (fifo, "is a FIFO"), (big, "over the limit"),
+                      (deep, "deeper than 64")):
+        code, err, seconds = run_cli(capsys, "check", "--answer", "x", "--context", "x", "--calibration", str(path))
+        assert code == 2 and seconds < 2 and one_line_error(err) and why in err, (path, err)
+
+
+@pytest.mark.timeout(120)
+def test_item5_a_context_file_just_over_the_limit_is_refused_from_its_size(capsys, tmp_path, verifier):
+    limit = max_bytes("max_context_chars")
+    assert limit == 4 * 1_000_000  # UTF-8's 4 bytes per character, times the verifier's documented default
+    over = tmp_path / "over.txt"
+    with over.open("wb") as fh:
+        fh.truncate(limit + 1)
+    code, err, seconds = run_cli(capsys, "check", "--answer", "x", "--context-file", str(over))
+    assert code == 2 and seconds < 2 and one_line_error(err) and f"over the limit of {limit:,}" in err
+    half = tmp_path / "half.txt"
+    half.write_bytes(b"The tower is tall. " * (limit // 2 // 19 + 1))  # two of them are over the limit together
+    code, err, _ = run_cli(capsys, "check", "--answer", "x", "--context-file", str(half), "--context-file", str(half))
+    assert code == 2 and "together" in err and str(half) in err
+    at = tmp_path / "at.txt"
+    at.write_bytes(b"a" * limit)  # at the limit: read, and the verifier itself says it is too large to check
+    assert main(["check", "--answer", "It is tall.", "--context-file", str(at)]) == 2
+    assert json.loads(capsys.readouterr().out)["errors"][0]["code"] == "context_too_large"
+
+
+class Endless(io.RawIOBase):
+    """``yes`` as a stream: "y\\n" for ever, counting what was served."""
+
+    served = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = len(buffer)
+        buffer[:n] = (b"y\n" * (n // 2 + 1))[:n]
+        self.served += n
+        return n
+
+
+@pytest.mark.timeout(60)
+def test_item5_stdin_is_read_bounded(capsys, monkeypatch):
+    raw = Endless()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(raw)))
+    code, err, seconds = run_cli(capsys, "check", "--answer", "-", "--context", CONTEXT)
+    limit = max_bytes("max_answer_chars")
+    assert code == 2 and one_line_error(err) and f"more than the limit of {limit:,} bytes" in err
+    assert raw.served <= limit + 1 + io.DEFAULT_BUFFER_SIZE and seconds < 2  # the limit, not 3 GB
+
+
+@pytest.mark.timeout(180)
+def test_item5_yes_piped_into_check_answer_stdin_exits_2(tmp_path):
+    # `yes | halguard check --answer -`, with a producer that stops by itself after 64 MiB (the test cannot hang)
+    producer = subprocess.Popen([sys.executable, "-c", (
+        "import sys\nn = 0\ntry:\n    while n < 64 << 20:\n        sys.stdout.buffer.write(b'y\\n' * 4096)\n"
+        "        n += 8192\n    sys.stdout.flush()\nexcept BrokenPipeError:\n    pass\nsys.stderr.write(str(n))\n")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check = subprocess.run([sys.executable, "-m", "halguard", "check", "--answer", "-", "--context", CONTEXT],
+                           stdin=producer.stdout, capture_output=True, text=True, timeout=150,
+                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    producer.stdout.close()
+    written = int(producer.communicate(timeout=30)[1] or 0)
+    assert check.returncode == 2 and one_line_error(check.stderr), check.stderr
+    assert "--answer -: stdin holds more than the limit of 400,000 bytes" in check.stderr
+    assert written < 8 << 20  # the producer was cut off near the limit, not drained to its 64 MiB
+
+
+def test_item5_normal_files_and_stdin_still_work(capsys, monkeypatch, tmp_path, verifier):
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_bytes(CONTEXT.replace(". ", ".\r\n").encode())  # CRLF, as a text-mode read would turn it into \n
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"The Eiffel Tower was completed in 1889.\n")))
+    code = main(["check", "--answer", "-", "--context-file", str(ctx)])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["label"] == "supported"
+    assert "\r" not in data["claims"][0]["evidence"][0]["text"]
+
+
+@pytest.mark.timeout(120)
+def test_item5_data_files_of_bench_calibrate_and_audit_are_regular_and_streamed(capsys, tmp_path, fifo, verifier):
+    from halguard.util.files import MAX_JSONL_LINE_BYTES
+
+    long_line = tmp_path / "long.jsonl"
+    with long_line.open("wb") as fh:
+        fh.truncate(MAX_JSONL_LINE_BYTES + 10)  # one line of NULs, with no newline: streamed, never held whole
+    rows = tmp_path / "rows.jsonl"
+    write_lines(rows, [{"id": f"r{i}", "answer": "a", "context": ["a"], "hallucinated": i % 2 == 0}
+                       for i in range(4)])
+    cases = [
+        (["bench", "/dev/zero"], "is a device"),
+        (["bench", str(fifo)], "is a FIFO"),
+        (["bench", str(tmp_path)], "is a folder"),
+        (["bench", str(long_line), "--quiet"], "long.jsonl:1: a line over 16,777,216 bytes"),
+        (["calibrate", str(fifo), "--out", str(tmp_path / "c.json")], "is a FIFO"),
+        (["calibrate", str(rows), "--out", str(tmp_path / "c.json"), "--predictions", str(fifo)], "is a FIFO"),
+        (["calibrate", str(rows), "--out", str(tmp_path / "c.json"), "--predictions", str(long_line), "--quiet"],
+         "long.jsonl:1: not a JSON object of at most 16,777,216 bytes"),
+        (["calibrate", str(rows), "--out", str(tmp_path / "c.json"), "--base", "/dev/zero", "--quiet"],
+         "is a device"),
+        (["audit", str(fifo), "--out", str(tmp_path / "out"), "--quiet"], "is a FIFO"),
+    ]
+    for argv, why in cases:
+        code, err, seconds = run_cli(capsys, *argv)
+        assert code == 2 and one_line_error(err) and why in err and seconds < 5, (argv, err)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    os.mkfifo(parts / "pipe.parquet")  # a FIFO among Parquet parts: that file's error, not a hang
+    start = time.monotonic()
+    result = audit([parts], tmp_path / "out2", progress=False)
+    assert time.monotonic() - start < 30 and result.input_errors == 1
+    assert "not a regular file" in errors(tmp_path / "out2")[0]["message"]

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from halguard.errors import CalibrationError
-from halguard.util.files import write_private
+from halguard.util.files import read_text_limited, write_private
+from halguard.util.safejson import loads
 
 __all__ = [
     "CALIBRATION_FORMAT",
@@ -76,6 +77,10 @@ MAX_BINS = 40
 # WEAK_SUPPORT is a reading aid (claims a reader should look at), not a decision, so it is not fitted: a recall-based
 # rule put it at the flag threshold itself for three of the five shapes (no band) and at 0.23 for long answers.
 WEAK_FRACTION = 0.8
+# The largest calibration file read. The shipped one is 6 KB: five shapes of at most MAX_BINS knots each, and the
+# cross-validated figures of three files, about 1 KB per input file with its tasks, so a fit on a thousand files
+# stays near 1 MB. A file over this is refused from its size, unread (--calibration /dev/zero once read 3 GB).
+MAX_CALIBRATION_BYTES = 4 * 2**20
 
 
 _KNOT_LINES = re.compile(r"\[\n *(-?[0-9.eE+-]+),\n *(-?[0-9.eE+-]+)\n *\]")
@@ -212,9 +217,9 @@ class Calibration:
         if not isinstance(source, (str, os.PathLike)):
             msg = f"calibration must be a path, a mapping or a Calibration, got {type(source).__name__}"
             raise CalibrationError(msg)
-        try:
-            data = json.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        try:  # a regular file only (a FIFO or /dev/zero is refused unread), bounded in size and nesting
+            data = loads(read_text_limited(source, MAX_CALIBRATION_BYTES, what="calibration file"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # JSONTooDeep and InvalidInputError included
             msg = f"cannot read calibration {os.fspath(source)!r}: {exc}"
             raise CalibrationError(msg) from exc
         return cls.from_dict(data)

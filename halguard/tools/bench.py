@@ -31,13 +31,16 @@ from halguard.tools.metrics import (
     precision_at_recall,
     recall_at_precision,
 )
+from halguard.util.files import MAX_JSONL_LINE_BYTES, iter_lines_limited
+from halguard.util.safejson import loads
 
 __all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
 
 
-# Reply caps of the LLM detectors: the judges read one word (the first token's probabilities); PAS2's model writes
-# rewordings and answers.
-_LLM_REPLY_TOKENS = {"llm-judge": 3, "budget": 3, "pas2": 300}
+# Reply caps of the LLM detectors: the judges read one verdict line, "VERDICT <nonce> yes" (the keyword, 8 hex
+# characters that GPT-style tokenizers cut into 3-8 tokens, the word: at most ~12; 24 leaves room for a leading
+# space or markup); PAS2's model writes rewordings and answers.
+_LLM_REPLY_TOKENS = {"llm-judge": 24, "budget": 24, "pas2": 300}
 
 # The score an unverified row (no risk) ranks with in AUROC and best-F1: neutral, halfway between the labels; the
 # label metrics count it as "not flagged".
@@ -83,16 +86,22 @@ def load_rows(paths: Iterable[Path], *, task: str | None = None, limit: int | No
     rows = []
     for path in paths:
         taken = 0
-        with Path(path).open(encoding="utf-8") as fh:
-            for line in fh:
-                if limit is not None and taken >= limit:
-                    break
-                rec = json.loads(line)
-                if task is not None and rec.get("task_type") != task:
-                    continue
-                rec["_file"] = Path(path).name
-                rows.append(rec)
-                taken += 1
+        for number, line in iter_lines_limited(path, MAX_JSONL_LINE_BYTES, what="input"):
+            if limit is not None and taken >= limit:
+                break
+            if line is None:  # streamed and bounded per line and in nesting: no line is held whole
+                msg = f"{path}:{number}: a line over {MAX_JSONL_LINE_BYTES:,} bytes"
+                raise InvalidInputError(msg)
+            try:
+                rec = loads(line)
+            except ValueError as exc:
+                msg = f"{path}:{number}: not JSON: {str(exc)[:200]}"
+                raise InvalidInputError(msg) from exc
+            if task is not None and rec.get("task_type") != task:
+                continue
+            rec["_file"] = Path(path).name
+            rows.append(rec)
+            taken += 1
     return rows
 
 

@@ -28,6 +28,8 @@ from typing import Any, Literal
 from halguard.errors import InvalidInputError
 from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration, ShapeCalibration, enough_rows, fit_shape
 from halguard.tools.metrics import auroc, binary_metrics, expected_calibration_error
+from halguard.util.files import MAX_JSONL_LINE_BYTES, iter_lines_limited
+from halguard.util.safejson import loads
 
 __all__ = ["DEFAULT_FOLDS", "calibrate_files", "cross_validate", "fit_calibration", "group_of",
            "out_of_fold_predictions"]
@@ -159,10 +161,15 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
         raise InvalidInputError(msg)
     if predictions is not None:
         scored = {}
-        with Path(predictions).open(encoding="utf-8") as fh:
-            for line in fh:
-                p = json.loads(line)
-                scored[(p.get("file"), p.get("id"))] = p
+        for number, line in iter_lines_limited(predictions, MAX_JSONL_LINE_BYTES, what="predictions file"):
+            try:  # streamed, bounded per line and in nesting: no line is held whole
+                p = loads(line) if line is not None else None
+            except ValueError:
+                p = None
+            if not isinstance(p, dict):
+                msg = f"{predictions}:{number}: not a JSON object of at most {MAX_JSONL_LINE_BYTES:,} bytes"
+                raise InvalidInputError(msg)
+            scored[(p.get("file"), p.get("id"))] = p
         preds = [scored.get((r["_file"], r.get("id"))) or {"score": None} for r in rows]
         if any("profile" not in p or "contradiction" not in p for p in preds if p.get("score") is not None):
             msg = (f"{predictions} has no 'profile' and 'contradiction' per row: write it with this version's "

@@ -4,6 +4,11 @@
 or an error inside halguard: never 1, which would read as a verdict), so it can gate a shell pipeline.
 ``halguard bench`` measures a detector on labelled JSONL; ``halguard calibrate`` fits per-shape thresholds and
 probabilities on labelled JSONL (``LocalVerifier(calibration=...)``).
+
+Input is read bounded, from regular files only (:mod:`halguard.util.files`): a FIFO, a device or a folder named as
+an input is refused without blocking, ``--answer -`` reads at most what an answer the verifier checks can take,
+and context files at most what the context can; data files are streamed line by line. Each refusal exits 2 with a
+one-line message.
 """
 
 from __future__ import annotations
@@ -12,13 +17,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from halguard.errors import HalguardError
+from pathlib import Path
+
+from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
+from halguard.util.files import read_bytes_limited, read_stream_limited, require_regular_file
 
 __all__ = ["main"]
 
 EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
 # The detectors halguard.tools.bench.make_detector builds (named here too: the parser must not import the bench).
 DETECTORS = ("local", "naive", "llm-judge", "pas2", "budget")
+# UTF-8 takes at most 4 bytes per character, so more than 4 x the verifier's character limit (LocalVerifier's
+# max_answer_chars, max_context_chars) cannot hold a text it would check: such input is refused before (a file,
+# from its size) or as soon as (stdin) that many bytes arrive, never read whole.
+UTF8_MAX_BYTES_PER_CHAR = 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,24 +104,76 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_file(path: str) -> str:
+def _text(data: bytes) -> str:
+    """UTF-8 with universal newlines, as a text-mode ``open`` or ``sys.stdin`` reads it."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_answer(value: str, max_chars: int) -> str:
+    """``--answer``: the text itself, or stdin for ``-``, at most ``max_chars`` characters' worth of UTF-8."""
+    if value != "-":
+        return value
+    limit = UTF8_MAX_BYTES_PER_CHAR * max_chars
+    buffer = getattr(sys.stdin, "buffer", None)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"cannot read context file {path}: {exc}"
+        if buffer is None:  # a text stream without bytes (a caller's io.StringIO): bounded in characters
+            text = sys.stdin.read(max_chars + 1)
+            if len(text) > max_chars:
+                msg = f"stdin holds more than {max_chars:,} characters"
+                raise InputTooLargeError(msg)
+            return text
+        return _text(read_stream_limited(buffer, limit))
+    except (InvalidInputError, UnicodeDecodeError) as exc:
+        msg = f"--answer -: {exc} (an answer is checked up to {max_chars:,} characters, max_answer_chars)"
         raise HalguardError(msg) from exc
+
+
+def _read_contexts(paths: Sequence[str], max_chars: int) -> list[tuple[str, str]]:
+    """``--context-file``s: regular files only, at most ``max_chars`` characters' worth of UTF-8 in all."""
+    budget = UTF8_MAX_BYTES_PER_CHAR * max_chars
+    contexts = []
+    for path in paths:
+        try:
+            data = read_bytes_limited(path, budget, what="context file")
+            contexts.append((path, _text(data)))
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"cannot read context file {path}: {exc}"
+            raise HalguardError(msg) from exc
+        except InputTooLargeError as exc:  # over what is left of the budget
+            msg = (f"{exc} (context files are read up to {UTF8_MAX_BYTES_PER_CHAR * max_chars:,} bytes together: "
+                   f"the context is checked up to {max_chars:,} characters, max_context_chars)")
+            raise HalguardError(msg) from exc
+        except InvalidInputError as exc:  # not a regular file (the message names it)
+            raise HalguardError(str(exc)) from exc
+        budget -= len(data)
+    return contexts
+
+
+def _require_files(paths: Sequence[str]) -> list[Path]:
+    """Data files (bench, calibrate): each must be a regular file, checked without reading or blocking."""
+    for path in paths:
+        try:
+            require_regular_file(path, what="input")
+        except FileNotFoundError as exc:
+            msg = f"no such file: {path}"
+            raise HalguardError(msg) from exc
+        except OSError as exc:
+            msg = f"cannot read {path}: {exc}"
+            raise HalguardError(msg) from exc
+        except InvalidInputError as exc:  # not a regular file (the message names it)
+            raise HalguardError(str(exc)) from exc
+    return [Path(p) for p in paths]
 
 
 def _check(args: argparse.Namespace) -> int:
     from halguard.grounding.verifier import LocalVerifier
     from halguard.tools.render import format_verdict
 
-    answer = sys.stdin.read() if args.answer == "-" else args.answer
-    contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
-    contexts += [(path, _read_file(path)) for path in args.context_file]
     calibration = {"calibration": args.calibration} if args.calibration else {}
     verifier = LocalVerifier(threshold=args.threshold, **calibration)  # the weak threshold follows the threshold
+    answer = _read_answer(args.answer, verifier.max_answer_chars)
+    contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
+    contexts += _read_contexts(args.context_file, verifier.max_context_chars)
     verifier.warm_up()  # so the reported latency is the check's, not the model load's
     verdict = verifier.verify(answer, contexts, question=args.question)
     if args.format == "json":
@@ -123,15 +187,10 @@ def _check(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     import json
-    from pathlib import Path
 
     from halguard.tools.bench import bench, to_markdown
 
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        msg = f"no such file: {', '.join(missing)}"
-        raise HalguardError(msg)
-    report, preds = bench([Path(f) for f in args.files], detector=args.detector, limit=args.limit,
+    report, preds = bench(_require_files(args.files), detector=args.detector, limit=args.limit,
                           task=args.task, threshold=args.threshold, progress=not args.quiet, llm_url=args.llm_url,
                           llm_model=args.llm_model)
     markdown = to_markdown(report)
@@ -161,22 +220,19 @@ def _audit(args: argparse.Namespace) -> int:
     s = result.summary
     rate = "-" if s["hallucination_rate"] is None else f"{100 * s['hallucination_rate']:.1f}%"
     print(f"checked {result.checked} answers in {result.seconds:.1f} s ({result.rows_per_second}/s, {args.engine}); "
-          f"{result.skipped_done} already done, {result.duplicates} repeated, {result.input_errors} unreadable rows")
+          f"{result.skipped_done} already done, {result.duplicates} repeated, {result.input_errors} unreadable rows"
+          + (f", {result.id_collisions} ids reused for other content (both rows kept; see errors.jsonl)"
+             if result.id_collisions else ""))
     print(f"{result.out_dir}: {s['answers']} answers, {s['hallucinated']} hallucinated ({rate} of those checked), "
           f"{s['unverified']} unverified; report: {result.out_dir / 'report.html'}")
     return 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration
     from halguard.tools.calibrate import calibrate_files, to_markdown
 
-    missing = [f for f in [*args.files, *([args.predictions] if args.predictions else [])] if not Path(f).is_file()]
-    if missing:
-        msg = f"no such file: {', '.join(missing)}"
-        raise HalguardError(msg)
+    _require_files([*args.files, *([args.predictions] if args.predictions else [])])
     if args.folds < 2:
         msg = f"--folds must be at least 2, got {args.folds}"
         raise HalguardError(msg)
