@@ -1,7 +1,9 @@
 """A loopback HTTP server that speaks the chat-completions JSON of OpenAI and Mistral, for SDK tests.
 
 Each request pops the next scripted reply: ``(status, headers, body)`` where ``body`` is a dict (sent as
-JSON) or a str (sent as is). Requests are recorded. Binds 127.0.0.1 only.
+JSON), a str (sent as is), or a callable of the request's JSON body returning either (a reply that must echo
+something of the request, such as its nonce: :meth:`StubLLMServer.reply_with`). Requests are recorded. Binds
+127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class StubLLMServer:
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body})
                     status, headers, reply = server.script.pop(0) if server.script else (500, {}, {"error": "empty script"})
+                if callable(reply):
+                    reply = reply(body)
                 if server.delay:
                     time.sleep(server.delay)
                 data = reply if isinstance(reply, str) else json.dumps(reply)
@@ -88,6 +92,10 @@ class StubLLMServer:
 
     def reply(self, text: str, **kw) -> None:
         self.script.append((200, {}, completion(text, **kw)))
+
+    def reply_with(self, make) -> None:
+        """A reply made from the request: ``make(body)`` returns a completion dict (see :func:`completion`)."""
+        self.script.append((200, {}, make))
 
     def error(self, status: int, headers: dict | None = None) -> None:
         self.script.append((status, headers or {}, {"error": {"message": f"stub {status}", "type": "stub"}}))

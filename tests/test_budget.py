@@ -9,7 +9,9 @@ import pytest
 from halguard import InputTypeError, InvalidInputError
 from halguard.budget import bernoulli_kl_bits, budget, detect_hallucination
 from halguard.budget.verifier import REDACTED
-from halguard.llm.providers import CallableChat, ChatReply, TokenLogprob
+from halguard.llm.envelope import request_data
+from halguard.llm.providers import CallableChat
+from tests.llm_protocol import verdict, verdict_reply
 
 SPANS = [{"sid": "S0", "text": "JWST was launched on 25 December 2021 on an Ariane 5 rocket."},
          {"sid": "S1", "text": "Webb's primary mirror is 6.5 metres across."}]
@@ -37,16 +39,15 @@ def scripted(yes_when_evidence: float, yes_when_redacted: float, *, logprobs=Tru
     """A verifier whose P(yes) depends on whether the cited evidence is visible."""
 
     def chat(messages):
-        data = json.loads(messages[1]["content"])
+        data = request_data(messages)
         if seen is not None:
             seen.append(data)
         redacted = any(e["text"] == REDACTED for e in data["evidence"]) or not data["evidence"]
         p = yes_when_redacted if redacted else yes_when_evidence
         word = "yes" if p >= 0.5 else "no"
         if not logprobs:
-            return ChatReply(word)
-        top = (("yes", math.log(p)), ("no", math.log(1 - p)))
-        return ChatReply(word, 5, 1, logprobs=(TokenLogprob(word, dict(top)[word], top),))
+            return verdict_reply(messages, word)
+        return verdict_reply(messages, word, [("yes", math.log(p)), ("no", math.log(1 - p))])
 
     return CallableChat(chat, name="scripted")
 
@@ -96,11 +97,14 @@ def test_without_logprobs_the_word_is_read_and_the_report_says_so():
 
 
 def test_unusable_replies_leave_the_claim_unscored_never_supported():
-    garbage = CallableChat(lambda m: "Well, it depends.", name="garbage")
+    garbage = CallableChat(lambda m: verdict(m, "Well, it depends."), name="garbage")
     report = detect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=garbage)
     d = report["details"][0]
     assert report["unverified"] and not d["scored"] and "neither yes nor no" in d["error"]
     assert report["summary"]["unscored"] == [0] and report["summary"]["claims_scored"] == 0
+    unbound = detect_hallucination("JWST launched in 2021 [S0].", SPANS,
+                                   verifier=CallableChat(lambda m: "yes", name="unbound"))
+    assert unbound["unverified"] and unbound["details"][0]["error"].startswith("judge_no_nonce")
 
 
 def test_provider_errors_and_the_time_budget():
@@ -113,7 +117,7 @@ def test_provider_errors_and_the_time_budget():
 
     def slow(messages):
         time.sleep(1.0)
-        return "yes"
+        return verdict(messages, "yes")
 
     t0 = time.perf_counter()
     report = detect_hallucination("JWST launched in 2021 [S0].", SPANS, verifier=CallableChat(slow, name="slow"),
@@ -263,7 +267,7 @@ async def test_async_time_budget():
 
     async def slow(messages):
         await asyncio.sleep(1.0)
-        return "yes"
+        return verdict(messages, "yes")
 
     from halguard.budget import adetect_hallucination
 

@@ -7,6 +7,7 @@ from halguard import ResponseCache
 from halguard.text.claims import is_non_answer
 from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge
+from halguard.llm.envelope import request_data, request_nonce
 from halguard.llm.providers import CallableChat, ChatReply
 
 QUESTIONS = [f"In which year did expedition {i} reach camp {i}?" for i in range(50)]
@@ -18,20 +19,20 @@ def _index(text: str) -> int:
 
 
 async def paraphrase(messages):
-    q = messages[-1]["content"]
+    q = request_data(messages)["question"]
     i = _index(q)
     await asyncio.sleep(0.001 * (i % 7))  # interleave the checks
-    text = json.dumps({"paraphrases": [f"When did expedition {i} get to camp {i}?",
-                                       f"Expedition {i} reached camp {i} in what year?"]})
+    text = json.dumps({"nonce": request_nonce(messages), "paraphrases": [
+        f"When did expedition {i} get to camp {i}?", f"Expedition {i} reached camp {i} in what year?"]})
     return ChatReply(text, input_tokens=100 + i, output_tokens=i)
 
 
 async def judge_model(messages):
-    i = _index(messages[-1]["content"])
+    i = _index(request_data(messages)["original"]["question"])
     await asyncio.sleep(0.001 * (i % 5))
     detected = i % 3 == 0
-    text = json.dumps({"hallucination_detected": detected, "confidence_score": 0.8, "conflicting_facts": [],
-                       "reasoning": f"expedition {i}", "summary": "s"})
+    text = json.dumps({"nonce": request_nonce(messages), "hallucination_detected": detected, "confidence_score": 0.8,
+                       "conflicting_facts": [], "reasoning": f"expedition {i}", "summary": "s"})
     return ChatReply(text, input_tokens=1000 + i, output_tokens=2 * i)
 
 

@@ -45,8 +45,12 @@ class ScriptedLLM(CustomLLM):
         return LLMMetadata(model_name="scripted")
 
     def _next(self, prompt):
+        from halguard.llm.envelope import request_nonce
+
         self.prompts.append(prompt)
-        return self.answers[(len(self.prompts) - 1) % len(self.answers)]
+        text = self.answers[(len(self.prompts) - 1) % len(self.answers)]
+        # "@NONCE@" in a script: the request's nonce, echoed as halguard's bound replies must (halguard.llm.envelope)
+        return text.replace("@NONCE@", request_nonce([{"role": "system", "content": str(prompt)}]) or "")
 
     @llm_completion_callback()
     def complete(self, prompt, formatted=False, **kwargs):
@@ -365,9 +369,10 @@ def test_mock_llm_echo_is_grounded_and_max_tokens_is_not(index, verifier):
 def test_query_engine_paraphrase_sampling(index, verifier):
     import json
 
-    judge_reply = json.dumps({"hallucination_detected": True, "confidence_score": 0.8, "conflicting_facts": [],
-                              "reasoning": "2021 vs 2019", "summary": "conflict"})
-    paraphraser = ScriptedLLM(answers=['{"paraphrases": ["On which rocket, and when, was JWST launched?", '
+    judge_reply = json.dumps({"nonce": "@NONCE@", "hallucination_detected": True, "confidence_score": 0.8,
+                              "conflicting_facts": [], "reasoning": "2021 vs 2019", "summary": "conflict"})
+    paraphraser = ScriptedLLM(answers=['{"nonce": "@NONCE@", '
+                                       '"paraphrases": ["On which rocket, and when, was JWST launched?", '
                                        '"When was JWST launched, and on which rocket?", '
                                        '"Which rocket launched JWST, and when?"]}'], prompts=[])
     judge = ScriptedLLM(answers=[judge_reply], prompts=[])

@@ -60,11 +60,14 @@ def test_the_llm_judge_parses_or_says_why():
 
 
 def test_grounding_judge_reads_token_probabilities():
-    verdict = GroundingJudge(chat(max_tokens=3)).verify("JWST launched in 2021 on an Ariane 5.", JWST,
-                                                        question="When did JWST launch?")
-    assert verdict.label in ("supported", "hallucinated") and 0 <= verdict.score <= 1
-    assert verdict.claims[0].reasons[0].startswith("first-token probabilities")
+    verdict = GroundingJudge(chat(max_tokens=24)).verify("JWST launched in 2021 on an Ariane 5.", JWST,
+                                                         question="When did JWST launch?")
     assert verdict.usage.llm_calls == 1 and verdict.usage.input_tokens > 50
+    if verdict.label == "unverified":  # a weak model may miscopy the nonce: said, never read as a verdict
+        assert verdict.errors[0].code in ("judge_no_nonce", "judge_wrong_nonce", "judge_ambiguous", "judge_failed")
+        return
+    assert verdict.label in ("supported", "hallucinated") and 0 <= verdict.score <= 1
+    assert verdict.claims[0].reasons[0].startswith("verdict-token probabilities")
 
 
 def test_sampling_through_a_real_langchain_chain(verifier):

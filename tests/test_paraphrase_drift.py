@@ -6,6 +6,7 @@ import pytest
 
 from halguard import InvalidInputError, LocalConsistencyJudge, ParaphraseConsistency, ParaphraseThresholds
 from halguard.consistency.paraphrases import answer_kind, drift_reason, focus_word
+from halguard.llm.envelope import request_data, request_nonce
 
 AUSTRALIA = "What is the capital of Australia?"
 GOOD = ["Which city is Australia's capital?", "Name the capital city of Australia.", "What is Australia's capital?"]
@@ -51,12 +52,13 @@ class Paraphraser:
     """Scripted paraphraser: one reply per call, in order; keeps the messages it got."""
 
     def __init__(self, *replies: list[str]):
-        self.replies = [json.dumps({"paraphrases": r}) for r in replies]
+        self.replies = replies
         self.calls: list[list[dict]] = []
 
     def __call__(self, messages):
         self.calls.append(messages)
-        return self.replies[min(len(self.calls), len(self.replies)) - 1]
+        paraphrases = self.replies[min(len(self.calls), len(self.replies)) - 1]
+        return json.dumps({"nonce": request_nonce(messages), "paraphrases": paraphrases})
 
 
 def checker(verifier, paraphraser, **kw):
@@ -72,8 +74,10 @@ def test_drifted_ones_are_asked_for_again_then_used(verifier):
     assert report.dropped_paraphrases[0].reason.startswith("leaves out 'capital'")
     assert 0 < report.dropped_paraphrases[0].similarity < 1
     assert len(paraphraser.calls) == 2
-    retry = paraphraser.calls[1][-1]["content"]
-    assert DRIFTED[0] in retry and DRIFTED[1] in retry and "Write 2 new rewrites" in retry
+    retry = paraphraser.calls[1]
+    assert request_data(retry) == {"question": AUSTRALIA, "rejected": DRIFTED[:2]}  # the rejected ones, as data
+    assert "Write 2 new rewrites" in retry[0]["content"] and DRIFTED[0] not in retry[0]["content"]
+    assert request_nonce(retry) != request_nonce(paraphraser.calls[0])  # a fresh call, with its own nonce
     assert report.usage.llm_calls == 2 + 3  # two paraphrase calls, three sampled answers (local judge)
     assert report.label == "consistent"
 

@@ -10,20 +10,33 @@ from halguard import InvalidInputError
 from halguard.consistency.judges import ConsistencyJudge, LocalConsistencyJudge, parse_judgment
 from halguard.consistency.paraphrases import FALLBACK_TEMPLATES, parse_paraphrases
 from halguard.consistency.sampling import ParaphraseConsistency
+from halguard.llm.envelope import request_data, request_nonce
 from halguard.llm.providers import CallableChat, MistralChat, OpenAIChat, ProviderError, as_chat_model
-from tests.stub_llm_server import StubLLMServer
+from tests.stub_llm_server import StubLLMServer, completion
 
+# Replies as templates: "@NONCE@" becomes the request's nonce (the scripted models below echo it, as the prompt asks).
 JUDGMENT_YES = json.dumps({
-    "hallucination_detected": True, "confidence_score": 0.9,
+    "nonce": "@NONCE@", "hallucination_detected": True, "confidence_score": 0.9,
     "conflicting_facts": [{"fact": "colour of the horse"}], "reasoning": "white vs grey", "summary": "conflict",
 })
 JUDGMENT_NO = json.dumps({
-    "hallucination_detected": False, "confidence_score": 0.95, "conflicting_facts": [],
+    "nonce": "@NONCE@", "hallucination_detected": False, "confidence_score": 0.95, "conflicting_facts": [],
     "reasoning": "all say 1969", "summary": "consistent",
 })
-PARAPHRASES = json.dumps({"paraphrases": [
+PARAPHRASES = json.dumps({"nonce": "@NONCE@", "paraphrases": [
     "What colour was the horse Napoleon rode?", "Which colour was Napoleon's horse?", "Napoleon's horse: what colour?",
 ]})
+NONCE = "0123abcd"
+
+
+def bound(template: str, messages) -> str:
+    """``template`` with the request's nonce in place of "@NONCE@"."""
+    return template.replace("@NONCE@", request_nonce(messages) or "")
+
+
+def stub_reply(template: str, **kw):
+    """For StubLLMServer.reply_with: ``template`` bound to the request it answers."""
+    return lambda body: completion(bound(template, body["messages"]), **kw)
 
 
 @pytest.fixture
@@ -167,46 +180,52 @@ def test_callables_sync_and_async_and_timeout():
         (JUDGMENT_YES, [{"fact": "colour of the horse"}]),
         (f"```json\n{JUDGMENT_YES}\n```", [{"fact": "colour of the horse"}]),
         (f"Here is my analysis:\n{JUDGMENT_YES}\nHope that helps.", [{"fact": "colour of the horse"}]),
-        ('{"hallucination_detected": "true", "confidence_score": "90%", "conflicting_facts": null}', []),
-        ('{"hallucination_detected": "yes", "confidence_score": "0.9", "conflicting_facts": "white vs grey"}',
-         ["white vs grey"]),
+        ('{"nonce": "@NONCE@", "hallucination_detected": "true", "confidence_score": "90%", "conflicting_facts": null}',
+         []),
+        ('{"nonce": "@NONCE@", "hallucination_detected": "yes", "confidence_score": "0.9", '
+         '"conflicting_facts": "white vs grey"}', ["white vs grey"]),
     ],
 )
 def test_tolerant_judgment_parsing(reply, facts):
-    j = parse_judgment(reply)
+    j = parse_judgment(reply.replace("@NONCE@", NONCE), NONCE)
     assert j.hallucination_detected is True
     assert j.confidence_score == pytest.approx(0.9)
     assert j.conflicting_facts == facts  # null becomes [], a bare string a one-item list
 
 
 @pytest.mark.parametrize(
-    ("reply", "why"),
-    [("no json here", "no JSON object found"), ('{"confidence_score": 0.5}', "invalid judgment fields"),
-     ('{"hallucination_detected": "maybe"}', "invalid judgment fields")],
+    ("reply", "code", "why"),
+    [("no json here", "judge_no_nonce", "no JSON verdict"),
+     ('{"nonce": "@NONCE@", "confidence_score": 0.5}', "judge_failed", "invalid judgment fields"),
+     ('{"nonce": "@NONCE@", "hallucination_detected": "maybe"}', "judge_failed", "invalid judgment fields"),
+     (JUDGMENT_NO.replace("@NONCE@", "ffffffff"), "judge_wrong_nonce", "another code"),
+     (JUDGMENT_NO.replace('"nonce": "@NONCE@", ', ""), "judge_no_nonce", "does not carry")],
 )
-def test_unusable_judgments_raise(reply, why):
-    with pytest.raises(ValueError, match=why):
-        parse_judgment(reply)
+def test_unusable_judgments_raise(reply, code, why):
+    with pytest.raises(ValueError, match=why) as raised:
+        parse_judgment(reply.replace("@NONCE@", NONCE), NONCE)
+    assert raised.value.code == code
 
 
-def test_judge_repairs_once_then_reports_unverified():
+def test_judge_asks_once_more_then_reports_unverified():
     replies = iter(["not json", JUDGMENT_NO])
-    judge = ConsistencyJudge(lambda m: next(replies))
+    judge = ConsistencyJudge(lambda m: bound(next(replies), m))
     result = judge.judge("q", "a", ["q2"], ["a2"])
     assert result.judgment.hallucination_detected is False and result.judgment.reasoning == "all say 1969"
     assert len(result.raw_replies) == 2
     bad = ConsistencyJudge(lambda m: "still not json").judge("q", "a", ["q2"], ["a2"])
-    assert bad.judgment is None and "unparsable" in bad.error
+    assert bad.judgment is None and "unusable" in bad.error and bad.code == "judge_no_nonce"
 
 
 def test_judge_prompt_layout():
     seen = []
-    ConsistencyJudge(lambda m: seen.append(m) or JUDGMENT_NO).judge("Q0", "A0", ["Q1", "Q2"], ["A1", "A2"])
-    data = json.loads(seen[0][1]["content"])  # the untrusted texts travel as JSON data
+    ConsistencyJudge(lambda m: seen.append(m) or bound(JUDGMENT_NO, m)).judge("Q0", "A0", ["Q1", "Q2"], ["A1", "A2"])
+    data = request_data(seen[0])  # the untrusted texts travel as JSON data inside the data block
     assert data == {"original": {"question": "Q0", "answer": "A0"},
                     "reworded": [{"question": "Q1", "answer": "A1"}, {"question": "Q2", "answer": "A2"}]}
     system = seen[0][0]["content"]
     assert seen[0][0]["role"] == "system" and "not conflicts" in system and "never an instruction" in system
+    assert "A0" not in system and request_nonce(seen[0]) in system
 
 
 def test_local_judge(verifier):
@@ -237,7 +256,7 @@ def _scripted(judgment):
     replies = {"paraphrase": PARAPHRASES, "judge": judgment}
 
     def chat(messages):
-        return replies["judge" if "contradicts itself" in messages[0]["content"] else "paraphrase"]
+        return bound(replies["judge" if "contradicts itself" in messages[0]["content"] else "paraphrase"], messages)
 
     return chat
 
@@ -299,7 +318,10 @@ def test_judge_failure_is_unverified_not_consistent():
     pc = ParaphraseConsistency(paraphraser=_scripted(""), judge=lambda m: "garbage")
     report = pc.check("Q?", lambda q: "same answer")
     assert report.label == "unverified"
-    assert any(e.code == "judge_failed" for e in report.errors)
+    assert any(e.code == "judge_no_nonce" for e in report.errors)
+    unreadable = ParaphraseConsistency(paraphraser=_scripted(""), judge=lambda m: bound('{"nonce": "@NONCE@"}', m))
+    report = unreadable.check("Q?", lambda q: "same answer")
+    assert report.label == "unverified" and any(e.code == "judge_failed" for e in report.errors)
 
 
 def test_bad_options():
@@ -327,8 +349,8 @@ def test_sampling_runs_in_parallel_with_bounded_concurrency():
 
 
 def test_end_to_end_with_the_openai_sdk(stub):
-    stub.reply(PARAPHRASES)
-    stub.reply(JUDGMENT_YES, prompt_tokens=100, completion_tokens=30)
+    stub.reply_with(stub_reply(PARAPHRASES))
+    stub.reply_with(stub_reply(JUDGMENT_YES, prompt_tokens=100, completion_tokens=30))
     chat = openai_chat(stub)
     pc = ParaphraseConsistency(paraphraser=chat, judge=ConsistencyJudge(chat))
     report = pc.check("What colour was Napoleon's horse?", lambda q: "Grey." if "rode" in q else "White.",
@@ -346,13 +368,13 @@ def test_cache_makes_a_repeated_check_free_and_survives_on_disk(tmp_path):
 
     calls = {"llm": 0, "answer": 0}
 
-    moon = json.dumps({"paraphrases": ["When did humans land on the Moon for the first time?",
-                                       "When did the first humans land on the Moon?",
-                                       "On what date did humans first land on the Moon?"]})
+    moon = json.dumps({"nonce": "@NONCE@", "paraphrases": ["When did humans land on the Moon for the first time?",
+                                                           "When did the first humans land on the Moon?",
+                                                           "On what date did humans first land on the Moon?"]})
 
     def llm(messages):
         calls["llm"] += 1
-        return JUDGMENT_NO if "contradicts itself" in messages[0]["content"] else moon
+        return bound(JUDGMENT_NO if "contradicts itself" in messages[0]["content"] else moon, messages)
 
     def answer(q):
         calls["answer"] += 1
@@ -390,8 +412,10 @@ def test_cache_keys_depend_on_model_and_messages():
 
 @pytest.mark.parametrize("count", [0, 50])
 def test_paraphraser_returning_zero_or_fifty(count):
-    reply = json.dumps({"paraphrases": [f"What is the capital of France? (version {i})" for i in range(count)]})
-    pc = ParaphraseConsistency(paraphraser=lambda m: time.sleep(0.05) or reply, judge="local", n_paraphrases=3)
+    reply = json.dumps({"nonce": "@NONCE@",
+                        "paraphrases": [f"What is the capital of France? (version {i})" for i in range(count)]})
+    pc = ParaphraseConsistency(paraphraser=lambda m: time.sleep(0.05) or bound(reply, m), judge="local",
+                               n_paraphrases=3)
     report = pc.check("What is the capital of France?", lambda q: "Paris.", answer="Paris.")
     assert len(report.paraphrases) == 3
     if count == 0:

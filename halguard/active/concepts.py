@@ -2,17 +2,18 @@
 
 Two sources: ``"rules"`` (offline, no call): names (runs of capitalised words), numbers with their units, and
 otherwise runs of adjacent content words (a cheap stand-in for noun chunks); ``"llm"`` (the paper's instructed
-technique): the model lists the key phrases, which are located in the sentence (phrases it made up, that are not
-in the sentence, are dropped).
+technique): the model lists the key phrases on its ``CONCEPTS <nonce> [...]`` line (a reply not bound to its call is
+not read: :mod:`halguard.llm.envelope`), and they are located in the sentence (phrases it made up, that are not in
+the sentence, are dropped).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
 from halguard.text.lexical import content_terms, entity_mentions, number_mentions
+from halguard.util.safejson import loads
 
 __all__ = ["Concept", "parse_concept_reply", "rule_concepts"]
 
@@ -60,7 +61,7 @@ def parse_concept_reply(reply: str, sentence: str) -> list[Concept] | None:
     start, end = text.find("["), text.rfind("]")
     if 0 <= start < end:
         try:
-            data = json.loads(text[start:end + 1])
+            data = loads(text[start:end + 1])
         except ValueError:
             data = None
         if isinstance(data, list):

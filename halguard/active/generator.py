@@ -30,8 +30,8 @@ from halguard.active.concepts import parse_concept_reply, rule_concepts
 from halguard.active.evidence import EvidencePool
 from halguard.active.prompts import (
     answer_messages,
+    bound_text,
     concept_messages,
-    first_line,
     question_messages,
     read_repair,
     repair_messages,
@@ -53,6 +53,7 @@ from halguard.active.uncertainty import TokenSpans, Uncertainty, combine
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
+from halguard.llm.envelope import Envelope
 from halguard.llm.providers import ChatModel, as_chat_model
 from halguard.llm.yesno import read_yes_no
 from halguard.policy import DEFAULT_FALLBACK
@@ -63,6 +64,7 @@ from halguard.text.segment import split_sentences
 __all__ = ["ActiveGenerator", "ActiveResult", "ActiveSentence"]
 
 TOP_LOGPROBS_YES_NO = 10
+MAX_QUESTION_CHARS = 300  # a validation question is one short line; a longer one is cut, then checked for its "?"
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,9 @@ class ActiveGenerator:
                 msg = f"retrieving context for the question failed: {found.reason}"
                 raise ProviderError(msg)
             pool.add(found)
-        reply = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2)), "generate", top_logprobs=1)
+        envelope = Envelope.new()
+        reply = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2), envelope=envelope), "generate",
+                          top_logprobs=1, envelope=envelope)
         if isinstance(reply, Refused):
             msg = f"generating the answer failed: {reply.reason}"
             raise ProviderError(msg)
@@ -288,8 +292,9 @@ class ActiveGenerator:
             if st.decision in ("repaired", "dropped"):
                 # What followed was generated after the error: generate it again from the repaired text.
                 so_far = "".join(parts)
-                more = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2), so_far), "continue",
-                                 top_logprobs=1)
+                envelope = Envelope.new()
+                more = yield Ask(answer_messages(question, pool.context(s.evidence_chars * 2), so_far, envelope),
+                                 "continue", top_logprobs=1, envelope=envelope)
                 if isinstance(more, Refused):
                     if more.budget:
                         trace.budget_exhausted = trace.budget_exhausted or more.reason
@@ -307,13 +312,16 @@ class ActiveGenerator:
         calls = 0
         concepts, reason = rule_concepts(sentence), ""
         if self.concepts == "llm" and not trace.budget_exhausted:
-            reply = yield Ask(concept_messages(sentence), "concepts")
+            envelope = Envelope.new()
+            reply = yield Ask(concept_messages(sentence, envelope), "concepts", envelope=envelope)
             calls += 1
-            listed = None if isinstance(reply, Refused) else parse_concept_reply(reply.text, sentence)
+            text, why = (None, reply.reason) if isinstance(reply, Refused) else bound_text(reply.text, envelope.nonce,
+                                                                                          "CONCEPTS")
+            listed = None if text is None else parse_concept_reply(text, sentence)
             if listed is not None:
                 concepts = listed
             else:
-                reason = "the model's concept list was unusable; rule concepts used. "
+                reason = f"the model's concept list was unusable{f' ({why})' if why else ''}; rule concepts used. "
         if trace.logprobs and not tokens.aligned:
             reason += "the tokens' log-probabilities could not be placed on the text: every concept is validated. "
         checks = []
@@ -362,14 +370,15 @@ class ActiveGenerator:
         if not evidence:
             return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
                                  reason=reason + f"no evidence about {failed.text!r}", calls=calls)
-        reply = yield Ask(repair_messages(sentence, evidence, question), "repair")
+        envelope = Envelope.new()
+        reply = yield Ask(repair_messages(sentence, evidence, question, envelope), "repair", envelope=envelope)
         calls += 1
         if isinstance(reply, Refused):
             return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
                                  concepts=checks, evidence_ids=ids, calls=calls,
                                  reason=reason + f"{failed.text!r} failed validation; the repair did not run "
                                  f"({reply.reason})")
-        kind, fixed = read_repair(reply.text, sentence, s.max_repair_growth)
+        kind, fixed, why = read_repair(reply.text, sentence, s.max_repair_growth, envelope.nonce)
         if kind == "none":
             return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
                                  evidence_ids=ids, calls=calls,
@@ -379,7 +388,7 @@ class ActiveGenerator:
             return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
                                  concepts=checks, evidence_ids=ids, calls=calls,
                                  reason=reason + f"{failed.text!r} failed validation; the repair was "
-                                 f"{'empty' if kind == 'empty' else 'not a rewrite of the sentence'}")
+                                 f"{_unusable(kind, why)}")
         return SentenceTrace(index=index, original=sentence, final=fixed, decision="repaired", concepts=checks,
                              evidence_ids=ids, calls=calls,
                              reason=reason + f"{failed.text!r} failed validation (P(yes) {failed.p_yes})")
@@ -388,13 +397,16 @@ class ActiveGenerator:
                   pool: EvidencePool) -> Generator[Step, Any, tuple[Any, int]]:
         """Ask, answer and judge one concept's validation question. Returns (evidence or Refused, calls)."""
         s, calls = self.settings, 1
-        reply = yield Ask(question_messages(sentence, ch.text, question), "question")
+        envelope = Envelope.new()
+        reply = yield Ask(question_messages(sentence, ch.text, question, envelope), "question", envelope=envelope)
         if isinstance(reply, Refused):
             return reply, calls
-        asked = first_line(reply.text, 300)
+        written, why = bound_text(reply.text, envelope.nonce, "QUESTION")
+        asked = (written or "")[:MAX_QUESTION_CHARS]
         if not asked.endswith("?") or len(asked) < 8:
             asked = f"Is it true that {sentence.rstrip('.!? ')}?"
-            ch.reason = "the model's question was unusable; the sentence is asked as it is. "
+            ch.reason = (f"the model's question was unusable{f' ({why})' if why else ''}; the sentence is asked as it "
+                         "is. ")
         ch.question = asked
         among = None
         if self.retriever is not None or self._aretriever is not None:
@@ -410,19 +422,28 @@ class ActiveGenerator:
         if not evidence:
             ch.outcome, ch.reason = "failed", ch.reason + "no evidence mentions it"
             return evidence, calls
-        answer = yield Ask(validation_messages(asked, evidence), "validate", top_logprobs=TOP_LOGPROBS_YES_NO)
+        envelope = Envelope.new()
+        answer = yield Ask(validation_messages(asked, evidence, envelope), "validate",
+                           top_logprobs=TOP_LOGPROBS_YES_NO, envelope=envelope)
         calls += 1
         if isinstance(answer, Refused):
             return answer, calls
-        yn = read_yes_no(answer, word_yes=s.yes_no_word, word_no=1 - s.yes_no_word)
+        yn = read_yes_no(answer, nonce=envelope.nonce, word_yes=s.yes_no_word, word_no=1 - s.yes_no_word)
         if yn.p_yes is None:
-            ch.outcome, ch.reason = "unverified", ch.reason + yn.reason
+            ch.outcome, ch.reason = "unverified", ch.reason + f"{yn.code}: {yn.reason}"
             return evidence, calls
         ch.p_yes = round(yn.p_yes, 4)
         ch.outcome = "validated" if yn.p_yes >= s.validation_yes else "failed"
         ch.reason += f"P(yes) from {yn.source}"
         return evidence, calls
 
+
+
+def _unusable(kind: str, why: str) -> str:
+    """How a repair reply that gave no rewrite is described in a trace."""
+    if kind == "empty":
+        return "empty"
+    return f"refused ({why})" if kind == "refused" else "not a rewrite of the sentence"
 
 
 def _unchecked(detector: Detector, exc: BaseException) -> Verdict:

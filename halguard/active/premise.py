@@ -1,10 +1,11 @@
 """False-premise questions: check the question's assumptions against the context, and rewrite it only when
 they fail (the "Stitch in Time" paper's variant).
 
-One yes/no call asks whether the context supports the question's assumptions (P(yes) from the first token's
-probabilities). Only a "no" (P(yes) under ``premise_yes``) leads to a second call that rewrites the question; a
-"yes", an unreadable answer or a failed call leave the question exactly as it was, so a true premise is never
-rewritten by this step.
+One yes/no call asks whether the context supports the question's assumptions (``VERDICT <nonce> yes``, P(yes) from
+the verdict token's probabilities; the question and the passages are data in the call's block:
+:mod:`halguard.llm.envelope`). Only a "no" (P(yes) under ``premise_yes``) leads to a second call that rewrites
+the question (its reply bound to that call's nonce: ``QUESTION <nonce> ...``); a "yes", an unreadable or unbound
+answer, or a failed call leave the question exactly as it was, so a true premise is never rewritten by this step.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections.abc import Generator
 from typing import Any
 
 from halguard.active.evidence import EvidencePool
-from halguard.active.prompts import first_line, premise_check_messages, premise_rewrite_messages
+from halguard.active.prompts import bound_text, premise_check_messages, premise_rewrite_messages
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.errors import InputTypeError, InvalidInputError
+from halguard.llm.envelope import Envelope
 from halguard.llm.providers import as_chat_model
 from halguard.llm.yesno import read_yes_no
 from halguard.schema import PremiseRectification, Usage
@@ -34,19 +36,23 @@ def _steps(question: str, pool: EvidencePool, settings: ActiveSettings) -> Gener
     keep = {"rectified_question": question, "evidence_ids": ids}
     if not evidence:
         return {**keep, "outcome": "unverified", "reason": "no context to check the question against"}
-    reply = yield Ask(premise_check_messages(question, evidence), "premise", top_logprobs=TOP_LOGPROBS)
+    envelope = Envelope.new()
+    reply = yield Ask(premise_check_messages(question, evidence, envelope), "premise", top_logprobs=TOP_LOGPROBS,
+                      envelope=envelope)
     if isinstance(reply, Refused):
         return {**keep, "outcome": "unverified", "reason": f"the premise check did not run: {reply.reason}"}
-    yn = read_yes_no(reply, word_yes=settings.yes_no_word, word_no=1 - settings.yes_no_word)
+    yn = read_yes_no(reply, nonce=envelope.nonce, word_yes=settings.yes_no_word, word_no=1 - settings.yes_no_word)
     if yn.p_yes is None:
-        return {**keep, "outcome": "unverified", "reason": yn.reason}
+        return {**keep, "outcome": "unverified", "reason": f"{yn.code}: {yn.reason}"}
     if yn.p_yes >= settings.premise_yes:
         return {**keep, "outcome": "true_premise", "p_yes": round(yn.p_yes, 4),
                 "reason": f"the context supports the question's assumptions (P(yes) from {yn.source})"}
-    rewrite = yield Ask(premise_rewrite_messages(question, evidence), "rewrite")
-    text = "" if isinstance(rewrite, Refused) else first_line(rewrite.text)
+    envelope = Envelope.new()
+    rewrite = yield Ask(premise_rewrite_messages(question, evidence, envelope), "rewrite", envelope=envelope)
+    text, refused = ("", rewrite.reason) if isinstance(rewrite, Refused) else bound_text(rewrite.text, envelope.nonce,
+                                                                                        "QUESTION")
     if not text or len(text) > 3 * len(question) + 200:
-        why = rewrite.reason if isinstance(rewrite, Refused) else "the rewrite was unusable"
+        why = refused or "the rewrite was unusable"
         return {**keep, "outcome": "unverified", "p_yes": round(yn.p_yes, 4),
                 "reason": f"the premise looks false, but the question was not rewritten: {why}"}
     return {**keep, "rectified_question": text, "outcome": "rectified" if text != question else "true_premise",

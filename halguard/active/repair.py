@@ -2,9 +2,12 @@
 
 Used by ``on_hallucination="repair"`` in the guards. Each flagged claim (CONTRADICTION or HALLUCINATION) gets the
 context windows that share the most content words with it; the model rewrites the sentence from them, or answers
-NONE and the sentence is removed; a claim with no evidence at all is removed. A rewrite that fails (provider error,
-an empty or runaway reply, the budget) keeps the original sentence and says so. The repaired answer is checked
-again by the detector, and its verdict records what changed (:class:`~halguard.schema.RepairReport`).
+NONE and the sentence is removed; a claim with no evidence at all is removed. The rewrite must be the reply's one
+``REWRITE <nonce> ...`` line, one sentence, bound to its call (:mod:`halguard.llm.envelope`): the claim, the
+question and the passages are untrusted, and a reply that obeyed them (no nonce, another one, more lines, more
+sentences, another protocol line) is refused. A rewrite that fails (provider error, an empty, runaway or refused
+reply, the budget) keeps the original sentence and says so, and the policy treats it as flagged. The repaired answer
+is checked again by the detector, and its verdict records what changed (:class:`~halguard.schema.RepairReport`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError
+from halguard.llm.envelope import Envelope
 from halguard.llm.providers import as_chat_model
 from halguard.policy import DEFAULT_FALLBACK, filter_answer, tidy_text
 from halguard.schema import PolicyAction, RepairChange, RepairReport, Usage, Verdict, VerdictError
@@ -56,18 +60,20 @@ def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
             changes.append(RepairChange(**common, replacement=None, action="removed",
                                         reason="no passage shares a content word with it"))
             continue
-        reply = yield Ask(repair_messages(c.text, evidence, question), "repair")
+        envelope = Envelope.new()
+        reply = yield Ask(repair_messages(c.text, evidence, question, envelope), "repair", envelope=envelope)
         if isinstance(reply, Refused):
             changes.append(RepairChange(**common, replacement=None, action="kept",
                                         reason=f"the repair did not run: {reply.reason}"))
             continue
-        kind, fixed = read_repair(reply.text, c.text, settings.max_repair_growth)
+        kind, fixed, why = read_repair(reply.text, c.text, settings.max_repair_growth, envelope.nonce)
         if kind == "none":
             changes.append(RepairChange(**common, replacement=None, action="removed",
                                         reason="the evidence supports nothing of it"))
         elif fixed is None:
+            described = {"empty": "empty", "refused": f"refused ({why})"}.get(kind, "not a rewrite")
             changes.append(RepairChange(**common, replacement=None, action="kept",
-                                        reason="the repair was " + ("empty" if kind == "empty" else "not a rewrite")))
+                                        reason="the repair was " + described))
         else:
             changes.append(RepairChange(**common, replacement=fixed, action="rewritten",
                                         reason=f"{c.status.value}: rewritten from the evidence"))

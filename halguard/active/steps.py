@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from halguard.errors import HalguardError
+from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter
 from halguard.text.contexts import Source, normalize_contexts
 
@@ -28,11 +29,13 @@ GENERATION = ("generate",)  # the purposes that are not "extra" (the answer a pl
 @dataclass(frozen=True)
 class Ask:
     """Ask the chat model. ``purpose`` names the step (generate, continue, concepts, question, validate, repair,
-    premise, rewrite); every purpose but ``generate`` counts against the extra-call budget."""
+    premise, rewrite); every purpose but ``generate`` counts against the extra-call budget. ``envelope``: the
+    call's boundary and nonce (the messages were built with it; a cache sees the request through it)."""
 
     messages: list[dict[str, str]]
     purpose: str
     top_logprobs: int | None = None
+    envelope: Envelope | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,12 @@ def _sources(value: Any) -> list[Source] | Refused:
         return Refused(f"retriever returned unusable documents: {exc}")
 
 
+def _bound(step: Ask, chat: ChatModel, cache: Any) -> Any:
+    """The cache for this step's call (the one given, else the model's own), seen through its envelope."""
+    cache = cache if cache is not None else chat.cache
+    return cache if step.envelope is None else bind_cache(cache, step.envelope)
+
+
 def _ask_sync(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> ChatReply | Refused:
     # Called directly, in the caller's thread (no pool of our own to queue in under concurrency): a call started
     # before the deadline is bounded by the chat model's own timeout, so an answer can overrun its timeout_s by
@@ -106,7 +115,8 @@ def _ask_sync(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> ChatRep
     if refused is not None:
         return refused
     try:
-        return chat.chat(step.messages, meter=budget.meter, top_logprobs=step.top_logprobs, cache=cache)
+        return chat.chat(step.messages, meter=budget.meter, top_logprobs=step.top_logprobs,
+                         cache=_bound(step, chat, cache))
     except HalguardError as exc:
         return Refused(f"provider error: {exc}")
 
@@ -117,7 +127,7 @@ async def _ask_async(step: Ask, chat: ChatModel, budget: Budget, cache: Any) -> 
         return refused
     try:
         return await asyncio.wait_for(chat.achat(step.messages, meter=budget.meter, top_logprobs=step.top_logprobs,
-                                                 cache=cache), max(budget.remaining(), 0.001))
+                                                 cache=_bound(step, chat, cache)), max(budget.remaining(), 0.001))
     except asyncio.TimeoutError:
         return Refused("deadline")
     except HalguardError as exc:

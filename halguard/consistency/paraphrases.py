@@ -1,8 +1,10 @@
 """Rewordings of the question: the prompt that asks for them, the parser of the reply, the drift check, and the
 fallback templates.
 
-A paraphraser's reply is untrusted text: it is read as JSON (a list, or an object holding one), and items that
-are empty, copy the question, repeat one another or switch script are dropped. Real models drift: asked to reword
+The question is untrusted text too: it travels as JSON data inside the call's data block, and the reply must be one
+JSON object carrying the call's nonce (:mod:`halguard.llm.envelope`); a reply that does not is no rewording at all
+(the fallback templates take over, and the report says so). The rewordings are read from that object, and items
+that are empty, copy the question, repeat one another or switch script are dropped. Real models drift: asked to reword
 "What is the capital of Australia?", a 1.5B model wrote "What is the largest city in Australia?". PAS2 is only as
 good as its rewordings (a drifted one turns a right answer into a false conflict, or samples another fact), so
 each is checked against the question (:func:`drift_reason`) before it is used.
@@ -10,12 +12,12 @@ each is checked against the question (:func:`drift_reason`) before it is used.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from halguard.consistency.judges import json_objects
+from halguard.llm.envelope import Envelope, read_json
+from halguard.util.safejson import loads
 from halguard.text.lexical import content_terms, entity_mentions, number_values, term_set
 from halguard.text.script import is_mostly_latin
 
@@ -28,7 +30,10 @@ __all__ = [
     "answer_kind",
     "drift_reason",
     "focus_word",
+    "paraphrase_messages",
     "parse_paraphrases",
+    "read_paraphrases",
+    "retry_messages",
 ]
 
 FALLBACK_TEMPLATES = (
@@ -38,15 +43,30 @@ FALLBACK_TEMPLATES = (
 )
 
 PARAPHRASE_PROMPT = """\
-Rewrite the user's question {n} times. Each rewrite must ask for exactly the same information, in the \
-same language as the question, with different wording or structure. Do not answer it and do not add \
-details. Reply with JSON only: {{"paraphrases": ["...", "..."]}}"""
+Rewrite the user's question {n} times. The data is one JSON object whose "question" is the question. Each \
+rewrite must ask for exactly the same information, in the same language as the question, with different \
+wording or structure. Do not answer it and do not add details."""
 
 
-RETRY_PROMPT = """These rewrites ask for something else than the original question, so they cannot be used:
-{rejected}
-Write {n} new rewrites that ask for exactly the same information as the original question, keeping its names, \
-numbers and key terms. Reply with JSON only: {{"paraphrases": ["...", "..."]}}"""
+RETRY_PROMPT = """\
+Rewrite the user's question {n} times. The data is one JSON object whose "question" is the question and whose \
+"rejected" lists earlier rewrites that ask for something else than the question, so they cannot be used. Write \
+{n} new rewrites that ask for exactly the same information as the question, keeping its names, numbers and key \
+terms."""
+
+PARAPHRASE_REPLY = 'Reply with JSON only: {"nonce": "{nonce}", "paraphrases": ["...", "..."]}'
+
+
+def paraphrase_messages(question: str, n: int, envelope: Envelope) -> list[dict[str, str]]:
+    """The paraphraser's messages: the question as data in ``envelope``'s block, the reply bound to its nonce."""
+    return envelope.messages(PARAPHRASE_PROMPT.format(n=n), {"question": question}, PARAPHRASE_REPLY)
+
+
+def retry_messages(question: str, rejected: list[str], n: int, envelope: Envelope) -> list[dict[str, str]]:
+    """The second request after drifted rewordings: a fresh call, the rejected ones as data (they are a model's
+    text, written from the untrusted question), never the earlier reply itself."""
+    return envelope.messages(RETRY_PROMPT.format(n=n), {"question": question, "rejected": rejected},
+                             PARAPHRASE_REPLY)
 
 
 @dataclass(frozen=True)
@@ -144,19 +164,26 @@ def _normalise(q: str) -> str:
     return " ".join(q.lower().strip(" ?!.").split())
 
 
-def parse_paraphrases(reply: str, question: str, n: int) -> list[str]:
-    """Valid, distinct paraphrases from a reply holding a JSON array or an object with one array.
+def read_paraphrases(reply: str, question: str, n: int, nonce: str) -> list[str]:
+    """The paraphrases of a reply bound to ``nonce`` (its one JSON object with ``"nonce"`` and
+    ``"paraphrases"``), validated by :func:`parse_paraphrases`; [] for a reply that is not bound to the call."""
+    bound = read_json(reply, nonce, ("paraphrases",))
+    if bound.fields is None:
+        return []
+    return parse_paraphrases(bound.fields.get("paraphrases"), question, n)
 
-    Drops empty items, copies of the question, duplicates and items in another script than the question.
+
+def parse_paraphrases(data: Any, question: str, n: int) -> list[str]:
+    """Valid, distinct paraphrases from a list of strings, an object holding one list, or the JSON text of either.
+
+    Drops empty items, copies of the question, duplicates and items in another script than the question. It
+    checks no binding: a model's reply goes through :func:`read_paraphrases`.
     """
-    text = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip()
-    try:
-        data: Any = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        objects = json_objects(text)
-        if not objects:
+    if isinstance(data, str):
+        try:
+            data = loads(data.strip().removeprefix("```json").removeprefix("```").removesuffix("```").strip())
+        except ValueError:
             return []
-        data = objects[0]
     if isinstance(data, dict):
         data = next((v for v in data.values() if isinstance(v, list)), [])
     if not isinstance(data, list):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,15 +29,16 @@ from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalCons
 from halguard.consistency.paraphrases import (
     DEFAULT_PARAPHRASE_THRESHOLDS,
     FALLBACK_TEMPLATES,
-    PARAPHRASE_PROMPT,
-    RETRY_PROMPT,
     ParaphraseThresholds,
     drift_reason,
-    parse_paraphrases,
+    paraphrase_messages,
+    read_paraphrases,
+    retry_messages,
 )
 from halguard.errors import InvalidInputError
 from halguard.grounding.embedding import LocalEmbedder
 from halguard.llm.cache import ResponseCache
+from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, ProviderError, UsageMeter, as_chat_model
 from halguard.schema import ConsistencyReport, DroppedParaphrase, SampledAnswer, Usage, VerdictError
 from halguard.text.claims import is_non_answer
@@ -177,10 +177,6 @@ class ParaphraseConsistency:
 
     # -- paraphrases -----------------------------------------------------------------------------------
 
-    def _messages(self, question: str) -> list[dict[str, str]]:
-        return [{"role": "system", "content": PARAPHRASE_PROMPT.format(n=self.n_paraphrases)},
-                {"role": "user", "content": question}]
-
     def _finish_paraphrases(self, question: str, found: list[str], dropped: list[DroppedParaphrase],
                             error: str | None) -> _Paraphrased:
         if len(found) >= self.n_paraphrases:
@@ -210,52 +206,63 @@ class ParaphraseConsistency:
                 dropped.append(DroppedParaphrase(paraphrase=text, reason=why, similarity=round(similarity, 4)))
         return kept, dropped
 
-    def _retry_messages(self, question: str, reply: str, dropped: list[DroppedParaphrase],
-                        wanted: int) -> list[dict[str, str]]:
-        rejected = "\n".join(json.dumps(d.paraphrase, ensure_ascii=False) for d in dropped)
-        return [*self._messages(question), {"role": "assistant", "content": reply},
-                {"role": "user", "content": RETRY_PROMPT.format(rejected=rejected, n=wanted)}]
+    def _ask(self, messages: list[dict[str, str]], envelope: Envelope, meter: UsageMeter) -> str:
+        assert self.paraphraser is not None
+        cache = bind_cache(self.cache if self.cache is not None else self.paraphraser.cache, envelope)
+        return self.paraphraser.chat(messages, json_mode=True, meter=meter, cache=cache).text
 
-    def _candidates(self, question: str, reply: str, seen: list[str]) -> list[str]:
-        return [p for p in parse_paraphrases(reply, question, 2 * self.n_paraphrases) if p not in seen]
+    async def _aask(self, messages: list[dict[str, str]], envelope: Envelope, meter: UsageMeter) -> str:
+        assert self.paraphraser is not None
+        cache = bind_cache(self.cache if self.cache is not None else self.paraphraser.cache, envelope)
+        return (await self.paraphraser.achat(messages, json_mode=True, meter=meter, cache=cache)).text
+
+    def _candidates(self, question: str, reply: str, nonce: str, seen: list[str]) -> list[str]:
+        return [p for p in read_paraphrases(reply, question, 2 * self.n_paraphrases, nonce) if p not in seen]
 
     def _paraphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
             return self._finish_paraphrases(question, [], [], "no paraphraser configured")
+        envelope = Envelope.new()  # per call: the question is untrusted data, the reply bound to this nonce
         try:
-            reply = self.paraphraser.chat(self._messages(question), json_mode=True, meter=meter, cache=self.cache).text
+            reply = self._ask(paraphrase_messages(question, self.n_paraphrases, envelope), envelope, meter)
         except ProviderError as exc:
             return self._finish_paraphrases(question, [], [], str(exc))
-        kept, dropped = self._validated(question, self._candidates(question, reply, []))
+        kept, dropped = self._validated(question, self._candidates(question, reply, envelope.nonce, []))
         if len(kept) < self.n_paraphrases and dropped:  # drifted: asked for once more, then dropped
-            retry = self._retry_messages(question, reply, dropped, self.n_paraphrases - len(kept))
+            again_envelope = Envelope.new()
+            retry = retry_messages(question, [d.paraphrase for d in dropped], self.n_paraphrases - len(kept),
+                                   again_envelope)
             try:
-                again = self.paraphraser.chat(retry, json_mode=True, meter=meter, cache=self.cache).text
+                again = self._ask(retry, again_envelope, meter)
             except ProviderError:
                 again = ""
             seen = kept + [d.paraphrase for d in dropped]
-            more, more_dropped = self._validated(question, self._candidates(question, again, seen))
+            more, more_dropped = self._validated(question, self._candidates(question, again, again_envelope.nonce,
+                                                                            seen))
             kept, dropped = kept + more, dropped + more_dropped
         return self._finish_paraphrases(question, kept, dropped, None)
 
     async def _aparaphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
             return self._finish_paraphrases(question, [], [], "no paraphraser configured")
+        envelope = Envelope.new()
         try:
-            reply = (await self.paraphraser.achat(self._messages(question), json_mode=True, meter=meter,
-                                                  cache=self.cache)).text
+            reply = await self._aask(paraphrase_messages(question, self.n_paraphrases, envelope), envelope, meter)
         except ProviderError as exc:
             return self._finish_paraphrases(question, [], [], str(exc))
-        kept, dropped = await asyncio.to_thread(self._validated, question, self._candidates(question, reply, []))
+        kept, dropped = await asyncio.to_thread(self._validated, question,
+                                                self._candidates(question, reply, envelope.nonce, []))
         if len(kept) < self.n_paraphrases and dropped:
-            retry = self._retry_messages(question, reply, dropped, self.n_paraphrases - len(kept))
+            again_envelope = Envelope.new()
+            retry = retry_messages(question, [d.paraphrase for d in dropped], self.n_paraphrases - len(kept),
+                                   again_envelope)
             try:
-                again = (await self.paraphraser.achat(retry, json_mode=True, meter=meter, cache=self.cache)).text
+                again = await self._aask(retry, again_envelope, meter)
             except ProviderError:
                 again = ""
             seen = kept + [d.paraphrase for d in dropped]
-            more, more_dropped = await asyncio.to_thread(self._validated, question,
-                                                         self._candidates(question, again, seen))
+            more, more_dropped = await asyncio.to_thread(
+                self._validated, question, self._candidates(question, again, again_envelope.nonce, seen))
             kept, dropped = kept + more, dropped + more_dropped
         return self._finish_paraphrases(question, kept, dropped, None)
 

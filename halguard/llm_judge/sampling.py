@@ -10,12 +10,12 @@ be judged is ``unverified``.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
+from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, as_chat_model
 from halguard.schema import Usage, Verdict
 from halguard.text.contexts import normalize_contexts
@@ -24,8 +24,9 @@ from halguard.util.options import require_fraction
 __all__ = ["ANSWER_PROMPT", "SamplingDetector"]
 
 ANSWER_PROMPT = """\
-Answer the question from the passages only, in one or two sentences. The user message is JSON data with \
+Answer the question from the passages only, in one or two sentences. The data is one JSON object with \
 "passages" and "question"."""
+ANSWER_REPLY = "Reply with the answer only."
 
 
 class SamplingDetector(Detector):
@@ -53,9 +54,11 @@ class SamplingDetector(Detector):
         passages = [{"id": s.id, "text": s.text} for s in normalize_contexts(contexts)]
 
         def answer(question: str) -> str:
-            data = json.dumps({"passages": passages, "question": question}, ensure_ascii=False)
-            return self.chat.chat([{"role": "system", "content": ANSWER_PROMPT},
-                                   {"role": "user", "content": data}]).text
+            # The passages and the (reworded) question are data; the answer is judged afterwards, so it needs no
+            # nonce, but its own block keeps a passage from posing as the prompt.
+            envelope = Envelope.new()
+            messages = envelope.messages(ANSWER_PROMPT, {"passages": passages, "question": question}, ANSWER_REPLY)
+            return self.chat.chat(messages, cache=bind_cache(self.chat.cache, envelope)).text
 
         return answer
 
