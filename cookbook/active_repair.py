@@ -13,12 +13,12 @@ written, and a false-premise question rewritten before it is answered.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 
 from halguard import ActiveGenerator, rectify_premise, repair, verify
+from halguard.llm.envelope import request_data, request_nonce
 from halguard.llm.providers import CallableChat, ChatReply, TokenLogprob
 
 PASSAGES = [
@@ -40,30 +40,41 @@ def _tokens(text: str) -> tuple[TokenLogprob, ...]:
     return tuple(TokenLogprob(w, math.log(0.2 if "1899" in w else 0.97)) for w in re.findall(r"\s*\S+", text))
 
 
+def _verdict(messages: list[dict[str, str]], p_yes: float) -> ChatReply:
+    """``VERDICT <nonce> Yes`` (or No), the line the prompt asks for, with the verdict token's probabilities."""
+    word = "Yes" if p_yes > 0.5 else "No"
+    top = ((" Yes", math.log(p_yes)), (" No", math.log(1 - p_yes)))
+    tokens = (TokenLogprob("VERDICT", 0.0), TokenLogprob(" " + request_nonce(messages), 0.0),
+              TokenLogprob(" " + word, dict(top)[" " + word], top))
+    return ChatReply("".join(t.token for t in tokens), logprobs=tokens)
+
+
+def _bound(messages: list[dict[str, str]], keyword: str, text: str) -> ChatReply:
+    """``KEYWORD <nonce> text``: a question or a rewrite bound to its request, as the prompt asks."""
+    return ChatReply(f"{keyword} {request_nonce(messages)} {text}")
+
+
 def scripted_llm(messages: list[dict[str, str]]) -> ChatReply:
-    """Plays each step of the method by its instructions (the system message)."""
-    system, data = messages[0]["content"], json.loads(messages[1]["content"])
+    """Plays each step of the method by its instructions (the system message); the texts come from the request's
+    data block, and every reply that decides something carries the request's nonce (halguard reads no other)."""
+    system, data = messages[0]["content"], request_data(messages)
     if system.startswith("Answer the question using"):
         return ChatReply(WRONG, logprobs=_tokens(WRONG))
     if system.startswith("Continue"):  # generation goes on from the repaired text
         rest = "It was built by Gustave Eiffel's engineering company."
         return ChatReply(rest, logprobs=_tokens(rest))
     if system.startswith("Write one yes/no"):
-        return ChatReply(f"Was the Eiffel Tower completed in {data['concept']}?")
+        return _bound(messages, "QUESTION", f"Was the Eiffel Tower completed in {data['concept']}?")
     if system.startswith("Answer the question with yes"):
         year = re.search(r"\d{4}", data["question"])
         evidence = " ".join(p["text"] for p in data["evidence"])
-        p = 0.95 if year and year.group() in evidence else 0.05
-        top = (("Yes", math.log(p)), ("No", math.log(1 - p)))
-        return ChatReply("Yes" if p > 0.5 else "No", logprobs=(TokenLogprob("Yes" if p > 0.5 else "No", 0.0, top),))
+        return _verdict(messages, 0.95 if year and year.group() in evidence else 0.05)
     if system.startswith("The sentence has"):
-        return ChatReply("The Eiffel Tower was completed in 1889.")
+        return _bound(messages, "REWRITE", "The Eiffel Tower was completed in 1889.")
     if system.startswith("Does the question"):
-        supported = "Berlin" not in data["question"]
-        top = (("Yes", math.log(0.9 if supported else 0.1)), ("No", math.log(0.1 if supported else 0.9)))
-        return ChatReply("Yes" if supported else "No", logprobs=(TokenLogprob("Yes", 0.0, top),))
+        return _verdict(messages, 0.1 if "Berlin" in data["question"] else 0.9)
     if system.startswith("The question assumes"):
-        return ChatReply("Where was the Eiffel Tower built?")
+        return _bound(messages, "QUESTION", "Where was the Eiffel Tower built?")
     return ChatReply("")
 
 

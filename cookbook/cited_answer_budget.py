@@ -10,12 +10,12 @@ model answers.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 
 from halguard import LocalVerifier, detect_hallucination
 from halguard.budget import BudgetVerifier
+from halguard.llm.envelope import request_data, request_nonce
 from halguard.llm.providers import CallableChat, ChatReply, TokenLogprob
 
 SPANS = [
@@ -27,15 +27,19 @@ ANSWER = ("JWST was launched on 25 December 2021 [S0]. Its mirror has 18 hexagon
 
 
 def scripted_verifier(messages: list[dict[str, str]]) -> ChatReply:
-    """P(yes) 0.97 when a visible cited passage shares most of the claim's words, else 0.4."""
-    data = json.loads(messages[1]["content"])
+    """P(yes) 0.97 when a visible cited passage shares most of the claim's words, else 0.4. It reads the claim and
+    evidence from the request's data block and replies ``VERDICT <nonce> yes`` (or no), the line the prompt asks
+    for, with the verdict token's probabilities."""
+    data = request_data(messages)
     claim_words = {w.strip(".,").lower() for w in data["claim"].split() if len(w) > 3}
     visible = " ".join(e["text"] for e in data["evidence"] if e["text"] != "[REDACTED]").lower()
     shared = sum(w in visible for w in claim_words) / max(len(claim_words), 1)
     p = 0.97 if shared > 0.6 else 0.4
     word = "yes" if p >= 0.5 else "no"
-    top = (("yes", math.log(p)), ("no", math.log(1 - p)))
-    return ChatReply(word, 40, 1, logprobs=(TokenLogprob(word, dict(top)[word], top),))
+    top = ((" yes", math.log(p)), (" no", math.log(1 - p)))
+    tokens = (TokenLogprob("VERDICT", 0.0), TokenLogprob(" " + request_nonce(messages), 0.0),
+              TokenLogprob(" " + word, dict(top)[" " + word], top))
+    return ChatReply("".join(t.token for t in tokens), 40, len(tokens), logprobs=tokens)
 
 
 def verifier():
@@ -45,14 +49,14 @@ def verifier():
         from halguard import OpenAIChat
 
         client = openai.OpenAI(base_url=os.environ["HALGUARD_LLM_URL"], api_key="unused")
-        return OpenAIChat(client, os.environ.get("HALGUARD_LLM_MODEL", "qwen2.5-coder-1.5b"), max_tokens=3,
+        return OpenAIChat(client, os.environ.get("HALGUARD_LLM_MODEL", "qwen2.5-coder-1.5b"), max_tokens=24,
                           timeout=300), "local"
     if os.environ.get("OPENAI_API_KEY"):
         import openai
 
         from halguard import OpenAIChat
 
-        return OpenAIChat(openai.OpenAI(), "gpt-4o-mini", max_tokens=3), "openai"
+        return OpenAIChat(openai.OpenAI(), "gpt-4o-mini", max_tokens=24), "openai"
     return CallableChat(scripted_verifier, name="scripted"), "scripted"
 
 

@@ -16,6 +16,7 @@ import json
 import os
 
 from halguard import ConsistencyJudge, LocalVerifier, ParaphraseConsistency, ResponseCache
+from halguard.llm.envelope import request_data, request_nonce
 
 NAPOLEON = "What colour was Napoleon's horse Marengo?"
 MOON = "When did humans first land on the Moon?"
@@ -39,12 +40,14 @@ PARAPHRASES = {
 
 
 def scripted_llm(messages: list[dict[str, str]]) -> str:
-    """Plays paraphraser and judge: it reads which job the system prompt gives it."""
-    system, user = messages[0]["content"], messages[-1]["content"]
+    """Plays paraphraser and judge: it reads which job the system prompt gives it, the texts from the request's
+    data block, and echoes the request's nonce, as halguard's prompts ask (a reply without it is not read)."""
+    system, data = messages[0]["content"], request_data(messages)
     if "Rewrite the user's question" in system:
-        return json.dumps({"paraphrases": PARAPHRASES[user]})
-    conflict = "Marengo" in user
+        return json.dumps({"nonce": request_nonce(messages), "paraphrases": PARAPHRASES[data["question"]]})
+    conflict = "Marengo" in data["original"]["question"]
     return json.dumps({
+        "nonce": request_nonce(messages),
         "hallucination_detected": conflict,
         "confidence_score": 0.9,
         "conflicting_facts": [{"fact": "Marengo's colour", "answers": ["grey", "white", "chestnut"]}] if conflict else [],
