@@ -14,12 +14,13 @@ import numpy as np
 from halguard.errors import InputTypeError
 from halguard.grounding.embedding import LocalEmbedder, same_model
 from halguard.grounding.signals.scope import Scope, scope_of
-from halguard.schema import SkippedSentence, Verdict
+from halguard.schema import SkippedSentence, SkippedSource, Verdict
 from halguard.text.claims import Claim, extract_claims
 from halguard.text.contexts import Chunk, Source, chunk_source, normalize_contexts, split_long_span
-from halguard.text.normalize import Normalized, normalize_text
+from halguard.text.normalize import FoldedTooLong, Normalized, normalize_text
 from halguard.text.script import is_mostly_latin, looks_binary
-from halguard.text.segment import check_deadline
+from halguard.text.segment import BudgetExceeded, check_deadline
+from halguard.util.safejson import MAX_JSON_DEPTH, json_depth
 
 __all__ = ["Job", "Limits", "Unverifiable", "prepare", "restore_offsets"]
 
@@ -32,16 +33,18 @@ class Limits:
     max_context_chars: int
     sentences_per_chunk: int
     max_chunk_chars: int
+    max_question_chars: int
 
 
 class Unverifiable(Exception):
     """The answer cannot be checked as given: the verdict is ``unverified`` with ``code`` (not a failure)."""
 
     def __init__(self, code: str, message: str, *, skipped: list[SkippedSentence] | None = None,
-                 original: Normalized | None = None) -> None:
+                 original: Normalized | None = None, skipped_sources: list[SkippedSource] | None = None) -> None:
         super().__init__(message)
         self.code, self.message = code, message
         self.skipped = skipped or []
+        self.skipped_sources = skipped_sources or []
         self.original = original  # the way back to the caller's answer, for the skipped sentences' offsets
 
 
@@ -60,6 +63,7 @@ class Job:
     given: dict[str, np.ndarray]  # chunk text -> the retriever's vector for it (same model)
     original: Normalized  # the answer as given, and the way back from the normalised one
     normalized_sources: dict[str, Normalized] = field(default_factory=dict)  # source id -> the way back
+    skipped_sources: list[SkippedSource] = field(default_factory=list)  # passages that could not be read
 
 
 def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedder: LocalEmbedder,
@@ -79,21 +83,26 @@ def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedd
         msg = f"question must be a str or None, got {type(question).__name__}"
         raise InputTypeError(msg)
     sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
-    _check_sizes(answer, sources, limits)
+    _check_sizes(answer, question, sources, limits)
     # The checks read normalised text (no zero-width characters, compatibility forms folded); restore_offsets puts
-    # every offset back on the caller's text.
-    original = normalize_text(answer)
+    # every offset back on the caller's text. The size limits hold for the folded text too.
+    try:
+        original = normalize_text(answer, max_chars=limits.max_answer_chars)
+    except FoldedTooLong as exc:
+        raise Unverifiable("answer_too_long", f"{exc}: over max_answer_chars; it was not checked") from exc
     answer = original.text
-    question = normalize_text(question).text if question else question
-    normalized = [normalize_text(src.text) for src in sources]
-    sources = [Source(src.id, n.text, embedding=src.embedding, embedding_model=src.embedding_model)
-               if n.changed else src for src, n in zip(sources, normalized)]
+    if question:
+        try:
+            question = normalize_text(question, max_chars=limits.max_question_chars).text
+        except FoldedTooLong as exc:
+            raise Unverifiable("question_too_long", f"the question {exc}: over max_question_chars") from exc
+    sources, normalized, skipped_sources = _read_sources(sources, limits, deadline)
     split = extract_claims(answer, question, deadline=deadline)
     skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
     if not split.claims:
         raise Unverifiable("no_checkable_claims",
                            "every sentence of the answer was skipped as trivial (hedges, list intros, fragments)",
-                           skipped=skipped, original=original)
+                           skipped=skipped, original=original, skipped_sources=skipped_sources)
     chunks = [
         (i, ch)
         for i, src in enumerate(sources)
@@ -108,10 +117,67 @@ def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedd
     ]
     return Job(answer, question, sources, chunks, split.claims, windows, skipped, scope_of(sources, question),
                _given_vectors(sources, chunks, embedder.model_name), original,
-               {src.id: n for src, n in zip(sources, normalized) if n.changed})
+               {src.id: n for src, n in zip(sources, normalized) if n.changed}, skipped_sources)
 
 
-def _check_sizes(answer: str, sources: list[Source], limits: Limits) -> None:
+def _unreadable(source: Source) -> str | None:
+    """Why a passage cannot be used as evidence at all, or None (cheap tests, before any reading)."""
+    if looks_binary(source.text):
+        return "not text: the passage looks like binary data"
+    stripped = source.text.lstrip()
+    if stripped[:1] in ("[", "{") and json_depth(stripped, stop_at=MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        return f"unreadable: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    return None
+
+
+def _read_sources(sources: list[Source], limits: Limits,
+                  deadline: float | None) -> tuple[list[Source], list[Normalized], list[SkippedSource]]:
+    """The passages the checks can read (folded), their ways back, and the ones skipped with the reason.
+
+    One passage that cannot be read (binary data, a crafted structure, a failure while reading it) is skipped and
+    listed: it must not take the check of the answer against the other passages down with it. Reading here means
+    what the later stages do per passage (folding, splitting into evidence chunks, its words and records), so a
+    failure that a passage causes surfaces here, where it can be pinned on that passage.
+    """
+    kept: list[Source] = []
+    ways_back: list[Normalized] = []
+    skipped: list[SkippedSource] = []
+    room = limits.max_context_chars
+    for src in sources:
+        check_deadline(deadline)
+        why = _unreadable(src)
+        if why is None:
+            try:
+                n = normalize_text(src.text, max_chars=room)
+                chunk_source(n.text, sentences_per_chunk=limits.sentences_per_chunk, max_chars=limits.max_chunk_chars,
+                             deadline=deadline)
+                scope_of([Source(src.id, n.text)], None)  # memoised per passage: the answer's scope reuses it
+            except FoldedTooLong as exc:
+                raise Unverifiable(
+                    "context_too_large",
+                    f"the context has more than max_context_chars={limits.max_context_chars:,} characters once "
+                    "Unicode compatibility forms are folded; it is never truncated, so the answer was not checked",
+                ) from exc
+            except (BudgetExceeded, Unverifiable):
+                raise
+            except Exception as exc:  # noqa: BLE001 - one unreadable passage is skipped, not the whole check
+                why = f"unreadable: {type(exc).__name__}: {str(exc)[:120]}"
+            else:
+                room -= len(n.text)
+                kept.append(Source(src.id, n.text, embedding=src.embedding, embedding_model=src.embedding_model)
+                            if n.changed else src)
+                ways_back.append(n)
+                continue
+        skipped.append(SkippedSource(source_id=src.id, reason=why, text=src.text[:200]))
+    if not kept:
+        raise Unverifiable("no_context", "no readable retrieved context to check the answer against "
+                           "(see skipped_sources)" if skipped else "no retrieved context to check the answer against",
+                           skipped_sources=skipped)
+    return kept, ways_back, skipped
+
+
+def _check_sizes(answer: str, question: str | None, sources: list[Source], limits: Limits) -> None:
+    """Limits on the text as given (before folding, which could only make it longer)."""
     if not answer.strip():
         raise Unverifiable("empty_answer", "the answer is empty; there is nothing to check")
     if len(answer) > limits.max_answer_chars:
@@ -119,6 +185,12 @@ def _check_sizes(answer: str, sources: list[Source], limits: Limits) -> None:
             "answer_too_long",
             f"the answer has {len(answer):,} characters, over max_answer_chars={limits.max_answer_chars:,}; "
             "it was not checked (raise the limit to check it in full)",
+        )
+    if question is not None and len(question) > limits.max_question_chars:
+        raise Unverifiable(
+            "question_too_long",
+            f"the question has {len(question):,} characters, over max_question_chars={limits.max_question_chars:,}; "
+            "the answer was not checked (pass long material as context, or raise the limit)",
         )
     if looks_binary(answer):
         raise Unverifiable("not_text", "the answer looks like binary data, not text")

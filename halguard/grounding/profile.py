@@ -15,12 +15,12 @@ with the summaries split by length (docs/evaluation.md, "Operating points by ans
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Literal
 
 from halguard.text.segment import split_sentences
+from halguard.util import safejson
 
 __all__ = ["PROFILES", "SHORT_MAX_SENTENCES", "AnswerProfile", "answer_profile", "asks_for_summary"]
 
@@ -41,9 +41,9 @@ def _is_record(text: str) -> bool:
     stripped = text.strip()
     if stripped[:1] not in "{[" or len(stripped) > _MAX_JSON_CHARS:
         return False
-    try:
-        return isinstance(json.loads(stripped), (dict, list))
-    except ValueError:
+    try:  # safejson: a crafted "[[[[...]]]]" passage must not recurse (it raised RecursionError here once)
+        return isinstance(safejson.loads(stripped), (dict, list))
+    except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
         return False
 
 

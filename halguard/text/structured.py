@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["field_names", "is_structured", "question_with_fields", "render_structured"]
 
-_MAX_DEPTH = 8  # deeper values are written as their repr, so a cyclic or absurdly nested object cannot recurse
+_MAX_DEPTH = 8  # deeper values are written shallowly, so a cyclic or absurdly nested object cannot recurse
+# Built-in containers below _MAX_DEPTH are written one level deep ("[[...]]"); builtins.repr would recurse through
+# all of a 5,000-deep list (RecursionError), and so would a model's own __repr__, which is why other objects there
+# are written as their type name only.
+_SHALLOW = reprlib.Repr()
+_SHALLOW.maxlevel = 1
+_SHALLOW.maxstring = _SHALLOW.maxother = 200
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -31,12 +38,12 @@ def is_structured(value: Any) -> bool:
 def _plain(value: Any, depth: int) -> Any:
     """Models and dataclasses as dicts, recursively (depth-bounded)."""
     if depth > _MAX_DEPTH:
-        return repr(value)
+        return _shallow(value)
     if hasattr(value, "model_dump") and not isinstance(value, type):
         try:
             value = value.model_dump()
-        except Exception:  # noqa: BLE001 - an odd model is written as its repr, not a crash
-            return repr(value)
+        except Exception:  # noqa: BLE001 - an odd model (or one nested past the stack) is written shallowly
+            return _shallow(value)
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -44,6 +51,15 @@ def _plain(value: Any, depth: int) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v, depth + 1) for v in value]
     return value
+
+
+def _shallow(value: Any) -> Any:
+    """A value nested past ``_MAX_DEPTH``: scalars as they are, containers one level deep, objects by type."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        return _SHALLOW.repr(value)
+    return f"<{type(value).__name__}>"
 
 
 def _field_name(key: str) -> str:

@@ -10,10 +10,10 @@ not read as absent).
 from __future__ import annotations
 
 import bisect
-import json
 import re
 
 from halguard.text.lexical import NEGATION_CUES, has_negation
+from halguard.util import safejson
 from halguard.util.memo import memoize_text
 
 __all__ = ["absent_features", "absent_feature_mentions"]
@@ -80,8 +80,8 @@ def absent_features(text: str) -> frozenset[str]:
     if not stripped.startswith(("{", "[")) or len(stripped) > _MAX_RECORD_CHARS:
         return frozenset()
     try:
-        record = json.loads(stripped)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes: not a record
+        record = safejson.loads(stripped)
+    except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
         return frozenset()
     out: set[str] = set()
     _walk(record, out)
