@@ -15,7 +15,8 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
-from halguard.text.segment import split_sentences
+from halguard.text.script import is_mostly_latin
+from halguard.text.segment import check_deadline, split_sentences
 
 __all__ = [
     "Claim",
@@ -23,6 +24,7 @@ __all__ = [
     "CitationMarker",
     "extract_claims",
     "find_citations",
+    "is_foreign",
     "is_non_answer",
     "resolve_citation",
 ]
@@ -31,6 +33,9 @@ __all__ = [
 # nothing; "In what year did X open? 1994" does). Hand-set, not fitted: a short-answer length, past which a
 # sentence carries its own subject.
 QUESTION_AWARE_MAX_WORDS = 12
+# A short answer is checked with at most this many words of the question's last sentence (``_asked_sentence``).
+# Hand-set, not fitted: a long question, past which the question outweighs a short answer in the embedding.
+QUESTION_CONTEXT_MAX_WORDS = 40
 # A sentence ending like a list intro ("... include:") of at most this many words, stating nothing beyond the
 # question, is skipped. Hand-set, not fitted (the hardening issue's rule: skip only what states nothing).
 LIST_INTRO_MAX_WORDS = 20
@@ -102,6 +107,7 @@ class Claim:
     question_aware: bool = False
     citation_spans: list[tuple[int, int]] = field(default_factory=list)
     hedge_span: tuple[int, int] | None = None  # an opener ("Overall,", "Sure, here is") left out of the check
+    foreign_script: bool = False  # mostly in a script the local checks cannot read: numbers and names only
 
 
 @dataclass
@@ -182,14 +188,15 @@ def _declines(sentence: str, asked: tuple[set[str], set[float]]) -> bool:
     return m is not None and _states_nothing(sentence[m.end():], asked)
 
 
-def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | None:
+def _skip_reason(body: str, n_sentences: int, question: str | None,
+                 asked: tuple[set[str], set[float]]) -> str | None:
     """Why a sentence is not checked, or None. Only sentences that state nothing checkable are skipped: a hedge,
-    a pleasantry or a list intro followed by a name, a number or a content word is checked like any other."""
+    a pleasantry or a list intro followed by a name, a number or a content word is checked like any other.
+    ``asked`` is the question's terms and numbers (``_asked``), read once per answer, not once per sentence."""
     words = word_spans(body)
     if not words:
         return "no words"
     text = body.strip().lstrip("*_ ").replace("’", "'")
-    asked = _asked(question)
     if _declines(text, asked):
         return "non-answer"
     opener = _OPENER.match(text)
@@ -199,9 +206,32 @@ def _skip_reason(body: str, n_sentences: int, question: str | None) -> str | Non
             and _states_nothing(body, (asked[0] | term_set(body), asked[1]))):
         return "list introduction"
     short_answer = n_sentences == 1 and question is not None
-    if not short_answer and len(words) < 3 and not number_mentions(body):
+    # Word counts mean nothing in scripts written without spaces: a whole Chinese sentence is one "word".
+    if not short_answer and len(words) < 3 and not number_mentions(body) and not is_foreign(body):
         return "too short to carry a fact"
     return None
+
+
+def _asked_sentence(question: str) -> str:
+    """What a short answer is checked together with: the question's last asking sentence, at most
+    ``QUESTION_CONTEXT_MAX_WORDS`` words of it. A long preamble ("I have a router from 2019 ... Does it support
+    Wi-Fi?") would otherwise outweigh the answer in the embedding: repeating "Where is it?" 20 times turned
+    "The tower is in Paris." from supported to hallucinated."""
+    text = question.strip()
+    asked_at = text.rfind("?")  # the last sentence that asks, if one does ("When did it open? Answer briefly.")
+    if asked_at >= 0:
+        text = text[: asked_at + 1]
+    cut = max(text.rfind(mark, 0, len(text) - 1) for mark in (". ", "? ", "! ", "\n"))
+    last = text[cut + 1 :].strip() if cut >= 0 else text
+    words = word_spans(last)
+    if len(words) > QUESTION_CONTEXT_MAX_WORDS:
+        last = last[words[-QUESTION_CONTEXT_MAX_WORDS][0] :]
+    return last
+
+
+def is_foreign(text: str) -> bool:
+    """Whether most letters of ``text`` (at least two) are outside the Latin script."""
+    return not is_mostly_latin(text, min_letters=2)
 
 
 def extract_claims(answer: str, question: str | None = None, *, deadline: float | None = None) -> ClaimSplit:
@@ -216,8 +246,12 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
     claims: list[Claim] = []
     skipped: list[tuple[int, int, str]] = []
     n = len(sentences)
+    asked = _asked(question)
+    asked_sentence = _asked_sentence(question) if question else ""
     next_marker = 0  # markers and sentences are both in order: one pass over each
-    for start, end in sentences:
+    for i, (start, end) in enumerate(sentences):
+        if i % 256 == 0:  # a 100 KB answer can hold 14,000 sentences; the budget holds here too
+            check_deadline(deadline)
         while next_marker < len(markers) and markers[next_marker].start < start:
             next_marker += 1
         own = []
@@ -233,7 +267,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
             prev.citations = prev.citations + labels
             prev.citation_spans.extend((m.start, m.end) for m in own)
             continue
-        reason = _skip_reason(body, n, question)
+        reason = _skip_reason(body, n, question, asked)
         if reason:
             skipped.append((start, end, reason))
             continue
@@ -243,7 +277,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
                                                      for a, b in ((m.start, m.end) for m in own) if a >= hedge[1]]))
             body = body.lstrip(" ,:;-")
         question_aware = bool(question) and n == 1 and len(word_spans(body)) <= QUESTION_AWARE_MAX_WORDS
-        check = f"{question.strip()} {body}" if question_aware and question else body
+        check = f"{asked_sentence} {body}" if question_aware else body
         claims.append(
             Claim(
                 start=start,
@@ -254,6 +288,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
                 question_aware=question_aware,
                 citation_spans=[(m.start, m.end) for m in own],
                 hedge_span=hedge,
+                foreign_script=is_foreign(body),
             )
         )
     return ClaimSplit(claims=claims, skipped=skipped)

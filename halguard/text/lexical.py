@@ -17,6 +17,7 @@ __all__ = [
     "entity_mentions",
     "has_negation",
     "is_enumerator",
+    "is_negation_cue",
     "negated_terms",
     "negation_flip",
     "number_mentions",
@@ -245,6 +246,11 @@ def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
 
 
 _CLAUSE_BREAK = re.compile(r"[,.;:!?()\"]")
+
+
+def is_negation_cue(word: str) -> bool:
+    """Whether one word is a negation cue ("not", "never", "doesn't", ...; see ``NEGATION_CUES``)."""
+    return _is_cue(word, NEGATION_CUES)
 
 
 def _is_cue(word: str, cues: frozenset[str]) -> bool:

@@ -6,10 +6,11 @@ from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
-from halguard.grounding.signals.negation import closest_sentence, negation_mismatch
+from halguard.grounding.signals.foreign import measure_foreign
+from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch
 from halguard.grounding.signals.records import absent_feature_mentions
 from halguard.grounding.signals.scope import Scope
-from halguard.grounding.signals.verbatim import is_verbatim
+from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import missing_names, missing_numbers, novel_terms
 from halguard.text.claims import Claim
 from halguard.text.lexical import content_terms, number_mentions, number_values, term_set
@@ -31,6 +32,10 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     def shifted(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         return [(base + s, base + e) for s, e in spans]
 
+    if claim.foreign_script:
+        m = measure_foreign(text, scope.without_question())
+        m.missing_entities, m.missing_numbers = shifted(m.missing_entities), shifted(m.missing_numbers)
+        return m
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
@@ -38,23 +43,46 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     claim_terms = {st for _, _, st in terms}
     closest = closest_sentence(claim_terms, evidence)
     closest_terms = term_set(closest)
-    novel = novel_terms(terms, scope)
+    verbatim = is_verbatim(text, bool(terms or number_mentions(text)), scope)
+    overlap = len(claim_terms & closest_terms) / len(claim_terms) if claim_terms else 0.0
+    # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
+    # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
+    own_words = verbatim or in_order(text, closest)
+    novel = [] if own_words else novel_terms(terms, scope)
+    # Names and numbers only count as found in the passages: one found only in the question is an echoed premise
+    # ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W").
+    facts = scope.without_question()
+    names, numbers = [], []
+    if not own_words:
+        names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
+    # ... unless the claim denies it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not"
+    # no negation of the evidence.
+    asked = set(names) - set(missing_names(text, scope)) | set(numbers) - set(missing_numbers(text, scope, computed))
+    denied = denied_premises(text, sorted(asked))
+    if denied:
+        names = [sp for sp in names if not _inside(sp, denied)]
+        numbers = [sp for sp in numbers if not _inside(sp, denied)]
     flips = antonym_flips(text, closest) if similarity >= weights.antonym_gate else []
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
         novel_terms=shifted(novel),
-        missing_entities=shifted(missing_names(text, scope)),
-        missing_numbers=shifted(missing_numbers(text, scope, computed)),
+        missing_entities=shifted(names),
+        missing_numbers=shifted(numbers),
         evidence_has_numbers=bool(number_mentions(evidence)),
-        negation_mismatch=negation_mismatch(text, closest, similarity, weights.negation_gate),
+        negation_mismatch=negation_mismatch(_mask(text, denied), closest, similarity, weights.negation_gate,
+                                            overlap, weights.close_copy_overlap),
         antonym_flips=shifted(flips),
-        verbatim=is_verbatim(text, bool(terms or number_mentions(text)), scope),
-        evidence_overlap=len(claim_terms & closest_terms) / len(claim_terms) if claim_terms else 0.0,
+        verbatim=verbatim,
+        evidence_overlap=overlap,
         arithmetic_errors=arithmetic,
         content_words=len(terms),
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
     )
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(s <= span[0] and span[1] <= e for s, e in spans)
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:

@@ -43,17 +43,31 @@ class Scope:
     numbers: frozenset[float]
     absent: frozenset[str]  # features a JSON record in these sources marks as absent
     sources: tuple[Source, ...]
+    # The sources' own stems and numbers, without the question's: names and numbers are looked up here, since a
+    # question can carry a false premise ("Does it support 100 W charging?") that an answer echoes.
+    context_terms: frozenset[str] = frozenset()
+    context_numbers: frozenset[float] = frozenset()
+
+    def without_question(self) -> Scope:
+        """This scope with the question's words and numbers left out (for names and numbers)."""
+        return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
+                     self.context_numbers)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
-    """The scope of ``sources`` plus the question (a claim may repeat what the question says)."""
+    """The scope of ``sources`` plus the question (a claim may repeat what the question says).
+
+    The question's words count as support for a claim's ordinary words ("Yes, it opened then."), never for its
+    names and numbers (see :meth:`Scope.without_question`).
+    """
     terms: set[str] = set()
     numbers: set[float] = set()
     for src in sources:
         terms |= _source_terms(src.text)
         numbers |= _source_numbers(src.text)
+    context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
         terms |= term_set(question)
         numbers |= number_values(question)
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
-    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources))
+    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers)

@@ -6,9 +6,13 @@ passage that holds it (multi-hop questions: "In what year ...? 1994").
 
 from __future__ import annotations
 
+import re
+
 from halguard.grounding.signals.scope import Scope, word_string
 
-__all__ = ["is_verbatim"]
+_WORD = re.compile(r"[^\W_]+")
+
+__all__ = ["in_order", "is_verbatim"]
 
 
 def is_verbatim(text: str, has_content: bool, scope: Scope) -> bool:
@@ -17,3 +21,21 @@ def is_verbatim(text: str, has_content: bool, scope: Scope) -> bool:
         return False
     words = word_string(text)
     return any(words in word_string(src.text) for src in scope.sources)
+
+
+def in_order(text: str, sentence: str) -> bool:
+    """Whether every word of ``text`` occurs in ``sentence`` in the same order (other words may stand between).
+
+    One evidence sentence, not a whole passage: in a long passage almost any short sentence's words occur in
+    order somewhere. Linear in the two lengths (a greedy match).
+    """
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words:
+        return False
+    i = 0
+    for w in _WORD.finditer(sentence):
+        if w.group().lower() == words[i]:
+            i += 1
+            if i == len(words):
+                return True
+    return False
