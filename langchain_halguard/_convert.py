@@ -4,11 +4,16 @@ Nothing here mutates the caller's objects: dicts are copied, messages are ``mode
 
 Shapes understood (see docs/langchain.md):
 
+- messages: every shape LangChain takes in a chat model's input or a graph's state: message objects, dicts
+  (``{"role": "user" | "assistant" | "system" | "tool", "content": ...}``, or ``"type"`` for ``"role"``),
+  ``("user", "...")`` tuples and plain strings (a human message), with a str or a list of content blocks as content;
+  a graph state's ``"messages"`` may also hold one such message instead of a list (as ``add_messages`` allows);
 - answers: a str, a message, a structured output (pydantic model, dataclass, dict, list: checked as
-  ``field: value`` lines), ``output[answer_key]`` holding any of these, or the last AI message of an agent's
-  ``{"messages": [...]}`` state;
+  ``field: value`` lines), ``output[answer_key]`` holding any of these, or in an agent's ``{"messages": [...]}``
+  state its ``structured_response`` (``create_agent(response_format=...)``), else its last AI message;
 - documents: ``output[context_key]`` or ``input[context_key]`` holding Documents or strings, or the documents
-  the chain's own retriever runs returned (read by the guard from the run, with their ids);
+  the chain's own retriever runs returned (read by the guard from the run, with their ids); for an agent whose
+  call ran no retriever, the tool messages of its state (a retriever tool's output, a search tool's text);
 - questions: ``input[question_key]``, a str input, ``output[question_key]``, or the last human message of a
   messages input.
 """
@@ -20,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_messages
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import METADATA_KEY, Verdict
@@ -28,6 +33,7 @@ from halguard.text.structured import is_structured, question_with_fields, render
 
 __all__ = [
     "MESSAGES_KEY",
+    "STRUCTURED_KEY",
     "Extracted",
     "answer_text",
     "attach_verdict",
@@ -35,11 +41,13 @@ __all__ = [
     "extract",
     "find_answer",
     "is_structured_answer",
+    "message_list",
     "replace_answer",
     "with_last_question",
 ]
 
 MESSAGES_KEY = "messages"  # the state key of LangGraph agents (create_agent, create_react_agent)
+STRUCTURED_KEY = "structured_response"  # where create_agent(response_format=...) puts the structured answer
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,8 @@ class Extracted:
         contexts: ``(id, text)`` pairs of the retrieved documents.
         structured: Whether the answer is a structured output (then ``answer`` is its rendering).
         check_question: The question given to the detector (a structured answer's field names are added).
-        documents_from: Where the documents came from: ``"output"``, ``"input"``, ``"retriever"`` or ``"none"``.
+        documents_from: Where the documents came from: ``"output"``, ``"input"``, ``"retriever"``, ``"tools"`` (an
+            agent's tool messages) or ``"none"``.
     """
 
     question: str | None
@@ -100,22 +109,38 @@ def documents_to_contexts(docs: Any, key: str) -> list[tuple[str, str]]:
     return out
 
 
-def _message_text(message: Any) -> str | None:
-    """The text of a message, or of a ``("role", "text")`` tuple."""
+def _as_message(message: Any) -> BaseMessage | None:
+    """``message`` as a LangChain message, for any shape a chat model or a graph state takes; None if it is none.
+
+    Dicts, tuples and strings go through LangChain's own ``convert_to_messages`` (a new object: the caller's is
+    never touched); what it refuses (a dict with no role, an unknown role) is not a message.
+    """
     if isinstance(message, BaseMessage):
-        return message.text
-    if isinstance(message, tuple) and len(message) == 2 and isinstance(message[1], str):
-        return message[1]
-    return None
+        return message
+    if not isinstance(message, (str, tuple, Mapping)):
+        return None
+    try:
+        return convert_to_messages([message])[0]
+    except Exception:  # noqa: BLE001 - LangChain raises ValueError, KeyError, NotImplementedError for non-messages
+        return None
+
+
+def _message_text(message: Any) -> str | None:
+    """The text of a message in any shape (content blocks joined), or None when it is not a message."""
+    converted = _as_message(message)
+    return converted.text if converted is not None else None
 
 
 def _is_role(message: Any, role: str) -> bool:
-    if isinstance(message, BaseMessage):
-        return message.type == ("ai" if role == "ai" else "human")
-    if isinstance(message, tuple) and len(message) == 2:
-        names = ("ai", "assistant") if role == "ai" else ("human", "user")
-        return message[0] in names
-    return False
+    converted = _as_message(message)
+    return converted is not None and converted.type == ("ai" if role == "ai" else "human")
+
+
+def message_list(value: Any) -> list[Any] | None:
+    """A graph state's messages as a list: ``add_messages`` also takes one message (a str, a dict, a tuple)."""
+    if value is None:
+        return None
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _last(messages: Any, role: str) -> int | None:
@@ -128,8 +153,21 @@ def _last(messages: Any, role: str) -> int | None:
     return None
 
 
+def _state_messages(value: Any) -> list[Any] | None:
+    """The messages of a graph's state (``{"messages": ...}``), or None."""
+    return message_list(value.get(MESSAGES_KEY)) if isinstance(value, Mapping) else None
+
+
 def _is_agent_state(value: Any) -> bool:
-    return isinstance(value, Mapping) and _last(value.get(MESSAGES_KEY), "ai") is not None
+    return isinstance(value, Mapping) and _last(message_list(value.get(MESSAGES_KEY)), "ai") is not None
+
+
+def _agent_answer(state: Mapping[str, Any]) -> Any:
+    """An agent's answer: its structured response when it has one (the last AI message is then a tool call)."""
+    if state.get(STRUCTURED_KEY) is not None:
+        return state[STRUCTURED_KEY]
+    messages = message_list(state[MESSAGES_KEY])
+    return messages[_last(messages, "ai")]
 
 
 def find_answer(output: Any, answer_key: str | None) -> Any:
@@ -143,8 +181,7 @@ def find_answer(output: Any, answer_key: str | None) -> Any:
     if answer_key in output:
         return output[answer_key]
     if _is_agent_state(output):
-        messages = output[MESSAGES_KEY]
-        return messages[_last(messages, "ai")]
+        return _agent_answer(output)
     msg = (
         f"the chain's output has no answer key '{answer_key}': found {_describe(output)} (set answer_key=..., or "
         "answer_key=None when the whole output is a structured answer)"
@@ -197,6 +234,22 @@ def _is_documents(value: Any) -> bool:
     )
 
 
+def _tool_contexts(messages: list[Any]) -> list[tuple[str, str]]:
+    """``(id, text)`` pairs of the tool messages in an agent's state: the Documents of a tool that returns them as
+    its artifact (``response_format="content_and_artifact"``), else the text it gave the model."""
+    out: list[tuple[str, str]] = []
+    for message in messages:
+        tool = _as_message(message)
+        if not isinstance(tool, ToolMessage):
+            continue
+        artifact = tool.artifact
+        if isinstance(artifact, Sequence) and artifact and all(isinstance(d, Document) for d in artifact):
+            out.extend(documents_to_contexts(artifact, "artifact"))
+        elif tool.text.strip():
+            out.append((tool.tool_call_id or tool.name or str(len(out)), tool.text))
+    return out
+
+
 def _documents(
     chain_input: Any, chain_output: Any, context_key: str, retrieved: list[Document] | None
 ) -> tuple[list[tuple[str, str]], str]:
@@ -215,7 +268,11 @@ def _documents(
     if keyed is not None:
         return documents_to_contexts(keyed, context_key), where
     if _is_agent_state(chain_output):
-        return [], "none"  # an agent that answered without retrieving: unverified (no_context), not an error
+        # No retriever ran in this call: the agent answered from what its tools returned (a search tool that is
+        # not a LangChain retriever, or a retrieval of an earlier turn kept in the thread's state). None: it
+        # answered without any, which is unverified (no_context), not an error.
+        tools = _tool_contexts(message_list(chain_output[MESSAGES_KEY]))
+        return tools, ("tools" if tools else "none")
     msg = (
         f"no retrieved documents: no retriever ran inside the chain and there is nothing under '{context_key}' "
         f"(the chain's output is {_describe(chain_output)} and its input is {_describe(chain_input)})"
@@ -230,14 +287,18 @@ def _question(chain_input: Any, chain_output: Any, question_key: str) -> str | N
         question = chain_input
     elif isinstance(chain_output, Mapping) and question_key in chain_output:
         question = chain_output[question_key]
-    elif isinstance(chain_input, Mapping) and _last(chain_input.get(MESSAGES_KEY), "human") is not None:
-        messages = chain_input[MESSAGES_KEY]
+    elif isinstance(chain_input, Mapping) and _last(message_list(chain_input.get(MESSAGES_KEY)), "human") is not None:
+        messages = message_list(chain_input[MESSAGES_KEY])
         question = messages[_last(messages, "human")]
     elif isinstance(chain_input, Mapping):
         msg = f"the chain's input has no question key '{question_key}': found {_describe(chain_input)}"
         raise InvalidInputError(msg)
     elif _last(chain_input, "human") is not None:  # a list of messages, as a chat model takes
         question = chain_input[_last(chain_input, "human")]
+    elif _last(_state_messages(chain_output), "human") is not None:
+        # A graph resumed with Command(resume=...): the question is the thread's last user message.
+        messages = _state_messages(chain_output)
+        question = messages[_last(messages, "human")]
     else:
         question = None
     if isinstance(question, Sequence) and not isinstance(question, (str, tuple)) and _last(question, "human") is not None:
@@ -307,6 +368,15 @@ def _as_like(old: Any, new: Any, verdict: Verdict | None) -> Any:
     return new
 
 
+def _in_shape(message: Any, text: str) -> Any:
+    """``text`` as a message of the same shape as ``message`` (a dict, a tuple or a str in a messages list)."""
+    if isinstance(message, Mapping):
+        return {**message, "content": text}
+    if isinstance(message, tuple):
+        return (message[0], text)
+    return text
+
+
 def replace_answer(output: Any, answer_key: str | None, new: Any, verdict: Verdict | None = None) -> Any:
     """A copy of ``output`` with its answer replaced by ``new`` (same place, same type where it can be)."""
     if answer_key is None or not isinstance(output, Mapping):
@@ -314,12 +384,16 @@ def replace_answer(output: Any, answer_key: str | None, new: Any, verdict: Verdi
     copy = dict(output)
     if answer_key in copy:
         copy[answer_key] = _as_like(copy[answer_key], new, verdict)
+    elif _is_agent_state(copy) and copy.get(STRUCTURED_KEY) is not None:
+        copy[STRUCTURED_KEY] = new  # a fallback runnable's structured answer (the policy refused any other type)
     elif _is_agent_state(copy):
-        messages = list(copy[MESSAGES_KEY])
+        messages = message_list(copy[MESSAGES_KEY])
         i = _last(messages, "ai")
-        messages[i] = _as_like(messages[i], new, verdict) if isinstance(messages[i], BaseMessage) else AIMessage(
-            content=new if isinstance(new, str) else str(_message_text(new) or new)
-        )
+        if isinstance(messages[i], BaseMessage):
+            messages[i] = _as_like(messages[i], new, verdict)
+        else:
+            text = _message_text(new)
+            messages[i] = _in_shape(messages[i], text if text is not None else str(new))
         copy[MESSAGES_KEY] = messages
     return copy
 
@@ -348,13 +422,14 @@ def attach_verdict(
             new[answer_key] = _with_metadata(new[answer_key], verdict, replacement)
         elif answer_key in new and replacement is not None:
             new[answer_key] = replacement
-        elif answer_key not in new and _is_agent_state(new):
-            messages = list(new[MESSAGES_KEY])
+        elif answer_key not in new and _is_agent_state(new) and new.get(STRUCTURED_KEY) is None:
+            # A structured response is never replaced (the policy refuses), and its verdict is not the tool call's.
+            messages = message_list(new[MESSAGES_KEY])
             i = _last(messages, "ai")
             if isinstance(messages[i], BaseMessage):
                 messages[i] = _with_metadata(messages[i], verdict, replacement)
             elif replacement is not None:
-                messages[i] = (messages[i][0], replacement)
+                messages[i] = _in_shape(messages[i], replacement)
             new[MESSAGES_KEY] = messages
         new[output_key] = verdict
         return new

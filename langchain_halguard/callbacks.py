@@ -8,8 +8,6 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -52,6 +50,30 @@ def _generation_text(run: Run) -> str | None:
     return None
 
 
+class _SyncOrAsync:
+    """A callback method that LangChain awaits on an event loop and calls plainly everywhere else.
+
+    LangChain's async callback manager awaits a handler method only when it is a coroutine function; a plain one
+    it calls (``run_inline``) without waiting for work it hands elsewhere, so a check done off the loop would end
+    after ``await chain.ainvoke(...)`` returned. The sync manager, given a coroutine function, would start a new
+    event loop for every call of it. Looking the method up by where it is called from gives each manager the form
+    that costs it nothing: the coroutine on a running loop, the plain method elsewhere.
+    """
+
+    def __init__(self, sync_name: str, async_name: str) -> None:
+        self.sync_name = sync_name
+        self.async_name = async_name
+
+    def __get__(self, handler: Any, owner: type | None = None) -> Any:
+        if handler is None:
+            return self
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return getattr(handler, self.sync_name)
+        return getattr(handler, self.async_name)
+
+
 def _first_str(values: Any, keys: tuple[str, ...]) -> str | None:
     if isinstance(values, str):
         return values
@@ -79,11 +101,11 @@ class HalguardCallbackHandler(BaseTracer):
     ``max_verdicts``), passed to ``on_verdict(run_id, verdict)``, logged through :mod:`logging` and optionally
     appended as JSON lines to ``jsonl_path``. Errors are logged, never raised into the chain.
 
-    When the root run ends in a sync call, the check runs right there (tens of milliseconds with the local
-    verifier), so the verdict is ready when ``invoke`` returns. When it ends on an event loop (``ainvoke``,
-    ``astream``), the check runs on the handler's own worker thread instead, one run after another in the
-    order they ended, so a long context never stalls the loop: ``flush()`` (or ``await aflush()``) waits for the
-    checks still running.
+    The check runs when the root run ends, before the call returns: ``invoke``, ``batch`` and ``stream`` check
+    in the calling thread; ``ainvoke``, ``abatch``, ``astream`` and ``astream_events`` await the detector's
+    ``averify`` (the local verifier runs in a worker thread, so the loop serves other requests meanwhile). Every
+    verdict of a call is in :attr:`verdicts` when the call returns; the cost is the check's own time (tens of
+    milliseconds with the local verifier, measured in docs/langchain.md).
 
     Args:
         detector: The detector (default: the shared LocalVerifier).
@@ -117,7 +139,6 @@ class HalguardCallbackHandler(BaseTracer):
         self.log_context_text = log_context_text
         self._verdicts: OrderedDict[UUID, Verdict] = OrderedDict()
         self._lock = threading.Lock()
-        self._worker: ThreadPoolExecutor | None = None
 
     @property
     def verdicts(self) -> dict[UUID, Verdict]:
@@ -130,40 +151,43 @@ class HalguardCallbackHandler(BaseTracer):
             return self._verdicts.get(run_id)
 
     def _persist_run(self, run: Run) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # no event loop here: check inline, the verdict is ready when the call returns
-            self._verify_logged(run)
-            return
-        with self._lock:
-            if self._worker is None:  # one thread: checks run in the order their runs ended
-                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halguard-callback")
-            worker = self._worker
-        worker.submit(self._verify_logged, run)
+        """Nothing: a root run is checked when it ends (``on_chain_end``), where an async call can await it."""
 
-    def _verify_logged(self, run: Run) -> None:
-        try:
-            self._verify_run(run)
-        except Exception:  # an observer must never break the chain it observes
-            logger.exception("halguard could not verify run %s", run.id)
+    def _end_chain(self, outputs: dict[str, Any], *, run_id: UUID, inputs: dict[str, Any] | None = None,
+                   **kwargs: Any) -> Run:
+        run = super().on_chain_end(outputs, run_id=run_id, inputs=inputs, **kwargs)
+        if run.parent_run_id is None:
+            found = self._find(run)
+            if found is not None:
+                try:
+                    self._record(run, *found, self.detector.verify(found[1], found[2], question=found[0]))
+                except Exception:  # an observer must never break the chain it observes
+                    logger.exception("halguard could not verify run %s", run.id)
+        return run
+
+    async def _aend_chain(self, outputs: dict[str, Any], *, run_id: UUID, inputs: dict[str, Any] | None = None,
+                          **kwargs: Any) -> None:
+        run = super().on_chain_end(outputs, run_id=run_id, inputs=inputs, **kwargs)
+        if run.parent_run_id is None:
+            found = self._find(run)
+            if found is not None:
+                try:
+                    self._record(run, *found, await self.detector.averify(found[1], found[2], question=found[0]))
+                except Exception:
+                    logger.exception("halguard could not verify run %s", run.id)
+
+    on_chain_end = _SyncOrAsync("_end_chain", "_aend_chain")  # type: ignore[assignment]
 
     def flush(self, timeout: float | None = None) -> bool:
-        """Wait until the checks still running on the worker thread are done; False if ``timeout`` passed."""
-        with self._lock:
-            worker = self._worker
-        if worker is None:
-            return True
-        try:
-            worker.submit(lambda: None).result(timeout=timeout)  # FIFO: done once every earlier check is
-        except FutureTimeout:
-            return False
+        """True: every check is done when its call returns (kept for code written for earlier versions)."""
         return True
 
     async def aflush(self, timeout: float | None = None) -> bool:
-        """Async twin of :meth:`flush` (waits without blocking the loop)."""
-        return await asyncio.to_thread(self.flush, timeout)
+        """Async twin of :meth:`flush`."""
+        return True
 
-    def _verify_run(self, run: Run) -> None:
+    def _find(self, run: Run) -> tuple[str | None, str, list[tuple[str, str]]] | None:
+        """The question, answer and contexts of a finished root run; None when it is not a RAG run."""
         docs: list[Document] = []
         question = _first_str(run.inputs, _QUESTION_KEYS)
         last_generation = None
@@ -175,9 +199,11 @@ class HalguardCallbackHandler(BaseTracer):
                 last_generation = _generation_text(node) or last_generation
         answer = _first_str(run.outputs, _ANSWER_KEYS) or last_generation
         if not docs or answer is None:
-            return  # not a RAG run: nothing retrieved, or nothing answered
-        contexts = documents_to_contexts(docs, "documents")
-        verdict = self.detector.verify(answer, contexts, question=question)
+            return None  # not a RAG run: nothing retrieved, or nothing answered
+        return question, answer, documents_to_contexts(docs, "documents")
+
+    def _record(self, run: Run, question: str | None, answer: str, contexts: list[tuple[str, str]],
+                verdict: Verdict) -> None:
         verdict = verdict.model_copy(update={
             "request": RequestInfo(id=str(run.id), question=question, source="langchain:HalguardCallbackHandler")
         })

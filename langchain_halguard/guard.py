@@ -44,8 +44,18 @@ from langchain_halguard._convert import (
     extract,
     find_answer,
     is_structured_answer,
+    message_list,
     replace_answer,
     with_last_question,
+)
+from langchain_halguard._graph import (
+    GraphStream,
+    GraphThread,
+    awrite_back,
+    find_graph,
+    find_thread,
+    interrupted,
+    write_back,
 )
 from langchain_halguard._history import HistoryWrapper, find_history_wrapper
 from langchain_halguard._retrieved import RetrievedDocuments
@@ -122,44 +132,49 @@ def _add(left: Any, right: Any) -> Any:
         return right
 
 
-def _is_graph(runnable: Runnable[Any, Any]) -> bool:
-    """A LangGraph graph (an agent from ``create_agent``): its stream chunks are states or node updates."""
-    return type(runnable).__module__.startswith("langgraph")
+class _ChainStream:
+    """One streamed call of a chain (not a graph): its chunks added up are its output.
 
-
-class _Streamed:
-    """What a stream produced: the chunks added up, or for a LangGraph graph its last state.
-
-    A graph streams whole states (``stream_mode="values"``) or ``{node: update}`` dicts (``"updates"``, the
-    default); adding those up repeats or scatters the messages, so the answer is taken from the last state, or
-    from the last AI message any node produced.
+    After the check: with a held-back stream (a policy that may change the answer) the whole checked output as one
+    chunk; otherwise one chunk that adds the verdict to what was streamed (a dict's ``output_key``, a message's
+    ``response_metadata``). A plain str stream has nowhere to put the verdict: it is in the ``halguard_verdict``
+    event, ``on_verdict`` and the ``halguard_verify`` run.
     """
 
-    def __init__(self, *, graph: bool) -> None:
-        self.graph = graph
+    def __init__(self, kwargs: dict[str, Any], *, hold: bool, output_key: str, answer_key: str | None) -> None:
+        self.inner_kwargs = kwargs
+        self.hold = hold
+        self.output_key = output_key
+        self.answer_key = answer_key
         self.total: Any = None
-        self.last_state: Any = None
-        self.last_ai: Any = None
 
-    def add(self, chunk: Any) -> None:
+    def add(self, chunk: Any) -> Iterator[Any]:
         self.total = _add(self.total, chunk)
-        if not self.graph or not isinstance(chunk, Mapping):
-            return
-        updates = [chunk, *(v for v in chunk.values() if isinstance(v, Mapping))]
-        for part in updates:
-            messages = part.get(MESSAGES_KEY)
-            if isinstance(messages, list):
-                ai = [m for m in messages if isinstance(m, BaseMessage) and m.type == "ai"]
-                self.last_ai = ai[-1] if ai else self.last_ai
-        if isinstance(chunk.get(MESSAGES_KEY), list):
-            self.last_state = chunk
+        if not self.hold:
+            yield chunk
 
-    def result(self) -> Any:
-        if self.last_state is not None:
-            return self.last_state
-        if self.last_ai is not None:
-            return {MESSAGES_KEY: [self.last_ai]}
+    def output(self) -> Any:
         return self.total
+
+    def unchecked(self) -> Iterator[Any]:
+        """The held-back output as it was, when there is nothing to check (a chain's output is never paused)."""
+        if self.hold:
+            yield self.total
+
+    def final(self, output: Any, result: Any) -> Iterator[Any]:
+        if self.hold:
+            yield result
+        elif isinstance(output, Mapping):
+            extra = AddableDict({self.output_key: result[self.output_key]})
+            answer = result.get(self.answer_key) if self.answer_key else None
+            if isinstance(answer, BaseMessageChunk):
+                extra[self.answer_key] = type(answer)(
+                    content="", response_metadata={METADATA_KEY: answer.response_metadata[METADATA_KEY]}
+                )
+            yield extra
+        elif isinstance(output, BaseMessage):
+            chunk_type = type(output) if isinstance(output, BaseMessageChunk) else AIMessageChunk
+            yield chunk_type(content="", response_metadata={METADATA_KEY: result.response_metadata[METADATA_KEY]})
 
 
 def _langsmith_run_tree() -> Any:
@@ -260,7 +275,9 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     model_config = ConfigDict(arbitrary_types_allowed=True)
     _sampler: Any = PrivateAttr(default=None)
     _repairer: Any = PrivateAttr(default=None)
-    _history: HistoryWrapper | None = PrivateAttr(default=None)
+    # The user's conversation that paraphrase samples must stay out of: a history wrapper's session, or a graph's
+    # checkpointed thread (each gives a snapshot before the turn and a sampler on a throwaway copy of it).
+    _history: HistoryWrapper | GraphThread | None = PrivateAttr(default=None)
     # Whether bound / fallback take a dict: a property of the runnable, not of a call (a schema costs ~2.5 ms).
     _takes_dict: dict[str, bool] = PrivateAttr(default_factory=dict)
 
@@ -286,6 +303,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
             self._repairer = to_chat_model(self.repairer)
         self._history = find_history_wrapper(self.bound, sampling=self.consistency == "on")
+        if self._history is None and self.consistency == "on":
+            self._history = find_thread(self.bound)
         if self.consistency == "on":
             from langchain_halguard.providers import to_chat_model
 
@@ -345,8 +364,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
         output = self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        if self._paused(output):
+            return output
         verdict = self._verify(inner, output, retrieved, history, run_manager, config)
-        return self._apply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        result = self._apply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        self._write_back(config, output, result)
+        return result
 
     async def _ainvoke(
         self, input_: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
@@ -355,8 +378,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
         output = await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        if self._paused(output):
+            return output
         verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
-        return await self._aapply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        result = await self._aapply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        await self._awrite_back(config, output, result)
+        return result
 
     def _inner_input(self, input_: Any, which: Literal["bound", "fallback"] = "bound") -> Any:
         """A bare question wrapped as ``{question_key: question}`` when the chain takes a dict (see ``str_input``)."""
@@ -409,6 +436,15 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         async for chunk in self.atransform(one(), config, **kwargs):
             yield chunk
 
+    def _stream(self, config: RunnableConfig, kwargs: dict[str, Any]) -> _ChainStream | GraphStream:
+        found = find_graph(self.bound)
+        if found is None:
+            return _ChainStream(kwargs, hold=self._buffers_stream, output_key=self.output_key,
+                                answer_key=self.answer_key)
+        graph, bound_kwargs = found
+        return GraphStream(graph, {**bound_kwargs, **kwargs}, config, hold=self._buffers_stream,
+                           output_key=self.output_key, answer_key=self.answer_key)
+
     def _transform(
         self, inputs: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
     ) -> Iterator[Any]:
@@ -421,17 +457,20 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
-        streamed = _Streamed(graph=_is_graph(self.bound))
+        stream = self._stream(config, kwargs)
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
-        for chunk in self.bound.transform(recorded(), self._child(config, run_manager, RAW_TAG, retrieved), **kwargs):
-            streamed.add(chunk)
-            if not self._buffers_stream:
-                yield chunk
-        output = streamed.result()
+        child = self._child(config, run_manager, RAW_TAG, retrieved)
+        for chunk in self.bound.transform(recorded(), child, **stream.inner_kwargs):
+            yield from stream.add(chunk)
+        output = stream.output()
+        if self._paused(output):
+            yield from stream.unchecked()
+            return
         verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
         result = self._apply(seen["original"], output, verdict, run_manager, config, (seen["input"], retrieved))
-        yield from self._final_chunks(output, result)
+        self._write_back(config, output, result)
+        yield from stream.final(output, result)
 
     async def _atransform(
         self,
@@ -449,38 +488,45 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = _add(seen["input"], chunk)
                 yield chunk
 
-        streamed = _Streamed(graph=_is_graph(self.bound))
+        stream = self._stream(config, kwargs)
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
         child = self._child(config, run_manager, RAW_TAG, retrieved)
-        async for chunk in self.bound.atransform(recorded(), child, **kwargs):
-            streamed.add(chunk)
-            if not self._buffers_stream:
+        async for chunk in self.bound.atransform(recorded(), child, **stream.inner_kwargs):
+            for out in stream.add(chunk):
+                yield out
+        output = stream.output()
+        if self._paused(output):
+            for chunk in stream.unchecked():
                 yield chunk
-        output = streamed.result()
+            return
         verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
         result = await self._aapply(seen["original"], output, verdict, run_manager, config,
                                     (seen["input"], retrieved))
-        for chunk in self._final_chunks(output, result):
+        await self._awrite_back(config, output, result)
+        for chunk in stream.final(output, result):
             yield chunk
 
-    def _final_chunks(self, streamed: Any, result: Any) -> Iterator[Any]:
-        """After the inner chunks: the whole (possibly replaced) output when buffered, else a verdict chunk."""
-        if self._buffers_stream:
-            yield result
-            return
-        if isinstance(streamed, Mapping):
-            extra = AddableDict({self.output_key: result[self.output_key]})
-            answer = result.get(self.answer_key) if self.answer_key else None
-            if isinstance(answer, BaseMessageChunk):
-                extra[self.answer_key] = type(answer)(
-                    content="", response_metadata={METADATA_KEY: answer.response_metadata[METADATA_KEY]}
-                )
-            yield extra
-        elif isinstance(streamed, BaseMessage):
-            chunk_type = type(streamed) if isinstance(streamed, BaseMessageChunk) else AIMessageChunk
-            yield chunk_type(content="", response_metadata={METADATA_KEY: result.response_metadata[METADATA_KEY]})
-        # A plain str stream has nowhere to put the verdict: it is in the event, on_verdict and the verify run.
+    # -- a graph's thread -----------------------------------------------------------------------------------
+
+    def _paused(self, output: Any) -> bool:
+        """A graph that stopped at ``interrupt()`` for human input has not answered yet: it comes back as it is,
+        with no verdict, and the run that resumes it (``Command(resume=...)`` through the guard) is checked."""
+        if find_graph(self.bound) is None or not interrupted(output):
+            return False
+        logger.debug("halguard: the graph paused at an interrupt; nothing to check until it is resumed")
+        return True
+
+    def _write_back(self, config: RunnableConfig, output: Any, result: Any) -> None:
+        """A graph with a checkpointer: the thread keeps the answer the user was shown (see ``_graph.py``)."""
+        found = find_graph(self.bound)
+        if found is not None:
+            write_back(found[0], config, output, result, self.answer_key)
+
+    async def _awrite_back(self, config: RunnableConfig, output: Any, result: Any) -> None:
+        found = find_graph(self.bound)
+        if found is not None:
+            await awrite_back(found[0], config, output, result, self.answer_key)
 
     # -- verification -----------------------------------------------------------------------------------
 
@@ -499,7 +545,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             update["checked_text"] = e.answer
         return verdict.model_copy(update=update)
 
-    def _verify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: list[Any] | None,
+    def _verify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: Any,
                 run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         extracted = self._extract(input_, output, retrieved)
         child = self._child(config, run_manager)
@@ -511,7 +557,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         self._report(verdict)
         return verdict
 
-    async def _averify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: list[Any] | None,
+    async def _averify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: Any,
                        run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         extracted = self._extract(input_, output, retrieved)
         child = self._child(config, run_manager)
@@ -530,8 +576,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             return question
         if isinstance(input_, Mapping) and self.question_key in input_:
             return {**input_, self.question_key: question}
-        if isinstance(input_, Mapping) and isinstance(input_.get(MESSAGES_KEY), list):
-            return {**input_, MESSAGES_KEY: with_last_question(input_[MESSAGES_KEY], question)}
+        if isinstance(input_, Mapping) and input_.get(MESSAGES_KEY) is not None:
+            return {**input_, MESSAGES_KEY: with_last_question(message_list(input_[MESSAGES_KEY]), question)}
         msg = f"paraphrase sampling needs the question in the input under '{self.question_key}'"
         raise InvalidInputError(msg)
 
@@ -547,11 +593,11 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 out.append(exc)
         return out
 
-    def _sampling_runnable(self, history: list[Any] | None) -> Runnable[Any, Any]:
-        """Samples go through the chain; through a history wrapper, with a throwaway copy of the session."""
+    def _sampling_runnable(self, history: Any) -> Runnable[Any, Any]:
+        """Samples go through the chain; through a history wrapper or a graph's thread, on a throwaway copy."""
         return self._history.sampler(history) if self._samples_history and history is not None else self.bound
 
-    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, history: list[Any] | None,
+    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, history: Any,
                      run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         if e.question is None:
             return unsampled(verdict)
@@ -565,7 +611,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         report = self._sampler.check(e.question, answer=e.answer, batch_answer_fn=batch)
         return combine_verdicts(verdict, report)
 
-    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict, history: list[Any] | None,
+    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict, history: Any,
                             run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
         if e.question is None:
             return unsampled(verdict)
