@@ -269,6 +269,32 @@ def test_item9_the_copy_itself_is_supported(verifier):
     assert verifier.verify(" ".join(ARTEMIS[:8]), [" ".join(ARTEMIS)]).label == "supported"
 
 
+@pytest.mark.parametrize("added", [
+    "NASA did not lead the project.",  # "led" in the context: an irregular past form
+    "Airbus did not supply the service module.",  # "supplied" in the context
+    "The project was not led by NASA.",
+    "ESA did not support the project.",
+])
+@pytest.mark.parametrize(("n", "at"), [(4, 0), (8, 4), (12, 12)])
+def test_item9_a_negated_sentence_added_to_a_copy_is_flagged(verifier, added, n, at):
+    copied = ARTEMIS[:n]
+    answer = " ".join([*copied[:at], added, *copied[at:]])
+    verdict = verifier.verify(answer, [" ".join(ARTEMIS)])
+    assert any(c.text == added for c in verdict.flagged_claims), [c.reasons for c in verdict.claims]
+
+
+def test_item9_irregular_forms_and_prefixes_count_as_shared_words():
+    from halguard.grounding.signals.negation import shared_share
+    from halguard.text.lexical import content_terms, term_set
+
+    def share(claim: str, sentence: str) -> float:
+        return shared_share({st for _, _, st in content_terms(claim)}, term_set(sentence))
+
+    assert share("NASA did not lead the project", "NASA led the project") == 1.0
+    assert share("Airbus did not supply the module", "The module was supplied by Airbus") == 1.0
+    assert share("The cat sat on the mat", "A dog barked at the door") == 0.0
+
+
 # -- 13. text identical to the context --------------------------------------------------------------
 
 IDENTICAL = ["The router supports Wi-Fi.", "The amplifier is Hi-Fi.", "The adapter takes 12 V DC.",

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 __all__ = [
     "NumberMention",
+    "base_form",
     "content_terms",
     "entity_mentions",
     "has_negation",
@@ -246,6 +247,34 @@ def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
 
 
 _CLAUSE_BREAK = re.compile(r"[,.;:!?()\"]")
+
+
+# Past forms of common irregular English verbs -> the base form, as stems ("led" -> "lead"). The suffix stripper
+# cannot relate them, so a copied sentence with "did not lead" for "led" looked like a paraphrase.
+_IRREGULAR = """
+be:was,were,been begin:began,begun break:broke,broken bring:brought build:built buy:bought catch:caught
+choose:chose,chosen come:came do:did,done draw:drew,drawn drink:drank,drunk drive:drove,driven eat:ate,eaten
+fall:fell,fallen feed:fed feel:felt fight:fought find:found fly:flew,flown forget:forgot,forgotten
+freeze:froze,frozen get:got,gotten give:gave,given go:went,gone grow:grew,grown have:had hear:heard hide:hid,hidden
+hold:held keep:kept know:knew,known lay:laid lead:led leave:left lend:lent lose:lost make:made mean:meant meet:met
+pay:paid ride:rode,ridden ring:rang,rung rise:rose,risen run:ran say:said see:saw,seen seek:sought sell:sold
+send:sent shake:shook,shaken shine:shone shoot:shot sing:sang,sung sink:sank,sunk sit:sat sleep:slept
+speak:spoke,spoken spend:spent stand:stood steal:stole,stolen stick:stuck strike:struck swim:swam,swum
+take:took,taken teach:taught tear:tore,torn tell:told think:thought throw:threw,thrown understand:understood
+wake:woke,woken wear:wore,worn win:won write:wrote,written withdraw:withdrew,withdrawn overtake:overtook,overtaken
+undertake:undertook,undertaken oversee:oversaw,overseen
+"""
+_BASE_FORMS = {
+    _stem(form): _stem(base)
+    for entry in _IRREGULAR.split()
+    for base, forms in [entry.split(":")]
+    for form in forms.split(",")
+}
+
+
+def base_form(term: str) -> str:
+    """A stem with an irregular past form read as its verb's base ("led" -> "lead"); other stems unchanged."""
+    return _BASE_FORMS.get(term, term)
 
 
 def is_negation_cue(word: str) -> bool:

@@ -7,7 +7,7 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
 from halguard.grounding.signals.foreign import measure_foreign
-from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch
+from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
 from halguard.grounding.signals.records import absent_feature_mentions
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
@@ -44,7 +44,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     closest = closest_sentence(claim_terms, evidence)
     closest_terms = term_set(closest)
     verbatim = is_verbatim(text, bool(terms or number_mentions(text)), scope)
-    overlap = len(claim_terms & closest_terms) / len(claim_terms) if claim_terms else 0.0
+    overlap = shared_share(claim_terms, closest_terms)
     # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)

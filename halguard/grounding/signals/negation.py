@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from halguard.text.lexical import is_negation_cue, negation_flip, term_set, word_spans
+from halguard.text.lexical import base_form, is_negation_cue, negation_flip, term_set, word_spans
 from halguard.text.segment import split_sentences
 
-__all__ = ["closest_sentence", "denied_premises", "negation_mismatch"]
+__all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "shared_share"]
+
+# The shorter of two stems that prefix one another counts as the same word from this length on ("supp" for the
+# stemmer's "supply", "supply" for "supplied"). Hand-set, not fitted; read only where a negation flip is in
+# question (the gate below and the many-claims correction), never to call a word supported.
+SHARED_PREFIX_MIN = 4
 
 # A question-only name or number at most this many words after a negation cue is what the answer denies ("not
 # Berlin", "not in Berlin", "never built in Berlin"). Hand-set, not fitted: the reach of a denial in a short clause.
@@ -27,6 +32,25 @@ def closest_sentence(claim_terms: set[str], evidence: str) -> str:
         key=lambda sent: len(claim_terms & term_set(sent)),
         default=evidence,
     )
+
+
+def shared_share(claim_terms: set[str], sentence_terms: set[str]) -> float:
+    """The share of the claim's content-word stems that its closest evidence sentence also has, irregular verb
+    forms read as their base ("lead" / "led", "build" / "built") and stems that prefix one another at least
+    ``SHARED_PREFIX_MIN`` long as one. It tells a copied sentence with an added "not" from a paraphrase: "NASA did
+    not lead the project" holds 2 of its 3 stems in "NASA led the project" by the stems alone."""
+    if not claim_terms:
+        return 0.0
+    bases = {base_form(t) for t in sentence_terms}
+
+    def found(term: str) -> bool:
+        b = base_form(term)
+        if b in bases:
+            return True
+        return len(b) >= SHARED_PREFIX_MIN and any(
+            len(o) >= SHARED_PREFIX_MIN and (o.startswith(b) or b.startswith(o)) for o in bases)
+
+    return sum(found(t) for t in claim_terms) / len(claim_terms)
 
 
 def negation_mismatch(claim: str, closest: str, similarity: float, gate: float, overlap: float = 0.0,
