@@ -164,13 +164,14 @@ def _normalise(q: str) -> str:
     return " ".join(q.lower().strip(" ?!.").split())
 
 
-def read_paraphrases(reply: str, question: str, n: int, nonce: str) -> list[str]:
+def read_paraphrases(reply: str, question: str, n: int, nonce: str) -> tuple[list[str], str]:
     """The paraphrases of a reply bound to ``nonce`` (its one JSON object with ``"nonce"`` and
-    ``"paraphrases"``), validated by :func:`parse_paraphrases`; [] for a reply that is not bound to the call."""
+    ``"paraphrases"``), validated by :func:`parse_paraphrases`, and ``""``; for a reply that is not bound to the
+    call, ``[]`` and why (its reason code first: ``judge_no_nonce``, ``judge_wrong_nonce``, ``judge_ambiguous``)."""
     bound = read_json(reply, nonce, ("paraphrases",))
     if bound.fields is None:
-        return []
-    return parse_paraphrases(bound.fields.get("paraphrases"), question, n)
+        return [], f"the paraphraser's reply was refused ({bound.code}: {bound.reason})"
+    return parse_paraphrases(bound.fields.get("paraphrases"), question, n), ""
 
 
 def parse_paraphrases(data: Any, question: str, n: int) -> list[str]:

@@ -216,8 +216,10 @@ class ParaphraseConsistency:
         cache = bind_cache(self.cache if self.cache is not None else self.paraphraser.cache, envelope)
         return (await self.paraphraser.achat(messages, json_mode=True, meter=meter, cache=cache)).text
 
-    def _candidates(self, question: str, reply: str, nonce: str, seen: list[str]) -> list[str]:
-        return [p for p in read_paraphrases(reply, question, 2 * self.n_paraphrases, nonce) if p not in seen]
+    def _candidates(self, question: str, reply: str, nonce: str, seen: list[str]) -> tuple[list[str], str]:
+        """The new rewordings of a reply bound to ``nonce``, and why the reply was refused ("" when it was not)."""
+        found, refused = read_paraphrases(reply, question, 2 * self.n_paraphrases, nonce)
+        return [p for p in found if p not in seen], refused
 
     def _paraphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
@@ -227,7 +229,8 @@ class ParaphraseConsistency:
             reply = self._ask(paraphrase_messages(question, self.n_paraphrases, envelope), envelope, meter)
         except ProviderError as exc:
             return self._finish_paraphrases(question, [], [], str(exc))
-        kept, dropped = self._validated(question, self._candidates(question, reply, envelope.nonce, []))
+        candidates, refused = self._candidates(question, reply, envelope.nonce, [])
+        kept, dropped = self._validated(question, candidates)
         if len(kept) < self.n_paraphrases and dropped:  # drifted: asked for once more, then dropped
             again_envelope = Envelope.new()
             retry = retry_messages(question, [d.paraphrase for d in dropped], self.n_paraphrases - len(kept),
@@ -238,9 +241,9 @@ class ParaphraseConsistency:
                 again = ""
             seen = kept + [d.paraphrase for d in dropped]
             more, more_dropped = self._validated(question, self._candidates(question, again, again_envelope.nonce,
-                                                                            seen))
+                                                                            seen)[0])
             kept, dropped = kept + more, dropped + more_dropped
-        return self._finish_paraphrases(question, kept, dropped, None)
+        return self._finish_paraphrases(question, kept, dropped, refused or None)
 
     async def _aparaphrase(self, question: str, meter: UsageMeter) -> _Paraphrased:
         if self.paraphraser is None:
@@ -250,8 +253,8 @@ class ParaphraseConsistency:
             reply = await self._aask(paraphrase_messages(question, self.n_paraphrases, envelope), envelope, meter)
         except ProviderError as exc:
             return self._finish_paraphrases(question, [], [], str(exc))
-        kept, dropped = await asyncio.to_thread(self._validated, question,
-                                                self._candidates(question, reply, envelope.nonce, []))
+        candidates, refused = self._candidates(question, reply, envelope.nonce, [])
+        kept, dropped = await asyncio.to_thread(self._validated, question, candidates)
         if len(kept) < self.n_paraphrases and dropped:
             again_envelope = Envelope.new()
             retry = retry_messages(question, [d.paraphrase for d in dropped], self.n_paraphrases - len(kept),
@@ -262,9 +265,9 @@ class ParaphraseConsistency:
                 again = ""
             seen = kept + [d.paraphrase for d in dropped]
             more, more_dropped = await asyncio.to_thread(
-                self._validated, question, self._candidates(question, again, again_envelope.nonce, seen))
+                self._validated, question, self._candidates(question, again, again_envelope.nonce, seen)[0])
             kept, dropped = kept + more, dropped + more_dropped
-        return self._finish_paraphrases(question, kept, dropped, None)
+        return self._finish_paraphrases(question, kept, dropped, refused or None)
 
     # -- sampling --------------------------------------------------------------------------------------
 
