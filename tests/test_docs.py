@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from halguard.llm.envelope import request_nonce
 from tests.conftest import JWST_BAD, python_blocks
 from tests.stub_llm_server import StubLLMServer, completion
 
@@ -186,10 +187,12 @@ def test_consistency_page(standins, monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", stub.url + "/v1")
         paraphrases = ["Which colour was Napoleon's horse?", "Napoleon's horse was what colour?",
                        "What was the colour of Napoleon's horse?"]
-        stub.script.append((200, {}, completion(json.dumps({"paraphrases": paraphrases}))))
-        stub.script.append((200, {}, completion(json.dumps({
-            "hallucination_detected": True, "confidence_score": 0.9, "conflicting_facts": [{"fact": "colour"}],
-            "reasoning": "grey vs white", "summary": "conflict"}))))
+        # The stand-ins echo each request's nonce, as the prompts ask (a reply without it is not read).
+        stub.reply_with(lambda body: completion(json.dumps({"nonce": request_nonce(body["messages"]),
+                                                            "paraphrases": paraphrases})))
+        stub.reply_with(lambda body: completion(json.dumps({
+            "nonce": request_nonce(body["messages"]), "hallucination_detected": True, "confidence_score": 0.9,
+            "conflicting_facts": [{"fact": "colour"}], "reasoning": "grey vs white", "summary": "conflict"})))
         (pas2,) = run_page("consistency.md", dict(standins))
         assert len(stub.requests) == 2  # one paraphrase call, one judge call
     assert pas2[0].startswith("inconsistent [{'fact': 'colour'}]")
