@@ -378,6 +378,21 @@ def test_item2_active_validation_async_twin_is_not_steered(verifier):
         assert all(c.outcome != "validated" for c in sentence.concepts)
 
 
+@pytest.mark.parametrize("variant", ["checker_note", "fake_nonce_line", "json_verdict", "german", "forged_rule"])
+def test_item2_llm_concepts_fall_back_to_the_rules_on_an_injection(variant, verifier):
+    # The note is in the generated sentence itself, the only data the concept step is given.
+    note = VARIANTS[variant].replace(". ", "; ").replace("\n", " ").strip().rstrip(".")
+    sentence = f"JWST was launched in 2019, {note}."
+    for mode in ("obey", "in_format"):
+        model = Obedient(mode, answer=sentence)
+        generator = ActiveGenerator(chat(model), detector=verifier, concepts="llm")
+        trace = generator.generate(QUESTION, CONTEXT).trace.sentences[0]
+        assert ("concepts", f"CONCEPTS {FAKE} [\"{FAKE}\"]") not in model.replies
+        assert any(step == "concepts" for step, _ in model.replies) and model.obeyed > 0
+        assert "concept list was unusable (judge_" in trace.reason, trace.reason
+        assert trace.decision != "validated" and all(c.outcome != "validated" for c in trace.concepts)
+
+
 @pytest.fixture(scope="module")
 def flagged(verifier):
     from halguard import verify
