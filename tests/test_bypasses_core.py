@@ -383,3 +383,42 @@ def test_json_of_verdicts_round_trips_with_skipped_sources(verifier):
     verdict = verifier.verify(FABRICATION, [*EIFFEL, ("crafted", "[" * 1000)])
     again = type(verdict).model_validate(json.loads(verdict.model_dump_json()))
     assert again.skipped_sources == verdict.skipped_sources
+
+
+def _budget_runs_out_after(monkeypatch, calls: int) -> None:
+    """The verifier's deadline checks pass ``calls`` times, then the budget is gone (deterministic, any machine)."""
+    import halguard.grounding.verifier as verifier_module
+    from halguard.text.segment import BudgetExceeded
+
+    seen = {"n": 0}
+
+    def check(deadline):
+        if deadline is None:
+            return
+        seen["n"] += 1
+        if seen["n"] > calls:
+            raise BudgetExceeded
+
+    monkeypatch.setattr(verifier_module, "check_deadline", check)
+
+
+def test_item7_an_answer_cut_short_by_the_budget_is_flagged_from_the_claims_encoded(verifier, monkeypatch):
+    budgeted = LocalVerifier(embedder=verifier.embedder, time_budget_s=60.0, batch_size=2)
+    answer = _invented(30, seed=3)
+    verifier.embedder._cache.clear()  # noqa: SLF001 - every window must be encoded
+    _budget_runs_out_after(monkeypatch, 4)
+    verdict = budgeted.verify(answer, EIFFEL)
+    assert verdict.label == "hallucinated"
+    assert verdict.errors and verdict.errors[0].code == "budget_exceeded"
+    assert 0 < len(verdict.claims) < 30 and all(c.status.is_flagged for c in verdict.claims)
+
+
+def test_item7_a_grounded_answer_cut_short_by_the_budget_is_unverified_not_supported(verifier, monkeypatch):
+    budgeted = LocalVerifier(embedder=verifier.embedder, time_budget_s=60.0, batch_size=2)
+    answer = " ".join(["The Eiffel Tower was completed in 1889 in Paris.", "It is 330 metres tall.",
+                       "The tower was designed by the company of Gustave Eiffel."] * 4)
+    verifier.embedder._cache.clear()  # noqa: SLF001
+    _budget_runs_out_after(monkeypatch, 3)
+    verdict = budgeted.verify(answer, EIFFEL)
+    assert verdict.label == "unverified" and verdict.errors[0].code == "budget_exceeded"
+    assert verdict.score is None
