@@ -2,7 +2,8 @@
 
 An InMemoryVectorStore over the bundled corpus (embedded with the local MiniLM), a chat model that
 answers once faithfully and once with a fabricated fact, the guard in annotate and raise+fallback modes,
-and the observe-only callback handler.
+the observe-only callback handler (sync and awaited), and, with langchain and langgraph installed, an agent
+(create_agent + a retriever tool) keeping its conversation in a checkpointer thread.
 
     python cookbook/langchain_rag_guard.py
 
@@ -12,12 +13,14 @@ the same script asks the real model instead of the scripted one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
 
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel, FakeListChatModel
+from langchain_core.language_models import BaseChatModel, FakeListChatModel, FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
@@ -57,11 +60,22 @@ def chat_model() -> tuple[BaseChatModel, str]:
     return scripted, "scripted (one faithful answer, then fabricated ones)"
 
 
-def build_chain(llm: BaseChatModel):
+class ScriptedToolCaller(FakeMessagesListChatModel):
+    """A scripted chat model an agent can bind tools to: it searches once, then answers."""
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+def build_retriever():
     passages = json.loads(CORPUS.read_text(encoding="utf-8"))
     store = InMemoryVectorStore(HalguardEmbeddings())
     store.add_documents([Document(id=p["id"], page_content=p["text"]) for p in passages])
-    retriever = store.as_retriever(search_kwargs={"k": 2})
+    return store.as_retriever(search_kwargs={"k": 2})
+
+
+def build_chain(llm: BaseChatModel):
+    retriever = build_retriever()
     format_docs = RunnableLambda(lambda docs: "\n\n".join(d.page_content for d in docs))
     generate = {"context": lambda x: format_docs.invoke(x["context"]), "input": lambda x: x["input"]} | PROMPT | llm | StrOutputParser()
     # The LCEL "return sources" form: the output holds the documents and the answer.
@@ -92,6 +106,40 @@ def main() -> None:
         chain.invoke(QUESTION)
     for run_id, verdict in cb.verdicts.items():
         print(f"run {run_id}: {verdict.label} (risk {verdict.score:.2f}); spans: {[s.text for s in verdict.spans]}")
+
+    print("\n== callback handler, awaited: the verdict is there when the await returns (no flush)")
+
+    async def observe() -> int:
+        with get_halguard_callback() as acb:
+            await chain.ainvoke(QUESTION)
+            return len(acb.verdicts)
+
+    print(f"verdicts after ainvoke: {asyncio.run(observe())}")
+
+    agent_demo(llm, label)
+
+
+def agent_demo(llm: BaseChatModel, label: str) -> None:
+    """create_agent with a retriever tool, its conversation in a checkpointer thread, the dict message form."""
+    try:
+        from langchain.agents import create_agent
+        from langchain_core.tools import create_retriever_tool
+        from langgraph.checkpoint.memory import InMemorySaver
+    except ImportError:
+        print("\n(agent example skipped: pip install langchain langgraph)")
+        return
+    print("\n== an agent (create_agent + a retriever tool), its conversation in a checkpointer thread")
+    search = create_retriever_tool(build_retriever(), "search_webb", "Search the James Webb documents.")
+    if label.startswith("scripted"):
+        call = {"name": "search_webb", "args": {"query": QUESTION}, "id": "call-1"}
+        llm = ScriptedToolCaller(responses=[AIMessage(content="", tool_calls=[call]), AIMessage(content=FABRICATED)])
+    agent = create_agent(llm, tools=[search], checkpointer=InMemorySaver())
+    guarded = with_halguard(agent)
+    config = {"configurable": {"thread_id": "demo-user"}}
+    out = guarded.invoke({"messages": [{"role": "user", "content": QUESTION}]}, config)
+    print(f"answer: {out['messages'][-1].content}")
+    print(format_verdict(out["halguard"]))
+    print(f"messages in the thread: {len(agent.get_state(config).values['messages'])}")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,9 @@ def test_langchain_cookbook_runs_offline(run_cookbook):
     assert "verdict: SUPPORTED" in out and "verdict: HALLUCINATED" in out
     assert "I can't answer that reliably" in out
     assert "hallucinated (risk" in out
+    assert "verdicts after ainvoke: 1" in out  # an awaited run's verdict is there when the await returns
+    agent = out.split("== an agent")[1]  # create_agent, the dict message form, a checkpointer thread
+    assert "verdict: HALLUCINATED" in agent and "messages in the thread: 4" in agent
 
 
 def test_llamaindex_cookbook_runs_offline(run_cookbook):
