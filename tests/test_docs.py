@@ -4,13 +4,35 @@ the code's; every relative link of the README and docs/ resolves.
 Blocks run with the offline stand-ins of conftest.py (``retriever``, ``llm``, ``index``, ``chat_llm``,
 ``json_llm``) and, for the OpenAI example, the OpenAI SDK pointed at the loopback stub server. Shell blocks
 (```bash) are not run.
+
+Printed values in comments (README.md and docs/, checked by :func:`run_blocks`)
+-----------------------------------------------------------------------------
+A comment on the line where a ``print(...)`` call ends shows what that call prints, and is checked against it::
+
+    print(verdict.label, round(verdict.score, 2))   # hallucinated 1.0
+
+- Comment-only lines right below the call show the next printed lines, one per line (a call in a loop, or one that
+  prints several lines); a call with no comment of its own may show all its output there.
+- ``...`` stands for any text, as in doctest: ``# PydanticResponse date=...``.
+- A number with decimals stands for the printed number rounded to as many decimals: ``0.99`` matches 0.9873 and
+  0.99, not 0.9959. Prefer two decimals for scores (scoring changes move the third).
+- `` -- `` ends what is shown; the rest is a note for the reader: ``# no_context -- unverified, not supported``.
+- A comment that starts with ``e.g.`` is illustrative and not checked; comments on lines that call no ``print``
+  are never checked.
+
+A mismatch fails with the page, the block, the line and what was printed, so a comment is refreshed by pasting.
 """
 
+import ast
+import builtins
 import contextlib
 import dataclasses
 import io
 import json
 import re
+import sys
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,14 +66,94 @@ if (DOCS / "architecture.md").exists():
     PAGES["architecture.md"] = "test_pages_without_python_blocks"
 
 
-def run_page(name: str, namespace: dict) -> list[list[str]]:
-    outputs = []
-    for block in python_blocks(DOCS / name):
+# -- printed values in comments (the convention is in the module docstring) ----------------------------------
+
+_SHOWN = re.compile(r"(\.\.\.|-?\d+\.\d+)")
+_NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE]-?\d+)?)"
+
+
+def shows(shown: str, printed: str) -> bool:
+    """Whether a comment's ``shown`` text matches a ``printed`` line (``...`` and rounded numbers, see above)."""
+    pieces = _SHOWN.split(shown)
+    pattern = "".join(".*" if p == "..." else _NUMBER if i % 2 else re.escape(p) for i, p in enumerate(pieces))
+    m = re.fullmatch(pattern, printed)
+    if m is None:
+        return False
+    numbers = [p for i, p in enumerate(pieces) if i % 2 and p != "..."]
+    return all(f"{float(got):.{len(want.split('.')[1])}f}" == want for want, got in zip(numbers, m.groups()))
+
+
+def shown_outputs(block: str) -> dict[tuple[int, int], list[str]]:
+    """``{(first line, last line) of a print call: the lines its comments show}``, for the calls that show any."""
+    comments: dict[int, tuple[str, bool]] = {}  # line -> (text, alone on its line)
+    for tok in tokenize.generate_tokens(io.StringIO(block).readline):
+        if tok.type == tokenize.COMMENT:
+            alone = not tok.line[: tok.start[1]].strip()
+            comments[tok.start[0]] = (tok.string[1:].strip(), alone)
+    calls = sorted((node.lineno, node.end_lineno) for node in ast.walk(ast.parse(block))
+                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print")
+    lines = block.splitlines()
+    shown: dict[tuple[int, int], list[str]] = {}
+    for first, last in calls:
+        texts = [comments[last][0]] if last in comments and not comments[last][1] else []
+        below = last + 1
+        while below in comments and comments[below][1] and lines[below - 1].strip().startswith("#"):
+            texts.append(comments[below][0])
+            below += 1
+        if texts and not any(t.startswith("e.g.") for t in texts):
+            shown[(first, last)] = [t.split(" -- ", 1)[0].rstrip() for t in texts]
+    return shown
+
+
+@contextlib.contextmanager
+def recording_prints(namespace: dict) -> Iterator[list[tuple[str, int, list[str]]]]:
+    """``print`` in ``namespace`` records ``(file, line, printed lines)`` per call, and still prints."""
+    calls: list[tuple[str, int, list[str]]] = []
+
+    def print_(*args, **kwargs):
+        if kwargs.get("file") not in (None, sys.stdout):
+            return builtins.print(*args, **kwargs)
         out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(block, f"docs/{name}", "exec"), namespace)
-        outputs.append(out.getvalue().splitlines())
-    return outputs
+        builtins.print(*args, **{**kwargs, "file": out})
+        sys.stdout.write(out.getvalue())
+        caller = sys._getframe(1)
+        calls.append((caller.f_code.co_filename, caller.f_lineno, out.getvalue().splitlines() or [""]))
+        return None
+
+    namespace["print"] = print_
+    try:
+        yield calls
+    finally:
+        namespace.pop("print", None)
+
+
+def check_shown_outputs(where: str, block: str, calls: list[tuple[str, int, list[str]]]) -> None:
+    """Every print comment of ``block`` (run as file ``where``) matches what that call printed."""
+    lines = block.splitlines()
+    wrong = []
+    for (first, last), shown in shown_outputs(block).items():
+        printed = [line for file, n, out in calls if file == where and first <= n <= last for line in out]
+        if len(printed) != len(shown) or not all(shows(s, p) for s, p in zip(shown, printed)):
+            wrong.append(f"  line {last} of the block: {lines[last - 1].strip()}\n"
+                         f"    the comments show: {shown}\n    it printed:        {printed}")
+    assert not wrong, (f"{where}: a comment shows other values than the code prints (convention: tests/test_docs.py)"
+                       ":\n" + "\n".join(wrong))
+
+
+def run_blocks(path: Path, namespace: dict) -> Iterator[list[str]]:
+    """Run the ```python blocks of ``path`` in order in ``namespace``, checking their printed-value comments;
+    yields each block's printed lines (after it ran, so the caller can read ``namespace``)."""
+    for number, block in enumerate(python_blocks(path), 1):
+        where = f"{path.relative_to(ROOT)}, block {number}"
+        out = io.StringIO()
+        with recording_prints(namespace) as calls, contextlib.redirect_stdout(out):
+            exec(compile(block, where, "exec"), namespace)
+        check_shown_outputs(where, block, calls)
+        yield out.getvalue().splitlines()
+
+
+def run_page(name: str, namespace: dict) -> list[list[str]]:
+    return list(run_blocks(DOCS / name, namespace))
 
 
 def markdown_files() -> list[Path]:
@@ -155,11 +257,8 @@ def test_how_it_works_page(verifier):
 def test_langchain_page(standins):
     namespace = dict(standins)
     outputs, answers = [], []
-    for block in python_blocks(DOCS / "langchain.md"):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(block, "docs/langchain.md", "exec"), namespace)
-        outputs.append(out.getvalue().splitlines())
+    for printed in run_blocks(DOCS / "langchain.md", namespace):
+        outputs.append(printed)
         answers.append(namespace.get("answer"))
     lcel, sources, history = outputs
     # the docs' LCEL chain: the str is unchanged, the verdict came from the retriever's run

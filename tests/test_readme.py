@@ -1,14 +1,15 @@
 """Every Python block of the README runs, in order, and prints what the README says.
 
 The README's blocks use ``retriever``, ``llm`` and ``index`` as a user would have them; here they are offline
-stand-ins (the ``standins`` fixture in conftest.py). The pages under docs/ are run by tests/test_docs.py.
+stand-ins (the ``standins`` fixture in conftest.py). The pages under docs/ are run by tests/test_docs.py, whose
+docstring says how a comment shows printed values (``print(...)  # hallucinated 1.0``); the README's are checked
+the same way.
 """
 
-import contextlib
-import io
 from pathlib import Path
 
-from tests.conftest import JWST_BAD, python_blocks
+from tests.conftest import JWST_BAD
+from tests.test_docs import run_blocks
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -16,11 +17,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def test_every_python_block_runs_and_prints_what_it_says(standins):
     outputs, answers = [], []
     namespace = dict(standins)
-    for block in python_blocks(README):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(block, "README.md", "exec"), namespace)
-        outputs.append(out.getvalue().splitlines())
+    for printed in run_blocks(README, namespace):
+        outputs.append(printed)
         answers.append(namespace.get("answer"))
     core, langchain, llamaindex = outputs
     # The core quickstart: the changed year and the wrong rocket are the spans
