@@ -38,6 +38,7 @@ far, and nothing they say is kept. A graph's long-term ``store`` is shared by ev
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
@@ -58,6 +59,8 @@ __all__ = [
     "find_graph",
     "find_thread",
     "interrupted",
+    "rewrap",
+    "split_output",
     "write_back",
 ]
 
@@ -213,8 +216,27 @@ class GraphStream:
 
 
 def interrupted(output: Any) -> bool:
-    """Whether a graph's output is a pause at ``interrupt()`` (its interrupts under ``__interrupt__``)."""
+    """Whether a graph's output is a pause at ``interrupt()`` (its interrupts under ``__interrupt__``, or in a
+    ``GraphOutput``'s ``interrupts``)."""
+    if _is_graph_output(output):
+        return bool(output.interrupts)
     return isinstance(output, Mapping) and bool(output.get(_INTERRUPT))
+
+
+def _is_graph_output(output: Any) -> bool:
+    """``invoke(..., version="v2")`` returns ``GraphOutput(value, interrupts)``, a frozen dataclass."""
+    cls = type(output)
+    return cls.__name__ == "GraphOutput" and cls.__module__.startswith("langgraph") and dataclasses.is_dataclass(output)
+
+
+def split_output(output: Any) -> tuple[Any, Any]:
+    """``(wrapper, value)``: a ``GraphOutput`` and its value (what is checked), or ``(None, output)``."""
+    return (output, output.value) if _is_graph_output(output) else (None, output)
+
+
+def rewrap(wrapper: Any, result: Any) -> Any:
+    """``result`` in the wrapper :func:`split_output` took it out of (a new ``GraphOutput``), or as it is."""
+    return result if wrapper is None else dataclasses.replace(wrapper, value=result)
 
 
 def _with_interrupt(state: Any, values: Any) -> Any:

@@ -55,6 +55,8 @@ from langchain_halguard._graph import (
     find_graph,
     find_thread,
     interrupted,
+    rewrap,
+    split_output,
     write_back,
 )
 from langchain_halguard._history import HistoryWrapper, find_history_wrapper
@@ -363,13 +365,15 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         inner = self._inner_input(input_)
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
-        output = self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
-        if self._paused(output):
-            return output
+        wrapper, output = split_output(
+            self.bound.invoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        )
+        if self._paused(wrapper or output):
+            return rewrap(wrapper, output)
         verdict = self._verify(inner, output, retrieved, history, run_manager, config)
         result = self._apply(input_, output, verdict, run_manager, config, (inner, retrieved))
         self._write_back(config, output, result)
-        return result
+        return rewrap(wrapper, result)
 
     async def _ainvoke(
         self, input_: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig, **kwargs: Any
@@ -377,13 +381,15 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         inner = self._inner_input(input_)
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
-        output = await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
-        if self._paused(output):
-            return output
+        wrapper, output = split_output(
+            await self.bound.ainvoke(inner, self._child(config, run_manager, RAW_TAG, retrieved), **kwargs)
+        )
+        if self._paused(wrapper or output):
+            return rewrap(wrapper, output)
         verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
         result = await self._aapply(input_, output, verdict, run_manager, config, (inner, retrieved))
         await self._awrite_back(config, output, result)
-        return result
+        return rewrap(wrapper, result)
 
     def _inner_input(self, input_: Any, which: Literal["bound", "fallback"] = "bound") -> Any:
         """A bare question wrapped as ``{question_key: question}`` when the chain takes a dict (see ``str_input``)."""

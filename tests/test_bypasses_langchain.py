@@ -239,6 +239,32 @@ async def test_item10_checkpointer_stream_and_async(verifier, retriever):
     assert plain.get_state(config).values["messages"][-1].content == BAD
 
 
+def test_item10_a_failed_write_back_keeps_the_answer_and_logs(verifier, retriever, monkeypatch, caplog):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = agent(retriever, MIXED, checkpointer=InMemorySaver())
+
+    def broken(*args, **kwargs):
+        raise OSError("checkpoint store is read-only")
+
+    monkeypatch.setattr(graph, "update_state", broken)
+    config = {"configurable": {"thread_id": "w"}}
+    with caplog.at_level("WARNING", logger="langchain_halguard"):
+        out = with_halguard(graph, detector=verifier, on_hallucination="filter").invoke(user(), config)
+    assert out["messages"][-1].content == KEPT and out["halguard"].action.removed  # what the user gets stands
+    assert any("could not write the checked answer" in r.getMessage() for r in caplog.records)
+
+
+async def test_item10_agent_astream_events(verifier, retriever):
+    guarded = with_halguard(agent(retriever, BAD), detector=verifier, name="guarded_agent")
+    events = [e async for e in guarded.astream_events(user(), version="v2")]
+    (verdict,) = [e["data"] for e in events if e["event"] == "on_custom_event" and e["name"] == "halguard_verdict"]
+    assert verdict["label"] == "hallucinated"
+    (end,) = [e for e in events if e["event"] == "on_chain_end" and e["name"] == "guarded_agent"]
+    # create_agent streams "updates" by default: the guard's last chunk is the verdict as a node's update
+    assert end["data"]["output"]["halguard"]["halguard"].label == "hallucinated"
+
+
 class LaunchFacts(BaseModel):
     date: str
     rocket: str
@@ -502,6 +528,25 @@ async def test_item11_an_interrupt_passes_and_the_resumed_run_is_checked(verifie
         assert "__interrupt__" in paused and "halguard" not in paused  # no answer yet: as the graph gave it
         assert [v.label for v in seen] == ["hallucinated"]  # the resumed run, once
         assert resumed["halguard"].label == "hallucinated" and resumed["halguard"].request.question == QUESTION
+
+
+async def test_item11_invoke_version_v2_keeps_its_graph_output(verifier, retriever):
+    from langgraph.types import Command, GraphOutput
+
+    guarded = with_halguard(rag_graph(retriever, MIXED), detector=verifier, question_key="question",
+                            on_hallucination="filter")
+    for out in (guarded.invoke({"question": QUESTION}, version="v2"),
+                await guarded.ainvoke({"question": QUESTION}, version="v2")):
+        assert isinstance(out, GraphOutput) and out.interrupts == ()
+        assert out.value["answer"] == KEPT and out.value["halguard"].label == "hallucinated"
+    seen = []
+    guarded = with_halguard(interrupting_graph(retriever, BAD), detector=verifier, question_key="question",
+                            on_verdict=seen.append)
+    config = {"configurable": {"thread_id": "v2"}}
+    paused = guarded.invoke({"question": QUESTION}, config, version="v2")
+    assert isinstance(paused, GraphOutput) and paused.interrupts and "halguard" not in paused.value and not seen
+    resumed = await guarded.ainvoke(Command(resume=True), config, version="v2")
+    assert resumed.value["halguard"].label == "hallucinated" and len(seen) == 1
 
 
 def test_item11_agent_resumed_with_a_command_finds_its_question(verifier, retriever):
