@@ -388,17 +388,27 @@ def test_langsmith_run_gets_label_and_score_when_tracing(verifier, monkeypatch):
 def _judge_reply(detected):
     import json
 
-    return json.dumps({"hallucination_detected": detected, "confidence_score": 0.9, "conflicting_facts": [],
-                       "reasoning": "r", "summary": "s"})
+    return json.dumps({"nonce": "@NONCE@", "hallucination_detected": detected, "confidence_score": 0.9,
+                       "conflicting_facts": [], "reasoning": "r", "summary": "s"})
+
+
+class FakeJudge(FakeListChatModel):
+    """A fake LangChain chat model whose scripted replies echo the request's nonce ("@NONCE@" in the script), as
+    halguard's bound replies must (halguard.llm.envelope)."""
+
+    def _call(self, messages, *args, **kwargs):
+        from halguard.llm.envelope import request_nonce
+
+        text = super()._call(messages, *args, **kwargs)
+        nonce = request_nonce([{"role": "system", "content": m.content} for m in messages if m.type == "system"])
+        return text.replace("@NONCE@", nonce or "")
 
 
 def test_consistency_samples_through_the_chain_and_combines(verifier):
-    from langchain_core.language_models import FakeListChatModel as FakeJudge
-
     # The chain answers the original question correctly, then drifts on the paraphrases.
     chain = rag_chain(GOOD, GOOD, BAD, BAD)
-    paraphraser = FakeJudge(responses=['{"paraphrases": ["When did JWST launch?", "What date was JWST launched?", '
-                                       '"JWST launch date?"]}'])
+    paraphraser = FakeJudge(responses=['{"nonce": "@NONCE@", "paraphrases": ["When did JWST launch?", '
+                                       '"What date was JWST launched?", "JWST launch date?"]}'])
     guarded = with_halguard(chain, detector=verifier, consistency="on", paraphraser=paraphraser,
                             judge=FakeJudge(responses=[_judge_reply(True)]))
     tracer = Collector()
