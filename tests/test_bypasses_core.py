@@ -200,6 +200,16 @@ def test_item7_a_long_run_on_sentence_of_invented_words_is_not_supported(verifie
     assert verifier.verify(answer, EIFFEL).label in ("hallucinated", "unverified")
 
 
+def test_item7_invented_sentences_among_many_true_ones_are_flagged(verifier):
+    # a minority of invented sentences, so only the capped correction keeps them from dilution
+    context = [" ".join(f"Station {i} opened in the year {1900 + i} on the northern line." for i in range(60))]
+    true = [f"Station {i} opened in the year {1900 + i} on the northern line." for i in range(60)]
+    answer = " ".join(true[:40]) + " " + _invented(20, seed=5)
+    verdict = verifier.verify(answer, context)
+    assert verdict.label == "hallucinated"
+    assert len(verdict.flagged_claims) == 20  # the invented ones, none of the true
+
+
 def test_item7_a_long_grounded_answer_is_still_supported(verifier):
     context = [" ".join(f"Station {i} opened in the year {1900 + i} on the northern line." for i in range(60))]
     answer = " ".join(f"Station {i} opened in the year {1900 + i} on the northern line." for i in range(0, 60, 2))
