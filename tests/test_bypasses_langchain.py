@@ -289,9 +289,7 @@ def test_item10_structured_response_keeps_its_type(verifier, retriever):
     good = with_halguard(structured_agent(retriever, {"date": "25 December 2021", "rocket": "Ariane 5"}),
                          detector=verifier).invoke(user())
     assert isinstance(good["structured_response"], LaunchFacts)
-    # the grounded record scores lower, and nothing of it is called a contradiction (its fields' support is the
-    # core's business: weak evidence for "date: ..." lines is possible)
-    assert good["halguard"].score < out["halguard"].score
+    assert good["halguard"].label == "supported" and good["halguard"].score < out["halguard"].score
     assert not [c for c in good["halguard"].claims if c.status.value == "CONTRADICTION"]
     with pytest.raises(HallucinationError, match="structured"):  # "filter" would retype it: refused
         with_halguard(structured_agent(retriever, {"date": "2019", "rocket": "Falcon Heavy"}), detector=verifier,

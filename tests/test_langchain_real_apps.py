@@ -176,9 +176,6 @@ def structured_verdicts(retriever, verifier):
     return verdicts
 
 
-@pytest.mark.xfail(strict=True, reason="core regression since 6385be9 (issue 25 items 7-14): the grounded record "
-                   "'date: 25 December 2021 / rocket: Ariane 5' is flagged HALLUCINATION (best evidence similarity "
-                   "0.37, score 0.57; it was supported at 0.40), halguard.verify alone gives the same")
 def test_structured_output_grounded_record_is_supported(verifier, retriever):
     good, _ = structured_verdicts(retriever, verifier)
     assert good.label == "supported"
