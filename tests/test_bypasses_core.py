@@ -330,6 +330,15 @@ def test_item13_a_short_name_the_context_lacks_is_still_missing(verifier):
     assert verdict.label == "hallucinated"
 
 
+@pytest.mark.parametrize(("claim", "sentence"), [
+    ("The kit costs 5 dollars.", "The kit costs 5,000 dollars."),
+    ("The pole is 2 metres tall.", "The pole is 2.5 metres tall."),
+])
+def test_item13_in_order_words_do_not_excuse_a_changed_number(verifier, claim, sentence):
+    verdict = verifier.verify(claim, [sentence])
+    assert verdict.label == "hallucinated", verdict.claims[0].reasons
+
+
 # -- 14. a false premise echoed from the question ----------------------------------------------------
 
 PREMISES = [

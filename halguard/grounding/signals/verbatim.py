@@ -11,6 +11,8 @@ import re
 from halguard.grounding.signals.scope import Scope, word_string
 
 _WORD = re.compile(r"[^\W_]+")
+# For in_order: a number with its separators and decimals is one token, so "5" is not found in "5,000" or "2.5".
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 
 __all__ = ["in_order", "is_verbatim"]
 
@@ -29,11 +31,11 @@ def in_order(text: str, sentence: str) -> bool:
     One evidence sentence, not a whole passage: in a long passage almost any short sentence's words occur in
     order somewhere. Linear in the two lengths (a greedy match).
     """
-    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w.lower() for w in _TOKEN.findall(text)]
     if not words:
         return False
     i = 0
-    for w in _WORD.finditer(sentence):
+    for w in _TOKEN.finditer(sentence):
         if w.group().lower() == words[i]:
             i += 1
             if i == len(words):
