@@ -85,11 +85,11 @@ EARLY_DECISION_GRACE_S = 0.5
 
 
 class _PartlyEncoded(BudgetExceeded):
-    """The budget ran out while encoding; ``vectors`` holds the first ``len(vectors)`` texts, in order."""
+    """The budget ran out while encoding; ``vectors[k]`` is the vector of text number ``done[k]``."""
 
-    def __init__(self, vectors: np.ndarray, stats: EncodeStats) -> None:
+    def __init__(self, vectors: np.ndarray, done: list[int], stats: EncodeStats) -> None:
         super().__init__("the time budget ran out while encoding")
-        self.vectors, self.stats = vectors, stats
+        self.vectors, self.done, self.stats = vectors, done, stats
 
 
 @dataclass(frozen=True)
@@ -365,14 +365,14 @@ class LocalVerifier(Detector):
         window_texts = list(dict.fromkeys(w for job in jobs for ws in job.windows for w in ws
                                           if w not in given and w not in chunk_set))
         # The evidence first, whole (a claim is only ever judged against all of it), then the claims' windows. A
-        # budget that runs out among the windows leaves the claims encoded so far: enough to flag an answer whose
-        # claims are already unsupported (see _score), never to call one supported.
+        # budget that runs out among the windows leaves the claims encoded in full so far: enough to flag an
+        # answer whose claims are already unsupported (see _score), never to call one supported.
         vecs, stats = self._encode(chunk_texts, deadline)
         texts = chunk_texts
         try:
             window_vecs, window_stats = self._encode(window_texts, deadline, keep_partial=True)
         except _PartlyEncoded as cut:
-            window_texts, window_vecs, window_stats = window_texts[: len(cut.vectors)], cut.vectors, cut.stats
+            window_texts, window_vecs, window_stats = [window_texts[j] for j in cut.done], cut.vectors, cut.stats
         if len(window_texts):
             vecs = np.vstack([vecs, window_vecs]) if len(texts) else window_vecs
             texts = texts + window_texts
@@ -399,14 +399,14 @@ class LocalVerifier(Detector):
         to similar lengths: the budget is checked between batches, so one batch is the most a check overruns it by.
         Eight texts of 256 word pieces take about 0.3 s on one idle core and under 2 s on a machine loaded 2.5
         times over (issue 25: slices of 64 such texts once took 20 s there, and a check ran 27 s on a 10 s budget).
+        With ``keep_partial``, a budget that runs out after the first batch raises :class:`_PartlyEncoded` with the
+        texts encoded so far, instead of losing them.
         """
         step = self.batch_size
         if deadline is None or len(texts) <= step:
             check_deadline(deadline)
             return self.embedder.encode(texts, batch_size=self.batch_size, num_threads=self.num_threads)
-        # With keep_partial the texts keep their order (a claim's windows together, claims in answer order), so
-        # a cut leaves whole claims encoded; otherwise shortest first, for less padding.
-        order = list(range(len(texts))) if keep_partial else sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         parts, total = [], EncodeStats()
         for i in range(0, len(order), step):
             try:
@@ -414,7 +414,7 @@ class LocalVerifier(Detector):
             except BudgetExceeded:
                 if not keep_partial or not parts:
                     raise
-                raise _PartlyEncoded(np.vstack(parts), total) from None
+                raise _PartlyEncoded(np.vstack(parts), order[:i], total) from None
             vecs, stats = self.embedder.encode([texts[j] for j in order[i : i + step]],
                                                batch_size=self.batch_size, num_threads=self.num_threads)
             parts.append(vecs)
@@ -434,7 +434,8 @@ class LocalVerifier(Detector):
         complete = all(w in vectors for ws in job.windows for w in ws)
         if not complete:  # the budget ran out among the claims' windows: a short grace to read those encoded
             deadline = time.monotonic() + EARLY_DECISION_GRACE_S
-        measured = []
+        measured: list[_Measured] = []
+        measured_claims: list[Claim] = []
         for claim, windows in zip(job.claims, job.windows):
             if complete:
                 check_deadline(deadline)
@@ -442,10 +443,11 @@ class LocalVerifier(Detector):
                 break
             encoded = [vectors[w] for w in windows if w in vectors]
             if len(encoded) < len(windows):  # the budget ran out before this claim was encoded in full
-                break
+                continue
             measured.append(self._measure_claim(job, claim, np.vstack(encoded), index))
+            measured_claims.append(claim)
         if len(measured) < len(job.claims):
-            return self._decided_early(job, measured, index, profile, threshold, weak_threshold,
+            return self._decided_early(job, measured_claims, measured, index, profile, threshold, weak_threshold,
                                        contradiction_threshold, usage)
         claims_in_answer = self._claims_corrected_for(measured, threshold)
         claims: list[ClaimVerdict] = []
@@ -484,7 +486,8 @@ class LocalVerifier(Detector):
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
-    def _decided_early(self, job: Job, measured: list[_Measured], index: EvidenceIndex, profile: str,
+    def _decided_early(self, job: Job, measured_claims: list[Claim], measured: list[_Measured],
+                       index: EvidenceIndex, profile: str,
                        threshold: float, weak_threshold: float, contradiction_threshold: float,
                        usage: Usage) -> Verdict:
         """The budget ran out before every claim was encoded: ``hallucinated`` if a claim encoded in time is
@@ -501,7 +504,7 @@ class LocalVerifier(Detector):
             claims_in_answer = min(n_claims, CORRECTION_MAX_CLAIMS)
         claims: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
-        for claim, m in zip(job.claims, measured):
+        for claim, m in zip(measured_claims, measured):
             verdict, claim_spans = self._score_claim(job, claim, m, index, claims_in_answer,
                                                      threshold, weak_threshold, contradiction_threshold)
             claims.append(verdict)
