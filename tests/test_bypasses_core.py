@@ -293,6 +293,14 @@ def test_item9_a_negated_sentence_added_to_a_copy_is_flagged(verifier, added, n,
     assert any(c.text == added for c in verdict.flagged_claims), [c.reasons for c in verdict.claims]
 
 
+@pytest.mark.parametrize("n", [6, 12])
+def test_item9_a_name_swapped_into_a_long_copy_is_flagged(verifier, n):
+    swapped = "Orion was built by Boeing."
+    answer = " ".join(swapped if i == 4 else s for i, s in enumerate(ARTEMIS[:n]))
+    verdict = verifier.verify(answer, [" ".join(ARTEMIS)])
+    assert [c.text for c in verdict.flagged_claims] == [swapped]
+
+
 def test_item9_irregular_forms_and_prefixes_count_as_shared_words():
     from halguard.grounding.signals.negation import shared_share
     from halguard.text.lexical import content_terms, term_set
@@ -389,6 +397,30 @@ def test_item14_denying_the_false_premise_is_supported(verifier, answer, questio
 ])
 def test_item14_a_denial_does_not_excuse_an_asserted_premise(verifier, answer, question, context):
     assert verifier.verify(answer, context, question=question).label == "hallucinated"
+
+
+@pytest.mark.parametrize(("answer", "question", "context"), [
+    ("Yes.", "Was the Eiffel Tower built in Berlin?", EIFFEL),
+    ("Yes, it was.", "Was the Eiffel Tower built in Berlin?", EIFFEL),
+    ("Yes, it does.", "Does it support 100 W charging?", CHARGER),
+    ("Correct.", "Is the Eiffel Tower 500 metres tall?", EIFFEL),
+    ("That's right.", "Did Albert Einstein design the Eiffel Tower?", EIFFEL),
+])
+def test_item14_a_bare_yes_affirms_the_false_premise(verifier, answer, question, context):
+    verdict = verifier.verify(answer, context, question=question)
+    assert verdict.label == "hallucinated"
+    assert any("affirms what only the question states" in r for r in verdict.claims[0].reasons)
+
+
+@pytest.mark.parametrize(("answer", "question", "context"), [
+    ("Yes.", "Was the Eiffel Tower completed in 1889?", EIFFEL),
+    ("Yes, it is.", "Is the Eiffel Tower in Paris?", EIFFEL),
+    ("No.", "Was the Eiffel Tower built in Berlin?", EIFFEL),
+    ("Correct, it supports 65 W.", "Does it support 65 W charging?", CHARGER),
+    ("Right, it supports 65 W.", "Does it support 65 W charging?", CHARGER),
+])
+def test_item14_yes_to_a_true_premise_and_no_to_a_false_one_are_supported(verifier, answer, question, context):
+    assert verifier.verify(answer, context, question=question).label == "supported"
 
 
 def test_item14_what_counts_as_support_is_in_the_readme():

@@ -37,10 +37,13 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
             evidence: list[EvidenceRef]) -> list[str]:
     """Why the claim got its risk, in words; the first reason is always the best evidence similarity."""
     out = [f"best evidence similarity {s.similarity:.2f}"]
-    if s.missing_numbers:
-        out.append("numbers not in the context: " + ", ".join(answer[a:b] for a, b in s.missing_numbers))
-    if s.missing_entities:
-        out.append("names not in the context: " + ", ".join(answer[a:b] for a, b in s.missing_entities))
+    numbers, names = s.named(answer, s.missing_numbers, []), s.named(answer, s.missing_entities, [])
+    if numbers:
+        out.append("numbers not in the context: " + ", ".join(numbers))
+    if names:
+        out.append("names not in the context: " + ", ".join(names))
+    if s.affirmed_names or s.affirmed_numbers:
+        out.append("affirms what only the question states: " + ", ".join(s.affirmed_names + s.affirmed_numbers))
     if s.novel_terms:
         out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
     if s.negation_mismatch:

@@ -87,13 +87,14 @@ class ScoringWeights:
         of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap`` of the
         claim's content words in its closest evidence sentence, or verbatim; an added "not" moves MiniLM's
         similarity to about 0.8, so word overlap is what recognises a copied sentence). Those are findings, not
-        noise, however long the answer. A flip in a loose paraphrase is often a paraphrase ("Wisconsin won" for
-        "Kentucky lost"), so it stays corrected."""
+        noise, however long the answer. The same holds for a name swapped into a copied sentence (``name_swapped``:
+        "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). A flip in a loose paraphrase
+        is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays corrected."""
         concrete = bool(s.arithmetic_errors or s.record_conflicts or (s.missing_numbers and s.evidence_has_numbers))
         close_flip = bool(s.negation_mismatch or s.antonym_flips) and (
             s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
         )
-        return not (concrete or close_flip)
+        return not (concrete or close_flip or s.name_swapped)
 
     def risk(self, s: ClaimMeasurements, *, claims_in_answer: int = 1) -> float:
         """The claim's risk in 0..1.

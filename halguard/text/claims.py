@@ -108,6 +108,7 @@ class Claim:
     citation_spans: list[tuple[int, int]] = field(default_factory=list)
     hedge_span: tuple[int, int] | None = None  # an opener ("Overall,", "Sure, here is") left out of the check
     foreign_script: bool = False  # mostly in a script the local checks cannot read: numbers and names only
+    asked: str = ""  # for a question-aware claim, the question's sentence it is checked with
 
 
 @dataclass
@@ -289,6 +290,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
                 citation_spans=[(m.start, m.end) for m in own],
                 hedge_span=hedge,
                 foreign_script=is_foreign(body),
+                asked=asked_sentence if question_aware else "",
             )
         )
     return ClaimSplit(claims=claims, skipped=skipped)

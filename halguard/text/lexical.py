@@ -13,6 +13,8 @@ from functools import lru_cache
 
 __all__ = [
     "NumberMention",
+    "affirmation_end",
+    "affirms",
     "base_form",
     "content_terms",
     "entity_mentions",
@@ -275,6 +277,26 @@ _BASE_FORMS = {
 def base_form(term: str) -> str:
     """A stem with an irregular past form read as its verb's base ("led" -> "lead"); other stems unchanged."""
     return _BASE_FORMS.get(term, term)
+
+
+# An answer that says yes to its question: "Yes.", "Yes, it was.", "Correct", "That's right", "Indeed it does".
+_AFFIRMATION = re.compile(
+    r"\W*(?:yes|yeah|yep|yup|correct|right|true|indeed|absolutely|certainly|definitely|of course|sure|"
+    r"that(?:'|’)?s (?:right|correct|true)|that is (?:right|correct|true))\b",
+    re.IGNORECASE,
+)
+
+
+def affirms(text: str) -> bool:
+    """Whether ``text`` opens by saying yes ("Yes, it was.", "Correct."); the rest of the sentence is judged on its
+    own ("Yes, but in Paris, not Berlin")."""
+    return _AFFIRMATION.match(text) is not None
+
+
+def affirmation_end(text: str) -> int:
+    """Where a yes-opener ("Correct, ", "That's right: ") ends in ``text``, or 0: it states no word to look up."""
+    m = _AFFIRMATION.match(text)
+    return m.end() if m else 0
 
 
 def is_negation_cue(word: str) -> bool:

@@ -40,6 +40,14 @@ class ClaimMeasurements:
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
     verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
     evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
+    # A name the passages lack in a copied sentence: every other content word of the claim (at least two) is in its
+    # closest evidence sentence ("Orion was built by Boeing." against "... by Lockheed Martin.").
+    name_swapped: bool = False
+    # A short answer that affirms its question ("Yes.") claims the question's names and numbers: those the
+    # passages lack, by their text. Each kind adds the claim's own span once to missing_entities / missing_numbers.
+    affirmed_names: list[str] = field(default_factory=list)
+    affirmed_numbers: list[str] = field(default_factory=list)
+    affirmed_span: tuple[int, int] | None = None
 
     @property
     def contradicts(self) -> bool:
@@ -49,14 +57,19 @@ class ClaimMeasurements:
         return bool(self.arithmetic_errors or self.negation_mismatch or self.record_conflicts or self.antonym_flips
                     or (self.missing_numbers and self.evidence_has_numbers))
 
+    def named(self, answer: str, spans: list[tuple[int, int]], affirmed: list[str]) -> list[str]:
+        """The text of each span, the affirmed question terms for the claim's own span (see ``affirmed_names``)."""
+        out = [answer[s:e] for s, e in spans if (s, e) != self.affirmed_span]
+        return out + affirmed if affirmed else out
+
     def report(self, answer: str, **extra: object) -> ClaimSignals:
         """The measurements as the verdict reports them (spans as the answer's text), plus ``extra`` fields."""
         return ClaimSignals(
             similarity=round(self.similarity, 4),
             novel_ratio=round(self.novel_ratio, 4),
             novel_terms=[answer[s:e] for s, e in self.novel_terms],
-            missing_entities=[answer[s:e] for s, e in self.missing_entities],
-            missing_numbers=[answer[s:e] for s, e in self.missing_numbers],
+            missing_entities=self.named(answer, self.missing_entities, self.affirmed_names),
+            missing_numbers=self.named(answer, self.missing_numbers, self.affirmed_numbers),
             negation_mismatch=self.negation_mismatch,
             arithmetic_errors=[why for _, _, why in self.arithmetic_errors],
             record_conflicts=[answer[s:e] for s, e in self.record_conflicts],

@@ -13,7 +13,7 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import missing_names, missing_numbers, novel_terms
 from halguard.text.claims import Claim
-from halguard.text.lexical import content_terms, number_mentions, number_values, term_set
+from halguard.text.lexical import affirmation_end, affirms, content_terms, number_mentions, number_values, term_set, word_spans
 
 __all__ = ["measure_claim"]
 
@@ -39,7 +39,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
-    terms = content_terms(text)
+    opener = affirmation_end(text)  # "Correct, it supports 65 W.": "Correct" is no word to find in the passages
+    terms = [t for t in content_terms(text) if t[0] >= opener]
     claim_terms = {st for _, _, st in terms}
     closest = closest_sentence(claim_terms, evidence)
     closest_terms = term_set(closest)
@@ -62,6 +63,27 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     if denied:
         names = [sp for sp in names if not _inside(sp, denied)]
         numbers = [sp for sp in numbers if not _inside(sp, denied)]
+    # "Yes." to "Was it built in Berlin?" claims Berlin: the question's names and numbers the passages lack, unless
+    # the answer names them itself (then the rules above judge them as it states them).
+    affirmed_names: list[str] = []
+    affirmed_numbers: list[str] = []
+    if claim.asked and affirms(text):
+        stated = {text[s:e].lower() for s, e in word_spans(text)}
+        asked = claim.asked
+        affirmed_names = [asked[s:e] for s, e in missing_names(asked, facts)
+                          if not {w.lower() for w in asked[s:e].split()} <= stated]
+        affirmed_numbers = [asked[s:e] for s, e in missing_numbers(asked, facts, set())
+                            if asked[s:e].lower() not in stated]
+    name_swapped = False
+    if names:
+        named = {st for s, e in names for _, _, st in content_terms(text[s:e])}
+        rest = claim_terms - named
+        name_swapped = len(rest) >= 2 and shared_share(rest, closest_terms) >= weights.close_copy_overlap
+    whole = (0, len(claim.text))
+    if affirmed_names:
+        names = [*names, whole]
+    if affirmed_numbers:
+        numbers = [*numbers, whole]
     flips = antonym_flips(text, closest) if similarity >= weights.antonym_gate else []
     return ClaimMeasurements(
         similarity=similarity,
@@ -78,6 +100,10 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         arithmetic_errors=arithmetic,
         content_words=len(terms),
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
+        name_swapped=name_swapped,
+        affirmed_names=affirmed_names,
+        affirmed_numbers=affirmed_numbers,
+        affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
 
 
