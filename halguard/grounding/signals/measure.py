@@ -13,7 +13,15 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import missing_names, missing_numbers, novel_terms
 from halguard.text.claims import Claim
-from halguard.text.lexical import affirmation_end, affirms, content_terms, number_mentions, number_values, term_set, word_spans
+from halguard.text.lexical import (
+    affirmation_end,
+    affirms,
+    content_terms,
+    number_mentions,
+    number_values,
+    term_set,
+    word_spans,
+)
 
 __all__ = ["measure_claim"]
 
@@ -58,22 +66,15 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
     # ... unless the claim denies it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not"
     # no negation of the evidence.
-    asked = set(names) - set(missing_names(text, scope)) | set(numbers) - set(missing_numbers(text, scope, computed))
-    denied = denied_premises(text, sorted(asked))
+    question_only: set[tuple[int, int]] = set()
+    if names or numbers:
+        question_only = (set(names) - set(missing_names(text, scope))
+                         | set(numbers) - set(missing_numbers(text, scope, computed)))
+    denied = denied_premises(text, sorted(question_only))
     if denied:
         names = [sp for sp in names if not _inside(sp, denied)]
         numbers = [sp for sp in numbers if not _inside(sp, denied)]
-    # "Yes." to "Was it built in Berlin?" claims Berlin: the question's names and numbers the passages lack, unless
-    # the answer names them itself (then the rules above judge them as it states them).
-    affirmed_names: list[str] = []
-    affirmed_numbers: list[str] = []
-    if claim.asked and affirms(text):
-        stated = {text[s:e].lower() for s, e in word_spans(text)}
-        asked = claim.asked
-        affirmed_names = [asked[s:e] for s, e in missing_names(asked, facts)
-                          if not {w.lower() for w in asked[s:e].split()} <= stated]
-        affirmed_numbers = [asked[s:e] for s, e in missing_numbers(asked, facts, set())
-                            if asked[s:e].lower() not in stated]
+    affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = False
     if names:
         named = {st for s, e in names for _, _, st in content_terms(text[s:e])}
@@ -105,6 +106,21 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _affirmed(text: str, asked: str, facts: Scope) -> tuple[list[str], list[str]]:
+    """The names and numbers of the question's sentence ``asked`` that a yes-answer claims and the passages lack.
+
+    "Yes." to "Was it built in Berlin?" claims Berlin. Terms the answer names itself are left to the rules that
+    judge what it states ("Yes, but in Paris, not Berlin").
+    """
+    if not affirms(text):
+        return [], []
+    stated = {text[s:e].lower() for s, e in word_spans(text)}
+    names = [asked[s:e] for s, e in missing_names(asked, facts)
+             if not {w.lower() for w in asked[s:e].split()} <= stated]
+    numbers = [asked[s:e] for s, e in missing_numbers(asked, facts, set()) if asked[s:e].lower() not in stated]
+    return names, numbers
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
