@@ -79,7 +79,7 @@ CORRECTION_MAX_CLAIMS = 20
 MAJORITY_UNSUPPORTED = 0.5
 MAJORITY_MIN_CLAIMS = 20
 # When the budget runs out among the claims' windows, the claims encoded in time are read for at most this long
-# (LocalVerifier._decided_early): a flag among them decides the answer. Hand-set: a tenth of a claim's reading
+# (LocalVerifier._score): a flag among them decides the answer. Hand-set: a tenth of a claim's reading
 # for 14,000 tiny sentences, and a small share of the default 10 s budget.
 EARLY_DECISION_GRACE_S = 0.5
 
@@ -446,19 +446,31 @@ class LocalVerifier(Detector):
                 continue
             measured.append(self._measure_claim(job, claim, np.vstack(encoded), index))
             measured_claims.append(claim)
-        if len(measured) < len(job.claims):
-            return self._decided_early(job, measured_claims, measured, index, profile, threshold, weak_threshold,
-                                       contradiction_threshold, usage)
-        claims_in_answer = self._claims_corrected_for(measured, threshold)
+        # Cut short by the budget, the claims read in time are scored with the correction of the whole answer (the
+        # claims not read are still its claims); a flag among them decides the answer, nothing else can.
+        cut_short = len(measured) < len(job.claims)
+        claims_in_answer = self._claims_corrected_for(measured, threshold, len(job.claims))
         claims: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
-        for claim, m in zip(job.claims, measured):
+        for claim, m in zip(measured_claims, measured):
             verdict, claim_spans = self._score_claim(job, claim, m, index, claims_in_answer,
                                                      threshold, weak_threshold, contradiction_threshold)
             claims.append(verdict)
             spans.extend(claim_spans)
-        score = max(c.score for c in claims)
-        flagged = score >= threshold or any(c.status.is_flagged for c in claims)
+        flagged = any(c.status.is_flagged or c.score >= threshold for c in claims)
+        copies = {"skipped": [s.model_copy() for s in job.skipped], "usage": usage.model_copy(), "profile": profile,
+                  "skipped_sources": [s.model_copy() for s in job.skipped_sources]}
+        errors = []
+        if cut_short:
+            # A 99 KB run-on sentence of invented words needed 240 encodings and ran out of a 10 s budget on a
+            # loaded machine; its first claims already showed it unsupported.
+            message = (f"the check ran out of time_budget_s={self.time_budget_s} s after {len(measured)} of "
+                       f"{len(job.claims)} claims; the others were not checked")
+            if not flagged:
+                verdict = self._unverified("budget_exceeded", message + " and none of those checked is flagged",
+                                           **copies)
+                return restore_offsets(verdict, job.original, job.normalized_sources)
+            errors.append(VerdictError(code="budget_exceeded", message=message))
         unchecked = [c for claim, c in zip(job.claims, claims) if claim.foreign_script and not c.status.is_flagged]
         if unchecked and not flagged:
             # Never "supported" for a sentence whose meaning was not checked: the policy decides (fail open/closed).
@@ -466,9 +478,9 @@ class LocalVerifier(Detector):
                 "unchecked_script",
                 f"{len(unchecked)} sentence(s) of the answer are in a script the local checks cannot read; their "
                 "numbers and names were found in the context, the rest was not checked",
-                claims=claims, skipped=[s.model_copy() for s in job.skipped], usage=usage.model_copy(),
-                profile=profile, skipped_sources=[s.model_copy() for s in job.skipped_sources])
+                claims=claims, **copies)
             return restore_offsets(verdict, job.original, job.normalized_sources)
+        score = max(c.score for c in claims)
         probability = None if self.calibration is None else self.calibration.for_profile(profile).probability(score)
         verdict = Verdict(
             label="hallucinated" if flagged else "supported",
@@ -477,61 +489,10 @@ class LocalVerifier(Detector):
             probability=None if probability is None else round(probability, 4),
             threshold=threshold,
             claims=claims,
-            skipped=[s.model_copy() for s in job.skipped],
             spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
-            usage=usage.model_copy(),
             detector=self.name,
-            profile=profile,
-            skipped_sources=[s.model_copy() for s in job.skipped_sources],
-        )
-        return restore_offsets(verdict, job.original, job.normalized_sources)
-
-    def _decided_early(self, job: Job, measured_claims: list[Claim], measured: list[_Measured],
-                       index: EvidenceIndex, profile: str,
-                       threshold: float, weak_threshold: float, contradiction_threshold: float,
-                       usage: Usage) -> Verdict:
-        """The budget ran out before every claim was encoded: ``hallucinated`` if a claim encoded in time is
-        already flagged, else ``unverified`` (``budget_exceeded``). Never ``supported``.
-
-        The claims encoded in time are scored as usual, with the many-claims correction of the whole answer
-        unless most of them flag on their own; the rest are left out of ``claims`` and named in ``errors``. A
-        99 KB run-on sentence of invented words needed 240 encodings and ran out of a 10 s budget on a loaded
-        machine; its first ones already show it unsupported.
-        """
-        n_claims = len(job.claims)
-        claims_in_answer = self._claims_corrected_for(measured, threshold)
-        if claims_in_answer > 1:
-            claims_in_answer = min(n_claims, CORRECTION_MAX_CLAIMS)
-        claims: list[ClaimVerdict] = []
-        spans: list[UnsupportedSpan] = []
-        for claim, m in zip(measured_claims, measured):
-            verdict, claim_spans = self._score_claim(job, claim, m, index, claims_in_answer,
-                                                     threshold, weak_threshold, contradiction_threshold)
-            claims.append(verdict)
-            spans.extend(claim_spans)
-        message = (f"the check ran out of time_budget_s={self.time_budget_s} s after {len(measured)} of {n_claims} "
-                   "claims; the others were not checked")
-        if not any(c.status.is_flagged for c in claims):
-            verdict = self._unverified("budget_exceeded", message + " and none of those checked is flagged",
-                                       skipped=[s.model_copy() for s in job.skipped], usage=usage.model_copy(),
-                                       profile=profile, skipped_sources=[s.model_copy() for s in job.skipped_sources])
-            return restore_offsets(verdict, job.original, job.normalized_sources)
-        score = max(c.score for c in claims)
-        probability = None if self.calibration is None else self.calibration.for_profile(profile).probability(score)
-        verdict = Verdict(
-            label="hallucinated",
-            hallucination_detected=True,
-            score=score,
-            probability=None if probability is None else round(probability, 4),
-            threshold=threshold,
-            claims=claims,
-            skipped=[s.model_copy() for s in job.skipped],
-            spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
-            usage=usage.model_copy(),
-            detector=self.name,
-            profile=profile,
-            skipped_sources=[s.model_copy() for s in job.skipped_sources],
-            errors=[VerdictError(code="budget_exceeded", message=message)],
+            errors=errors,
+            **copies,
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
@@ -545,9 +506,9 @@ class LocalVerifier(Detector):
         signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, self.weights)
         return _Measured(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
 
-    def _claims_corrected_for(self, measured: list[_Measured], threshold: float) -> int:
-        """The claim count of the many-claims correction: the answer's, at most :data:`CORRECTION_MAX_CLAIMS`, and
-        none for a long answer that is mostly unsupported.
+    def _claims_corrected_for(self, measured: list[_Measured], threshold: float, n_claims: int) -> int:
+        """The claim count of the many-claims correction: the answer's ``n_claims``, at most
+        :data:`CORRECTION_MAX_CLAIMS`, and none for a long answer most of whose ``measured`` claims are unsupported.
 
         The correction lowers each claim's risk because the riskiest of many *mostly supported* claims is high by
         chance. Uncapped it grew with every sentence, so volume diluted: 150 invented sentences once scored 0.762
@@ -560,7 +521,7 @@ class LocalVerifier(Detector):
             alone = sum(1 for m in measured if self._risk_alone(m) >= threshold)
             if alone > MAJORITY_UNSUPPORTED * n:
                 return 1
-        return min(n, CORRECTION_MAX_CLAIMS)
+        return min(n_claims, CORRECTION_MAX_CLAIMS)
 
     def _risk_alone(self, measured: _Measured, claims_in_answer: int = 1) -> float:
         """A claim's risk; a foreign-script claim's from its names and numbers only (its similarity means nothing)."""
