@@ -75,3 +75,20 @@ def standins():
     }
 
 
+
+
+@pytest.fixture
+def root_handler():
+    """Adds LlamaIndex event handlers to the root dispatcher for one test: ``root_handler(handler)``; removed after."""
+    from llama_index.core.instrumentation import get_dispatcher
+
+    added = []
+
+    def add(handler):
+        get_dispatcher().add_event_handler(handler)
+        added.append(handler)
+        return handler
+
+    yield add
+    for h in added:
+        get_dispatcher().event_handlers.remove(h)

@@ -11,7 +11,6 @@ import pytest
 from llama_index.core import Document, Settings, VectorStoreIndex
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.response.schema import Response
-from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.llms.mock import MockLLM
 from llama_index.core.schema import NodeWithScore, TextNode
@@ -270,20 +269,6 @@ class Collect(BaseEventHandler):
     def handle(self, event, **kwargs):
         if isinstance(event, HalguardVerdictEvent):
             self.events.append(event)
-
-
-@pytest.fixture
-def root_handler():
-    added = []
-
-    def add(handler):
-        get_dispatcher().add_event_handler(handler)
-        added.append(handler)
-        return handler
-
-    yield add
-    for h in added:
-        get_dispatcher().event_handlers.remove(h)
 
 
 def test_item16_event_handler_dispatches_its_own_verdicts(index, verifier, root_handler):

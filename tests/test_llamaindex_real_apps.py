@@ -10,7 +10,6 @@ import pytest
 from llama_index.core import Document, Settings, VectorStoreIndex
 from llama_index.core.base.response.schema import PydanticResponse, Response
 from llama_index.core.chat_engine.types import AgentChatResponse
-from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.llms.mock import MockLLM
@@ -77,20 +76,6 @@ def index():
     Settings.llm = MockLLM()  # never the OpenAI default
     docs = [Document(text=t, id_=k) for k, t in TEXTS.items()]
     return VectorStoreIndex.from_documents(docs, embed_model=HalguardEmbedding())
-
-
-@pytest.fixture
-def root_handler():
-    added = []
-
-    def add(handler):
-        get_dispatcher().add_event_handler(handler)
-        added.append(handler)
-        return handler
-
-    yield add
-    for h in added:
-        get_dispatcher().event_handlers.remove(h)
 
 
 class Counting(Detector):
