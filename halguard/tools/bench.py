@@ -2,7 +2,8 @@
 
 Input rows follow the development-data schema: ``{id, task_type, question, context: [...], answer,
 labels: [{start, end, ...}], hallucinated}`` (``question_is_generic_instruction`` rows are checked without
-the question). Deterministic: rows in file order, no sampling.
+the question). Deterministic: rows in file order, no sampling. ``compare`` runs more detectors over the same rows
+in the same process, one after the other, for a side-by-side table.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import resource
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ from halguard.tools.metrics import (
 from halguard.util.files import MAX_JSONL_LINE_BYTES, iter_lines_limited
 from halguard.util.safejson import loads
 
-__all__ = ["UNVERIFIED_RANK", "load_rows", "make_detector", "run_rows", "span_f1", "summarize", "to_markdown"]
+__all__ = ["UNVERIFIED_RANK", "bench", "load_rows", "make_detector", "run_rows", "span_f1", "summarize",
+           "to_markdown"]
 
 
 # Reply caps of the LLM detectors: the judges read one verdict line, "VERDICT <nonce> yes" (the keyword, 8 hex
@@ -49,9 +51,17 @@ UNVERIFIED_RANK = 0.5
 
 def make_detector(name: str, threshold: float | None = None, *, llm_url: str | None = None,
                   llm_model: str | None = None) -> Detector:
-    """``local`` (the default LocalVerifier), ``naive`` (the similarity baseline), or an LLM detector on the
-    OpenAI-compatible server at ``llm_url`` (model ``llm_model``): ``llm-judge`` (a prompted grounding judge),
-    ``pas2`` (paraphrase sampling) or ``budget`` (evidence budgets after the local verifier)."""
+    """The detector ``halguard bench`` and ``halguard audit`` call ``name``.
+
+    ``local`` is the default LocalVerifier; ``local-rules`` the local verifier without its claim checker: rules and
+    embeddings only, as before the model; ``naive`` the similarity baseline. ``llm-judge`` (a prompted grounding
+    judge), ``pas2`` (paraphrase sampling) and ``budget`` (evidence budgets after the local verifier) call the
+    OpenAI-compatible server at ``llm_url`` (model ``llm_model``).
+
+    Raises:
+        InvalidInputError: an LLM detector without ``llm_url``.
+        ValueError: an unknown ``name``.
+    """
     if name == "naive":
         return NaiveSimilarity()
     if name in _LLM_REPLY_TOKENS:
@@ -77,6 +87,10 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier(threshold=threshold)  # None: each answer shape's own
+    if name == "local-rules":
+        from halguard.grounding.verifier import LocalVerifier
+
+        return LocalVerifier(threshold=threshold, meaning=False)
     msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}"
     raise ValueError(msg)
 
@@ -283,18 +297,141 @@ def to_markdown(report: dict[str, Any]) -> str:
     if llm.get("llm_calls"):
         lines.append(f"LLM per answer: {llm['llm_calls']} calls, {llm['input_tokens']} input and "
                      f"{llm['output_tokens']} output tokens")
+    if report.get("compared"):
+        lines += ["", *_side_by_side(report)]
     return "\n".join(lines) + "\n"
+
+
+def _side_cells(m: dict[str, Any] | None) -> str:
+    if m is None:  # a slice this detector's report lacks (cannot happen on the same rows; a hand-made report can)
+        return "- | - | - | -"
+    auc = "-" if m["auroc"] is None else f"{m['auroc']:.3f}"
+    return f"{auc} | {m['f1']:.3f} | {m['balanced_accuracy']:.3f} | {m['latency_p50_ms']:.0f}"
+
+
+def _side_by_side(report: dict[str, Any]) -> list[str]:
+    """The ``compared`` section of :func:`to_markdown`: the main detector's and each compared detector's figures on
+    the same slices, main first."""
+    reports = [(report["detector"], report), *report["compared"].items()]
+    names = ", ".join(f"`{name}`" + (" (main)" if i == 0 else "") for i, (name, _) in enumerate(reports))
+    lines = ["## Side by side (same rows, one run)", "",
+             f"Detectors, main first: {names}. Each ran over the same rows, one after another in this process, "
+             "from empty embedding and claim-checker caches; a model an earlier detector loaded stays loaded and "
+             "is not loaded again (a later detector's model load may repeat that first load's figure).", "",
+             "| slice | n | " + " | ".join(f"{name} AUROC | F1 | bal. acc | p50 ms" for name, _ in reports) + " |",
+             "|---|---|" + "---|---|---|---|" * len(reports)]
+
+    def row(label: str, pick) -> str:  # pick: a report -> its metrics for this slice (None: it has none)
+        return (f"| {label} | {pick(report)['n']} | " + " | ".join(_side_cells(pick(r)) for _, r in reports)
+                + " |")
+
+    lines.append(row("overall", lambda r: r["overall"]))
+    for file, data in report["by_file"].items():
+        lines.append(row(file, lambda r, f=file: r["by_file"].get(f, {}).get("overall")))
+        if len(data["by_task"]) > 1:
+            lines.extend(row(f"{file} / {t}", lambda r, f=file, t=t: r["by_file"].get(f, {}).get("by_task", {}).get(t))
+                         for t in data["by_task"])
+    lines.append("")
+    for i, (name, r) in enumerate(reports):
+        lines.append(f"- `{name}`{' (main)' if i == 0 else ''}: span F1 {r['span_f1']}; model load {r['load_s']} s; "
+                     f"peak RSS {r['peak_rss_mb']} MB")
+    # ru_maxrss is the process's high-water mark: a later detector's figure includes what the earlier ones left
+    # loaded, so it bounds that detector's footprint from above, never measures it alone.
+    lines.append("")  # not a continuation of the last list item
+    lines.append("Peak RSS is process-wide, read after each detector's run: it includes every detector run before it "
+                 "(and the models they left loaded), so only the main detector's is its own.")
+    return lines
+
+
+def _empty_shared_caches() -> None:
+    """Empty the process-wide text caches the local detectors share (the embedders' and the claim checkers'); the
+    loaded models stay.
+
+    A detector run after another over the same rows would otherwise find every passage already embedded and every
+    claim already read, and its latency would be a cache's, not a check's. Only modules already imported are
+    touched: a cache nobody loaded is empty. The small per-function text memos (sentence scope, records) are kept:
+    they cost microseconds, not forward passes.
+    """
+    embedding = sys.modules.get("halguard.grounding.embedding")
+    checker = sys.modules.get("halguard.grounding.meaning.checker")
+    owners = [*getattr(getattr(embedding, "LocalEmbedder", None), "_instances", {}).values(),
+              *getattr(getattr(checker, "ClaimChecker", None), "_instances", {}).values()]
+    for owner in owners:
+        for attr in ("_cache", "_fit_cache"):
+            cache = getattr(owner, attr, None)
+            if cache is not None:
+                cache.clear()
+
+
+def _run_one(det: Detector, rows: list[dict[str, Any]], *, name: str, progress: bool, fresh_caches: bool,
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Warm ``det`` up, run it over ``rows``; returns its report (under ``name``) and its per-row predictions."""
+    load_s = det.warm_up()
+    if fresh_caches:
+        _empty_shared_caches()
+    t0 = time.perf_counter()
+    preds = run_rows(det, rows, progress=progress)
+    report = summarize(preds, detector=name, load_s=load_s, wall_s=time.perf_counter() - t0,
+                       torch_threads=getattr(det, "num_threads", None))
+    return report, preds
 
 
 def bench(paths: list[Path], *, detector: str = "local", limit: int | None = None, task: str | None = None,
           threshold: float | None = None, progress: bool = True, llm_url: str | None = None,
-          llm_model: str | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run the whole benchmark; returns (report, per-row predictions)."""
-    det = make_detector(detector, threshold, llm_url=llm_url, llm_model=llm_model)
-    load_s = det.warm_up()
+          llm_model: str | None = None, compare: Sequence[str] = (),
+          compared_preds: dict[str, list[dict[str, Any]]] | None = None,
+          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run the whole benchmark; returns (report, the main detector's per-row predictions).
+
+    Args:
+        paths: JSONL files in the development-data schema.
+        detector: the main detector (a :func:`make_detector` name).
+        limit: the first ``limit`` rows of each file (after ``task``).
+        task: only rows of this ``task_type``.
+        threshold: the risk threshold of every detector (None: each one's own).
+        progress: print a progress line to stderr.
+        llm_url: the OpenAI-compatible base URL of the LLM detectors.
+        llm_model: the model name on that server.
+        compare: more detector names to run over exactly the same rows after the main one, with the same
+            options. Their reports go in ``report["compared"]``, keyed by the detector's ``name`` (with the
+            name given here appended, ``"local:all-MiniLM-L6-v2 (local-rules)"``, when an earlier detector has
+            that name already).
+        compared_preds: a dict to receive each compared detector's per-row predictions, keyed as in
+            ``report["compared"]`` (the return value keeps its two items for existing callers).
+
+    Returns:
+        The report (:func:`summarize`'s, plus ``compared``: empty without ``compare``) and the main detector's
+        per-row predictions.
+
+    Raises:
+        InvalidInputError: a name in ``compare`` repeats the main detector or another compared one, or an LLM
+            detector has no ``llm_url``.
+    """
+    names = [detector, *compare]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        msg = (f"--compare {', '.join(repeated)}: each detector runs once (the main one is {detector}); "
+               "the same detector twice with the same options would only measure it twice")
+        raise InvalidInputError(msg)
+    # Every detector is built before any runs: a bad option (an LLM detector without --llm-url) fails in seconds,
+    # not after the main run. Building loads no model; warm_up does, in _run_one.
+    detectors = [make_detector(n, threshold, llm_url=llm_url, llm_model=llm_model) for n in names]
     rows = load_rows(paths, task=task, limit=limit)
-    t0 = time.perf_counter()
-    preds = run_rows(det, rows, progress=progress)
-    report = summarize(preds, detector=det.name, load_s=load_s, wall_s=time.perf_counter() - t0,
-                       torch_threads=getattr(det, "num_threads", None))
+    # Without compare the run is as it always was; with it every detector starts from the same empty caches.
+    fresh = bool(compare)
+    main_det = detectors.pop(0)
+    report, preds = _run_one(main_det, rows, name=main_det.name, progress=progress, fresh_caches=fresh)
+    del main_det  # drop what only the main detector holds before the next one loads
+    report["compared"] = {}
+    taken = {report["detector"]}
+    for cli_name in compare:
+        det = detectors.pop(0)
+        key = det.name if det.name not in taken else f"{det.name} ({cli_name})"
+        taken.add(key)
+        if progress:
+            print(f"  compare: {key}", file=sys.stderr)
+        report["compared"][key], rows_of = _run_one(det, rows, name=key, progress=progress, fresh_caches=fresh)
+        del det
+        if compared_preds is not None:
+            compared_preds[key] = rows_of
     return report, preds

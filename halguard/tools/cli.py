@@ -26,7 +26,7 @@ __all__ = ["main"]
 
 EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
 # The detectors halguard.tools.bench.make_detector builds (named here too: the parser must not import the bench).
-DETECTORS = ("local", "naive", "llm-judge", "pas2", "budget")
+DETECTORS = ("local", "local-rules", "naive", "llm-judge", "pas2", "budget")
 # UTF-8 takes at most 4 bytes per character, so more than 4 x the verifier's character limit (LocalVerifier's
 # max_answer_chars, max_context_chars) cannot hold a text it would check: such input is refused before (a file,
 # from its size) or as soon as (stdin) that many bytes arrive, never read whole.
@@ -54,17 +54,27 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
     bench.add_argument("--detector", choices=DETECTORS, default="local",
-                       help="llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model as "
-                            "paraphraser, answerer and judge; budget: the evidence budget after the local verifier; all on an "
-                            "OpenAI-compatible server (--llm-url)")
+                       help="local-rules: the local verifier without its claim checker (rules and embeddings "
+                            "only); llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model "
+                            "as paraphraser, answerer and judge; budget: the evidence budget after the local "
+                            "verifier; these three on an OpenAI-compatible server (--llm-url)")
+    bench.add_argument("--compare", action="append", choices=DETECTORS, default=None, metavar="NAME",
+                       help="also run this detector over the same rows, after the --detector one, with the same "
+                            "--llm-url, --llm-model and --threshold; the report adds a side-by-side table "
+                            f"(repeatable; one of {', '.join(DETECTORS)})")
     bench.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL for the LLM detectors")
     bench.add_argument("--llm-model", default=None, help="model name on that server")
     bench.add_argument("--limit", type=int, default=None, help="first N rows of each file (after --task)")
     bench.add_argument("--task", default=None, help="only rows of this task_type (QA, Summary, Data2txt)")
-    bench.add_argument("--threshold", type=float, default=None, help="risk threshold for the local detector")
+    bench.add_argument("--threshold", type=float, default=None,
+                       help="risk threshold for every detector run (default: each one's own)")
     bench.add_argument("--json-out", default=None, help="write the report as JSON here")
     bench.add_argument("--md-out", default=None, help="write the report as Markdown here")
-    bench.add_argument("--jsonl-out", default=None, help="write per-row predictions here (error analysis)")
+    bench.add_argument("--jsonl-out", default=None,
+                       help="write the --detector one's per-row predictions here (error analysis)")
+    bench.add_argument("--compare-jsonl-out", default=None, metavar="PATH",
+                       help="write the --compare detectors' per-row predictions here, each row with a 'detector' "
+                            "field (the key of the report's 'compared')")
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.add_argument("--plot", default=None, metavar="DIR",
                        help="write ROC, precision-recall and reliability curves as PNGs here (needs matplotlib)")
@@ -190,9 +200,13 @@ def _bench(args: argparse.Namespace) -> int:
 
     from halguard.tools.bench import bench, to_markdown
 
+    if args.compare_jsonl_out and not args.compare:  # said before the run, not after it
+        msg = "--compare-jsonl-out needs at least one --compare detector"
+        raise HalguardError(msg)
+    compared_preds: dict[str, list] = {}
     report, preds = bench(_require_files(args.files), detector=args.detector, limit=args.limit,
                           task=args.task, threshold=args.threshold, progress=not args.quiet, llm_url=args.llm_url,
-                          llm_model=args.llm_model)
+                          llm_model=args.llm_model, compare=args.compare or (), compared_preds=compared_preds)
     markdown = to_markdown(report)
     print(markdown)
     if args.json_out:
@@ -202,6 +216,10 @@ def _bench(args: argparse.Namespace) -> int:
     if args.jsonl_out:
         with open(args.jsonl_out, "w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(p) + "\n" for p in preds)
+    if args.compare_jsonl_out:
+        with open(args.compare_jsonl_out, "w", encoding="utf-8") as fh:
+            fh.writelines(json.dumps({"detector": name, **p}) + "\n"
+                          for name, rows in compared_preds.items() for p in rows)
     if args.plot:
         from halguard.tools.plots import write_plots
 
