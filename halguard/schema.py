@@ -111,6 +111,9 @@ class ClaimSignals(_Model):
     verbatim: bool = Field(default=False, description="The claim's words appear contiguously in one passage.")
     evidence_overlap: float = Field(default=0.0, description="Share of the claim's content words in its closest "
                                                              "evidence sentence.")
+    meaning_support: float | None = Field(default=None, description="P(supported) by halguard's claim-checking "
+                                                                    "model against the claim's best evidence; None "
+                                                                    "where the model did not read the claim.")
     question_aware: bool = Field(default=False, description="A short answer was checked together with the question.")
     unresolved_citations: list[str] = Field(default_factory=list, description="Citation markers naming no source.")
     miscited: bool = Field(default=False, description="The sources the claim cites do not support it (strict "

@@ -276,7 +276,7 @@ def test_no_chunk_is_longer_than_the_model_reads(verifier, passage):
 
 
 @pytest.mark.parametrize("options", [
-    {"threshold": "0.5"}, {"threshold": 1.5}, {"threshold": float("nan")}, {"weights": None},
+    {"threshold": "0.5"}, {"threshold": 1.5}, {"threshold": float("nan")}, {"weights": "default"}, {"meaning": 1},
     {"threshold": 0.3, "weak_threshold": 0.4}, {"calibration": 3}, {"calibration": {"format": "other"}},
     {"faiss_min_chunks": "x"}, {"time_budget_s": -1}, {"top_k": True}, {"num_threads": 0},
     {"embedder": "model"}, {"citation_mode": "loose"},

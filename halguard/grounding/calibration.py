@@ -225,14 +225,15 @@ class Calibration:
         return cls.from_dict(data)
 
     @classmethod
-    def default(cls) -> Calibration:
-        """The shipped calibration, fitted on the development files (its ``provenance`` says how)."""
-        return _shipped()
+    def default(cls, *, meaning: bool = False) -> Calibration:
+        """The shipped calibration, fitted on the development files (its ``provenance`` says how): the one for the
+        verifier with its claim checker (``meaning``), or for the rules alone."""
+        return _shipped("calibration-meaning.json" if meaning else "calibration.json")
 
 
-@lru_cache(maxsize=1)
-def _shipped() -> Calibration:
-    return Calibration.load(Path(__file__).with_name("calibration.json"))
+@lru_cache(maxsize=2)
+def _shipped(name: str) -> Calibration:
+    return Calibration.load(Path(__file__).with_name(name))
 
 
 # -- fitting (what ``halguard calibrate`` runs) -----------------------------------------------------------------------

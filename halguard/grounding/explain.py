@@ -17,6 +17,8 @@ __all__ = ["claim_status", "reasons", "unsupported_spans"]
 # 0.064 to 0.107).
 PHRASE_GAP = 12
 _PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
+# From this P(unsupported) on, a claim's reasons say the claim checker finds it unsupported (even odds).
+MEANING_REASON_RISK = 0.5
 
 
 def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_threshold: float,
@@ -44,6 +46,10 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
         out.append("names not in the context: " + ", ".join(names))
     if s.affirmed_names or s.affirmed_numbers:
         out.append("affirms what only the question states: " + ", ".join(s.affirmed_names + s.affirmed_numbers))
+    if s.meaning_risk is not None and s.meaning_risk >= MEANING_REASON_RISK:
+        marked = ", ".join(answer[a:b] for a, b in s.meaning_spans[:4])
+        out.append(f"the claim checker finds it unsupported (P(supported) {1 - s.meaning_risk:.2f})"
+                   + (f": {marked}" if marked else ""))
     if s.novel_terms:
         out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
     if s.negation_mismatch:
@@ -73,7 +79,10 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         + [(a, b, "the opposite of the evidence") for a, b in s.antonym_flips]
         + [(a, b, explanation) for a, b, explanation in s.arithmetic_errors]
     )
-    words = [(a, b) for a, b in s.novel_terms if not any(a < e and b > st for st, e, _ in specific)]
+    # The words the claim checker marks, where it marked any: they follow meaning (a swapped role, an added clause);
+    # else the words found nowhere in the context.
+    marked = s.meaning_spans if s.meaning_spans else s.novel_terms
+    words = [(a, b) for a, b in marked if not any(a < e and b > st for st, e, _ in specific)]
     if not specific and not words:
         return [UnsupportedSpan(start=claim.start, end=claim.end, text=claim.text, confidence=round(risk, 4),
                                 reason="; ".join(why[1:]) or "weak evidence")]
@@ -88,6 +97,6 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         if phrases and a - phrases[-1][1] <= PHRASE_GAP and _PHRASE_GLUE.fullmatch(answer[phrases[-1][1] : a]):
             phrases[-1][1] = b
         else:
-            phrases.append([a, b, "words not in the context"])
+            phrases.append([a, b, "unsupported by the evidence" if s.meaning_spans else "words not in the context"])
     return [UnsupportedSpan(start=a, end=b, text=answer[a:b], confidence=round(risk, 4), reason=reason)
             for a, b, reason in sorted(merged + phrases)]

@@ -29,11 +29,13 @@ from halguard.grounding.citations import miscited
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
 from halguard.grounding.job import Job, Limits, Unverifiable, prepare, restore_offsets
+from halguard.grounding.meaning import ClaimChecker, join_evidence
 from halguard.grounding.profile import answer_profile
 from halguard.grounding.scoring import (
     DEFAULT_THRESHOLD,
     DEFAULT_WEAK_THRESHOLD,
     DEFAULT_WEIGHTS,
+    MEANING_WEIGHTS,
     ScoringWeights,
     weak_threshold_for,
 )
@@ -149,6 +151,12 @@ class LocalVerifier(Detector):
             (:mod:`halguard.grounding.candidates`), when the context has at least
             :data:`CANDIDATE_MIN_CHUNKS` chunks; the lexical signals still read the whole context. Default 8
             (:data:`DEFAULT_CANDIDATES_PER_CLAIM`); None: embed every chunk (the behaviour before the pass).
+        meaning: Also read each claim with halguard's claim checker (:mod:`halguard.grounding.meaning`, a MiniLM
+            cross-encoder trained in ``training/``, int8 on CPU) against its best evidence, and combine it with the
+            rules (``MEANING_WEIGHTS`` and their own calibration unless ``weights`` / ``calibration`` are given).
+            Each claim's ``signals.meaning_support`` then holds its P(supported) and a flagged claim's spans follow
+            the words the checker marks. Off by default: out of fold it moved the dev AUROCs by +0.007 (HaluEval),
+            +0.001 (RAGTruth) and +0.005 (SummEdits) and costs a forward pass per claim (docs/model-card.md).
     """
 
     def __init__(
@@ -165,7 +173,7 @@ class LocalVerifier(Detector):
         max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
         faiss_min_chunks: int = 256,
         batch_size: int = 8,
-        weights: ScoringWeights = DEFAULT_WEIGHTS,
+        weights: ScoringWeights | None = None,
         model_path: str | None = None,
         device: str | None = None,
         embedder: LocalEmbedder | None = None,
@@ -173,6 +181,7 @@ class LocalVerifier(Detector):
         citation_mode: Literal["strict", "lenient"] = "strict",
         time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
         candidates_per_claim: int | None = DEFAULT_CANDIDATES_PER_CLAIM,
+        meaning: bool = False,
     ) -> None:
         for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
             if value is not None:
@@ -181,6 +190,11 @@ class LocalVerifier(Detector):
                     msg = f"{name} must be a number from 0 to 1, got {value!r}"
                     raise InvalidInputError(msg)
         require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
+        if not isinstance(meaning, bool):
+            msg = f"meaning must be True or False, got {meaning!r}"
+            raise InvalidInputError(msg)
+        if weights is None:
+            weights = MEANING_WEIGHTS if meaning else DEFAULT_WEIGHTS
         if not isinstance(weights, ScoringWeights):
             msg = f"weights must be a halguard.ScoringWeights, got {type(weights).__name__}"
             raise InvalidInputError(msg)
@@ -200,7 +214,7 @@ class LocalVerifier(Detector):
             msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
             raise InvalidInputError(msg)
         if isinstance(calibration, str) and calibration == "default":
-            self.calibration: Calibration | None = Calibration.default()
+            self.calibration: Calibration | None = Calibration.default(meaning=meaning)
         elif calibration is None:
             self.calibration = None
         else:
@@ -235,6 +249,8 @@ class LocalVerifier(Detector):
         self.citation_mode = citation_mode
         self.num_threads = num_threads
         self.time_budget_s = time_budget_s
+        self.meaning = meaning
+        self.claim_checker: ClaimChecker | None = ClaimChecker.shared() if meaning else None
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -267,9 +283,10 @@ class LocalVerifier(Detector):
         return threshold, min(weak, threshold), contradiction
 
     def warm_up(self) -> float:
-        """Load the model now (not on the first check); returns the load time in seconds."""
+        """Load the models now (not on the first check); returns the load time in seconds."""
         _ = self.embedder.model
-        return self.embedder.load_seconds
+        checker = self.claim_checker.warm_up() if self.claim_checker is not None else 0.0
+        return self.embedder.load_seconds + checker
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -446,6 +463,8 @@ class LocalVerifier(Detector):
                 continue
             measured.append(self._measure_claim(job, claim, np.vstack(encoded), index))
             measured_claims.append(claim)
+        if self.claim_checker is not None and complete:
+            self._read_meaning(job, measured_claims, measured, deadline)
         # Cut short by the budget, the claims read in time are scored with the correction of the whole answer (the
         # claims not read are still its claims); a flag among them decides the answer, nothing else can.
         cut_short = len(measured) < len(job.claims)
@@ -505,6 +524,25 @@ class LocalVerifier(Detector):
         best = job.chunks[int(idx[weakest, 0])][1]
         signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, self.weights)
         return _Measured(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
+
+    def _read_meaning(self, job: Job, claims: list[Claim], measured: list[_Measured], deadline: float | None) -> None:
+        """The claim checker's reading of each claim against its best evidence chunks (joined in document order),
+        into the claim's signals."""
+        todo = [(c, m) for c, m in zip(claims, measured) if not m.foreign and len(m.idx)]
+        if not todo:
+            return
+        texts = [s.text for s in job.sources]
+        premises = []
+        for _, m in todo:
+            ranked = [(job.chunks[int(j)][0], job.chunks[int(j)][1].start, job.chunks[int(j)][1].end)
+                      for j in m.idx if j >= 0]
+            premises.append(join_evidence(ranked, texts))
+        scores = self.claim_checker.score(premises, [c.check_text for c, _ in todo], batch_size=self.batch_size,
+                                          num_threads=self.num_threads, deadline=deadline)
+        for (claim, m), score in zip(todo, scores):
+            m.signals.meaning_risk = score.risk
+            if claim.check_text == claim.text:  # offsets of the claim's own text: the answer's, shifted
+                m.signals.meaning_spans = [(claim.start + a, claim.start + b) for a, b in score.spans]
 
     def _claims_corrected_for(self, measured: list[_Measured], threshold: float, n_claims: int) -> int:
         """The claim count of the many-claims correction: the answer's ``n_claims``, at most

@@ -48,6 +48,10 @@ class ClaimMeasurements:
     affirmed_names: list[str] = field(default_factory=list)
     affirmed_numbers: list[str] = field(default_factory=list)
     affirmed_span: tuple[int, int] | None = None
+    # The claim checker's P(unsupported) against the claim's best evidence, and the claim's words it marks
+    # (offsets in the answer); None where the model did not read the claim (no model, foreign script).
+    meaning_risk: float | None = None
+    meaning_spans: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def contradicts(self) -> bool:
@@ -76,5 +80,6 @@ class ClaimMeasurements:
             antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
             verbatim=self.verbatim,
             evidence_overlap=round(self.evidence_overlap, 4),
+            meaning_support=None if self.meaning_risk is None else round(1.0 - self.meaning_risk, 4),
             **extra,
         )

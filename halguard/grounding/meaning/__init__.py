@@ -1,0 +1,11 @@
+"""Meaning: halguard's own claim-checking model (a MiniLM cross-encoder trained in ``training/``).
+
+- :mod:`.evidence`: the premise a claim is read against;
+- :mod:`.network`: the network and how pairs are tokenized;
+- :mod:`.checker`: loading the shipped weights (offline, checksummed) and scoring claims.
+"""
+
+from halguard.grounding.meaning.checker import ClaimChecker, MeaningScore
+from halguard.grounding.meaning.evidence import join_evidence
+
+__all__ = ["ClaimChecker", "MeaningScore", "join_evidence"]
