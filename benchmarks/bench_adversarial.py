@@ -164,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads(N) (default 1)")
     ap.add_argument("--detector-factory", default=None,
                     help="module:callable making the detector (default: halguard.LocalVerifier(num_threads=N))")
+    ap.add_argument("--rules-only", action="store_true",
+                    help="the local verifier without its claim checker: LocalVerifier(meaning=False)")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
     if args.threads < 1:
@@ -178,8 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         from halguard import LocalVerifier
 
-        detector = LocalVerifier(num_threads=args.threads)
-        name = f"LocalVerifier(num_threads={args.threads})"
+        detector = LocalVerifier(num_threads=args.threads, meaning=not args.rules_only)
+        name = f"LocalVerifier(num_threads={args.threads}, meaning={not args.rules_only})"
     load_s = detector.warm_up() if hasattr(detector, "warm_up") else None
 
     rows = load_rows(args.path)

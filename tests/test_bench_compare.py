@@ -51,9 +51,9 @@ def rows_file(tmp_path):
 
 @pytest.fixture
 def fakes(monkeypatch):
-    """``local`` and ``naive`` (and ``local-rules``, named like ``local``) as fakes; the built ones, by name."""
+    """``local`` and ``naive`` (and ``local-meaning``, named like ``local``) as fakes; the built ones, by name."""
     built: dict[str, Keyword] = {}
-    recipes = {"local": ("fake-local", "bad"), "naive": ("fake-naive", "Rome"), "local-rules": ("fake-local", "410")}
+    recipes = {"local": ("fake-local", "bad"), "naive": ("fake-naive", "Rome"), "local-meaning": ("fake-local", "410")}
 
     def fake_make_detector(name, threshold=None, *, llm_url=None, llm_model=None):
         built[name] = Keyword(*recipes[name])
@@ -95,10 +95,10 @@ def test_without_compare_the_report_has_no_side_by_side(rows_file, fakes):
 
 
 def test_a_shared_name_gets_the_cli_name_and_a_repeat_is_refused(rows_file, fakes):
-    report, _ = bench([rows_file], detector="local", compare=["local-rules", "naive"], progress=False)
-    assert list(report["compared"]) == ["fake-local (local-rules)", "fake-naive"]
-    assert report["compared"]["fake-local (local-rules)"]["detector"] == "fake-local (local-rules)"
-    assert "fake-local (local-rules) AUROC" in to_markdown(report)
+    report, _ = bench([rows_file], detector="local", compare=["local-meaning", "naive"], progress=False)
+    assert list(report["compared"]) == ["fake-local (local-meaning)", "fake-naive"]
+    assert report["compared"]["fake-local (local-meaning)"]["detector"] == "fake-local (local-meaning)"
+    assert "fake-local (local-meaning) AUROC" in to_markdown(report)
     with pytest.raises(InvalidInputError, match="each detector runs once"):
         bench([rows_file], detector="local", compare=["local"], progress=False)
     with pytest.raises(InvalidInputError, match="naive"):
@@ -106,10 +106,10 @@ def test_a_shared_name_gets_the_cli_name_and_a_repeat_is_refused(rows_file, fake
 
 
 def test_cli_parses_repeated_compare_and_writes_the_compared_rows(rows_file, fakes, tmp_path, capsys):
-    args = _parser().parse_args(["bench", str(rows_file), "--compare", "local-rules", "--compare", "naive"])
-    assert args.compare == ["local-rules", "naive"] and args.detector == "local"
+    args = _parser().parse_args(["bench", str(rows_file), "--compare", "local-meaning", "--compare", "naive"])
+    assert args.compare == ["local-meaning", "naive"] and args.detector == "local"
     assert _parser().parse_args(["bench", str(rows_file)]).compare is None
-    assert "local-rules" in DETECTORS
+    assert "local-meaning" in DETECTORS
 
     out_json, out_rows, out_cmp = tmp_path / "r.json", tmp_path / "rows.jsonl", tmp_path / "cmp.jsonl"
     assert main(["bench", str(rows_file), "--compare", "naive", "--json-out", str(out_json), "--jsonl-out",
@@ -131,16 +131,10 @@ def test_cli_refuses_compare_rows_without_compare_and_an_unknown_name(rows_file,
     assert exit_info.value.code == 2
 
 
-def test_local_rules_is_the_local_verifier_without_its_claim_checker():
-    import inspect
+def test_local_meaning_is_the_local_verifier_with_its_claim_checker():
+    from halguard.grounding.verifier import LocalVerifier
 
-    try:
-        from halguard.grounding.verifier import LocalVerifier
-    except ImportError as exc:  # the claim checker's package is being built alongside this change
-        pytest.skip(f"halguard.grounding.verifier does not import in this checkout: {exc}")
-    if "meaning" not in inspect.signature(LocalVerifier).parameters:  # a tree without the claim checker yet
-        pytest.skip("LocalVerifier has no 'meaning' keyword in this checkout (the claim checker is not in yet)")
-    rules, full = make_detector("local-rules", 0.6), make_detector("local")
+    meaning, rules = make_detector("local-meaning", 0.6), make_detector("local")
+    assert isinstance(meaning, LocalVerifier) and meaning.meaning is True and meaning.claim_checker is not None
+    assert meaning.threshold == 0.6
     assert isinstance(rules, LocalVerifier) and rules.meaning is False and rules.claim_checker is None
-    assert rules.threshold == 0.6
-    assert isinstance(full, LocalVerifier) and full.meaning is True

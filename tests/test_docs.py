@@ -60,6 +60,7 @@ PAGES = {
     "langchain.md": "test_langchain_page",
     "llamaindex.md": "test_llamaindex_page",
     "local-llm.md": "test_local_llm_page",
+    "model-card.md": "test_model_card_page",
     "real-apps.md": "test_real_apps_page",
 }
 if (DOCS / "architecture.md").exists():
@@ -347,6 +348,11 @@ def test_calibration_page(verifier, tmp_path, monkeypatch):
         assert f"| `{name}` |" in text
         row = next(line for line in text.splitlines() if line.startswith(f"| `{name}` |"))
         assert row.endswith(f"| {entry.threshold:.3f} | {entry.weak_threshold:.3f} |")
+
+
+def test_model_card_page():
+    (printed,) = run_page("model-card.md", {})
+    assert printed[0] == "True"
 
 
 def test_guarantees_page(verifier):

@@ -53,8 +53,8 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
                   llm_model: str | None = None) -> Detector:
     """The detector ``halguard bench`` and ``halguard audit`` call ``name``.
 
-    ``local`` is the default LocalVerifier; ``local-rules`` the local verifier without its claim checker: rules and
-    embeddings only, as before the model; ``naive`` the similarity baseline. ``llm-judge`` (a prompted grounding
+    ``local`` is the default LocalVerifier (rules and embeddings); ``local-meaning`` the local verifier with its
+    claim checker too (``LocalVerifier(meaning=True)``); ``naive`` the similarity baseline. ``llm-judge`` (a prompted grounding
     judge), ``pas2`` (paraphrase sampling) and ``budget`` (evidence budgets after the local verifier) call the
     OpenAI-compatible server at ``llm_url`` (model ``llm_model``).
 
@@ -87,10 +87,10 @@ def make_detector(name: str, threshold: float | None = None, *, llm_url: str | N
         from halguard.grounding.verifier import LocalVerifier
 
         return LocalVerifier(threshold=threshold)  # None: each answer shape's own
-    if name == "local-rules":
+    if name == "local-meaning":
         from halguard.grounding.verifier import LocalVerifier
 
-        return LocalVerifier(threshold=threshold, meaning=False)
+        return LocalVerifier(threshold=threshold, meaning=True)
     msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}"
     raise ValueError(msg)
 
@@ -394,7 +394,7 @@ def bench(paths: list[Path], *, detector: str = "local", limit: int | None = Non
         llm_model: the model name on that server.
         compare: more detector names to run over exactly the same rows after the main one, with the same
             options. Their reports go in ``report["compared"]``, keyed by the detector's ``name`` (with the
-            name given here appended, ``"local:all-MiniLM-L6-v2 (local-rules)"``, when an earlier detector has
+            name given here appended, ``"local:all-MiniLM-L6-v2 (local-meaning)"``, when an earlier detector has
             that name already).
         compared_preds: a dict to receive each compared detector's per-row predictions, keyed as in
             ``report["compared"]`` (the return value keeps its two items for existing callers).

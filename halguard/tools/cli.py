@@ -26,7 +26,7 @@ __all__ = ["main"]
 
 EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
 # The detectors halguard.tools.bench.make_detector builds (named here too: the parser must not import the bench).
-DETECTORS = ("local", "local-rules", "naive", "llm-judge", "pas2", "budget")
+DETECTORS = ("local", "local-meaning", "naive", "llm-judge", "pas2", "budget")
 # UTF-8 takes at most 4 bytes per character, so more than 4 x the verifier's character limit (LocalVerifier's
 # max_answer_chars, max_context_chars) cannot hold a text it would check: such input is refused before (a file,
 # from its size) or as soon as (stdin) that many bytes arrive, never read whole.
@@ -54,8 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
     bench.add_argument("--detector", choices=DETECTORS, default="local",
-                       help="local-rules: the local verifier without its claim checker (rules and embeddings "
-                            "only); llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model "
+                       help="local-meaning: the local verifier with its claim checker too "
+                            "(LocalVerifier(meaning=True)); llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model "
                             "as paraphraser, answerer and judge; budget: the evidence budget after the local "
                             "verifier; these three on an OpenAI-compatible server (--llm-url)")
     bench.add_argument("--compare", action="append", choices=DETECTORS, default=None, metavar="NAME",
