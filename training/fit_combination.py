@@ -20,6 +20,7 @@ import argparse
 import itertools
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -81,23 +82,14 @@ def collect(paths: list[Path], out: Path, *, weights_dir: Path | None = None, fo
 
 def answer_scores(rows: list[dict], rules_scale: float, meaning: float, many_claims: float,
                   bias: float = 0.0) -> np.ndarray:
+    """Each row's score (its riskiest claim's) with these weights, through :meth:`ScoringWeights.combine`."""
+    weights = replace(DEFAULT_WEIGHTS, rules_scale=rules_scale, meaning=meaning, many_claims=many_claims,
+                      meaning_bias=bias)
     out = np.empty(len(rows))
     for i, row in enumerate(rows):
-        best = 0.0
-        log_n = math.log(max(row["n"], 1))
-        for c in row["claims"]:
-            if c["arithmetic"]:
-                risk = DEFAULT_WEIGHTS.arithmetic_risk
-            else:
-                z = c["z"]
-                if c["meaning"] is not None and meaning:
-                    p = min(max(c["meaning"], 1e-4), 1 - 1e-4)
-                    z = rules_scale * z + meaning * math.log(p / (1 - p)) + bias
-                if c["corrected"]:
-                    z -= many_claims * log_n
-                risk = 1 / (1 + math.exp(-z))
-            best = max(best, risk)
-        out[i] = best
+        out[i] = max((weights.arithmetic_risk if c["arithmetic"] else
+                      weights.combine(c["z"], c["meaning"], corrected=c["corrected"], claims_in_answer=row["n"])
+                      for c in row["claims"]), default=0.0)
     return out
 
 

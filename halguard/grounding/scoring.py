@@ -114,11 +114,19 @@ class ScoringWeights:
         """
         if s.arithmetic_errors:
             return self.arithmetic_risk
-        z = self.signals_logit(s)
-        if s.meaning_risk is not None and self.meaning:
-            p = min(max(s.meaning_risk, 1e-4), 1 - 1e-4)
+        return self.combine(self.signals_logit(s), s.meaning_risk, corrected=self.corrected(s),
+                            claims_in_answer=claims_in_answer)
+
+    def combine(self, rules_logit: float, meaning_risk: float | None, *, corrected: bool,
+                claims_in_answer: int = 1) -> float:
+        """The risk from the rules' logit (:meth:`signals_logit`) and the claim checker's P(unsupported) (None where
+        it did not read the claim), with the many-claims correction where it applies (:meth:`corrected`).
+        ``training/fit_combination.py`` fits the weights through this very function."""
+        z = rules_logit
+        if meaning_risk is not None and self.meaning:
+            p = min(max(meaning_risk, 1e-4), 1 - 1e-4)
             z = self.rules_scale * z + self.meaning * math.log(p / (1 - p)) + self.meaning_bias
-        if self.corrected(s):
+        if corrected:
             z -= self.many_claims * math.log(max(claims_in_answer, 1))
         return 1.0 / (1.0 + math.exp(-z))
 
