@@ -162,6 +162,16 @@ class LocalEmbedder:
                 cls._instances[key] = inst
             return inst
 
+    @classmethod
+    def clear_shared_caches(cls) -> None:
+        """Empty every shared embedder's text caches (the models stay loaded): benchmarks that compare detectors
+        start each from a cold cache."""
+        with cls._instances_lock:
+            instances = list(cls._instances.values())
+        for inst in instances:
+            inst._cache.clear()
+            inst._fit_cache.clear()
+
     def __reduce__(self) -> tuple:
         """Pickle by reference: the shared embedder comes back as the receiving process's shared one, any other
         as a fresh embedder of the same model (weights and cache are not pickled; the model loads on first use)."""

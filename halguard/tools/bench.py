@@ -348,19 +348,14 @@ def _empty_shared_caches() -> None:
     loaded models stay.
 
     A detector run after another over the same rows would otherwise find every passage already embedded and every
-    claim already read, and its latency would be a cache's, not a check's. Only modules already imported are
-    touched: a cache nobody loaded is empty. The small per-function text memos (sentence scope, records) are kept:
-    they cost microseconds, not forward passes.
+    claim already read, and its latency would be a cache's, not a check's. The small per-function text memos
+    (sentence scope, records) are kept: they cost microseconds, not forward passes.
     """
-    embedding = sys.modules.get("halguard.grounding.embedding")
-    checker = sys.modules.get("halguard.grounding.meaning.checker")
-    owners = [*getattr(getattr(embedding, "LocalEmbedder", None), "_instances", {}).values(),
-              *getattr(getattr(checker, "ClaimChecker", None), "_instances", {}).values()]
-    for owner in owners:
-        for attr in ("_cache", "_fit_cache"):
-            cache = getattr(owner, attr, None)
-            if cache is not None:
-                cache.clear()
+    from halguard.grounding.embedding import LocalEmbedder
+    from halguard.grounding.meaning.checker import ClaimChecker
+
+    LocalEmbedder.clear_shared_caches()
+    ClaimChecker.clear_shared_caches()
 
 
 def _run_one(det: Detector, rows: list[dict[str, Any]], *, name: str, progress: bool, fresh_caches: bool,

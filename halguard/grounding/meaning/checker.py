@@ -67,6 +67,14 @@ class ClaimChecker:
                 inst = cls._instances[key] = cls(weights_dir)
             return inst
 
+    @classmethod
+    def clear_shared_caches(cls) -> None:
+        """Empty every shared checker's score cache (the networks stay loaded)."""
+        with cls._instances_lock:
+            instances = list(cls._instances.values())
+        for inst in instances:
+            inst._cache.clear()
+
     @staticmethod
     def available(weights_dir: str | Path = WEIGHTS_DIR) -> bool:
         """Whether trained weights are installed (a source checkout before ``make train-verifier`` has none)."""
