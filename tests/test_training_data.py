@@ -73,3 +73,25 @@ def test_dev_pairs_skip_a_hallucinated_answer_of_several_claims_without_spans():
     row["answer"] = "Northwind paid 9 million dollars."
     (pair,) = pairs_of(row, "summedits")
     assert pair["label"] == 0 and pair["spans_known"] is False
+
+
+def test_premises_do_not_depend_on_the_hash_seed():
+    """Chunk scores are summed exactly, so set iteration order (hash-seeded per process) picks no other premise."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("from training.build_data import Passages; import json; "
+            "texts = ['Alpha beta gamma delta. Beta gamma epsilon zeta. Gamma delta eta theta. Delta alpha iota.', "
+            "'Kappa beta lambda gamma. Alpha delta mu nu.']; "
+            "print(json.dumps([Passages(texts).premise(c) for c in "
+            "['alpha beta gamma delta', 'gamma delta alpha', 'beta lambda mu']]))")
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
+        outputs.add(out)
+        assert all(json.loads(out))
+    assert len(outputs) == 1

@@ -43,35 +43,48 @@ TOP_CHUNKS = 3
 VALIDATION_SHARE = 0.05  # of the articles (and dialogues), grouped: a group's pairs are all train or all validation
 
 
-def _rank(claim: str, chunks, texts_terms, idf, exclude=()) -> list[tuple[int, int, int]]:
-    terms = key_terms(claim)
-    scored = []
-    for i, ch in enumerate(chunks):
-        if any(ch.start < e and s < ch.end for s, e in exclude):
-            continue
-        score = sum(idf.get(t, 0.0) for t in terms & texts_terms[i])
-        if score > 0:
-            scored.append((-score, i))
-    scored.sort()
-    return [(0, chunks[i].start, chunks[i].end) for _, i in scored[:TOP_CHUNKS]]
+class Passages:
+    """Sources made ready to pick a claim's premise from, as the verifier's candidate pass ranks chunks: by the
+    inverse document frequency of the terms a chunk shares with the claim (ties to the earlier chunk)."""
 
-
-class Article:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.chunks = chunk_source(text, sentences_per_chunk=2, max_chars=600)
-        self.terms = [key_terms(ch.text) for ch in self.chunks]
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.chunks = [(i, ch) for i, text in enumerate(texts)
+                       for ch in chunk_source(text, sentences_per_chunk=2, max_chars=600)]
+        self.terms = [key_terms(ch.text) for _, ch in self.chunks]
         df = Counter(t for ts in self.terms for t in ts)
         n = len(self.chunks)
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
-        self.sentences = [(s, e) for s, e in split_sentences(text) if 8 <= len(text[s:e].split()) <= 45]
-        self.doc = contrast.doc_info(text)
 
     def premise(self, claim: str, exclude=()) -> str | None:
-        ranked = _rank(claim, self.chunks, self.terms, self.idf, exclude)
-        if not ranked:
+        """The claim's premise from its best :data:`TOP_CHUNKS` chunks, or None when no chunk shares a term with it.
+
+        ``exclude``: character spans of the first source whose chunks are left out (a sentence's own passage)."""
+        terms = key_terms(claim)
+        scored = []
+        for i, (source, ch) in enumerate(self.chunks):
+            if source == 0 and any(ch.start < e and s < ch.end for s, e in exclude):
+                continue
+            # fsum is exact, so the score does not depend on the set's (hash-seeded) iteration order: the same
+            # files give the same premises in every process.
+            score = math.fsum(self.idf[t] for t in terms & self.terms[i])
+            if score > 0:
+                scored.append((-score, i))
+        if not scored:
             return None
-        return join_evidence(ranked, [self.text])
+        scored.sort()
+        ranked = [(self.chunks[i][0], self.chunks[i][1].start, self.chunks[i][1].end) for _, i in scored[:TOP_CHUNKS]]
+        return join_evidence(ranked, self.texts)
+
+
+class Article(Passages):
+    """One article: its passages, the sentences to edit, and the names and numbers an edit may borrow."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__([text])
+        self.text = text
+        self.sentences = [(s, e) for s, e in split_sentences(text) if 8 <= len(text[s:e].split()) <= 45]
+        self.doc = contrast.doc_info(text)
 
 
 def _pair(premise, claim, label, kind, source, group, spans=()) -> dict:
@@ -79,24 +92,23 @@ def _pair(premise, claim, label, kind, source, group, spans=()) -> dict:
             "spans": [list(s) for s in spans]}
 
 
-def _unsupported_edit(sentence: str, article: Article, rng: random.Random) -> contrast.Edit | None:
-    kinds = list(contrast.UNSUPPORTED_EDITS)
+def _first_edit(edits: dict, sentence: str, article: Article, rng: random.Random) -> contrast.Edit | None:
+    """The first of ``edits``, in a seeded random order, that applies to the sentence and changes it."""
+    kinds = list(edits)
     rng.shuffle(kinds)
     for kind in kinds:
-        edit = contrast.UNSUPPORTED_EDITS[kind](sentence, article.doc, rng)
+        edit = edits[kind](sentence, article.doc, rng)
         if edit is not None and edit.text != sentence:
             return edit
     return None
 
 
+def _unsupported_edit(sentence: str, article: Article, rng: random.Random) -> contrast.Edit | None:
+    return _first_edit(contrast.UNSUPPORTED_EDITS, sentence, article, rng)
+
+
 def _supported_edit(sentence: str, article: Article, rng: random.Random) -> contrast.Edit:
-    kinds = list(contrast.SUPPORTED_EDITS)
-    rng.shuffle(kinds)
-    for kind in kinds:
-        edit = contrast.SUPPORTED_EDITS[kind](sentence, article.doc, rng)
-        if edit is not None and edit.text != sentence:
-            return edit
-    return contrast.Edit(sentence, [], "copy")
+    return _first_edit(contrast.SUPPORTED_EDITS, sentence, article, rng) or contrast.Edit(sentence, [], "copy")
 
 
 def _overlap(a: str, b: str) -> float:

@@ -46,6 +46,11 @@ def doc_info(text: str) -> Doc:
     return Doc(entities=ents, numbers=nums)
 
 
+def _words_in(text: str, table) -> list[tuple[int, int]]:
+    """Spans of the words of ``text`` that ``table`` has (as written)."""
+    return [(s, e) for s, e in word_spans(text) if text[s:e] in table]
+
+
 def _replace(text: str, start: int, end: int, new: str, kind: str) -> Edit:
     return Edit(text[:start] + new + text[end:], [(start, start + len(new))], kind)
 
@@ -146,7 +151,7 @@ _ANTONYM_OF = {a: b for a, b in _ANTONYMS} | {b: a for a, b in _ANTONYMS}
 
 
 def antonym(sent: str, doc: Doc, rng: random.Random) -> Edit | None:
-    hits = [(s, e) for s, e in word_spans(sent) if sent[s:e] in _ANTONYM_OF]
+    hits = _words_in(sent, _ANTONYM_OF)
     if not hits:
         return None
     s, e = rng.choice(hits)
@@ -165,7 +170,7 @@ _UNIT_OF = {a: b for a, b in _UNITS} | {b: a for a, b in _UNITS}
 
 
 def change_unit(sent: str, doc: Doc, rng: random.Random) -> Edit | None:
-    hits = [(s, e) for s, e in word_spans(sent) if sent[s:e] in _UNIT_OF]
+    hits = _words_in(sent, _UNIT_OF)
     if not hits:
         if "$" in sent:
             i = sent.index("$")
@@ -320,7 +325,7 @@ _SYNONYM_OF = dict(_SYNONYMS)
 
 
 def synonym(sent: str, doc: Doc, rng: random.Random) -> Edit | None:
-    hits = [(s, e) for s, e in word_spans(sent) if sent[s:e] in _SYNONYM_OF]
+    hits = _words_in(sent, _SYNONYM_OF)
     if not hits:
         return None
     text = sent

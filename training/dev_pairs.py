@@ -4,7 +4,8 @@
         --out .cache/training/dev_pairs.jsonl
 
 Each answer is split into claims as the verifier splits it (:func:`halguard.text.claims.extract_claims`), and each
-claim gets its premise as in ``build_data`` (the best chunks by shared rare terms, joined in document order). Labels:
+claim gets its premise as in ``build_data`` (:class:`training.build_data.Passages`: the best chunks by shared rare
+terms, joined in document order). Labels:
 
 - RAGTruth: a claim overlapping an annotated span is unsupported, its token labels the span's characters; every
   other claim is supported (annotators marked every unsupported span of the answer).
@@ -21,32 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections import Counter
 from pathlib import Path
 
-from halguard.grounding.candidates import key_terms
-from halguard.grounding.meaning.evidence import join_evidence
 from halguard.text.claims import extract_claims
-from halguard.text.contexts import chunk_source
 from halguard.tools.calibrate import _fold, group_of
+from training.build_data import Passages
 
 FOLDS = 2
 HALUEVAL_ROWS = 1200  # of 4,000: whole pairs, the first ones in file order
-TOP_CHUNKS = 3
-
-
-def _premise(claim: str, texts: list[str]) -> str | None:
-    chunks = [(i, ch) for i, t in enumerate(texts) for ch in chunk_source(t, sentences_per_chunk=2, max_chars=600)]
-    terms = [key_terms(ch.text) for _, ch in chunks]
-    df = Counter(t for ts in terms for t in ts)
-    idf = {t: math.log(1 + len(chunks) / c) for t, c in df.items()}
-    wanted = key_terms(claim)
-    scored = sorted((-sum(idf[t] for t in wanted & ts), n) for n, ts in enumerate(terms) if wanted & ts)
-    if not scored:
-        return None
-    ranked = [(chunks[n][0], chunks[n][1].start, chunks[n][1].end) for _, n in scored[:TOP_CHUNKS]]
-    return join_evidence(ranked, texts)
 
 
 def _texts(context) -> list[str]:
@@ -60,11 +44,11 @@ def pairs_of(row: dict, source: str) -> list[dict]:
     hallucinated = bool(row["hallucinated"])
     if source != "ragtruth" and hallucinated and len(claims) != 1:
         return []
-    texts = _texts(row["context"])
+    passages = Passages(_texts(row["context"]))
     group = group_of(row)
     out = []
     for claim in claims:
-        premise = _premise(claim.check_text, texts)
+        premise = passages.premise(claim.check_text)
         if premise is None:
             continue
         if source == "ragtruth":
