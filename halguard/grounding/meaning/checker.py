@@ -140,11 +140,11 @@ class ClaimChecker:
         self._load()
         return self.load_seconds
 
-    def score(self, premises: list[str], claims: list[str], *, batch_size: int = 8,
-              num_threads: int | None = DEFAULT_NUM_THREADS, deadline: float | None = None) -> list[MeaningScore]:
+    def score(self, premises: list[str], claims: list[str], *, num_threads: int | None = DEFAULT_NUM_THREADS,
+              deadline: float | None = None) -> list[MeaningScore]:
         """One :class:`MeaningScore` per (premise, claim), reusing cached ones.
 
-        ``deadline`` (``time.monotonic()``): checked between batches (raises
+        ``deadline`` (``time.monotonic()``): checked between pairs (raises
         :class:`~halguard.text.segment.BudgetExceeded`).
         """
         out: list[MeaningScore | None] = [self._cache.get((p, c)) for p, c in zip(premises, claims)]
@@ -155,22 +155,19 @@ class ClaimChecker:
             from halguard.grounding.meaning.network import encode_pairs
 
             network, tokenizer = self._load()
-            # Shortest first, so a batch pads little; the order of results is restored by index.
-            todo.sort(key=lambda i: len(premises[i]) + len(claims[i]))
+            # One pair per forward pass: dynamic int8 scales a layer's activations over the whole batch, padding
+            # included, so in a batch a claim's score depended on the other claims beside it (0.312 alone, 0.275
+            # next to another claim). Alone, a pair always gets the same score, whatever else is checked.
             with self._run_lock, torch_threads(num_threads), torch.inference_mode():
-                for first in range(0, len(todo), batch_size):
+                for i in todo:
                     check_deadline(deadline)
-                    part = todo[first:first + batch_size]
-                    enc = encode_pairs(tokenizer, [premises[i] for i in part], [claims[i] for i in part])
+                    enc = encode_pairs(tokenizer, [premises[i]], [claims[i]])
                     claim_logits, token_logits = network(enc["input_ids"], enc["attention_mask"],
                                                          enc["token_type_ids"], enc["claim_mask"])
-                    risks = torch.sigmoid(claim_logits).tolist()
-                    token_risks = torch.sigmoid(token_logits)
-                    for row, i in enumerate(part):
-                        spans = _spans(enc["offsets"][row], enc["claim_mask"][row], token_risks[row])
-                        score = MeaningScore(risk=float(risks[row]), spans=spans)
-                        self._cache.set((premises[i], claims[i]), score)
-                        out[i] = score
+                    spans = _spans(enc["offsets"][0], enc["claim_mask"][0], torch.sigmoid(token_logits)[0])
+                    score = MeaningScore(risk=float(torch.sigmoid(claim_logits)[0]), spans=spans)
+                    self._cache.set((premises[i], claims[i]), score)
+                    out[i] = score
         return out  # type: ignore[return-value]
 
 
