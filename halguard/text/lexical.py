@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from halguard.text.number_words import is_number_word, word_numbers
+
 __all__ = [
     "NumberMention",
     "affirmation_end",
@@ -21,6 +23,7 @@ __all__ = [
     "has_negation",
     "is_enumerator",
     "is_negation_cue",
+    "is_number_word",
     "negated_terms",
     "negation_flip",
     "number_mentions",
@@ -67,16 +70,6 @@ _NUMBER = re.compile(
 )
 _TIME_SUFFIX = re.compile(r"(?::\d{2})?\s*([ap])\.?m\.?(?!\w)", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
-_NUMBER_WORDS = {
-    w: float(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-}
-_NUMBER_WORDS.update({"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "hundred": 100.0, "dozen": 12.0})
-
-
 def word_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the words in ``text``."""
     return [m.span() for m in _WORD.finditer(text)]
@@ -206,11 +199,17 @@ def number_mentions(text: str) -> list[NumberMention]:
         if t and value < 12:
             alt = value + 12 if t.group(1).lower().startswith("p") else value
         out.append(NumberMention(m.start(), end, value, bool(m.group(3)), alt))
-    for s, e in word_spans(text):
-        w = text[s:e].lower()
-        if w in _NUMBER_WORDS and w not in ("one",):
-            out.append(NumberMention(s, e, _NUMBER_WORDS[w], False))
+    for n in word_numbers(text):
+        out.append(NumberMention(n.start, n.end, n.value, _percent_follows(text, n.end) or n.percent is not None,
+                                 n.percent))
     return out
+
+
+_PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+
+
+def _percent_follows(text: str, end: int) -> bool:
+    return bool(_PERCENT_AFTER.match(text, end))
 
 
 _REFERENCE_BEFORE = re.compile(
@@ -238,6 +237,9 @@ def number_values(text: str) -> set[float]:
     for m in number_mentions(text):
         values.add(round(m.value, 6))
         values.add(round(abs(m.value), 6))
+        if m.alt is not None and m.is_percent:  # a fraction's percentage, both as written and whole ("a third": 33.3 and 33)
+            values.add(round(m.alt, 6))
+            values.add(float(round(m.alt)))
     for m in _NUMBER.finditer(text):
         values.add(round(float(m.group(1).replace(",", "") + (m.group(2) or "")), 6))
     return values

@@ -57,7 +57,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
-    novel = [] if own_words else novel_terms(terms, scope)
+    novel = [] if own_words else novel_terms(terms, scope, text, closest_terms)
     # Names and numbers only count as found in the passages: one found only in the question is an echoed premise
     # ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W").
     facts = scope.without_question()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from halguard.grounding.signals.records import absent_features
 from halguard.text.contexts import Source
+from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import number_values, term_set
 from halguard.util.memo import memoize_text
 
@@ -23,7 +24,12 @@ def _source_terms(text: str) -> frozenset[str]:
 
 @memoize_text(16 * 2**20)
 def _source_numbers(text: str) -> frozenset[float]:
-    return frozenset(number_values(text))
+    return frozenset(_numbers(text))
+
+
+def _numbers(text: str) -> set[float]:
+    """The text's numbers, and the number of each month it names in a date ("4 March 2019" has 3)."""
+    return number_values(text) | date_month_numbers(text)
 
 
 _WORDS = re.compile(r"[^\W_]+")
@@ -68,6 +74,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
         terms |= term_set(question)
-        numbers |= number_values(question)
+        numbers |= _numbers(question)
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers)

@@ -2,17 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from halguard.grounding.signals.scope import Scope, word_string
-from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, number_mentions
+from halguard.text.dates import month_of
+from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
+from halguard.text.wordnet import licensed
 
 __all__ = ["missing_names", "missing_numbers", "novel_terms"]
 
 Span = tuple[int, int]
 
 
-def novel_terms(terms: list[tuple[int, int, str]], scope: Scope) -> list[Span]:
-    """Content words (by stem) of the claim that the scope never uses."""
-    return [(s, e) for s, e, stem in terms if stem not in scope.terms]
+def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, nearby: Collection[str]) -> list[Span]:
+    """Content words (by stem) of the claim ``text`` that the scope never uses, not even in other words.
+
+    A word is said in other words when a word of its evidence (``nearby``: stems of the claim's closest evidence)
+    licenses it (:mod:`halguard.text.wordnet`: "staff" by "personnel", "died" by "death"). Only the evidence, not
+    the whole scope: a word far away is too often another sense ("accounted for" would license "record"). A number
+    word ("eight", "thousand") is no word to look up: it is a number, which :func:`missing_numbers` compares by
+    value ("eight" / "8").
+    """
+    return [(s, e) for s, e, st in terms
+            if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)]
+
+
+def _found(word: str, word_stem: str, terms: frozenset[str]) -> bool:
+    """Whether the scope uses the word: by its stem, or a month's short name by the month's name ("Dec.")."""
+    if word_stem in terms:
+        return True
+    month = month_of(word)
+    return month is not None and stem(month) in terms
 
 
 def missing_names(text: str, scope: Scope) -> list[Span]:
@@ -26,7 +46,7 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
             if not _stands_in_a_source(text[s:e], scope):
                 found.append((s, e))
             continue
-        present = sum(1 for _, _, st in words if st in scope.terms)
+        present = sum(1 for s2, e2, st in words if _found(text[s:e][s2:e2], st, scope.terms))
         if present * 2 < len(words) or present == 0:
             found.append((s, e))
     return found
@@ -47,6 +67,8 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         values = {round(m.value, 6), round(abs(m.value), 6)}
         if m.alt is not None:
             values.add(round(m.alt, 6))
+            if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
+                values.add(float(round(m.alt)))
         if not values & scope.numbers and not values & computed:
             found.append((m.start, m.end))
     return found

@@ -1,0 +1,42 @@
+"""Dates written other ways: "Dec. 10" for "10 December", "2019-03-04" for "4 March 2019".
+
+The verifier compares a claim's words and numbers with its context's. A month's short name is its long name
+(:func:`month_of`), and a month named in a date is also its number (:func:`date_month_numbers`), so a claim that
+writes the date in digits finds the context's month: "2019-03-04" against "4 March 2019" finds 3.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["date_month_numbers", "month_of"]
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+# Short names that are not also common words ("mar", "may", "jun" and "jan" are words or names; "may" and "june"
+# need no short form).
+_SHORT = {"jan": "january", "feb": "february", "apr": "april", "jul": "july", "aug": "august", "sep": "september",
+          "sept": "september", "oct": "october", "nov": "november", "dec": "december"}
+_NUMBER_OF = {name: i + 1 for i, name in enumerate(_MONTHS)} | {short: _MONTHS.index(full) + 1
+                                                               for short, full in _SHORT.items()}
+# A month name next to a day or a year: "4 March 2019", "March 4", "Dec. 10, 1815", "March 2019". Bounded
+# quantifiers only, so a crafted text cannot make it backtrack.
+_IN_A_DATE = re.compile(
+    r"(?:\b(\d{1,2})(?:st|nd|rd|th)?\s{1,3}(?:of\s{1,3})?)?\b([A-Z][a-z]{2,8})\b\.?(?:\s{0,3}(\d{1,4})\b)?")
+
+
+def month_of(word: str) -> str | None:
+    """The month a capitalised short name stands for ("Dec" -> "december"); None for anything else."""
+    if not word[:1].isupper():
+        return None
+    return _SHORT.get(word.lower())
+
+
+def date_month_numbers(text: str) -> set[float]:
+    """The number of each month that ``text`` names next to a day or a year ("4 March 2019" -> {3.0})."""
+    out = set()
+    for m in _IN_A_DATE.finditer(text):
+        number = _NUMBER_OF.get(m.group(2).lower())
+        if number is not None and (m.group(1) or m.group(3)):
+            out.add(float(number))
+    return out

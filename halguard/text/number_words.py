@@ -1,0 +1,129 @@
+"""Numbers written in words: "eight", "two thousand", "a dozen", "twenty-five", "nine-tenths", "a third".
+
+A grounded answer writes "seven million" where its context has "7 million", "more than nine-tenths" for "over
+90%". The verifier compares numbers by value, so words must become values: :func:`word_numbers` finds each run
+of number words in a text, in one pass over its words (no backtracking), and gives its value. A fraction also
+gives its value as a percentage ("a third": 0.333 and 33), since contexts write shares both ways.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["WordNumber", "is_number_word", "word_numbers"]
+
+_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_HUNDRED = {"hundred": 100}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_DOZEN = {"dozen": 12}
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+                 "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
+                 "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
+_ARTICLES = ("a", "an")
+# Words only the parser reads as numbers. Ordinals like "third" and "fifth" double as ranks ("the third
+# quarter"), so a denominator alone counts only after a numerator ("two thirds", "a quarter"); "half" is a
+# fraction on its own.
+_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass(frozen=True)
+class WordNumber:
+    """A run of number words: its span, value, and the value as a percentage for a fraction (else None)."""
+
+    start: int
+    end: int
+    value: float
+    percent: float | None = None
+
+
+def is_number_word(word: str) -> bool:
+    """Whether ``word`` is a number word ("eight", "thousand", "dozen", "half", "tenths")."""
+    w = word.lower()
+    return w in _NUMBER_WORDS or w in _DENOMINATORS
+
+
+def _joined(text: str, end: int, start: int) -> bool:
+    """Whether the words ending at ``end`` and starting at ``start`` belong to one number: only spaces, one
+    hyphen or " and " between them ("twenty-five", "a hundred and five")."""
+    gap = text[end:start]
+    return gap.strip(" ") in ("", "-") or gap.strip(" ").lower() == "and"
+
+
+def word_numbers(text: str) -> list[WordNumber]:
+    """Every run of number words in ``text`` with its value (see the module docstring). "one" alone is not a
+    number ("one of the largest"); "one hundred" is."""
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    out: list[WordNumber] = []
+    i = 0
+    while i < len(words):
+        found = _read_run(text, words, i)
+        if found is None:
+            i += 1
+            continue
+        number, i = found
+        out.append(number)
+    return out
+
+
+# After "a"/"an" an ordinal is a share only where a share reads: "a third of", "a fifth fewer", "a third." ("a
+# third term", "a fifth-generation jet" are ranks).
+_SHARE_FOLLOWERS = frozenset("of more less fewer lower higher larger smaller bigger cheaper faster slower".split())
+
+
+def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str) -> bool:
+    _, end, word = words[j]
+    if first not in _ARTICLES or word in ("half", "halves", "quarter", "quarters"):
+        return True
+    if text[end:end + 1] == "-":
+        return False
+    if j + 1 < len(words) and text[end:words[j + 1][0]].strip() == "":
+        return words[j + 1][2] in _SHARE_FOLLOWERS
+    return True
+
+
+def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[WordNumber, int] | None:
+    """The number starting at word ``i`` and the index after it, or None if no number starts there."""
+    start, _, first = words[i]
+    total, current, count, j = 0.0, 0.0, 0, i
+    if first in _ARTICLES:
+        # "a thousand", "a dozen", "a third": the article is the number one.
+        if i + 1 >= len(words) or not _joined(text, words[i][1], words[i + 1][0]):
+            return None
+        following = words[i + 1][2]
+        if following not in _HUNDRED and following not in _SCALES and following not in _DOZEN \
+                and following not in _DENOMINATORS:
+            return None
+        current, count, j = 1.0, 1, i + 1
+    end = words[i][1]
+    while j < len(words):
+        s, e, w = words[j]
+        if count and not _joined(text, end, s):
+            break
+        if w == "and" and count and j + 1 < len(words) and words[j + 1][2] in _UNITS | _TENS:
+            j += 1
+            continue
+        if w in _UNITS or w in _TENS:
+            current += _UNITS.get(w, 0) + _TENS.get(w, 0)
+        elif w in _HUNDRED and count:
+            current *= 100
+        elif w in _SCALES and count:
+            total += current * _SCALES[w]
+            current = 0.0
+        elif w in _DOZEN:
+            current = (current or 1.0) * 12
+        elif w in _DENOMINATORS and (count or w == "half") and _is_share(text, words, j, first):
+            share = (current or 1.0) / _DENOMINATORS[w]
+            return WordNumber(start, e, round(share, 6), round(share * 100, 1)), j + 1
+        else:
+            break
+        count, end, j = count + 1, e, j + 1
+    if count == 0 or (count == 1 and first == "one"):
+        return None
+    if first in _ARTICLES and count == 1:
+        return None
+    return WordNumber(start, end, total + current), j

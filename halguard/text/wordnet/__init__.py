@@ -1,0 +1,46 @@
+"""Words that say a claim's word in other words, from WordNet 3.0: "staff" is said by "personnel", "died" by "death".
+
+``related.tsv.gz`` is built by ``training/wordnet_lexicon.py`` from Princeton WordNet 3.0 (its license, which
+allows redistribution with its notice, is ``LICENSE-WordNet`` beside it): one line per stem, the stems that
+license it (synonyms in the words' common senses, more specific words, a word's own forms and derivations; never
+an antonym or a word of a sibling sense). Stems are :func:`halguard.text.lexical.stem`'s. Loaded once per process,
+on first use (about 1 MiB on disk, ~20 MB in memory).
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from collections.abc import Collection
+from pathlib import Path
+
+__all__ = ["licensers", "licensed"]
+
+_TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
+_lock = threading.Lock()
+_table: dict[str, str] | None = None
+
+
+def _load() -> dict[str, str]:
+    global _table
+    with _lock:
+        if _table is None:
+            table = {}
+            with gzip.open(_TABLE_PATH, "rt", encoding="utf-8") as fh:
+                for line in fh:
+                    key, _, stems = line.rstrip("\n").partition("\t")
+                    table[key] = stems
+            _table = table
+    return _table
+
+
+def licensers(term_stem: str) -> list[str]:
+    """The stems whose presence in a context says what the word of stem ``term_stem`` says (empty if none)."""
+    table = _table if _table is not None else _load()
+    stems = table.get(term_stem)
+    return stems.split(" ") if stems else []
+
+
+def licensed(term_stem: str, terms: Collection[str]) -> bool:
+    """Whether some stem in ``terms`` (a context's words) says what ``term_stem`` says, in other words."""
+    return any(s in terms for s in licensers(term_stem))

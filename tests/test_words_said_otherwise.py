@@ -1,0 +1,146 @@
+"""Words and numbers said otherwise: number words read as values, WordNet relations license a claim's words.
+
+The verifier must not flag "seven million" against "7 million", "died" against "death", "staff" against
+"personnel"; and it must still flag a word that its evidence does not say in any words, an antonym ("lower" /
+"raise"), a sibling ("miles" / "kilometres") and a changed number written in words.
+"""
+
+from __future__ import annotations
+
+import gzip
+import time
+from pathlib import Path
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.signals.scope import scope_of
+from halguard.grounding.signals.words import missing_numbers, novel_terms
+from halguard.text.contexts import Source
+from halguard.text.lexical import content_terms, number_mentions, number_values, term_set
+from halguard.text.number_words import is_number_word, word_numbers
+from halguard.text.wordnet import licensed, licensers
+
+WORDNET_DIR = Path(__file__).resolve().parent.parent / "halguard" / "text" / "wordnet"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("about a thousand kilometres", 1000),
+    ("more than two thousand ibex", 2000),
+    ("one hundred and five", 105),
+    ("twenty-five people", 25),
+    ("seven million passengers", 7_000_000),
+    ("a dozen eggs", 12),
+    ("ninety-nine", 99),
+    ("three hundred thousand", 300_000),
+])
+def test_number_words_have_their_value(text, value):
+    found = word_numbers(text)
+    assert [n.value for n in found] == [value]
+    assert text[found[0].start:found[0].end].split()[-1] in text
+
+
+@pytest.mark.parametrize(("text", "value", "percent"), [
+    ("nine-tenths of its area", 0.9, 90.0),
+    ("over a third fewer", 0.333333, 33.3),
+    ("half of them", 0.5, 50.0),
+    ("three quarters of voters", 0.75, 75.0),
+])
+def test_fractions_are_also_percentages(text, value, percent):
+    (found,) = word_numbers(text)
+    assert (found.value, found.percent) == (value, percent)
+    # Both the written and the whole percentage stand in a context's numbers ("a third" is "33%").
+    assert round(percent) in number_values(text)
+
+
+@pytest.mark.parametrize("text", ["one of the largest cities", "the third quarter", "a fifth-generation jet",
+                                  "an hour", "hundreds of people", "on the one hand"])
+def test_words_that_are_not_numbers(text):
+    assert word_numbers(text) == []
+
+
+def test_number_words_are_numbers_not_words():
+    assert is_number_word("Eight") and is_number_word("thousand") and is_number_word("tenths")
+    assert not is_number_word("eighty-eight") and not is_number_word("tonne")
+    mentions = number_mentions("Take one tablet every eight hours, and 7 million and seven million.")
+    assert [m.value for m in mentions] == [7e6, 8, 7e6]
+
+
+def test_number_word_scan_is_linear_on_crafted_text():
+    text = "twenty " * 20000 + "and " * 20000 + "a third " * 20000
+    started = time.perf_counter()
+    word_numbers(text)
+    assert time.perf_counter() - started < 2.0
+
+
+def _novel(claim: str, context: str) -> list[str]:
+    scope = scope_of([Source(id="0", text=context)], None)
+    spans = novel_terms(content_terms(claim), scope, claim, term_set(context))
+    return [claim[s:e] for s, e in spans]
+
+
+@pytest.mark.parametrize(("claim", "context"), [
+    ("The firm had a staff of 300.", "The business had 300 personnel."),
+    ("She died in 1990.", "Her death came in 1990."),
+    ("Northwind bought Palmera.", "Northwind has acquired Palmera."),
+    ("The bridge is 2 km long.", "The bridge is 2 kilometres long."),
+    ("Eat it within eight days.", "Eat it within 8 days."),
+])
+def test_words_said_otherwise_are_not_novel(claim, context):
+    assert _novel(claim, context) == []
+
+
+@pytest.mark.parametrize(("claim", "context", "novel"), [
+    ("Prices were lowered in May.", "Prices were raised in May.", ["lowered"]),  # antonyms never license
+    ("The road is 5 miles long.", "The road is 5 kilometres long.", ["miles"]),  # siblings never do
+    ("The firm was fined.", "The business was praised.", ["fined"]),
+])
+def test_other_meanings_stay_novel(claim, context, novel):
+    assert _novel(claim, context) == novel
+
+
+def test_a_changed_number_in_words_is_missing():
+    scope = scope_of([Source(id="0", text="The run lasted five years.")], None)
+    claim = "The run lasted six years."
+    assert [claim[s:e] for s, e in missing_numbers(claim, scope, set())] == ["six"]
+
+
+def test_licensing_reads_only_the_evidence_it_is_given():
+    assert licensed("staff", {"personnel"})
+    assert not licensed("staff", set())
+    assert "personnel" in licensers("staff")
+    assert licensers("zzzz-not-a-word") == []
+
+
+def test_table_and_license_ship_together():
+    assert (WORDNET_DIR / "LICENSE-WordNet").read_text(encoding="utf-8").startswith("WordNet Release 3.0")
+    with gzip.open(WORDNET_DIR / "related.tsv.gz", "rt", encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    assert len(lines) > 50_000
+    keys = [line.split("\t", 1)[0] for line in lines]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+def test_verifier_reads_paraphrases_and_still_flags_changes():
+    verifier = LocalVerifier()
+    context = ["Halvorsen Marine said its workforce grew to 3,400 people at the end of 2023. Seven million "
+               "tonnes of cargo passed through its yards, and the company's founder, Erik Halvorsen, died in "
+               "2019 at the age of 88."]
+    grounded = verifier.verify("The company's founder died in 2019, aged eighty-eight.", context)
+    assert grounded.label == "supported", grounded.claims
+    changed = verifier.verify("The company's founder died in 2019, aged eighty-six.", context)
+    assert changed.label == "hallucinated"
+
+
+def test_dates_written_other_ways():
+    from halguard.text.dates import date_month_numbers, month_of
+
+    assert date_month_numbers("born on 4 March 2019 and in May") == {3.0}
+    assert date_month_numbers("Dec. 10, 1815; the 1st of June") == {12.0, 6.0}
+    assert month_of("Dec") == "december" and month_of("dec") is None and month_of("Mar") is None
+    assert _novel("Ada Lovelace was born on Dec. 10, 1815.", "Ada Lovelace was born on 10 December 1815.") == []
+    scope = scope_of([Source(id="0", text="It launched on 4 March 2019.")], None)
+    claim = "It launched on 2019-03-04."
+    assert missing_numbers(claim, scope, set()) == []
+    changed = "It launched on 2019-05-04."
+    assert [changed[s:e] for s, e in missing_numbers(changed, scope, set())] == ["05"]
