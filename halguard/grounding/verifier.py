@@ -44,6 +44,7 @@ from halguard.grounding.signals.measure import measure_claim
 from halguard.schema import ClaimStatus, ClaimVerdict, EvidenceRef, UnsupportedSpan, Usage, Verdict, VerdictError
 from halguard.text.claims import Claim, resolve_citation
 from halguard.text.segment import BudgetExceeded, check_deadline
+from halguard.text.wordnet import load as load_word_relations
 from halguard.util.options import (
     require_fraction,
     require_positive_int,
@@ -283,8 +284,10 @@ class LocalVerifier(Detector):
         return threshold, min(weak, threshold), contradiction
 
     def warm_up(self) -> float:
-        """Load the models now (not on the first check); returns the load time in seconds."""
+        """Load the models and the word-relations table now (not on the first check); returns the models' load
+        time in seconds (the first load's, for a model this process already holds)."""
         _ = self.embedder.model
+        load_word_relations()
         checker = self.claim_checker.warm_up() if self.claim_checker is not None else 0.0
         return self.embedder.load_seconds + checker
 

@@ -14,14 +14,15 @@ import threading
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["licensers", "licensed"]
+__all__ = ["licensed", "licensers", "load"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
 _lock = threading.Lock()
 _table: dict[str, str] | None = None
 
 
-def _load() -> dict[str, str]:
+def load() -> dict[str, str]:
+    """The table, read on the first call (about 0.15 s) and kept for the process."""
     global _table
     with _lock:
         if _table is None:
@@ -36,7 +37,7 @@ def _load() -> dict[str, str]:
 
 def licensers(term_stem: str) -> list[str]:
     """The stems whose presence in a context says what the word of stem ``term_stem`` says (empty if none)."""
-    table = _table if _table is not None else _load()
+    table = _table if _table is not None else load()
     stems = table.get(term_stem)
     return stems.split(" ") if stems else []
 
