@@ -144,3 +144,12 @@ def test_dates_written_other_ways():
     assert missing_numbers(claim, scope, set()) == []
     changed = "It launched on 2019-05-04."
     assert [changed[s:e] for s, e in missing_numbers(changed, scope, set())] == ["05"]
+
+
+def test_date_scan_is_linear_on_crafted_text():
+    from halguard.text.dates import date_month_numbers
+
+    text = ("12 December " * 30000) + ("Decembers" * 30000) + (" 1" * 30000)
+    started = time.perf_counter()
+    assert date_month_numbers(text) == {12.0}
+    assert time.perf_counter() - started < 2.0

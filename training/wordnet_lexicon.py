@@ -16,7 +16,8 @@ synonyms, "buy" is also "bribe"), by another word in its own common senses:
 - a more specific word: a kind of W, ``HYPONYM_DEPTH`` level down ("business" is licensed by "firm");
 - the word one level more general, when both are their words' first senses ("bought" by "acquired"): a RAG
   answer says a thing more exactly far more often than it invents a kind of it;
-- W's own forms and derivations, participles, pertainyms ("died" / "die" / "death").
+- W's own forms and derivations, participles, pertainyms ("died" / "die" / "death");
+- for an adverb, also a function word of its sense ("roughly" / "about").
 Antonyms never license each other, whatever else relates them ("lower" / "raise"). Siblings under one parent
 ("miles" / "kilometres", "weekly" / "daily") never do: that is what a changed unit or value looks like.
 
@@ -229,12 +230,14 @@ def build(folder: Path) -> dict[str, set[str]]:
     wn = _WordNet(folder)
     table: dict[str, set[str]] = defaultdict(set)
     blocked: dict[str, set[str]] = defaultdict(set)
-    for (lemma, _pos), synsets in wn.senses.items():
+    for (lemma, pos), synsets in wn.senses.items():
         if not _single_word(lemma):
             continue
         found, antonyms = _licensers(wn, lemma, synsets)
+        # An adverb may be said by a function word: "roughly" and "around" by "about", "solely" by "only".
+        usable = {w for w in found if _single_word(w) or (pos == "adv" and w.isalpha() and w in STOPWORDS)}
         for form in _forms(wn, lemma):
-            table[form] |= {s for w in found if _single_word(w) for s in _forms(wn, w)}
+            table[form] |= {s for w in usable for s in _forms(wn, w)}
             blocked[form] |= {s for w in antonyms for s in _forms(wn, w)}
     for key, stems in table.items():
         stems -= blocked[key] | {key}
