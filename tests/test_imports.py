@@ -38,3 +38,35 @@ def test_errors_subclass_builtins():
     assert issubclass(halguard.UnverifiedError, halguard.HallucinationError)
     err = halguard.HallucinationError("flagged", verdict=None)
     assert err.verdict is None and str(err) == "flagged"
+
+
+def _imported_modules(path):
+    """Every halguard module a file imports, at any depth (top-level and inside functions)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+    return {m for m in out if m.split(".")[0] == "halguard"}
+
+
+def test_the_audit_engine_and_the_tools_share_the_core_registry_not_each_other():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "halguard"
+    audit = {m for f in (root / "audit").glob("*.py") for m in _imported_modules(f)}
+    assert not {m for m in audit if m.startswith("halguard.tools")}, audit
+    registry = _imported_modules(root / "detectors.py")
+    assert not {m for m in registry if m.startswith(("halguard.tools", "halguard.audit"))}, registry
+    from halguard.audit.verify import DetectorSpec
+    from halguard.detectors import DETECTORS
+    from halguard.tools.cli import _parser
+
+    assert DetectorSpec("naive").build().name == "naive-minilm-similarity"
+    bench_choices = next(a.choices for a in _parser()._subparsers._group_actions[0].choices["bench"]._actions
+                         if a.dest == "detector")
+    assert tuple(bench_choices) == DETECTORS

@@ -18,6 +18,7 @@ from typing import Any
 
 from halguard.audit.records import AuditRecord
 from halguard.detector import Detector
+from halguard.detectors import DETECTORS, make_detector
 from halguard.errors import InvalidInputError
 from halguard.schema import Verdict
 
@@ -35,15 +36,13 @@ ANSWER_COLUMNS = ("row_id", "id", "file", "line", "question", "answer", "sources
 
 
 class DetectorSpec:
-    """How a process builds its detector: a name for :func:`halguard.tools.bench.make_detector` (``local``,
+    """How a process builds its detector: a name for :func:`halguard.detectors.make_detector` (``local``,
     ``naive``, ``llm-judge``, ``pas2``, ``budget``) with its options, or a zero-argument factory (picklable: Ray
     ships it to each actor)."""
 
     def __init__(self, name: str | Callable[[], Detector] = "local", *, threshold: float | None = None,
                  llm_url: str | None = None, llm_model: str | None = None,
                  llm_concurrency: int = DEFAULT_LLM_CONCURRENCY) -> None:
-        from halguard.tools.cli import DETECTORS
-
         if not callable(name) and name not in DETECTORS:
             msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}, or pass a factory"
             raise InvalidInputError(msg)
@@ -60,8 +59,6 @@ class DetectorSpec:
                 msg = f"the detector factory returned a {type(detector).__name__}, not a halguard Detector"
                 raise InvalidInputError(msg)
             return detector
-        from halguard.tools.bench import make_detector
-
         return make_detector(self.name, self.threshold, llm_url=self.llm_url, llm_model=self.llm_model)
 
 

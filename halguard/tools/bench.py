@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from halguard.detector import Detector
+from halguard.detectors import make_detector
 from halguard.errors import InvalidInputError
-from halguard.grounding.naive import NaiveSimilarity
-from halguard.grounding.scoring import DEFAULT_THRESHOLD
 from halguard.schema import ClaimStatus
-from halguard.tools.cli import DETECTORS
 from halguard.tools.metrics import (
     auroc,
     best_f1,
@@ -39,60 +37,9 @@ __all__ = ["UNVERIFIED_RANK", "bench", "load_rows", "make_detector", "run_rows",
            "to_markdown"]
 
 
-# Reply caps of the LLM detectors: the judges read one verdict line, "VERDICT <nonce> yes" (the keyword, 8 hex
-# characters that GPT-style tokenizers cut into 3-8 tokens, the word: at most ~12; 24 leaves room for a leading
-# space or markup); PAS2's model writes rewordings and answers.
-_LLM_REPLY_TOKENS = {"llm-judge": 24, "budget": 24, "pas2": 300}
-
 # The score an unverified row (no risk) ranks with in AUROC and best-F1: neutral, halfway between the labels; the
 # label metrics count it as "not flagged".
 UNVERIFIED_RANK = 0.5
-
-
-def make_detector(name: str, threshold: float | None = None, *, llm_url: str | None = None,
-                  llm_model: str | None = None) -> Detector:
-    """The detector ``halguard bench`` and ``halguard audit`` call ``name``.
-
-    ``local`` is the default LocalVerifier (rules and embeddings); ``local-meaning`` the local verifier with its
-    claim checker too (``LocalVerifier(meaning=True)``); ``naive`` the similarity baseline. ``llm-judge`` (a prompted grounding
-    judge), ``pas2`` (paraphrase sampling) and ``budget`` (evidence budgets after the local verifier) call the
-    OpenAI-compatible server at ``llm_url`` (model ``llm_model``).
-
-    Raises:
-        InvalidInputError: an LLM detector without ``llm_url``.
-        ValueError: an unknown ``name``.
-    """
-    if name == "naive":
-        return NaiveSimilarity()
-    if name in _LLM_REPLY_TOKENS:
-        if not llm_url:
-            msg = f"--detector {name} needs --llm-url (an OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1)"
-            raise InvalidInputError(msg)
-        import openai
-
-        from halguard.budget import BudgetVerifier
-        from halguard.grounding.verifier import LocalVerifier
-        from halguard.llm.providers import OpenAIChat
-        from halguard.llm_judge import GroundingJudge, SamplingDetector
-
-        chat = OpenAIChat(openai.OpenAI(base_url=llm_url, api_key="unused"), llm_model or "local", timeout=300,
-                          max_retries=1, max_tokens=_LLM_REPLY_TOKENS[name])
-        limit = DEFAULT_THRESHOLD if threshold is None else threshold
-        if name == "budget":  # the local verifier first; uncited claims cite their best evidence's source
-            return BudgetVerifier(chat, cascade=LocalVerifier(), cite_by_evidence=True, timeout_s=600, threshold=limit)
-        if name == "pas2":
-            return SamplingDetector(chat, threshold=limit)
-        return GroundingJudge(chat, threshold=limit)
-    if name == "local":
-        from halguard.grounding.verifier import LocalVerifier
-
-        return LocalVerifier(threshold=threshold)  # None: each answer shape's own
-    if name == "local-meaning":
-        from halguard.grounding.verifier import LocalVerifier
-
-        return LocalVerifier(threshold=threshold, meaning=True)
-    msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}"
-    raise ValueError(msg)
 
 
 def load_rows(paths: Iterable[Path], *, task: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:

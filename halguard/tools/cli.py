@@ -19,14 +19,13 @@ from collections.abc import Sequence
 
 from pathlib import Path
 
+from halguard.detectors import DETECTORS
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
 from halguard.util.files import read_bytes_limited, read_stream_limited, require_regular_file
 
 __all__ = ["main"]
 
 EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
-# The detectors halguard.tools.bench.make_detector builds (named here too: the parser must not import the bench).
-DETECTORS = ("local", "local-meaning", "naive", "llm-judge", "pas2", "budget")
 # UTF-8 takes at most 4 bytes per character, so more than 4 x the verifier's character limit (LocalVerifier's
 # max_answer_chars, max_context_chars) cannot hold a text it would check: such input is refused before (a file,
 # from its size) or as soon as (stdin) that many bytes arrive, never read whole.
