@@ -237,7 +237,8 @@ def number_values(text: str) -> set[float]:
     for m in number_mentions(text):
         values.add(round(m.value, 6))
         values.add(round(abs(m.value), 6))
-        if m.alt is not None and m.is_percent:  # a fraction's percentage, both as written and whole ("a third": 33.3 and 33)
+        # A fraction's percentage, both as written and whole ("a third": 33.3 and 33).
+        if m.alt is not None and m.is_percent:
             values.add(round(m.alt, 6))
             values.add(float(round(m.alt)))
     for m in _NUMBER.finditer(text):

@@ -1,9 +1,5 @@
-"""A small provider layer: "chat, optionally in JSON mode", sync and async, with retries and usage counts.
-
-Implementations: :class:`CallableChat` (any function of a message list), :class:`OpenAIChat` (the
-``openai`` SDK), :class:`MistralChat` (the ``mistralai`` SDK). :func:`as_chat_model` turns whatever the
-caller passed into one of them. No framework imports: the LangChain and LlamaIndex adapters wrap their
-own model types as :class:`CallableChat`.
+"""The provider layer's shared base: :class:`ChatModel` (deadline, retries, usage, sync and async twins), the reply
+types, and what every provider needs.
 
 Retries: 429, 5xx, timeouts and connection errors are retried with exponential backoff (honouring a
 ``Retry-After`` header); anything else raises :class:`ProviderError` at once. API keys are never read or
@@ -14,34 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import json
 import math
 import random
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from halguard.errors import InputTypeError, InvalidInputError, ProviderError
-from halguard.util.options import require_positive_int
+from halguard.errors import InvalidInputError, ProviderError
 
-__all__ = [
-    "SYNC_WORKERS",
-    "CallableChat",
-    "ChatModel",
-    "ChatReply",
-    "TokenLogprob",
-    "MistralChat",
-    "OpenAIChat",
-    "ProviderError",
-    "UsageMeter",
-    "as_chat_model",
-]
+__all__ = ["SYNC_WORKERS", "ChatModel", "ChatReply", "Messages", "TokenLogprob", "UsageMeter"]
 
 Messages = list[dict[str, str]]
 
@@ -368,72 +350,10 @@ def _check_top_logprobs(value: Any) -> None:
         raise InvalidInputError(msg)
 
 
-def parse_openai_logprobs(choice: Any) -> tuple[TokenLogprob, ...] | None:
-    """The token log-probabilities of an OpenAI-format choice (``choice.logprobs.content``), or None when absent.
-
-    Reads SDK objects and plain dicts alike; an entry without a finite log-probability ends the reading (None).
-    """
-    def get(obj: Any, name: str) -> Any:
-        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-
-    content = get(get(choice, "logprobs"), "content")
-    if not content:
-        return None
-    out = []
-    for item in content:
-        token, logprob = get(item, "token"), get(item, "logprob")
-        if not isinstance(token, str) or not isinstance(logprob, (int, float)) or not math.isfinite(logprob):
-            return None
-        top = tuple((t, float(lp)) for alt in get(item, "top_logprobs") or []
-                    if isinstance(t := get(alt, "token"), str) and isinstance(lp := get(alt, "logprob"), (int, float))
-                    and math.isfinite(lp))
-        out.append(TokenLogprob(token, float(logprob), top))
-    return tuple(out)
 
 
-class CallableChat(ChatModel):
-    """Any function ``messages -> str`` (or ``-> ChatReply``), sync or async.
-
-    Args:
-        fn: Called with the OpenAI-style message list.
-        name: The name in verdicts and cache keys (default: the function's name).
-        **options: :class:`ChatModel`'s deadline and retry options.
-    """
-
-    def __init__(self, fn: Callable[[Messages], Any], *, name: str | None = None, **options: Any) -> None:
-        if not callable(fn):
-            msg = f"expected a callable, got {type(fn).__name__}"
-            raise InputTypeError(msg)
-        super().__init__(**options)
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", "callable")
-        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
-
-    @staticmethod
-    def _reply(value: Any) -> ChatReply:
-        if isinstance(value, ChatReply):
-            return value
-        if isinstance(value, str):
-            return ChatReply(value)
-        msg = f"the chat callable returned {type(value).__name__}; expected a str"
-        raise InputTypeError(msg)
-
-    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        if self._is_async:
-            msg = f"{self.name} is async: call achat(), or pass a sync callable"
-            raise InputTypeError(msg)
-        return self._reply(self.fn(messages))  # ChatModel.chat bounds the wait
-
-    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        if self._is_async:
-            return self._reply(await self.fn(messages))
-        return self._reply(await asyncio.to_thread(self.fn, messages))
-
-
-_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-
-
-def _request(model: str, messages: Messages, json_mode: bool, temperature: float | None, **timeout: Any) -> dict[str, Any]:
+def _request(model: str, messages: Messages, json_mode: bool, temperature: float | None,
+             **timeout: Any) -> dict[str, Any]:
     """Chat-completion arguments both SDKs share (they name the timeout differently)."""
     kwargs: dict[str, Any] = {"model": model, "messages": messages, **timeout}
     if json_mode:
@@ -441,132 +361,3 @@ def _request(model: str, messages: Messages, json_mode: bool, temperature: float
     if temperature is not None:
         kwargs["temperature"] = temperature
     return kwargs
-
-
-class OpenAIChat(ChatModel):
-    """The ``openai`` SDK's chat completions (an ``OpenAI`` and/or ``AsyncOpenAI`` client).
-
-    Reasoning models (o1/o3/o4/gpt-5 families) get no ``temperature``: they reject it.
-    SDK-level retries are switched off so this class's retry policy is the one in force.
-
-    Args:
-        client: An ``openai.OpenAI`` (or ``AsyncOpenAI``) client; with neither client given, ``openai.OpenAI()``
-            (its key from ``OPENAI_API_KEY``).
-        model: The model name.
-        async_client: An ``openai.AsyncOpenAI`` client for async calls (without one, async calls run the sync
-            client in a worker thread).
-        temperature: Sampling temperature; None sends none.
-        max_tokens: The most tokens a reply may have (``max_tokens``); None sends none. A judge that needs one word
-            from a slow local model saves most of its time with a small value.
-        **options: :class:`ChatModel`'s deadline and retry options.
-    """
-
-    def __init__(self, client: Any = None, model: str = "o3-mini", *, async_client: Any = None,
-                 temperature: float | None = 0.0, max_tokens: int | None = None, **options: Any) -> None:
-        super().__init__(**options)
-        if max_tokens is not None:
-            require_positive_int("max_tokens", max_tokens)
-        self.max_tokens = max_tokens
-        import openai
-
-        if client is None and async_client is None:
-            client = openai.OpenAI()  # key from OPENAI_API_KEY, as the SDK does
-        if isinstance(client, openai.AsyncOpenAI):
-            client, async_client = None, client
-        self.client = client.with_options(max_retries=0) if client is not None else None
-        self.async_client = async_client.with_options(max_retries=0) if async_client is not None else None
-        self.model = model
-        self.temperature = None if model.startswith(_REASONING_PREFIXES) else temperature
-        self.name = f"openai:{model}"
-
-    def _kwargs(self, messages: Messages, json_mode: bool, top_logprobs: int | None) -> dict[str, Any]:
-        kwargs = _request(self.model, messages, json_mode, self.temperature, timeout=self.timeout)
-        if self.max_tokens is not None:
-            kwargs["max_tokens"] = self.max_tokens
-        if top_logprobs is not None:
-            kwargs.update(logprobs=True, top_logprobs=top_logprobs)
-        return kwargs
-
-    @staticmethod
-    def _reply(resp: Any) -> ChatReply:
-        usage = getattr(resp, "usage", None)
-        choice = resp.choices[0]
-        return ChatReply(
-            choice.message.content or "",
-            getattr(usage, "prompt_tokens", 0) or 0,
-            getattr(usage, "completion_tokens", 0) or 0,
-            logprobs=parse_openai_logprobs(choice),
-        )
-
-    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        if self.client is None:
-            msg = "this OpenAIChat has only an AsyncOpenAI client: use achat(), or pass an OpenAI client"
-            raise InputTypeError(msg)
-        return self._reply(self.client.chat.completions.create(**self._kwargs(messages, json_mode, top_logprobs)))
-
-    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        if self.async_client is None:
-            return await asyncio.to_thread(self._chat, messages, json_mode, top_logprobs)
-        kwargs = self._kwargs(messages, json_mode, top_logprobs)
-        return self._reply(await self.async_client.chat.completions.create(**kwargs))
-
-
-class MistralChat(ChatModel):
-    """The ``mistralai`` SDK's ``chat.complete`` / ``chat.complete_async``, JSON mode when asked.
-
-    Args:
-        client: A ``mistralai.Mistral`` client (default: one built from ``MISTRAL_API_KEY``).
-        model: The model name.
-        temperature: Sampling temperature; None sends none.
-        **options: :class:`ChatModel`'s deadline and retry options.
-    """
-
-    def __init__(self, client: Any = None, model: str = "mistral-large-latest", *,
-                 temperature: float | None = 0.0, **options: Any) -> None:
-        super().__init__(**options)
-        if client is None:
-            import os
-
-            from mistralai.client import Mistral
-
-            client = Mistral(api_key=os.environ.get("MISTRAL_API_KEY"))
-        self.client = client
-        self.model = model
-        self.temperature = temperature
-        self.name = f"mistral:{model}"
-
-    def _kwargs(self, messages: Messages, json_mode: bool) -> dict[str, Any]:
-        # retries=None: no SDK retries under ours, even for a client built with a retry_config (one call made 57
-        # requests that way); our policy, with one deadline, is the one in force.
-        return {**_request(self.model, messages, json_mode, self.temperature, timeout_ms=int(self.timeout * 1000)),
-                "retries": None}
-
-    @staticmethod
-    def _reply(resp: Any) -> ChatReply:
-        usage = getattr(resp, "usage", None)
-        content = resp.choices[0].message.content
-        text = content if isinstance(content, str) else "".join(getattr(c, "text", "") for c in content or [])
-        return ChatReply(text, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
-
-    def _chat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        # Mistral's chat API returns no token log-probabilities: the reply says so (logprobs None).
-        return self._reply(self.client.chat.complete(**self._kwargs(messages, json_mode)))
-
-    async def _achat(self, messages: Messages, json_mode: bool, top_logprobs: int | None = None) -> ChatReply:
-        return self._reply(await self.client.chat.complete_async(**self._kwargs(messages, json_mode)))
-
-
-def as_chat_model(obj: Any, model: str | None = None, **options: Any) -> ChatModel:
-    """A :class:`ChatModel` for a ChatModel, an OpenAI/AsyncOpenAI or Mistral client (plus ``model``), or a
-    callable taking ``[{"role", "content"}, ...]`` and returning the reply text (sync or async)."""
-    if isinstance(obj, ChatModel):
-        return obj
-    module = type(obj).__module__
-    if module.startswith("openai"):
-        return OpenAIChat(obj, model or "o3-mini", **options)
-    if module.startswith("mistralai"):
-        return MistralChat(obj, model or "mistral-large-latest", **options)
-    if callable(obj):
-        return CallableChat(obj, **options)
-    msg = f"cannot chat with a {type(obj).__name__}: pass an OpenAI/Mistral client, a ChatModel or a callable"
-    raise InputTypeError(msg)
