@@ -41,6 +41,13 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="halguard", description="Hallucination checks for RAG answers.")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_check, _add_bench, _add_audit, _add_calibrate):
+        add(sub)
+    return parser
+
+
+def _add_check(sub: argparse._SubParsersAction) -> None:
+    """``halguard check``: one answer against its contexts."""
     check = sub.add_parser("check", help="check one answer against its contexts")
     check.add_argument("--answer", required=True, help="the answer text, or - to read it from stdin")
     check.add_argument("--question", help="the question the answer responds to")
@@ -50,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--threshold", type=float, default=None,
                        help="risk threshold for every answer shape (default: the calibration's per-shape one)")
     check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
+
+
+def _add_bench(sub: argparse._SubParsersAction) -> None:
+    """``halguard bench``: detectors over labelled JSONL files."""
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
     bench.add_argument("--detector", choices=DETECTORS, default="local",
@@ -77,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.add_argument("--plot", default=None, metavar="DIR",
                        help="write ROC, precision-recall and reliability curves as PNGs here (needs matplotlib)")
+
+
+def _add_audit(sub: argparse._SubParsersAction) -> None:
+    """``halguard audit``: logged answers in bulk."""
     aud = sub.add_parser("audit", help="verify logged answers in bulk into Parquet, a summary and an HTML report")
     aud.add_argument("inputs", nargs="+", help="JSONL files (dev schema, halguard callback logs, LlamaIndex "
                      "responses, or any shape with --map) or Parquet files / folders")
@@ -95,6 +110,10 @@ def _parser() -> argparse.ArgumentParser:
     aud.add_argument("--llm-model", default=None, help="model name on that server")
     aud.add_argument("--llm-concurrency", type=int, default=4, help="LLM calls in flight per process")
     aud.add_argument("--quiet", action="store_true", help="no progress line")
+
+
+def _add_calibrate(sub: argparse._SubParsersAction) -> None:
+    """``halguard calibrate``: per-shape thresholds and probabilities."""
     cal = sub.add_parser("calibrate", help="fit per-shape thresholds and probabilities on labelled JSONL rows")
     cal.add_argument("files", nargs="+", help="JSONL files in the development-data schema (answer, context, "
                      "hallucinated; question and group optional)")
@@ -110,7 +129,6 @@ def _parser() -> argparse.ArgumentParser:
                      help="the lowest threshold a shape may get (default 0.5, the risk model's even odds)")
     cal.add_argument("--md-out", default=None, help="also write the figures as Markdown here")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")
-    return parser
 
 
 def _text(data: bytes) -> str:
