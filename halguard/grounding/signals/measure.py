@@ -58,22 +58,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
     novel = [] if own_words else novel_terms(terms, scope, text, closest_terms)
-    # Names and numbers only count as found in the passages: one found only in the question is an echoed premise
-    # ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W").
     facts = scope.without_question()
-    names, numbers = [], []
-    if not own_words:
-        names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
-    # ... unless the claim denies it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not"
-    # no negation of the evidence.
-    question_only: set[tuple[int, int]] = set()
-    if names or numbers:
-        question_only = (set(names) - set(missing_names(text, scope))
-                         | set(numbers) - set(missing_numbers(text, scope, computed)))
-    denied = denied_premises(text, sorted(question_only))
-    if denied:
-        names = [sp for sp in names if not _inside(sp, denied)]
-        numbers = [sp for sp in numbers if not _inside(sp, denied)]
+    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, computed)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = False
     if names:
@@ -106,6 +92,27 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _missing_facts(text: str, scope: Scope, computed: set[float]
+                   ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The claim's names and numbers the passages lack, and the spans where it denies a premise.
+
+    Names and numbers only count as found in the passages: one found only in the question is an echoed premise
+    ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W") ... unless the claim denies
+    it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not" no negation of the evidence.
+    """
+    facts = scope.without_question()
+    names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
+    question_only: set[tuple[int, int]] = set()
+    if names or numbers:
+        question_only = (set(names) - set(missing_names(text, scope))
+                         | set(numbers) - set(missing_numbers(text, scope, computed)))
+    denied = denied_premises(text, sorted(question_only))
+    if denied:
+        names = [sp for sp in names if not _inside(sp, denied)]
+        numbers = [sp for sp in numbers if not _inside(sp, denied)]
+    return names, numbers, denied
 
 
 def _affirmed(text: str, asked: str, facts: Scope) -> tuple[list[str], list[str]]:
