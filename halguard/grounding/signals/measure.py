@@ -59,7 +59,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     own_words = verbatim or in_order(text, closest)
     novel = [] if own_words else novel_terms(terms, scope, text, closest_terms)
     facts = scope.without_question()
-    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, computed)
+    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = False
     if names:
@@ -94,15 +94,15 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     )
 
 
-def _missing_facts(text: str, scope: Scope, computed: set[float]
+def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float]
                    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """The claim's names and numbers the passages lack, and the spans where it denies a premise.
 
     Names and numbers only count as found in the passages: one found only in the question is an echoed premise
     ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W") ... unless the claim denies
     it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not" no negation of the evidence.
+    ``facts`` is ``scope`` without the question (:meth:`Scope.without_question`).
     """
-    facts = scope.without_question()
     names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
     question_only: set[tuple[int, int]] = set()
     if names or numbers:
