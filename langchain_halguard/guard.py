@@ -12,30 +12,17 @@ from langchain_core.callbacks import (
     adispatch_custom_event,
     dispatch_custom_event,
 )
-from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnableSerializable
 from langchain_core.runnables.config import patch_config
-from langchain_core.runnables.utils import AddableDict, ConfigurableFieldSpec
+from langchain_core.runnables.utils import ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
-from halguard.active.repair import arepair_decision, repair_decision
 from halguard.api import default_detector, resolve_detector
-from halguard.combine import combine_verdicts, unsampled
 from halguard.consistency.sampling import ParaphraseConsistency
-from halguard.detector import Detector
-from halguard.errors import HalguardError, HallucinationError, InputTypeError, InvalidInputError
-from halguard.policy import (
-    GuardDecision,
-    decide,
-    declined,
-    fallback_unchecked,
-    refuse_to_retype,
-    replacement_text,
-    validate_policy,
-    with_fallback_verdict,
-)
-from halguard.schema import METADATA_KEY, RequestInfo, Verdict
-from halguard.text.claims import is_non_answer
+from halguard.errors import HalguardError, InputTypeError, InvalidInputError
+from halguard.guard import FallbackAnswer, GuardCore, GuardHooks, GuardOutcome, GuardRequest
+from halguard.policy import fallback_unchecked, validate_policy
+from halguard.schema import Verdict
 from langchain_halguard._convert import (
     MESSAGES_KEY,
     Extracted,
@@ -43,7 +30,6 @@ from langchain_halguard._convert import (
     attach_verdict,
     extract,
     find_answer,
-    is_structured_answer,
     message_list,
     replace_answer,
     with_last_question,
@@ -61,11 +47,14 @@ from langchain_halguard._graph import (
 )
 from langchain_halguard._history import HistoryWrapper, find_history_wrapper
 from langchain_halguard._retrieved import RetrievedDocuments
+from langchain_halguard._stream import ChainStream, add_chunks
 
 __all__ = ["FALLBACK_TAG", "RAW_TAG", "SAMPLE_TAG", "RunnableWithHalguard", "with_halguard"]
 
 logger = logging.getLogger("langchain_halguard")
 
+SOURCE = "langchain:RunnableWithHalguard"
+"""What the verdicts' ``request.source`` says."""
 VERIFY_RUN_NAME = "halguard_verify"
 VERDICT_EVENT = "halguard_verdict"
 RAW_TAG = "halguard:raw"
@@ -80,103 +69,6 @@ def validate_options(detector: Any, on_hallucination: str, on_unverified: str) -
     """Fail at construction, not at the first call, on an unknown policy or a non-detector."""
     validate_policy(on_hallucination, on_unverified)
     resolve_detector(detector)
-
-
-def _internal_error(detector: Detector, exc: BaseException) -> Verdict:
-    """A check that failed inside halguard: unverified, so the caller's policy decides (never a raw exception)."""
-    logger.warning("halguard check failed: %s: %s", type(exc).__name__, exc)
-    return Verdict.unverified(
-        "internal_error",
-        f"the check failed: {type(exc).__name__}: {exc}",
-        detector=detector.name,
-        threshold=detector.threshold,
-    )
-
-
-def _verify_runnable(detector: Detector) -> Runnable[Extracted, Verdict]:
-    """The verification as its own child run, so traces show what was checked and what came out.
-
-    Bad input (a halguard ``InvalidInputError``/``InputTypeError``) raises; any other failure inside the check
-    becomes an ``unverified`` verdict with the code ``internal_error``.
-    """
-
-    def _verify(e: Extracted) -> Verdict:
-        try:
-            return detector.verify(e.answer, e.contexts, question=e.check_question)
-        except (InvalidInputError, InputTypeError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a guard turns its own failures into "unverified"
-            return _internal_error(detector, exc)
-
-    async def _averify(e: Extracted) -> Verdict:
-        try:
-            return await detector.averify(e.answer, e.contexts, question=e.check_question)
-        except (InvalidInputError, InputTypeError):
-            raise
-        except Exception as exc:  # noqa: BLE001
-            return _internal_error(detector, exc)
-
-    return RunnableLambda(_verify, afunc=_averify, name=VERIFY_RUN_NAME)
-
-
-def _add(left: Any, right: Any) -> Any:
-    """Accumulate stream chunks the way LangChain does (dicts merge key by key)."""
-    if left is None:
-        return right
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        merged = AddableDict(left)
-        for key, value in right.items():
-            merged[key] = _add(merged.get(key), value)
-        return merged
-    try:
-        return left + right
-    except TypeError:
-        return right
-
-
-class _ChainStream:
-    """One streamed call of a chain (not a graph): its chunks added up are its output.
-
-    After the check: with a held-back stream (a policy that may change the answer) the whole checked output as one
-    chunk; otherwise one chunk that adds the verdict to what was streamed (a dict's ``output_key``, a message's
-    ``response_metadata``). A plain str stream has nowhere to put the verdict: it is in the ``halguard_verdict``
-    event, ``on_verdict`` and the ``halguard_verify`` run.
-    """
-
-    def __init__(self, kwargs: dict[str, Any], *, hold: bool, output_key: str, answer_key: str | None) -> None:
-        self.inner_kwargs = kwargs
-        self.hold = hold
-        self.output_key = output_key
-        self.answer_key = answer_key
-        self.total: Any = None
-
-    def add(self, chunk: Any) -> Iterator[Any]:
-        self.total = _add(self.total, chunk)
-        if not self.hold:
-            yield chunk
-
-    def output(self) -> Any:
-        return self.total
-
-    def unchecked(self) -> Iterator[Any]:
-        """The held-back output as it was, when there is nothing to check (a chain's output is never paused)."""
-        if self.hold:
-            yield self.total
-
-    def final(self, output: Any, result: Any) -> Iterator[Any]:
-        if self.hold:
-            yield result
-        elif isinstance(output, Mapping):
-            extra = AddableDict({self.output_key: result[self.output_key]})
-            answer = result.get(self.answer_key) if self.answer_key else None
-            if isinstance(answer, BaseMessageChunk):
-                extra[self.answer_key] = type(answer)(
-                    content="", response_metadata={METADATA_KEY: answer.response_metadata[METADATA_KEY]}
-                )
-            yield extra
-        elif isinstance(output, BaseMessage):
-            chunk_type = type(output) if isinstance(output, BaseMessageChunk) else AIMessageChunk
-            yield chunk_type(content="", response_metadata={METADATA_KEY: result.response_metadata[METADATA_KEY]})
 
 
 def _langsmith_run_tree() -> Any:
@@ -275,8 +167,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     OpenAI/Mistral client, a callable)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
-    _sampler: Any = PrivateAttr(default=None)
-    _repairer: Any = PrivateAttr(default=None)
+    # What happens between reading the answer and returning it (halguard.guard): built once, shared by every call.
+    _core: GuardCore = PrivateAttr()
     # The user's conversation that paraphrase samples must stay out of: a history wrapper's session, or a graph's
     # checkpointed thread (each gives a snapshot before the turn and a sampler on a throwaway copy of it).
     _history: HistoryWrapper | GraphThread | None = PrivateAttr(default=None)
@@ -296,27 +188,30 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:
-        validate_options(self.detector, self.on_hallucination, self.on_unverified)
-        if self.on_hallucination == "repair":
-            if self.repairer is None:
-                msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
-                raise InvalidInputError(msg)
-            from langchain_halguard.providers import to_chat_model
+        from langchain_halguard.providers import to_chat_model
 
-            self._repairer = to_chat_model(self.repairer)
+        validate_options(self.detector, self.on_hallucination, self.on_unverified)
+        if self.on_hallucination == "repair" and self.repairer is None:
+            msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
+            raise InvalidInputError(msg)
         self._history = find_history_wrapper(self.bound, sampling=self.consistency == "on")
         if self._history is None and self.consistency == "on":
             self._history = find_thread(self.bound)
+        sampler = None
         if self.consistency == "on":
-            from langchain_halguard.providers import to_chat_model
-
-            self._sampler = ParaphraseConsistency(
+            sampler = ParaphraseConsistency(
                 paraphraser=to_chat_model(self.paraphraser),
                 judge=to_chat_model(self.judge),
                 n_paraphrases=self.num_paraphrases,
                 cache=self.cache,
                 cache_namespace=f"langchain:{self.bound.get_name()}",
             )
+        self._core = GuardCore(
+            self.detector, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified,
+            fallback_message=self.fallback if isinstance(self.fallback, str) else None,
+            repairer=to_chat_model(self.repairer) if self.on_hallucination == "repair" else None,
+            sampler=sampler, cache=self.cache, on_verdict=self.on_verdict,
+        )
         return self
 
     def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
@@ -370,8 +265,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         )
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
-        verdict = self._verify(inner, output, retrieved, history, run_manager, config)
-        result = self._apply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        call = _Call(input_, inner, retrieved, history, run_manager, config)
+        result = self._respond(output, self._core.run(self._request(call, output), self._hooks(call)))
         self._write_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -386,8 +281,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         )
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
-        verdict = await self._averify(inner, output, retrieved, history, run_manager, config)
-        result = await self._aapply(input_, output, verdict, run_manager, config, (inner, retrieved))
+        call = _Call(input_, inner, retrieved, history, run_manager, config)
+        result = self._respond(output, await self._core.arun(self._request(call, output), self._ahooks(call)))
         await self._awrite_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -421,7 +316,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
     @property
     def _buffers_stream(self) -> bool:
-        return self.on_hallucination in ("fallback", "filter", "repair")
+        return self._core.changes_answers
 
     def transform(self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:  # noqa: A002
         yield from self._transform_stream_with_config(input, self._transform, config, **kwargs)
@@ -442,10 +337,10 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         async for chunk in self.atransform(one(), config, **kwargs):
             yield chunk
 
-    def _stream(self, config: RunnableConfig, kwargs: dict[str, Any]) -> _ChainStream | GraphStream:
+    def _stream(self, config: RunnableConfig, kwargs: dict[str, Any]) -> ChainStream | GraphStream:
         found = find_graph(self.bound)
         if found is None:
-            return _ChainStream(kwargs, hold=self._buffers_stream, output_key=self.output_key,
+            return ChainStream(kwargs, hold=self._buffers_stream, output_key=self.output_key,
                                 answer_key=self.answer_key)
         graph, bound_kwargs = found
         return GraphStream(graph, {**bound_kwargs, **kwargs}, config, hold=self._buffers_stream,
@@ -458,9 +353,9 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
         def recorded() -> Iterator[Any]:
             for chunk in inputs:
-                seen["original"] = _add(seen["original"], chunk)
+                seen["original"] = add_chunks(seen["original"], chunk)
                 chunk = self._inner_input(chunk)
-                seen["input"] = _add(seen["input"], chunk)
+                seen["input"] = add_chunks(seen["input"], chunk)
                 yield chunk
 
         stream = self._stream(config, kwargs)
@@ -473,8 +368,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if self._paused(output):
             yield from stream.unchecked()
             return
-        verdict = self._verify(seen["input"], output, retrieved, history, run_manager, config)
-        result = self._apply(seen["original"], output, verdict, run_manager, config, (seen["input"], retrieved))
+        call = _Call(seen["original"], seen["input"], retrieved, history, run_manager, config)
+        result = self._respond(output, self._core.run(self._request(call, output), self._hooks(call)))
         self._write_back(config, output, result)
         yield from stream.final(output, result)
 
@@ -489,9 +384,9 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
 
         async def recorded() -> AsyncIterator[Any]:
             async for chunk in inputs:
-                seen["original"] = _add(seen["original"], chunk)
+                seen["original"] = add_chunks(seen["original"], chunk)
                 chunk = self._inner_input(chunk)
-                seen["input"] = _add(seen["input"], chunk)
+                seen["input"] = add_chunks(seen["input"], chunk)
                 yield chunk
 
         stream = self._stream(config, kwargs)
@@ -506,9 +401,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             for chunk in stream.unchecked():
                 yield chunk
             return
-        verdict = await self._averify(seen["input"], output, retrieved, history, run_manager, config)
-        result = await self._aapply(seen["original"], output, verdict, run_manager, config,
-                                    (seen["input"], retrieved))
+        call = _Call(seen["original"], seen["input"], retrieved, history, run_manager, config)
+        result = self._respond(output, await self._core.arun(self._request(call, output), self._ahooks(call)))
         await self._awrite_back(config, output, result)
         for chunk in stream.final(output, result):
             yield chunk
@@ -534,46 +428,98 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if found is not None:
             await awrite_back(found[0], config, output, result, self.answer_key)
 
-    # -- verification -----------------------------------------------------------------------------------
+    # -- the guard core, in LangChain's terms ---------------------------------------------------------------
 
     def _extract(self, input_: Any, output: Any, retrieved: RetrievedDocuments | None) -> Extracted:
         docs = retrieved.documents() if retrieved is not None and retrieved.ran else None
         return extract(input_, output, question_key=self.question_key, context_key=self.context_key,
                        answer_key=self.answer_key, retrieved=docs)
 
-    def _finish(self, verdict: Verdict, e: Extracted, run_manager: Any) -> Verdict:
-        """Stamp the request (run id, question) and, for a structured answer, the text that was checked."""
-        update: dict[str, Any] = {
-            "request": RequestInfo(id=str(run_manager.run_id), question=e.question,
-                                   source="langchain:RunnableWithHalguard"),
-        }
-        if e.structured:
-            update["checked_text"] = e.answer
-        return verdict.model_copy(update=update)
+    @staticmethod
+    def _as_request(e: Extracted, run_manager: Any) -> GuardRequest:
+        return GuardRequest(question=e.question, answer=e.answer, contexts=e.contexts, check_question=e.check_question,
+                            structured=e.structured, request_id=str(run_manager.run_id), source=SOURCE)
 
-    def _verify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: Any,
-                run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        extracted = self._extract(input_, output, retrieved)
-        child = self._child(config, run_manager)
-        verdict = _verify_runnable(self.detector).invoke(extracted, child)
-        if self.consistency == "on":
-            verdict = self._sample_sync(input_, extracted, verdict, history, run_manager, config)
-        verdict = self._finish(verdict, extracted, run_manager)
-        dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
-        self._report(verdict)
-        return verdict
+    def _request(self, call: _Call, output: Any) -> GuardRequest:
+        """What the wrapped chain's output is checked on (bad input raises: the caller's mistake, not a verdict)."""
+        return self._as_request(self._extract(call.inner, output, call.retrieved), call.run_manager)
 
-    async def _averify(self, input_: Any, output: Any, retrieved: RetrievedDocuments, history: Any,
-                       run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        extracted = self._extract(input_, output, retrieved)
-        child = self._child(config, run_manager)
-        verdict = await _verify_runnable(self.detector).ainvoke(extracted, child)
-        if self.consistency == "on":
-            verdict = await self._sample_async(input_, extracted, verdict, history, run_manager, config)
-        verdict = self._finish(verdict, extracted, run_manager)
-        await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=child)
-        self._report(verdict)
-        return verdict
+    def _hooks(self, call: _Call) -> GuardHooks:
+        """One call's hooks: the check as the ``halguard_verify`` run, samples and the fallback through LangChain."""
+        def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
+            tag = FALLBACK_TAG if purpose == "fallback" else None
+            return RunnableLambda(check, name=VERIFY_RUN_NAME).invoke(request, call.child(tag))
+
+        def ask_batch(questions: list[str]) -> list[Any]:
+            inputs = [self._with_question(call.inner, q) for q in questions]
+            runnable = self._sampling_runnable(call.history)
+            return self._answers(runnable.batch(inputs, call.child(SAMPLE_TAG), return_exceptions=True))
+
+        def on_checked(verdict: Verdict) -> None:
+            dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=call.child())
+            self._report(verdict)
+
+        def fallback(rejected: Verdict) -> FallbackAnswer:
+            fb_input, retrieved = self._inner_input(call.original, "fallback"), RetrievedDocuments()
+            result = self.fallback.invoke(fb_input, call.child(FALLBACK_TAG, retrieved))  # type: ignore[union-attr]
+            return self._fallback_answer(fb_input, result, retrieved, rejected, call)
+
+        has_chain = isinstance(self.fallback, Runnable)
+        return GuardHooks(ask_batch=ask_batch, fallback=fallback if has_chain else None, traced=traced,
+                          on_checked=on_checked)
+
+    def _ahooks(self, call: _Call) -> GuardHooks:
+        """Async twin of :meth:`_hooks`."""
+        async def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
+            tag = FALLBACK_TAG if purpose == "fallback" else None
+            return await RunnableLambda(check, name=VERIFY_RUN_NAME).ainvoke(request, call.child(tag))
+
+        async def ask_batch(questions: list[str]) -> list[Any]:
+            inputs = [self._with_question(call.inner, q) for q in questions]
+            runnable = self._sampling_runnable(call.history)
+            return self._answers(await runnable.abatch(inputs, call.child(SAMPLE_TAG), return_exceptions=True))
+
+        async def on_checked(verdict: Verdict) -> None:
+            await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=call.child())
+            self._report(verdict)
+
+        async def fallback(rejected: Verdict) -> FallbackAnswer:
+            fb_input, retrieved = self._inner_input(call.original, "fallback"), RetrievedDocuments()
+            result = await self.fallback.ainvoke(fb_input,  # type: ignore[union-attr]
+                                                 call.child(FALLBACK_TAG, retrieved))
+            return self._fallback_answer(fb_input, result, retrieved, rejected, call)
+
+        has_chain = isinstance(self.fallback, Runnable)
+        return GuardHooks(ask_batch=ask_batch, fallback=fallback if has_chain else None, traced=traced,
+                          on_checked=on_checked)
+
+    def _fallback_answer(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
+                         call: _Call) -> FallbackAnswer:
+        """What the fallback's answer is checked on: its own documents, else the ones the rejected answer had."""
+        try:
+            return FallbackAnswer(result, self._as_request(self._extract(fb_input, result, retrieved),
+                                                           call.run_manager))
+        except (InvalidInputError, InputTypeError) as exc:
+            try:
+                answer = answer_text(result, self.answer_key)
+            except (InvalidInputError, InputTypeError):
+                return FallbackAnswer(result, verdict=fallback_unchecked(
+                    rejected, f"the fallback's answer could not be read: {exc}"))
+            question = rejected.request.question if rejected.request else None
+            contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
+            return FallbackAnswer(result, GuardRequest(question, answer, contexts, request_id=str(call.run_manager.run_id),
+                                                       source=SOURCE))
+
+    def _respond(self, output: Any, outcome: GuardOutcome) -> Any:
+        """The outcome in the output's shape: the verdict attached, the answer replaced where the policy says."""
+        if outcome.fallback is not None:  # the fallback chain's answer in the original answer's place
+            result = outcome.fallback.result
+            answer = find_answer(result, self.answer_key) if _has_answer(result, self.answer_key) else result
+            output, replacement = replace_answer(output, self.answer_key, answer), None
+        else:
+            replacement = outcome.text
+        return attach_verdict(output, outcome.verdict, answer_key=self.answer_key, output_key=self.output_key,
+                              replacement=replacement)
 
     # -- paraphrase sampling ---------------------------------------------------------------------------
 
@@ -603,150 +549,25 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         """Samples go through the chain; through a history wrapper or a graph's thread, on a throwaway copy."""
         return self._history.sampler(history) if self._samples_history and history is not None else self.bound
 
-    def _sample_sync(self, input_: Any, e: Extracted, verdict: Verdict, history: Any,
-                     run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        if e.question is None:
-            return unsampled(verdict)
-        sample_config = self._child(config, run_manager, SAMPLE_TAG)
-        runnable = self._sampling_runnable(history)
-
-        def batch(questions: list[str]) -> list[Any]:
-            inputs = [self._with_question(input_, q) for q in questions]
-            return self._answers(runnable.batch(inputs, sample_config, return_exceptions=True))
-
-        report = self._sampler.check(e.question, answer=e.answer, batch_answer_fn=batch)
-        return combine_verdicts(verdict, report)
-
-    async def _sample_async(self, input_: Any, e: Extracted, verdict: Verdict, history: Any,
-                            run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        if e.question is None:
-            return unsampled(verdict)
-        sample_config = self._child(config, run_manager, SAMPLE_TAG)
-        runnable = self._sampling_runnable(history)
-
-        async def batch(questions: list[str]) -> list[Any]:
-            inputs = [self._with_question(input_, q) for q in questions]
-            return self._answers(await runnable.abatch(inputs, sample_config, return_exceptions=True))
-
-        report = await self._sampler.acheck(e.question, answer=e.answer, batch_answer_fn=batch)
-        return combine_verdicts(verdict, report)
-
-    # -- policy -----------------------------------------------------------------------------------------
-
     def _report(self, verdict: Verdict) -> None:
         _tag_langsmith_run(verdict)
         if verdict.label != "supported":
             logger.info("halguard verdict %s (score %s): %s", verdict.label, verdict.score,
                         [e.code for e in verdict.errors] or [c.text for c in verdict.flagged_claims])
 
-    def _notify(self, verdict: Verdict) -> None:
-        if self.on_verdict is None:
-            return
-        try:
-            self.on_verdict(verdict)
-        except Exception:  # a reporting hook must not break the request it reports on
-            logger.exception("halguard on_verdict callback failed")
 
-    def _decide(self, output: Any, verdict: Verdict) -> GuardDecision:
-        try:
-            decision = decide(verdict, answer_text(output, self.answer_key),
-                              on_hallucination=self.on_hallucination, on_unverified=self.on_unverified)
-        except HallucinationError as exc:
-            if exc.verdict is not None:
-                self._notify(exc.verdict)
-            raise
-        if _is_structured_answer(output, self.answer_key):
-            try:
-                refuse_to_retype(decision, fallback_source=isinstance(self.fallback, Runnable))
-            except HallucinationError as exc:
-                self._notify(exc.verdict)
-                raise
-        return decision
+class _Call:
+    """One guarded call's LangChain state: its inputs, retrieved documents, snapshot, run manager and config."""
 
-    def _attach(self, output: Any, verdict: Verdict, replacement: str | None = None) -> Any:
-        self._notify(verdict)
-        return attach_verdict(output, verdict, answer_key=self.answer_key, output_key=self.output_key,
-                              replacement=replacement)
+    __slots__ = ("config", "history", "inner", "original", "retrieved", "run_manager")
 
-    def _apply(self, input_: Any, output: Any, verdict: Verdict, run_manager: CallbackManagerForChainRun,
-               config: RunnableConfig, checked: tuple[Any, RetrievedDocuments] | None = None) -> Any:
-        """The policy; ``input_`` is the guard's own input (a fallback gets it, wrapped as it needs it);
-        ``checked`` is (the wrapped chain's input, its retrieved documents): what a repair works from."""
-        decision = self._decide(output, verdict)
-        if decision.action == "repair":
-            e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
-            text, repaired = repair_decision(decision, e.answer, e.contexts, llm=self._repairer, question=e.question,
-                                             detector=resolve_detector(self.detector), cache=self.cache,
-                                             on_unverified=self.on_unverified)
-            return self._attach(output, repaired, text)
-        if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            fb_input = self._inner_input(input_, "fallback")
-            retrieved = RetrievedDocuments()
-            result = self.fallback.invoke(fb_input, self._child(config, run_manager, FALLBACK_TAG, retrieved))
-            checked = self._check_fallback(fb_input, result, retrieved, verdict, run_manager, config)
-            return self._with_fallback(output, result, decision, checked)
-        return self._finish_decision(output, decision)
+    def __init__(self, original: Any, inner: Any, retrieved: RetrievedDocuments, history: Any, run_manager: Any,
+                 config: RunnableConfig) -> None:
+        self.original, self.inner, self.retrieved = original, inner, retrieved
+        self.history, self.run_manager, self.config = history, run_manager, config
 
-    async def _aapply(self, input_: Any, output: Any, verdict: Verdict, run_manager: AsyncCallbackManagerForChainRun,
-                      config: RunnableConfig, checked: tuple[Any, RetrievedDocuments] | None = None) -> Any:
-        decision = self._decide(output, verdict)
-        if decision.action == "repair":
-            e = self._extract(checked[0], output, checked[1])  # type: ignore[index]
-            text, repaired = await arepair_decision(decision, e.answer, e.contexts, llm=self._repairer,
-                                                    question=e.question, detector=resolve_detector(self.detector),
-                                                    cache=self.cache, on_unverified=self.on_unverified)
-            return self._attach(output, repaired, text)
-        if decision.action == "fallback" and isinstance(self.fallback, Runnable):
-            fb_input = self._inner_input(input_, "fallback")
-            retrieved = RetrievedDocuments()
-            child = self._child(config, run_manager, FALLBACK_TAG, retrieved)
-            result = await self.fallback.ainvoke(fb_input, child)
-            checked = await self._acheck_fallback(fb_input, result, retrieved, verdict, run_manager, config)
-            return self._with_fallback(output, result, decision, checked)
-        return self._finish_decision(output, decision)
-
-    def _finish_decision(self, output: Any, decision: GuardDecision) -> Any:
-        verdict = decision.verdict
-        if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
-            verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
-        return self._attach(output, verdict, replacement_text(decision, self.fallback))
-
-    def _fallback_extract(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments,
-                          rejected: Verdict) -> Extracted | Verdict:
-        """What the fallback's answer is checked on: its own documents, else the ones the rejected answer had."""
-        try:
-            return self._extract(fb_input, result, retrieved)
-        except (InvalidInputError, InputTypeError) as exc:
-            try:
-                answer = answer_text(result, self.answer_key)
-            except (InvalidInputError, InputTypeError):
-                return fallback_unchecked(rejected, f"the fallback's answer could not be read: {exc}")
-            question = rejected.request.question if rejected.request else None
-            contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
-            return Extracted(question, answer, contexts, False, question, "rejected answer's evidence")
-
-    def _check_fallback(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
-                        run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        e = self._fallback_extract(fb_input, result, retrieved, rejected)
-        if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
-            return e if isinstance(e, Verdict) else declined(rejected, e.answer)
-        verdict = _verify_runnable(self.detector).invoke(e, self._child(config, run_manager, FALLBACK_TAG))
-        return self._finish(verdict, e, run_manager)
-
-    async def _acheck_fallback(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
-                               run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig) -> Verdict:
-        e = self._fallback_extract(fb_input, result, retrieved, rejected)
-        if isinstance(e, Verdict) or is_non_answer(e.answer, e.question):
-            return e if isinstance(e, Verdict) else declined(rejected, e.answer)
-        verdict = await _verify_runnable(self.detector).ainvoke(e, self._child(config, run_manager, FALLBACK_TAG))
-        return self._finish(verdict, e, run_manager)
-
-    def _with_fallback(self, output: Any, result: Any, decision: GuardDecision, checked: Verdict) -> Any:
-        """The fallback's answer in the original answer's place; the verdict of what was rejected, with the check
-        of what replaced it under ``action.fallback_verdict``."""
-        answer = find_answer(result, self.answer_key) if _has_answer(result, self.answer_key) else result
-        verdict = with_fallback_verdict(decision.verdict, checked)
-        return self._attach(replace_answer(output, self.answer_key, answer), verdict)
+    def child(self, tag: str | None = None, retrieved: RetrievedDocuments | None = None) -> RunnableConfig:
+        return RunnableWithHalguard._child(self.config, self.run_manager, tag, retrieved)
 
 
 def _has_answer(result: Any, answer_key: str | None) -> bool:
@@ -755,13 +576,6 @@ def _has_answer(result: Any, answer_key: str | None) -> bool:
     except InvalidInputError:
         return False
     return isinstance(result, Mapping)
-
-
-def _is_structured_answer(output: Any, answer_key: str | None) -> bool:
-    try:
-        return is_structured_answer(find_answer(output, answer_key))
-    except InvalidInputError:
-        return False
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:

@@ -13,10 +13,11 @@ from llama_index.core.chat_engine.types import AgentChatResponse, BaseChatEngine
 
 from halguard.detector import Detector
 from halguard.errors import InputTypeError
-from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
+from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
 from halguard.schema import METADATA_KEY, Verdict
 from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, request_id
-from llamaindex_halguard._guard import Checked, GuardCore
+from llamaindex_halguard._guard import LlamaIndexGuard
+from llamaindex_halguard._request import answer_text
 
 __all__ = ["HalguardChatEngine", "HalguardStreamingChatResponse"]
 
@@ -76,6 +77,14 @@ def _turn_nodes(response: Any) -> list[Any]:
     return [n for tool in response.sources or [] for n in getattr(tool.raw_output, "source_nodes", None) or []]
 
 
+def _replacement(outcome: GuardOutcome) -> str | None:
+    """The text the user gets instead of the answer (None: the answer stands): a fallback engine's answer, or the
+    text the policy chose."""
+    if outcome.fallback is not None:
+        return answer_text(getattr(outcome.fallback.result, "response", None))
+    return outcome.text
+
+
 def _replay(text: str) -> tuple[Generator[ChatResponse, None, None], Callable[[], AsyncGenerator[ChatResponse, None]]]:
     message = ChatMessage(role=MessageRole.ASSISTANT, content=text)
 
@@ -129,7 +138,8 @@ class HalguardChatEngine(BaseChatEngine):
         if not isinstance(chat_engine, BaseChatEngine):
             msg = f"chat_engine must be a LlamaIndex BaseChatEngine, got {type(chat_engine).__name__}"
             raise InputTypeError(msg)
-        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE, repairer)
+        self._guard = LlamaIndexGuard(detector, on_hallucination, on_unverified, embedding_model, SOURCE,
+                                      repairer=repairer, fallback=fallback)
         self._engine = chat_engine
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
@@ -150,36 +160,36 @@ class HalguardChatEngine(BaseChatEngine):
     def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         with guarding():
             response = self._engine.chat(message, chat_history)
-        checked = self._prepare(message, response.response, _turn_nodes(response))
-        decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
-        text, fallback_verdict = self._replacement(decision, message)
+        outcome = self._guard.core.run(self._request(message, response.response, _turn_nodes(response)),
+                                       self._hooks(message))
+        text = _replacement(outcome)
         if text is not None:
             self._rewrite(response.response, text)
-        return self._finish(response, decision, text, fallback_verdict)
+        return self._finish(response, outcome.verdict, text)
 
     async def achat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         with guarding():
             response = await self._engine.achat(message, chat_history)
-        checked = self._prepare(message, response.response, _turn_nodes(response))
-        decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
-        text, fallback_verdict = await self._areplacement(decision, message)
+        outcome = await self._guard.core.arun(self._request(message, response.response, _turn_nodes(response)),
+                                              self._ahooks(message))
+        text = _replacement(outcome)
         if text is not None:
             await self._arewrite(response.response, text)
-        return self._finish(response, decision, text, fallback_verdict)
+        return self._finish(response, outcome.verdict, text)
 
     def stream_chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> StreamingAgentChatResponse:
         request = request_id()
         with guarding():
             inner = self._engine.stream_chat(message, chat_history)
-        if self.on_hallucination not in ("fallback", "filter", "repair"):
+        if not self._guard.core.changes_answers:
             return self._live(inner, message, request)
         text = "".join(inner.response_gen)  # buffered: the answer may be replaced after the check
-        checked = self._prepare(message, text, _turn_nodes(inner), request=request)
-        decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
-        new, fallback_verdict = self._replacement(decision, message)
+        outcome = self._guard.core.run(self._request(message, text, _turn_nodes(inner), request),
+                                       self._hooks(message))
+        new = _replacement(outcome)
         if new is not None:
             self._rewrite(text, new)
-        return self._buffered(inner, decision, text if new is None else new, fallback_verdict)
+        return self._buffered(inner, outcome.verdict, text if new is None else new)
 
     async def astream_chat(
         self, message: str, chat_history: list[ChatMessage] | None = None
@@ -187,61 +197,47 @@ class HalguardChatEngine(BaseChatEngine):
         request = request_id()
         with guarding():
             inner = await self._engine.astream_chat(message, chat_history)
-        if self.on_hallucination not in ("fallback", "filter", "repair"):
+        if not self._guard.core.changes_answers:
             return self._live(inner, message, request)
         text = "".join([t async for t in inner.async_response_gen()])
-        checked = self._prepare(message, text, _turn_nodes(inner), request=request)
-        decision = await self._core.arepair(self._decide(await self._core.averify(checked), checked), checked)
-        new, fallback_verdict = await self._areplacement(decision, message)
+        outcome = await self._guard.core.arun(self._request(message, text, _turn_nodes(inner), request),
+                                              self._ahooks(message))
+        new = _replacement(outcome)
         if new is not None:
             await self._arewrite(text, new)
-        return self._buffered(inner, decision, text if new is None else new, fallback_verdict)
+        return self._buffered(inner, outcome.verdict, text if new is None else new)
 
     # -- policy -----------------------------------------------------------------------------------------
 
-    def _prepare(self, message: str, text: str, nodes: list[Any], request: str | None = None) -> Checked:
+    def _request(self, message: str, text: str, nodes: list[Any], request: str | None = None) -> GuardRequest:
         # condense_question answers through a query engine, which may accumulate ("Response 1: ...")
         engine = getattr(self._engine, "_query_engine", None)
-        return self._core.prepare(message, text, nodes, request=request, accumulated=accumulating(engine))
+        return self._guard.request(message, text, nodes, request=request, accumulated=accumulating(engine))
 
-    def _decide(self, verdict: Verdict, checked: Checked) -> GuardDecision:
-        return self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
-
-    def _replacement(self, decision: GuardDecision, message: str) -> tuple[str | None, Verdict | None]:
-        """The text that replaces the answer (None: keep it) and the check of a fallback answer."""
-        if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
+    def _hooks(self, message: str) -> GuardHooks:
+        """A fallback query engine is asked the user's message; its answer is checked against its own nodes."""
+        def fallback(rejected: Verdict) -> FallbackAnswer:
             with guarding():
-                response = self.fallback.query(message)
-            c = self._fallback_checked(decision, message, response)
-            return c.text, self._core.check_fallback(decision.verdict, c) or self._core.verify(c, dispatch=False)
-        return self._fixed(decision)
+                response = self.fallback.query(message)  # type: ignore[union-attr]
+            return FallbackAnswer(response, self._fallback_request(rejected, message, response))
 
-    async def _areplacement(self, decision: GuardDecision, message: str) -> tuple[str | None, Verdict | None]:
-        if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
+        return self._guard.hooks(fallback=fallback if isinstance(self.fallback, BaseQueryEngine) else None)
+
+    def _ahooks(self, message: str) -> GuardHooks:
+        async def fallback(rejected: Verdict) -> FallbackAnswer:
             with guarding():
-                response = await self.fallback.aquery(message)
-            c = self._fallback_checked(decision, message, response)
-            return c.text, self._core.check_fallback(decision.verdict, c) or await self._core.averify(c, dispatch=False)
-        return self._fixed(decision)
+                response = await self.fallback.aquery(message)  # type: ignore[union-attr]
+            return FallbackAnswer(response, self._fallback_request(rejected, message, response))
 
-    def _fallback_checked(self, decision: GuardDecision, message: str, response: Any) -> Checked:
-        request = decision.verdict.request.id if decision.verdict.request else None
-        return self._core.prepare(message, getattr(response, "response", None), getattr(response, "source_nodes", []),
-                                  request=request, accumulated=accumulating(self.fallback))
+        return self._guard.hooks(fallback=fallback if isinstance(self.fallback, BaseQueryEngine) else None)
 
-    def _fixed(self, decision: GuardDecision) -> tuple[str | None, Verdict | None]:
-        text = replacement_text(decision, self.fallback)
-        return text, fallback_unchecked(decision.verdict) if decision.action == "fallback" else None
+    def _fallback_request(self, rejected: Verdict, message: str, response: Any) -> GuardRequest:
+        request = rejected.request.id if rejected.request else None
+        return self._guard.request(message, getattr(response, "response", None),
+                                   getattr(response, "source_nodes", []), request=request,
+                                   accumulated=accumulating(self.fallback))
 
-    @staticmethod
-    def _final_verdict(decision: GuardDecision, fallback_verdict: Verdict | None) -> Verdict:
-        if fallback_verdict is None:
-            return decision.verdict
-        return with_fallback_verdict(decision.verdict, fallback_verdict)
-
-    def _finish(self, response: AgentChatResponse, decision: GuardDecision, text: str | None,
-                fallback_verdict: Verdict | None) -> AgentChatResponse:
-        verdict = self._final_verdict(decision, fallback_verdict)
+    def _finish(self, response: AgentChatResponse, verdict: Verdict, text: str | None) -> AgentChatResponse:
         return replace(
             response,
             response=text if text is not None else response.response,
@@ -255,17 +251,16 @@ class HalguardChatEngine(BaseChatEngine):
                                                 is_writing_to_memory=False, inner=inner)
 
         def on_end(text: str) -> None:
-            checked = self._prepare(message, text, _turn_nodes(inner), request=request)
-            decision = self._core.repair(self._decide(self._core.verify(checked), checked), checked)
-            wrapped.metadata = {METADATA_KEY: decision.verdict.to_metadata()}
-            wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), decision.verdict)
+            outcome = self._guard.core.run(self._request(message, text, _turn_nodes(inner), request),
+                                           self._hooks(message))
+            wrapped.metadata = {METADATA_KEY: outcome.verdict.to_metadata()}
+            wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), outcome.verdict)
 
         wrapped.on_end = on_end
         return wrapped
 
-    def _buffered(self, inner: StreamingAgentChatResponse, decision: GuardDecision, text: str,
-                  fallback_verdict: Verdict | None) -> HalguardStreamingChatResponse:
-        verdict = self._final_verdict(decision, fallback_verdict)
+    def _buffered(self, inner: StreamingAgentChatResponse, verdict: Verdict,
+                  text: str) -> HalguardStreamingChatResponse:
         stream, astream = _replay(text)
         return HalguardStreamingChatResponse(
             response=text, sources=inner.sources, source_nodes=annotate_nodes(_turn_nodes(inner), verdict),

@@ -12,7 +12,7 @@ from llama_index.core.prompts.mixin import PromptDictType
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.schema import Verdict
-from llamaindex_halguard._guard import Unframed
+from llamaindex_halguard._request import Unframed
 from llamaindex_halguard.events import dispatch_verdict
 
 __all__ = ["HalguardEvaluationResult", "HalguardEvaluator"]

@@ -17,9 +17,11 @@ from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
 from halguard.api import resolve_detector
+from halguard.guard import GuardCore
 from halguard.schema import METADATA_KEY, RequestInfo, Verdict
 from halguard.util.files import append_private
 from llamaindex_halguard._convert import inside_guard
+from llamaindex_halguard._request import to_request
 
 __all__ = ["HalguardEventHandler", "HalguardVerdictEvent"]
 
@@ -144,13 +146,11 @@ class HalguardEventHandler(BaseEventHandler):
         self._answered(key, _query_str(event.query), response)
 
     def _answered(self, key: str, query: str | None, response: Any, *, accumulated: bool | None = None) -> None:
-        from llamaindex_halguard._guard import GuardCore  # the guards' checking, without their policy
-
         detector = resolve_detector(self.detector)
         if isinstance(response, (Response, PydanticResponse)):
-            core = GuardCore(detector, "annotate", "fail_open", self.embedding_model, SOURCE)
-            checked = core.prepare(query, response.response, response.source_nodes, accumulated=accumulated)
-            verdict = core.verify(checked, dispatch=False)
+            request = to_request(query, response.response, response.source_nodes, detector=detector, source=SOURCE,
+                                 embedding_model=self.embedding_model, accumulated=accumulated)
+            verdict = GuardCore(detector).check(request)  # the guards' check, without their policy
         else:
             verdict = Verdict.unverified(
                 "stream_not_consumed",

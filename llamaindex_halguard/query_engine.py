@@ -19,14 +19,14 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
 from halguard.active.premise import arectify_premise, rectify_premise
-from halguard.combine import combine_verdicts
 from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
-from halguard.policy import GuardDecision, fallback_unchecked, replacement_text, with_fallback_verdict
+from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
 from halguard.schema import METADATA_KEY, PremiseRectification, Verdict
 from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, nodes_to_contexts
-from llamaindex_halguard._guard import Checked, GuardCore, answer_text
+from llamaindex_halguard._guard import LlamaIndexGuard
+from llamaindex_halguard._request import answer_text
 from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardQueryEngine"]
@@ -107,11 +107,10 @@ class HalguardQueryEngine(BaseQueryEngine):
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
             raise InputTypeError(msg)
-        self._core = GuardCore(detector, on_hallucination, on_unverified, embedding_model, SOURCE, repairer)
         if consistency not in ("off", "on"):
             msg = f"consistency must be 'off' or 'on', got {consistency!r}"
             raise InvalidInputError(msg)
-        self._sampler = (
+        sampler = (
             ParaphraseConsistency(
                 paraphraser=to_chat_model(paraphraser),
                 judge=to_chat_model(judge),
@@ -122,12 +121,14 @@ class HalguardQueryEngine(BaseQueryEngine):
             if consistency == "on"
             else None
         )
+        self._guard = LlamaIndexGuard(detector, on_hallucination, on_unverified, embedding_model, SOURCE,
+                                      repairer=repairer, fallback=fallback, sampler=sampler)
         self._engine = query_engine
         self._rectifier = to_chat_model(premise_rectifier) if premise_rectifier is not None else None
         if self._rectifier is not None and type(query_engine).retrieve is BaseQueryEngine.retrieve:
             msg = "premise_rectifier needs an inner engine with retrieve() (e.g. index.as_query_engine())"
             raise InvalidInputError(msg)
-        self._detector = self._core.detector
+        self._detector = self._guard.detector
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
         self.fallback = fallback
@@ -167,37 +168,25 @@ class HalguardQueryEngine(BaseQueryEngine):
             response = self._engine.query(query_bundle)
         if isinstance(response, StreamingResponse):
             return self._wrap_stream(query_bundle, response)
-        checked = self._prepare(query_bundle, _answer(response), response.source_nodes)
-        return self._apply(query_bundle, response, checked, self._verify(query_bundle, checked))
+        return self._check(query_bundle, response)
 
-    def _verify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
-        verdict = self._core.verify(checked, dispatch=False)
-        if self._sampler is not None:
+    def _check(self, query_bundle: QueryBundle, response: Any) -> Any:
+        """The guard's response for the inner engine's (read) response: checked, and the policy applied."""
+        request = self._request(query_bundle, _answer(response), response.source_nodes)
+        return self._respond(response, request, self._guard.core.run(request, self._hooks(query_bundle)))
+
+    def _hooks(self, query_bundle: QueryBundle) -> GuardHooks:
+        def fallback(rejected: Verdict) -> FallbackAnswer:
             with guarding():
-                report = self._sampler.check(query_bundle.query_str, self._sample_answer, answer=checked.text)
-            verdict = combine_verdicts(verdict, report)
-        self._core.dispatch(verdict)
-        return verdict
+                answer = _read(self.fallback.query(query_bundle))  # type: ignore[union-attr]
+            return FallbackAnswer(answer, self._fallback_request(rejected, answer))
 
-    def _apply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
-        decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
-        decision = self._core.repair(decision, checked)
-        if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
-            with guarding():
-                answer = _read(self.fallback.query(query_bundle))
-            return self._with_fallback(answer, checked, decision, self._check_fallback(decision.verdict, answer))
-        return self._finish(response, decision, replacement_text(decision, self.fallback))
-
-    def _check_fallback(self, rejected: Verdict, fallback: Any) -> Verdict:
-        c = self._fallback_checked(rejected, fallback)
-        done = self._core.check_fallback(rejected, c)
-        return done if done is not None else self._core.verify(c, dispatch=False)
+        has_engine = isinstance(self.fallback, BaseQueryEngine)
+        return self._guard.hooks(ask=self._sample_answer, fallback=fallback if has_engine else None)
 
     def _wrap_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
-        if self.on_hallucination in ("fallback", "filter", "repair"):
-            done = response.get_response()
-            checked = self._prepare(query_bundle, done.response or "", response.source_nodes)
-            final = self._apply(query_bundle, done, checked, self._verify(query_bundle, checked))
+        if self._guard.core.changes_answers:
+            final = self._check(query_bundle, response.get_response())
             return StreamingResponse(iter([final.response or ""]), final.source_nodes, final.metadata, final.response)
 
         def tokens() -> Generator[str, None, None]:
@@ -206,9 +195,7 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            checked = self._prepare(query_bundle, text, response.source_nodes)
-            done = self._apply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
-                               self._verify(query_bundle, checked))
+            done = self._check(query_bundle, Response(text, response.source_nodes, response.metadata))
             wrapped.response_txt = text
             wrapped.metadata = done.metadata
             wrapped.source_nodes = done.source_nodes
@@ -229,36 +216,26 @@ class HalguardQueryEngine(BaseQueryEngine):
             return await self._awrap_stream(query_bundle, response)
         if isinstance(response, StreamingResponse):  # some engines stream synchronously even in aquery
             return self._wrap_stream(query_bundle, response)
-        checked = self._prepare(query_bundle, _answer(response), response.source_nodes)
-        return await self._aapply(query_bundle, response, checked, await self._averify(query_bundle, checked))
+        return await self._acheck(query_bundle, response)
 
-    async def _averify(self, query_bundle: QueryBundle, checked: Checked) -> Verdict:
-        verdict = await self._core.averify(checked, dispatch=False)
-        if self._sampler is not None:
-            with guarding():
-                report = await self._sampler.acheck(query_bundle.query_str, self._asample_answer, answer=checked.text)
-            verdict = combine_verdicts(verdict, report)
-        self._core.dispatch(verdict)
-        return verdict
+    async def _acheck(self, query_bundle: QueryBundle, response: Any) -> Any:
+        """Async twin of :meth:`_check`."""
+        request = self._request(query_bundle, _answer(response), response.source_nodes)
+        return self._respond(response, request, await self._guard.core.arun(request, self._ahooks(query_bundle)))
 
-    async def _aapply(self, query_bundle: QueryBundle, response: Any, checked: Checked, verdict: Verdict) -> Any:
-        decision = self._core.decide(verdict, checked, fallback_source=isinstance(self.fallback, BaseQueryEngine))
-        decision = await self._core.arepair(decision, checked)
-        if decision.action == "fallback" and isinstance(self.fallback, BaseQueryEngine):
+    def _ahooks(self, query_bundle: QueryBundle) -> GuardHooks:
+        async def fallback(rejected: Verdict) -> FallbackAnswer:
             with guarding():
-                answer = await _aread(await self.fallback.aquery(query_bundle))
-            c = self._fallback_checked(decision.verdict, answer)
-            done = self._core.check_fallback(decision.verdict, c)
-            checked_fb = done if done is not None else await self._core.averify(c, dispatch=False)
-            return self._with_fallback(answer, checked, decision, checked_fb)
-        return self._finish(response, decision, replacement_text(decision, self.fallback))
+                answer = await _aread(await self.fallback.aquery(query_bundle))  # type: ignore[union-attr]
+            return FallbackAnswer(answer, self._fallback_request(rejected, answer))
+
+        has_engine = isinstance(self.fallback, BaseQueryEngine)
+        return self._guard.hooks(ask=self._asample_answer, fallback=fallback if has_engine else None)
 
     async def _awrap_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
-        if self.on_hallucination in ("fallback", "filter", "repair"):
+        if self._guard.core.changes_answers:
             text = "".join([t async for t in response.async_response_gen()])
-            checked = self._prepare(query_bundle, text, response.source_nodes)
-            final = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
-                                       await self._averify(query_bundle, checked))
+            final = await self._acheck(query_bundle, Response(text, response.source_nodes, response.metadata))
 
             async def replay() -> AsyncGenerator[str, None]:
                 yield final.response or ""
@@ -271,9 +248,7 @@ class HalguardQueryEngine(BaseQueryEngine):
                 parts.append(token)
                 yield token
             text = "".join(parts)
-            checked = self._prepare(query_bundle, text, response.source_nodes)
-            done = await self._aapply(query_bundle, Response(text, response.source_nodes, response.metadata), checked,
-                                      await self._averify(query_bundle, checked))
+            done = await self._acheck(query_bundle, Response(text, response.source_nodes, response.metadata))
             wrapped.metadata = done.metadata
             wrapped.source_nodes = done.source_nodes
 
@@ -282,9 +257,9 @@ class HalguardQueryEngine(BaseQueryEngine):
 
     # -- shared ----------------------------------------------------------------------------------------
 
-    def _prepare(self, query_bundle: QueryBundle, answer: Any, nodes: Any) -> Checked:
+    def _request(self, query_bundle: QueryBundle, answer: Any, nodes: Any) -> GuardRequest:
         """The inner engine's answer made ready; its synthesizer says whether the answer carries accumulate framing."""
-        return self._core.prepare(query_bundle.query_str, answer, nodes, accumulated=accumulating(self._engine))
+        return self._guard.request(query_bundle.query_str, answer, nodes, accumulated=accumulating(self._engine))
 
     def _sample_answer(self, question: str) -> str:
         """A paraphrased query through the inner engine (streams are read to the end)."""
@@ -293,29 +268,26 @@ class HalguardQueryEngine(BaseQueryEngine):
     async def _asample_answer(self, question: str) -> str:
         return answer_text(_answer(await _aread(await self._engine.aquery(QueryBundle(question)))))
 
-    def _fallback_checked(self, rejected: Verdict, fallback: Any) -> Checked:
+    def _fallback_request(self, rejected: Verdict, fallback: Any) -> GuardRequest:
         """The fallback's answer against its own nodes, or the rejected answer's nodes when it has none."""
         question = rejected.request.question if rejected.request else None
         nodes = fallback.source_nodes
         engine = self.fallback if isinstance(self.fallback, BaseQueryEngine) else None
-        c = self._core.prepare(question, _answer(fallback), nodes, accumulated=accumulating(engine))
-        if not c.contexts and not nodes:
-            c = replace(c, contexts=[(e.source_id, e.text) for claim in rejected.claims for e in claim.evidence])
-        return c
-
-    def _with_fallback(self, fallback: Any, checked: Checked, decision: GuardDecision, fb_verdict: Verdict) -> Any:
-        verdict = with_fallback_verdict(decision.verdict, fb_verdict)
-        if checked.structured and not isinstance(fallback, PydanticResponse):
-            msg = "the fallback engine returned text for a structured answer; it would change the response's type"
-            raise HallucinationError(msg, verdict=verdict)
-        return _with_verdict(fallback, verdict)
+        request = self._guard.request(question, _answer(fallback), nodes, accumulated=accumulating(engine))
+        if not request.contexts and not nodes:
+            request = replace(request, contexts=[(e.source_id, e.text) for c in rejected.claims for e in c.evidence])
+        return request
 
     @staticmethod
-    def _finish(response: Any, decision: GuardDecision, replacement: str | None) -> Any:
-        verdict = decision.verdict
-        if decision.action == "fallback":  # a fixed message: returned as it is, and said to be unchecked
-            verdict = with_fallback_verdict(verdict, fallback_unchecked(verdict))
-        return _with_verdict(response, verdict, replacement)
+    def _respond(response: Any, request: GuardRequest, outcome: GuardOutcome) -> Any:
+        """The outcome as a response of the same type: the verdict in its metadata, the text the policy chose."""
+        if outcome.fallback is not None:
+            fallback = outcome.fallback.result
+            if request.structured and not isinstance(fallback, PydanticResponse):
+                msg = "the fallback engine returned text for a structured answer; it would change the response's type"
+                raise HallucinationError(msg, verdict=outcome.verdict)
+            return _with_verdict(fallback, outcome.verdict)
+        return _with_verdict(response, outcome.verdict, outcome.text)
 
 
 def _with_premise(response: Any, premise: PremiseRectification | None) -> Any:
