@@ -3,73 +3,50 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Literal, Optional
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForChainRun,
-    CallbackManagerForChainRun,
-    adispatch_custom_event,
-    dispatch_custom_event,
-)
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, RunnableSerializable
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
 from halguard.api import default_detector, resolve_detector
 from halguard.consistency.sampling import ParaphraseConsistency
-from halguard.errors import HalguardError, InputTypeError, InvalidInputError
-from halguard.guard import FallbackAnswer, GuardCore, GuardHooks, GuardOutcome, GuardRequest
-from halguard.policy import fallback_unchecked, validate_policy
+from halguard.errors import HalguardError, InvalidInputError
+from halguard.guard import GuardCore
+from halguard.policy import validate_policy
 from halguard.schema import Verdict
-from langchain_halguard._convert import (
-    MESSAGES_KEY,
-    Extracted,
-    answer_text,
-    attach_verdict,
-    extract,
-    find_answer,
-    message_list,
-    replace_answer,
-    with_last_question,
-)
+from langchain_halguard._call import FALLBACK_TAG, SAMPLE_TAG, VERDICT_EVENT, VERIFY_RUN_NAME, GuardedCall
 from langchain_halguard._graph import (
     GraphStream,
-    GraphThread,
     awrite_back,
     find_graph,
-    find_thread,
     interrupted,
     rewrap,
     split_output,
     write_back,
 )
+from langchain_halguard._graph_thread import GraphThread, find_thread
 from langchain_halguard._history import HistoryWrapper, find_history_wrapper
 from langchain_halguard._retrieved import RetrievedDocuments
 from langchain_halguard._stream import ChainStream, add_chunks
 
-__all__ = ["FALLBACK_TAG", "RAW_TAG", "SAMPLE_TAG", "RunnableWithHalguard", "with_halguard"]
+__all__ = [
+    "FALLBACK_TAG",
+    "RAW_TAG",
+    "SAMPLE_TAG",
+    "VERDICT_EVENT",
+    "VERIFY_RUN_NAME",
+    "RunnableWithHalguard",
+    "with_halguard",
+]
 
 logger = logging.getLogger("langchain_halguard")
 
-SOURCE = "langchain:RunnableWithHalguard"
-"""What the verdicts' ``request.source`` says."""
-VERIFY_RUN_NAME = "halguard_verify"
-VERDICT_EVENT = "halguard_verdict"
 RAW_TAG = "halguard:raw"
 """Tag of the wrapped chain's run (and, inherited, every run inside it): its events are the unchecked answer."""
-SAMPLE_TAG = "halguard:sample"
-"""Tag of the paraphrase-sampling runs."""
-FALLBACK_TAG = "halguard:fallback"
-"""Tag of the fallback runnable's run."""
-
-
-def validate_options(detector: Any, on_hallucination: str, on_unverified: str) -> None:
-    """Fail at construction, not at the first call, on an unknown policy or a non-detector."""
-    validate_policy(on_hallucination, on_unverified)
-    resolve_detector(detector)
-
 
 def _langsmith_run_tree() -> Any:
     """The current LangSmith run tree, or None when tracing is off (or langsmith is absent)."""
@@ -190,7 +167,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _check(self) -> RunnableWithHalguard:
         from langchain_halguard.providers import to_chat_model
 
-        validate_options(self.detector, self.on_hallucination, self.on_unverified)
+        validate_policy(self.on_hallucination, self.on_unverified)
+        resolve_detector(self.detector)  # fail at construction, not at the first call
         if self.on_hallucination == "repair" and self.repairer is None:
             msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
             raise InvalidInputError(msg)
@@ -265,8 +243,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         )
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
-        call = _Call(input_, inner, retrieved, history, run_manager, config)
-        result = self._respond(output, self._core.run(self._request(call, output), self._hooks(call)))
+        call = GuardedCall(self, input_, inner, retrieved, history, run_manager, config)
+        result = call.respond(output, self._core.run(call.request(output), call.hooks()))
         self._write_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -281,8 +259,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         )
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
-        call = _Call(input_, inner, retrieved, history, run_manager, config)
-        result = self._respond(output, await self._core.arun(self._request(call, output), self._ahooks(call)))
+        call = GuardedCall(self, input_, inner, retrieved, history, run_manager, config)
+        result = call.respond(output, await self._core.arun(call.request(output), call.ahooks()))
         await self._awrite_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -368,8 +346,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if self._paused(output):
             yield from stream.unchecked()
             return
-        call = _Call(seen["original"], seen["input"], retrieved, history, run_manager, config)
-        result = self._respond(output, self._core.run(self._request(call, output), self._hooks(call)))
+        call = GuardedCall(self, seen["original"], seen["input"], retrieved, history, run_manager, config)
+        result = call.respond(output, self._core.run(call.request(output), call.hooks()))
         self._write_back(config, output, result)
         yield from stream.final(output, result)
 
@@ -401,8 +379,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             for chunk in stream.unchecked():
                 yield chunk
             return
-        call = _Call(seen["original"], seen["input"], retrieved, history, run_manager, config)
-        result = self._respond(output, await self._core.arun(self._request(call, output), self._ahooks(call)))
+        call = GuardedCall(self, seen["original"], seen["input"], retrieved, history, run_manager, config)
+        result = call.respond(output, await self._core.arun(call.request(output), call.ahooks()))
         await self._awrite_back(config, output, result)
         for chunk in stream.final(output, result):
             yield chunk
@@ -428,154 +406,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if found is not None:
             await awrite_back(found[0], config, output, result, self.answer_key)
 
-    # -- the guard core, in LangChain's terms ---------------------------------------------------------------
-
-    def _extract(self, input_: Any, output: Any, retrieved: RetrievedDocuments | None) -> Extracted:
-        docs = retrieved.documents() if retrieved is not None and retrieved.ran else None
-        return extract(input_, output, question_key=self.question_key, context_key=self.context_key,
-                       answer_key=self.answer_key, retrieved=docs)
-
-    @staticmethod
-    def _as_request(e: Extracted, run_manager: Any) -> GuardRequest:
-        return GuardRequest(question=e.question, answer=e.answer, contexts=e.contexts, check_question=e.check_question,
-                            structured=e.structured, request_id=str(run_manager.run_id), source=SOURCE)
-
-    def _request(self, call: _Call, output: Any) -> GuardRequest:
-        """What the wrapped chain's output is checked on (bad input raises: the caller's mistake, not a verdict)."""
-        return self._as_request(self._extract(call.inner, output, call.retrieved), call.run_manager)
-
-    def _hooks(self, call: _Call) -> GuardHooks:
-        """One call's hooks: the check as the ``halguard_verify`` run, samples and the fallback through LangChain."""
-        def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
-            tag = FALLBACK_TAG if purpose == "fallback" else None
-            return RunnableLambda(check, name=VERIFY_RUN_NAME).invoke(request, call.child(tag))
-
-        def ask_batch(questions: list[str]) -> list[Any]:
-            inputs = [self._with_question(call.inner, q) for q in questions]
-            runnable = self._sampling_runnable(call.history)
-            return self._answers(runnable.batch(inputs, call.child(SAMPLE_TAG), return_exceptions=True))
-
-        def on_checked(verdict: Verdict) -> None:
-            dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=call.child())
-            self._report(verdict)
-
-        def fallback(rejected: Verdict) -> FallbackAnswer:
-            fb_input, retrieved = self._inner_input(call.original, "fallback"), RetrievedDocuments()
-            result = self.fallback.invoke(fb_input, call.child(FALLBACK_TAG, retrieved))  # type: ignore[union-attr]
-            return self._fallback_answer(fb_input, result, retrieved, rejected, call)
-
-        has_chain = isinstance(self.fallback, Runnable)
-        return GuardHooks(ask_batch=ask_batch, fallback=fallback if has_chain else None, traced=traced,
-                          on_checked=on_checked)
-
-    def _ahooks(self, call: _Call) -> GuardHooks:
-        """Async twin of :meth:`_hooks`."""
-        async def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
-            tag = FALLBACK_TAG if purpose == "fallback" else None
-            return await RunnableLambda(check, name=VERIFY_RUN_NAME).ainvoke(request, call.child(tag))
-
-        async def ask_batch(questions: list[str]) -> list[Any]:
-            inputs = [self._with_question(call.inner, q) for q in questions]
-            runnable = self._sampling_runnable(call.history)
-            return self._answers(await runnable.abatch(inputs, call.child(SAMPLE_TAG), return_exceptions=True))
-
-        async def on_checked(verdict: Verdict) -> None:
-            await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=call.child())
-            self._report(verdict)
-
-        async def fallback(rejected: Verdict) -> FallbackAnswer:
-            fb_input, retrieved = self._inner_input(call.original, "fallback"), RetrievedDocuments()
-            result = await self.fallback.ainvoke(fb_input,  # type: ignore[union-attr]
-                                                 call.child(FALLBACK_TAG, retrieved))
-            return self._fallback_answer(fb_input, result, retrieved, rejected, call)
-
-        has_chain = isinstance(self.fallback, Runnable)
-        return GuardHooks(ask_batch=ask_batch, fallback=fallback if has_chain else None, traced=traced,
-                          on_checked=on_checked)
-
-    def _fallback_answer(self, fb_input: Any, result: Any, retrieved: RetrievedDocuments, rejected: Verdict,
-                         call: _Call) -> FallbackAnswer:
-        """What the fallback's answer is checked on: its own documents, else the ones the rejected answer had."""
-        try:
-            return FallbackAnswer(result, self._as_request(self._extract(fb_input, result, retrieved),
-                                                           call.run_manager))
-        except (InvalidInputError, InputTypeError) as exc:
-            try:
-                answer = answer_text(result, self.answer_key)
-            except (InvalidInputError, InputTypeError):
-                return FallbackAnswer(result, verdict=fallback_unchecked(
-                    rejected, f"the fallback's answer could not be read: {exc}"))
-            question = rejected.request.question if rejected.request else None
-            contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
-            return FallbackAnswer(result, GuardRequest(question, answer, contexts, request_id=str(call.run_manager.run_id),
-                                                       source=SOURCE))
-
-    def _respond(self, output: Any, outcome: GuardOutcome) -> Any:
-        """The outcome in the output's shape: the verdict attached, the answer replaced where the policy says."""
-        if outcome.fallback is not None:  # the fallback chain's answer in the original answer's place
-            result = outcome.fallback.result
-            answer = find_answer(result, self.answer_key) if _has_answer(result, self.answer_key) else result
-            output, replacement = replace_answer(output, self.answer_key, answer), None
-        else:
-            replacement = outcome.text
-        return attach_verdict(output, outcome.verdict, answer_key=self.answer_key, output_key=self.output_key,
-                              replacement=replacement)
-
-    # -- paraphrase sampling ---------------------------------------------------------------------------
-
-    def _with_question(self, input_: Any, question: str) -> Any:
-        if isinstance(input_, str):
-            return question
-        if isinstance(input_, Mapping) and self.question_key in input_:
-            return {**input_, self.question_key: question}
-        if isinstance(input_, Mapping) and input_.get(MESSAGES_KEY) is not None:
-            return {**input_, MESSAGES_KEY: with_last_question(message_list(input_[MESSAGES_KEY]), question)}
-        msg = f"paraphrase sampling needs the question in the input under '{self.question_key}'"
-        raise InvalidInputError(msg)
-
-    def _answers(self, outputs: list[Any]) -> list[Any]:
-        out: list[Any] = []
-        for o in outputs:
-            if isinstance(o, BaseException):
-                out.append(o)
-                continue
-            try:
-                out.append(answer_text(o, self.answer_key))
-            except (InvalidInputError, InputTypeError) as exc:
-                out.append(exc)
-        return out
-
-    def _sampling_runnable(self, history: Any) -> Runnable[Any, Any]:
-        """Samples go through the chain; through a history wrapper or a graph's thread, on a throwaway copy."""
-        return self._history.sampler(history) if self._samples_history and history is not None else self.bound
-
     def _report(self, verdict: Verdict) -> None:
         _tag_langsmith_run(verdict)
         if verdict.label != "supported":
             logger.info("halguard verdict %s (score %s): %s", verdict.label, verdict.score,
                         [e.code for e in verdict.errors] or [c.text for c in verdict.flagged_claims])
 
-
-class _Call:
-    """One guarded call's LangChain state: its inputs, retrieved documents, snapshot, run manager and config."""
-
-    __slots__ = ("config", "history", "inner", "original", "retrieved", "run_manager")
-
-    def __init__(self, original: Any, inner: Any, retrieved: RetrievedDocuments, history: Any, run_manager: Any,
-                 config: RunnableConfig) -> None:
-        self.original, self.inner, self.retrieved = original, inner, retrieved
-        self.history, self.run_manager, self.config = history, run_manager, config
-
-    def child(self, tag: str | None = None, retrieved: RetrievedDocuments | None = None) -> RunnableConfig:
-        return RunnableWithHalguard._child(self.config, self.run_manager, tag, retrieved)
-
-
-def _has_answer(result: Any, answer_key: str | None) -> bool:
-    try:
-        find_answer(result, answer_key)
-    except InvalidInputError:
-        return False
-    return isinstance(result, Mapping)
 
 
 def with_halguard(runnable: Runnable[Any, Any], **options: Any) -> RunnableWithHalguard:

@@ -4,11 +4,11 @@
 - :class:`GuardCore`: the check, paraphrase sampling, the policy, the fallback and the repair (``run`` / ``arun``);
 - :class:`GuardHooks`: per call, what the core may ask of the framework (re-ask, fall back, trace, report);
 - :class:`GuardOutcome`: what the adapter puts back into the framework's objects;
-- :mod:`halguard.guard.failures`: the one place a failure inside a check becomes ``unverified``.
+- :mod:`halguard.failures` (re-exported here): the one place a failure inside a check becomes ``unverified``.
 """
 
 from halguard.guard.core import GuardCore
-from halguard.guard.failures import acheck_answer, check_answer, internal_error
+from halguard.failures import acheck_answer, check_answer, internal_error
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import FallbackAnswer, GuardHooks, GuardRequest
 

@@ -4,7 +4,7 @@ The LangChain and LlamaIndex guards read a :class:`~halguard.guard.GuardRequest`
 objects, hand it to :meth:`GuardCore.run` (or :meth:`GuardCore.arun`) with per-call
 :class:`~halguard.guard.GuardHooks` (how to re-ask the app, ask the fallback, trace a check, report a verdict),
 and put the :class:`~halguard.guard.GuardOutcome` back into the framework's objects. Everything between is here,
-once: a failure inside a check is ``unverified`` (:mod:`halguard.guard.failures`), never a raw exception.
+once: a failure inside a check is ``unverified`` (:mod:`halguard.failures`), never a raw exception.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from halguard.api import resolve_detector
 from halguard.combine import combine_verdicts, unsampled
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InvalidInputError
-from halguard.guard.failures import acheck_answer, check_answer
+from halguard.failures import acheck_answer, check_answer
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import CheckPurpose, FallbackAnswer, GuardHooks, GuardRequest
 from halguard.policy import (
