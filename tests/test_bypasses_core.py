@@ -152,8 +152,10 @@ def test_item6_the_budget_holds_on_pathological_answers(verifier, name):
         "unclosed citation markers": "The tower is tall " + " ".join(f"[S{i}" for i in range(20_000)),
         "run-on invented words": "The tower " + " ".join(rng.choice(["florbic", "wendle", "zastrop", "quimble"])
                                                          for _ in range(16_000)),
-        "tiny sentences": "A b c. " * 14_000,
-        "tiny sentences after a long question": "A b c. " * 14_000,
+        # Invented two-word sentences: "A b c." carries no word to look up, and a long answer of nothing but that
+        # is not flagged once the check completes (its outcome depended on whether the machine beat the budget).
+        "tiny sentences": "Qz vb. " * 14_000,
+        "tiny sentences after a long question": "Qz vb. " * 14_000,
     }[name][:100_000]
     # The question's words were once read again for every sentence: 131 s for these 14,000 sentences
     question = ("Tell me about the tower and the people who built it. " * 400)[:19_999] if "question" in name else None

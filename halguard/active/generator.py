@@ -26,17 +26,11 @@ from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from halguard.active.concept_validation import validate_concept
 from halguard.active.concepts import parse_concept_reply, rule_concepts
 from halguard.active.evidence import EvidencePool
-from halguard.active.prompts import (
-    answer_messages,
-    bound_text,
-    concept_messages,
-    question_messages,
-    read_repair,
-    repair_messages,
-    validation_messages,
-)
+from halguard.active.prompts import answer_messages, bound_text, concept_messages
+from halguard.active.sentence_repair import repair_sentence
 from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import (
     Ask,
@@ -53,18 +47,15 @@ from halguard.active.uncertainty import TokenSpans, Uncertainty, combine
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
+from halguard.failures import acheck_answer, check_answer
 from halguard.llm.envelope import Envelope
 from halguard.llm.providers import ChatModel, as_chat_model
-from halguard.llm.yesno import read_yes_no
 from halguard.policy import DEFAULT_FALLBACK
 from halguard.schema import ActiveTrace, ConceptCheck, SentenceTrace, Verdict
 from halguard.text.contexts import Source, normalize_contexts
 from halguard.text.segment import split_sentences
 
 __all__ = ["ActiveGenerator", "ActiveResult", "ActiveSentence"]
-
-TOP_LOGPROBS_YES_NO = 10
-MAX_QUESTION_CHARS = 300  # a validation question is one short line; a longer one is cut, then checked for its "?"
 
 
 @dataclass(frozen=True)
@@ -237,19 +228,15 @@ class ActiveGenerator:
         return resolve_detector(self.detector)
 
     def _finish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
-        detector = self._detector()
-        try:
-            verdict = detector.verify(answer[0], pool.sources, question=question)
-        except Exception as exc:  # noqa: BLE001 - the answer exists; a failed final check is "unverified"
-            verdict = _unchecked(detector, exc)
+        # The answer exists: a failed final check is "unverified" (bad input too: the text is the model's, not the
+        # caller's, so there is no caller mistake to raise).
+        verdict = check_answer(self._detector(), answer[0], pool.sources, question=question, bad_input="unverified",
+                               what="the final check")
         return self._result(answer, pool, budget, verdict)
 
     async def _afinish(self, answer: Any, pool: EvidencePool, budget: Budget, question: str) -> ActiveResult:
-        detector = self._detector()
-        try:
-            verdict = await detector.averify(answer[0], pool.sources, question=question)
-        except Exception as exc:  # noqa: BLE001
-            verdict = _unchecked(detector, exc)
+        verdict = await acheck_answer(self._detector(), answer[0], pool.sources, question=question,
+                                      bad_input="unverified", what="the final check")
         return self._result(answer, pool, budget, verdict)
 
     # -- the loop ------------------------------------------------------------------------------------------------
@@ -341,7 +328,9 @@ class ActiveGenerator:
         for ch in uncertain:
             if trace.budget_exhausted:
                 break
-            outcome = yield from self._validate(ch, sentence, question, pool)
+            outcome = yield from validate_concept(
+                ch, sentence, question, pool, settings=s,
+                can_retrieve=self.retriever is not None or self._aretriever is not None)
             calls += outcome[1]
             if isinstance(outcome[0], Refused):
                 trace.budget_exhausted = outcome[0].reason if outcome[0].budget else None
@@ -366,89 +355,8 @@ class ActiveGenerator:
                                      f"{len(left)} uncertain concept(s) were validated")
             return SentenceTrace(index=index, original=sentence, final=sentence, decision="validated",
                                  concepts=checks, reason=reason + "every uncertain concept was validated", calls=calls)
-        ids = list(dict.fromkeys(sid for sid, _ in evidence))
-        if not evidence:
-            return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
-                                 reason=reason + f"no evidence about {failed.text!r}", calls=calls)
-        envelope = Envelope.new()
-        reply = yield Ask(repair_messages(sentence, evidence, question, envelope), "repair", envelope=envelope)
-        calls += 1
-        if isinstance(reply, Refused):
-            return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
-                                 concepts=checks, evidence_ids=ids, calls=calls,
-                                 reason=reason + f"{failed.text!r} failed validation; the repair did not run "
-                                 f"({reply.reason})")
-        kind, fixed, why = read_repair(reply.text, sentence, s.max_repair_growth, envelope.nonce)
-        if kind == "none":
-            return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
-                                 evidence_ids=ids, calls=calls,
-                                 reason=reason + f"{failed.text!r} failed validation and the evidence supports "
-                                 "nothing of the sentence")
-        if fixed is None:
-            return SentenceTrace(index=index, original=sentence, final=sentence, decision="repair_failed",
-                                 concepts=checks, evidence_ids=ids, calls=calls,
-                                 reason=reason + f"{failed.text!r} failed validation; the repair was "
-                                 f"{_unusable(kind, why)}")
-        return SentenceTrace(index=index, original=sentence, final=fixed, decision="repaired", concepts=checks,
-                             evidence_ids=ids, calls=calls,
-                             reason=reason + f"{failed.text!r} failed validation (P(yes) {failed.p_yes})")
-
-    def _validate(self, ch: ConceptCheck, sentence: str, question: str,
-                  pool: EvidencePool) -> Generator[Step, Any, tuple[Any, int]]:
-        """Ask, answer and judge one concept's validation question. Returns (evidence or Refused, calls)."""
-        s, calls = self.settings, 1
-        envelope = Envelope.new()
-        reply = yield Ask(question_messages(sentence, ch.text, question, envelope), "question", envelope=envelope)
-        if isinstance(reply, Refused):
-            return reply, calls
-        written, why = bound_text(reply.text, envelope.nonce, "QUESTION")
-        asked = (written or "")[:MAX_QUESTION_CHARS]
-        if not asked.endswith("?") or len(asked) < 8:
-            asked = f"Is it true that {sentence.rstrip('.!? ')}?"
-            ch.reason = (f"the model's question was unusable{f' ({why})' if why else ''}; the sentence is asked as it "
-                         "is. ")
-        ch.question = asked
-        among = None
-        if self.retriever is not None or self._aretriever is not None:
-            found = yield Retrieve(asked)
-            if isinstance(found, list):
-                among = {src.id for src in pool.add(found)} | {src.id for src in found}
-        # The question and the sentence: a wrong value shares nothing with the evidence, its topic words do.
-        query = f"{asked} {sentence}"
-        evidence = pool.best(query, k=s.evidence_passages, max_chars=s.evidence_chars, among=among)
-        if not evidence and among is not None:  # the retriever found nothing new: the context may still say it
-            evidence = pool.best(query, k=s.evidence_passages, max_chars=s.evidence_chars)
-        ch.evidence_ids = list(dict.fromkeys(sid for sid, _ in evidence))
-        if not evidence:
-            ch.outcome, ch.reason = "failed", ch.reason + "no evidence mentions it"
-            return evidence, calls
-        envelope = Envelope.new()
-        answer = yield Ask(validation_messages(asked, evidence, envelope), "validate",
-                           top_logprobs=TOP_LOGPROBS_YES_NO, envelope=envelope)
-        calls += 1
-        if isinstance(answer, Refused):
-            return answer, calls
-        yn = read_yes_no(answer, nonce=envelope.nonce, word_yes=s.yes_no_word, word_no=1 - s.yes_no_word)
-        if yn.p_yes is None:
-            ch.outcome, ch.reason = "unverified", ch.reason + f"{yn.code}: {yn.reason}"
-            return evidence, calls
-        ch.p_yes = round(yn.p_yes, 4)
-        ch.outcome = "validated" if yn.p_yes >= s.validation_yes else "failed"
-        ch.reason += f"P(yes) from {yn.source}"
-        return evidence, calls
-
-
-
-def _unusable(kind: str, why: str) -> str:
-    """How a repair reply that gave no rewrite is described in a trace."""
-    if kind == "empty":
-        return "empty"
-    return f"refused ({why})" if kind == "refused" else "not a rewrite of the sentence"
-
-
-def _unchecked(detector: Detector, exc: BaseException) -> Verdict:
-    return Verdict.unverified("internal_error", f"the final check failed: {type(exc).__name__}: {str(exc)[:200]}",
-                              detector=detector.name, threshold=detector.threshold)
+        return (yield from repair_sentence(index, sentence, question, failed=failed, checks=checks, evidence=evidence,
+                                           reason=reason, calls=calls, max_growth=s.max_repair_growth))
 
 
 def _repeat_end(text: str, so_far: str) -> int:

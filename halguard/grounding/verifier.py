@@ -6,8 +6,10 @@ names, changed numbers, negation flips, wrong arithmetic). The signals are combi
 claim (:mod:`halguard.grounding.scoring`); the answer's risk is its riskiest claim.
 
 The verifier only runs the stages: :func:`~halguard.grounding.job.prepare` (input checks, claims, chunks),
-one shared encoding for a whole batch, then per claim: search (:mod:`~halguard.grounding.index`), measure
-(:mod:`~halguard.grounding.signals.measure`), score, and explain (:mod:`~halguard.grounding.explain`).
+one shared encoding for a whole batch (:mod:`~halguard.grounding.batch_encoding`), then per claim: search and
+measure (:mod:`~halguard.grounding.measured_claim`), the many-claims correction
+(:mod:`~halguard.grounding.many_claims`), and the claim's verdict (:mod:`~halguard.grounding.claim_verdict`).
+Its options are checked by :mod:`~halguard.grounding.verifier_options`.
 """
 
 from __future__ import annotations
@@ -15,43 +17,39 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
 
 from halguard.detector import Detector, check_batch_args
 from halguard.errors import InputTypeError, InvalidInputError
-from halguard.grounding import explain
+from halguard.grounding.batch_encoding import PartlyEncoded, embed_jobs
 from halguard.grounding.calibration import CONTRADICTION_THRESHOLD, Calibration
 from halguard.grounding.candidates import candidate_chunks
-from halguard.grounding.citations import miscited
+from halguard.grounding.claim_verdict import claim_verdict
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
 from halguard.grounding.job import Job, Limits, Unverifiable, prepare, restore_offsets
-from halguard.grounding.meaning import ClaimChecker, join_evidence
-from halguard.grounding.profile import answer_profile
-from halguard.grounding.scoring import (
-    DEFAULT_THRESHOLD,
-    DEFAULT_WEAK_THRESHOLD,
-    DEFAULT_WEIGHTS,
-    MEANING_WEIGHTS,
-    ScoringWeights,
-    weak_threshold_for,
+# The many-claims correction's numbers were defined here before it had its own module: still importable from here.
+from halguard.grounding.many_claims import (
+    CORRECTION_MAX_CLAIMS,
+    MAJORITY_MIN_CLAIMS,
+    MAJORITY_UNSUPPORTED,
+    claims_corrected_for,
 )
-from halguard.grounding.signals import ClaimMeasurements, foreign
-from halguard.grounding.signals.measure import measure_claim
-from halguard.schema import ClaimStatus, ClaimVerdict, EvidenceRef, UnsupportedSpan, Usage, Verdict, VerdictError
-from halguard.text.claims import Claim, resolve_citation
+from halguard.grounding.meaning import ClaimChecker
+from halguard.grounding.measured_claim import MeasuredClaim, measure_against_evidence, read_meaning
+from halguard.grounding.profile import answer_profile
+from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, ScoringWeights, weak_threshold_for
+from halguard.grounding.verifier_options import check_judging_options, check_size_options, load_calibration
+from halguard.schema import ClaimVerdict, UnsupportedSpan, Usage, Verdict, VerdictError
+from halguard.text.claims import Claim
 from halguard.text.segment import BudgetExceeded, check_deadline
 from halguard.text.wordnet import load as load_word_relations
-from halguard.util.options import (
-    require_fraction,
-    require_positive_int,
-    require_positive_number,
-)
 
-__all__ = ["DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "LocalVerifier"]
+__all__ = ["CORRECTION_MAX_CLAIMS", "DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "MAJORITY_MIN_CLAIMS",
+           "MAJORITY_UNSUPPORTED", "LocalVerifier"]
 
 # Seconds one check may take. The slowest answer of the three dev files took 3.1 s (a RAGTruth summary seen for
 # the first time, one thread); a guard waits for no more than a few LLM calls' worth.
@@ -69,41 +67,10 @@ CANDIDATE_MIN_CHUNKS = 64
 DEFAULT_MAX_QUESTION_CHARS = 20_000
 DEFAULT_CANDIDATES_PER_CLAIM = 8
 
-
-# The many-claims correction (see LocalVerifier._claims_corrected_for) counts at most this many claims, so an
-# answer stops diluting its own flags as it grows: 150 invented sentences once scored 0.762 against a 0.763
-# threshold. On ragtruth_dev and 400 summedits_dev rows (925 answers, all but one with fewer than 20 claims) a cap
-# of 20 changes no label; 10 cost 0.002 F1 (+7 false positives).
-CORRECTION_MAX_CLAIMS = 20
-# An answer of at least MAJORITY_MIN_CLAIMS claims, more than MAJORITY_UNSUPPORTED of which reach the threshold on
-# their own, is judged without the correction: "mostly unsupported", the issue's words. Short answers are left
-# out: paraphrasing summaries often have most of a few claims above the threshold alone, and applying the rule
-# from 2 claims cost RAGTruth 31 false positives (F1 0.728 -> 0.708); from 20 claims it changes no dev label.
-MAJORITY_UNSUPPORTED = 0.5
-MAJORITY_MIN_CLAIMS = 20
 # When the budget runs out among the claims' windows, the claims encoded in time are read for at most this long
-# (LocalVerifier._score): a flag among them decides the answer. Hand-set: a tenth of a claim's reading
+# (LocalVerifier._measure_claims): a flag among them decides the answer. Hand-set: a tenth of a claim's reading
 # for 14,000 tiny sentences, and a small share of the default 10 s budget.
 EARLY_DECISION_GRACE_S = 0.5
-
-
-class _PartlyEncoded(BudgetExceeded):
-    """The budget ran out while encoding; ``vectors[k]`` is the vector of text number ``done[k]``."""
-
-    def __init__(self, vectors: np.ndarray, done: list[int], stats: EncodeStats) -> None:
-        super().__init__("the time budget ran out while encoding")
-        self.vectors, self.done, self.stats = vectors, done, stats
-
-
-@dataclass(frozen=True)
-class _Measured:
-    """A claim's search results and signals, before its risk."""
-
-    claim_vectors: np.ndarray
-    sims: np.ndarray  # the weakest window's top-k similarities
-    idx: np.ndarray  # and their chunk indices
-    signals: ClaimMeasurements
-    foreign: bool = False  # a claim in a script the local checks cannot read (numbers and names only)
 
 
 class LocalVerifier(Detector):
@@ -137,8 +104,8 @@ class LocalVerifier(Detector):
         device: Torch device for the model (default: sentence-transformers' choice).
         embedder: An embedder to use instead of the shared one (tests, custom models).
         num_threads: torch intra-op threads while this verifier encodes (default 1; see
-            :data:`halguard.grounding.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is set
-            for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
+            :data:`halguard.grounding.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is
+            set for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
         time_budget_s: Seconds one answer's check may take (``verify_batch``: this many per answer). Past it the
             check stops and the verdict is ``unverified`` with the code ``budget_exceeded``; None: no budget. The
             budget is checked between sentence pieces, encoding slices and claims, so a check overruns it by at
@@ -184,50 +151,14 @@ class LocalVerifier(Detector):
         candidates_per_claim: int | None = DEFAULT_CANDIDATES_PER_CLAIM,
         meaning: bool = False,
     ) -> None:
-        for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
-            if value is not None:
-                require_fraction(name, value)
-                if not 0.0 <= value <= 1.0:
-                    msg = f"{name} must be a number from 0 to 1, got {value!r}"
-                    raise InvalidInputError(msg)
-        require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
-        if not isinstance(meaning, bool):
-            msg = f"meaning must be True or False, got {meaning!r}"
-            raise InvalidInputError(msg)
-        if weights is None:
-            weights = MEANING_WEIGHTS if meaning else DEFAULT_WEIGHTS
-        if not isinstance(weights, ScoringWeights):
-            msg = f"weights must be a halguard.ScoringWeights, got {type(weights).__name__}"
-            raise InvalidInputError(msg)
-        if embedder is not None and not isinstance(embedder, LocalEmbedder):
-            msg = f"embedder must be a halguard LocalEmbedder, got {type(embedder).__name__}"
-            raise InvalidInputError(msg)
-        for name, value in (("model_path", model_path), ("device", device)):
-            if value is not None and not isinstance(value, (str, os.PathLike)):
-                msg = f"{name} must be a str or None, got {type(value).__name__}"
-                raise InvalidInputError(msg)
-        if num_threads is not None:
-            require_positive_int("num_threads", num_threads)
-        if citation_mode not in ("strict", "lenient"):
-            msg = f"citation_mode must be 'strict' or 'lenient', got {citation_mode!r}"
-            raise InvalidInputError(msg)
-        if threshold is not None and weak_threshold is not None and weak_threshold > threshold:
-            msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
-            raise InvalidInputError(msg)
-        if isinstance(calibration, str) and calibration == "default":
-            self.calibration: Calibration | None = Calibration.default(meaning=meaning)
-        elif calibration is None:
-            self.calibration = None
-        else:
-            self.calibration = Calibration.load(calibration)  # CalibrationError is an InvalidInputError
-        for name, value in (("top_k", top_k), ("sentences_per_chunk", sentences_per_chunk),
-                            ("max_answer_chars", max_answer_chars), ("max_context_chars", max_context_chars),
-                            ("max_question_chars", max_question_chars),
-                            ("batch_size", batch_size), ("faiss_min_chunks", faiss_min_chunks)):
-            require_positive_int(name, value)
-        require_positive_int("max_chunk_chars", max_chunk_chars, minimum=50)
-        if candidates_per_claim is not None:
-            require_positive_int("candidates_per_claim", candidates_per_claim)
+        weights = check_judging_options(threshold=threshold, weak_threshold=weak_threshold, time_budget_s=time_budget_s,
+                                        meaning=meaning, weights=weights, embedder=embedder, model_path=model_path,
+                                        device=device, num_threads=num_threads, citation_mode=citation_mode)
+        self.calibration: Calibration | None = load_calibration(calibration, meaning)
+        check_size_options(top_k=top_k, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
+                           max_answer_chars=max_answer_chars, max_context_chars=max_context_chars,
+                           max_question_chars=max_question_chars, faiss_min_chunks=faiss_min_chunks,
+                           batch_size=batch_size, candidates_per_claim=candidates_per_claim)
         self.candidates_per_claim = candidates_per_claim
         self._fixed_threshold = threshold
         self._fixed_weak_threshold = (weak_threshold_for(threshold) if weak_threshold is None and threshold is not None
@@ -376,40 +307,7 @@ class LocalVerifier(Detector):
 
     def _embed(self, jobs: list[Job], deadline: float | None = None) -> tuple[dict[str, np.ndarray], Usage]:
         """One encoding for every chunk and claim window of the batch (the retriever's vectors where usable)."""
-        given: dict[str, np.ndarray] = {}
-        for job in jobs:
-            for text, vec in job.given.items():
-                given.setdefault(text, vec)
-        chunk_texts = list(dict.fromkeys(ch.text for job in jobs for _, ch in job.chunks if ch.text not in given))
-        chunk_set = set(chunk_texts)
-        window_texts = list(dict.fromkeys(w for job in jobs for ws in job.windows for w in ws
-                                          if w not in given and w not in chunk_set))
-        # The evidence first, whole (a claim is only ever judged against all of it), then the claims' windows. A
-        # budget that runs out among the windows leaves the claims encoded in full so far: enough to flag an
-        # answer whose claims are already unsupported (see _score), never to call one supported.
-        vecs, stats = self._encode(chunk_texts, deadline)
-        texts = chunk_texts
-        try:
-            window_vecs, window_stats = self._encode(window_texts, deadline, keep_partial=True)
-        except _PartlyEncoded as cut:
-            window_texts, window_vecs, window_stats = [window_texts[j] for j in cut.done], cut.vectors, cut.stats
-        if len(window_texts):
-            vecs = np.vstack([vecs, window_vecs]) if len(texts) else window_vecs
-            texts = texts + window_texts
-            stats = EncodeStats(computed=stats.computed + window_stats.computed,
-                                cached=stats.cached + window_stats.cached,
-                                batches=stats.batches + window_stats.batches)
-        dim = vecs.shape[1] if len(texts) else self.embedder.dimension
-        wrong = next((v for v in given.values() if len(v) != dim), None)
-        if wrong is not None:
-            msg = (
-                f"a precomputed embedding has {len(wrong)} dimensions but {self.embedder.model_name} makes {dim}: "
-                "the vectors come from another model than the one named in embedding_model"
-            )
-            raise InvalidInputError(msg)
-        usage = Usage(model_calls=stats.batches, embedded_texts=stats.computed, cached_texts=stats.cached,
-                      precomputed_texts=len(given))
-        return {**given, **dict(zip(texts, vecs))}, usage
+        return embed_jobs(jobs, self._encode, self.embedder, deadline)
 
     def _encode(self, texts: list[str], deadline: float | None,
                 keep_partial: bool = False) -> tuple[np.ndarray, EncodeStats]:
@@ -419,7 +317,7 @@ class LocalVerifier(Detector):
         to similar lengths: the budget is checked between batches, so one batch is the most a check overruns it by.
         Eight texts of 256 word pieces take about 0.3 s on one idle core and under 2 s on a machine loaded 2.5
         times over (issue 25: slices of 64 such texts once took 20 s there, and a check ran 27 s on a 10 s budget).
-        With ``keep_partial``, a budget that runs out after the first batch raises :class:`_PartlyEncoded` with the
+        With ``keep_partial``, a budget that runs out after the first batch raises :class:`PartlyEncoded` with the
         texts encoded so far, instead of losing them.
         """
         step = self.batch_size
@@ -434,7 +332,7 @@ class LocalVerifier(Detector):
             except BudgetExceeded:
                 if not keep_partial or not parts:
                     raise
-                raise _PartlyEncoded(np.vstack(parts), order[:i], total) from None
+                raise PartlyEncoded(np.vstack(parts), order[:i], total) from None
             vecs, stats = self.embedder.encode([texts[j] for j in order[i : i + step]],
                                                batch_size=self.batch_size, num_threads=self.num_threads)
             parts.append(vecs)
@@ -451,32 +349,18 @@ class LocalVerifier(Detector):
         profile = answer_profile(job.answer, [s.text for s in job.sources], question=job.question,
                                  sentences=len(job.claims) + len(job.skipped))
         threshold, weak_threshold, contradiction_threshold = self.operating_point(profile)
-        complete = all(w in vectors for ws in job.windows for w in ws)
-        if not complete:  # the budget ran out among the claims' windows: a short grace to read those encoded
-            deadline = time.monotonic() + EARLY_DECISION_GRACE_S
-        measured: list[_Measured] = []
-        measured_claims: list[Claim] = []
-        for claim, windows in zip(job.claims, job.windows):
-            if complete:
-                check_deadline(deadline)
-            elif time.monotonic() > deadline:
-                break
-            encoded = [vectors[w] for w in windows if w in vectors]
-            if len(encoded) < len(windows):  # the budget ran out before this claim was encoded in full
-                continue
-            measured.append(self._measure_claim(job, claim, np.vstack(encoded), index))
-            measured_claims.append(claim)
-        if self.claim_checker is not None and complete:
-            self._read_meaning(job, measured_claims, measured, deadline)
+        measured_claims, measured = self._measure_claims(job, vectors, index, deadline)
         # Cut short by the budget, the claims read in time are scored with the correction of the whole answer (the
         # claims not read are still its claims); a flag among them decides the answer, nothing else can.
         cut_short = len(measured) < len(job.claims)
-        claims_in_answer = self._claims_corrected_for(measured, threshold, len(job.claims))
+        claims_in_answer = claims_corrected_for(measured, threshold, len(job.claims), self.weights)
         claims: list[ClaimVerdict] = []
         spans: list[UnsupportedSpan] = []
         for claim, m in zip(measured_claims, measured):
-            verdict, claim_spans = self._score_claim(job, claim, m, index, claims_in_answer,
-                                                     threshold, weak_threshold, contradiction_threshold)
+            verdict, claim_spans = claim_verdict(job, claim, m, index, claims_in_answer=claims_in_answer,
+                                                 threshold=threshold, weak_threshold=weak_threshold,
+                                                 contradiction_threshold=contradiction_threshold,
+                                                 weights=self.weights, citation_mode=self.citation_mode)
             claims.append(verdict)
             spans.extend(claim_spans)
         flagged = any(c.status.is_flagged or c.score >= threshold for c in claims)
@@ -518,118 +402,30 @@ class LocalVerifier(Detector):
         )
         return restore_offsets(verdict, job.original, job.normalized_sources)
 
-    def _measure_claim(self, job: Job, claim: Claim, claim_vectors: np.ndarray,
-                       index: EvidenceIndex) -> _Measured:
-        """One claim's evidence search and signals (no risk yet: that depends on the other claims)."""
-        sims, idx = index.search(claim_vectors, self.top_k)
-        # Every part of a long claim must be supported: its similarity is the weakest part's best match.
-        weakest = int(np.argmin(sims[:, 0]))
-        best = job.chunks[int(idx[weakest, 0])][1]
-        signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, self.weights)
-        return _Measured(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
+    def _measure_claims(self, job: Job, vectors: dict[str, np.ndarray], index: EvidenceIndex,
+                        deadline: float | None) -> tuple[list[Claim], list[MeasuredClaim]]:
+        """Each claim encoded in full, measured against the evidence: ``(claims, their measurements)``.
 
-    def _read_meaning(self, job: Job, claims: list[Claim], measured: list[_Measured], deadline: float | None) -> None:
-        """The claim checker's reading of each claim against its best evidence chunks (joined in document order),
-        into the claim's signals."""
-        todo = [(c, m) for c, m in zip(claims, measured) if not m.foreign and len(m.idx)]
-        if not todo:
-            return
-        texts = [s.text for s in job.sources]
-        premises = []
-        for _, m in todo:
-            ranked = [(job.chunks[int(j)][0], job.chunks[int(j)][1].start, job.chunks[int(j)][1].end)
-                      for j in m.idx if j >= 0]
-            premises.append(join_evidence(ranked, texts))
-        scores = self.claim_checker.score(premises, [c.check_text for c, _ in todo], num_threads=self.num_threads,
-                                          deadline=deadline)
-        for (claim, m), score in zip(todo, scores):
-            m.signals.meaning_risk = score.risk
-            if claim.check_text == claim.text:  # offsets of the claim's own text: the answer's, shifted
-                m.signals.meaning_spans = [(claim.start + a, claim.start + b) for a, b in score.spans]
-
-    def _claims_corrected_for(self, measured: list[_Measured], threshold: float, n_claims: int) -> int:
-        """The claim count of the many-claims correction: the answer's ``n_claims``, at most
-        :data:`CORRECTION_MAX_CLAIMS`, and none for a long answer most of whose ``measured`` claims are unsupported.
-
-        The correction lowers each claim's risk because the riskiest of many *mostly supported* claims is high by
-        chance. Uncapped it grew with every sentence, so volume diluted: 150 invented sentences once scored 0.762
-        against a threshold of 0.763, and longer answers only scored lower. When more than half the claims of a
-        long answer reach the threshold on their own, that is not chance, and no claim is corrected
-        (:data:`MAJORITY_UNSUPPORTED`, :data:`MAJORITY_MIN_CLAIMS`).
+        With every window encoded, the budget is checked between claims. When the budget ran out among the claims'
+        windows, the claims encoded in time are read for at most :data:`EARLY_DECISION_GRACE_S`.
         """
-        n = len(measured)
-        if n >= MAJORITY_MIN_CLAIMS:
-            alone = sum(1 for m in measured if self._risk_alone(m) >= threshold)
-            if alone > MAJORITY_UNSUPPORTED * n:
-                return 1
-        return min(n_claims, CORRECTION_MAX_CLAIMS)
-
-    def _risk_alone(self, measured: _Measured, claims_in_answer: int = 1) -> float:
-        """A claim's risk; a foreign-script claim's from its names and numbers only (its similarity means nothing)."""
-        s = measured.signals
-        if measured.foreign:
-            if not (s.missing_numbers or s.missing_entities):
-                return 0.0
-            s = replace(s, similarity=self.weights.similarity_pivot)
-        return self.weights.risk(s, claims_in_answer=claims_in_answer)
-
-    def _score_claim(self, job: Job, claim: Claim, measured: _Measured, index: EvidenceIndex,
-                     claims_in_answer: int, threshold: float, weak_threshold: float,
-                     contradiction_threshold: float) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
-        """One claim's verdict and unsupported spans."""
-        signals, claim_vectors = measured.signals, measured.claim_vectors
-        if measured.foreign:
-            return self._score_foreign(job, claim, measured, threshold, weak_threshold)
-        risk = self.weights.risk(signals, claims_in_answer=claims_in_answer)
-        status = explain.claim_status(risk, signals, threshold=threshold, weak_threshold=weak_threshold,
-                                      contradiction_threshold=contradiction_threshold)
-        source_ids = [s.id for s in job.sources]
-        evidence = []
-        for s, j in zip(measured.sims, measured.idx):
-            source_index, chunk = job.chunks[int(j)]
-            evidence.append(EvidenceRef(source_id=source_ids[source_index], start=chunk.start, end=chunk.end,
-                                        text=chunk.text, similarity=round(float(s), 4)))
-        cited = [resolve_citation(lab, source_ids) for lab in claim.citations]
-        reasons = explain.reasons(signals, job.answer, cited, claim.citations, evidence)
-        spans: list[UnsupportedSpan] = []
-        wrong_citation = None
-        if self.citation_mode == "strict" and claim.citations and not status.is_flagged:
-            wrong_citation = miscited(claim, cited, sources=job.sources, chunks=job.chunks, question=job.question,
-                                      claim_vectors=claim_vectors, chunk_vectors=index.embeddings, evidence=evidence,
-                                      claims_in_answer=claims_in_answer, weights=self.weights,
-                                      threshold=threshold)
-        if wrong_citation is not None:
-            # Weak support, never flagged by the raise (a shape's weak threshold may equal its threshold).
-            status, risk = ClaimStatus.WEAK_SUPPORT, min(max(risk, weak_threshold), max(0.0, threshold - 1e-4))
-            # The strict reason says what the lenient notes ("best evidence is in...", "unknown sources") say.
-            reasons = [r for r in reasons if not r.startswith(("best evidence is in source", "cites unknown"))]
-            reasons.append(wrong_citation)
-            spans.extend(UnsupportedSpan(start=a, end=b, text=job.answer[a:b], confidence=round(risk, 4),
-                                         reason=wrong_citation) for a, b in claim.citation_spans)
-        report = signals.report(job.answer, question_aware=claim.question_aware,
-                                unresolved_citations=[lab for lab, c in zip(claim.citations, cited) if c is None],
-                                miscited=wrong_citation is not None)
-        verdict = ClaimVerdict(text=claim.text, start=claim.start, end=claim.end, status=status, score=round(risk, 4),
-                               evidence=evidence, cited_sources=[c for c in cited if c is not None], reasons=reasons,
-                               signals=report)
-        if status.is_flagged:
-            spans.extend(explain.unsupported_spans(job.answer, claim, signals, risk, reasons))
-        return verdict, spans
-
-    def _score_foreign(self, job: Job, claim: Claim, measured: _Measured, threshold: float,
-                       weak_threshold: float) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
-        """A claim in a script the local checks cannot read: flagged for a name or number the passages lack (at
-        least at the threshold, in any shape), else WEAK_SUPPORT (which keeps the answer unverified)."""
-        signals = measured.signals
-        found_missing = bool(signals.missing_numbers or signals.missing_entities)
-        reasons = [foreign.REASON, *explain.reasons(signals, job.answer, [], (), [])[1:]]
-        if found_missing:
-            risk = min(max(self._risk_alone(measured), threshold), 1.0)
-            status = ClaimStatus.CONTRADICTION if signals.contradicts else ClaimStatus.HALLUCINATION
-            spans = explain.unsupported_spans(job.answer, claim, signals, risk, reasons)
-        else:
-            risk, status, spans = min(weak_threshold, threshold), ClaimStatus.WEAK_SUPPORT, []
-        report = signals.report(job.answer, question_aware=claim.question_aware)
-        verdict = ClaimVerdict(text=claim.text, start=claim.start, end=claim.end, status=status, score=round(risk, 4),
-                               reasons=reasons, signals=report)
-        return verdict, spans
+        complete = all(w in vectors for ws in job.windows for w in ws)
+        if not complete:  # the budget ran out among the claims' windows: a short grace to read those encoded
+            deadline = time.monotonic() + EARLY_DECISION_GRACE_S
+        measured: list[MeasuredClaim] = []
+        measured_claims: list[Claim] = []
+        for claim, windows in zip(job.claims, job.windows):
+            if complete:
+                check_deadline(deadline)
+            elif time.monotonic() > deadline:
+                break
+            encoded = [vectors[w] for w in windows if w in vectors]
+            if len(encoded) < len(windows):  # the budget ran out before this claim was encoded in full
+                continue
+            measured.append(measure_against_evidence(job, claim, np.vstack(encoded), index, top_k=self.top_k,
+                                                     weights=self.weights))
+            measured_claims.append(claim)
+        if self.claim_checker is not None and complete:
+            read_meaning(job, measured_claims, measured, self.claim_checker, num_threads=self.num_threads,
+                         deadline=deadline)
+        return measured_claims, measured

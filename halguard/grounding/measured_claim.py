@@ -1,0 +1,83 @@
+"""A claim measured against the evidence: its best chunks and its signals, before the risk that turns them into a
+verdict (the risk depends on the answer's other claims: :mod:`halguard.grounding.many_claims`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from halguard.grounding.index import EvidenceIndex
+from halguard.grounding.job import Job
+from halguard.grounding.meaning import ClaimChecker, join_evidence
+from halguard.grounding.scoring import ScoringWeights
+from halguard.grounding.signals import ClaimMeasurements
+from halguard.grounding.signals.measure import measure_claim
+from halguard.text.claims import Claim
+
+__all__ = ["MeasuredClaim", "measure_against_evidence", "read_meaning"]
+
+
+@dataclass(frozen=True)
+class MeasuredClaim:
+    """A claim's search results and signals, before its risk."""
+
+    claim_vectors: np.ndarray
+    sims: np.ndarray  # the weakest window's top-k similarities
+    idx: np.ndarray  # and their chunk indices
+    signals: ClaimMeasurements
+    foreign: bool = False  # a claim in a script the local checks cannot read (numbers and names only)
+
+    def risk(self, weights: ScoringWeights, claims_in_answer: int = 1) -> float:
+        """The claim's risk under ``weights``; a foreign-script claim's from its names and numbers only (its
+        similarity means nothing)."""
+        s = self.signals
+        if self.foreign:
+            if not (s.missing_numbers or s.missing_entities):
+                return 0.0
+            s = replace(s, similarity=weights.similarity_pivot)
+        return weights.risk(s, claims_in_answer=claims_in_answer)
+
+
+def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, index: EvidenceIndex, *,
+                             top_k: int, weights: ScoringWeights) -> MeasuredClaim:
+    """One claim's evidence search and signals (no risk yet: that depends on the other claims).
+
+    Args:
+        job: The prepared answer the claim belongs to.
+        claim: The claim.
+        claim_vectors: The vectors of the claim's windows, one row each.
+        index: The search index over the job's chunks.
+        top_k: Evidence chunks kept.
+        weights: The scoring weights (the signals read some of their gates).
+    """
+    sims, idx = index.search(claim_vectors, top_k)
+    # Every part of a long claim must be supported: its similarity is the weakest part's best match.
+    weakest = int(np.argmin(sims[:, 0]))
+    best = job.chunks[int(idx[weakest, 0])][1]
+    signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights)
+    return MeasuredClaim(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
+
+
+def read_meaning(job: Job, claims: list[Claim], measured: list[MeasuredClaim], checker: ClaimChecker, *,
+                 num_threads: int | None, deadline: float | None) -> None:
+    """The claim checker's reading of each claim against its best evidence chunks (joined in document order),
+    into the claim's signals (``meaning_risk``, and ``meaning_spans`` in answer offsets).
+
+    Foreign-script claims and claims without evidence are not read.
+    """
+    todo = [(c, m) for c, m in zip(claims, measured) if not m.foreign and len(m.idx)]
+    if not todo:
+        return
+    texts = [s.text for s in job.sources]
+    premises = []
+    for _, m in todo:
+        ranked = [(job.chunks[int(j)][0], job.chunks[int(j)][1].start, job.chunks[int(j)][1].end)
+                  for j in m.idx if j >= 0]
+        premises.append(join_evidence(ranked, texts))
+    scores = checker.score(premises, [c.check_text for c, _ in todo], num_threads=num_threads, deadline=deadline)
+    for (claim, m), score in zip(todo, scores):
+        m.signals.meaning_risk = score.risk
+        if claim.check_text == claim.text:  # offsets of the claim's own text: the answer's, shifted
+            m.signals.meaning_spans = [(claim.start + a, claim.start + b) for a, b in score.spans]
