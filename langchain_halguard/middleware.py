@@ -1,0 +1,239 @@
+"""HalguardMiddleware: check an agent's answers from inside ``create_agent``, against what its tools returned.
+
+LangChain v1's way to add a guardrail to an agent is middleware. This one runs after each model call
+(``after_model``): a final answer (an AI message without tool calls, or a structured response) is checked against
+the documents the agent's tools returned in its thread; with ``check_intermediate=True`` so is the text an AI
+message says before it calls tools. The guard core (:mod:`halguard.guard`) decides, and the middleware writes what
+it decided into the agent's state:
+
+- the verdict in the answer's ``response_metadata["halguard"]`` and in the state under ``"halguard"`` (a dict,
+  ``Verdict.to_metadata()``: what a checkpointer keeps and a conditional edge reads);
+- for ``filter``, ``fallback`` and ``repair``, the checked text in the answer message's place (same id, so the
+  thread keeps what the user was shown);
+- for ``end``, the fallback message in place of a flagged answer and the run ended (``jump_to="end"``), so an
+  agent stops instead of acting on a flagged intermediate answer;
+- for ``raise``, :class:`~halguard.errors.HallucinationError` out of the agent's ``invoke`` or ``stream``.
+
+A structured response is never retyped: ``filter``, ``fallback``, ``repair`` and ``end`` raise for it instead.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from typing_extensions import NotRequired
+
+from halguard.detector import Detector
+from halguard.errors import InvalidInputError
+from halguard.guard import GuardCore, GuardHooks, GuardOutcome, GuardRequest
+from halguard.policy import DEFAULT_FALLBACK, validate_policy
+from halguard.schema import METADATA_KEY, Verdict
+from halguard.text.structured import is_structured, question_with_fields, render_structured
+from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
+from langchain_halguard._convert import documents_to_contexts
+
+__all__ = ["HalguardMiddleware", "HalguardState"]
+
+SOURCE = "langchain:HalguardMiddleware"
+
+
+class HalguardState(AgentState):
+    """The agent's state with the latest verdict (``Verdict.to_metadata()``; :func:`halguard.get_verdict` reads it)."""
+
+    halguard: NotRequired[dict[str, Any] | None]
+
+
+def _config() -> RunnableConfig | None:
+    """The config of the node the hook runs in (None outside a graph run)."""
+    try:
+        from langgraph.config import get_config
+
+        return get_config()
+    except RuntimeError:
+        return None
+
+
+class HalguardMiddleware(AgentMiddleware):
+    """Check an agent's answers against what its tools returned, and apply a policy (sync and async).
+
+    Example:
+        .. code-block:: python
+
+            from langchain.agents import create_agent
+            from langchain_halguard import HalguardMiddleware
+
+            agent = create_agent(model, tools=[search], middleware=[HalguardMiddleware(on_hallucination="filter")])
+            state = agent.invoke({"messages": [{"role": "user", "content": "When did JWST launch?"}]})
+            state["halguard"]["label"]  # "supported", "hallucinated" or "unverified"
+
+    Args:
+        detector: A halguard Detector (default: the shared LocalVerifier).
+        on_hallucination: ``"annotate" | "raise" | "fallback" | "filter" | "repair" | "end"``.
+        on_unverified: ``"fail_open" | "fail_closed"``: whether an answer that could not be checked passes.
+        fallback: The message that replaces a rejected answer (default: halguard's).
+        repairer: With ``"repair"``: the chat model that rewrites flagged sentences from the tools' documents.
+        evidence_tools: The tools whose output is evidence (their names); None: every tool's. A tool returning Documents
+            as its artifact (``response_format="content_and_artifact"``) gives them with their ids, any other gives
+            its text.
+        check_intermediate: Also check what an AI message says before it calls tools.
+        on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
+    """
+
+    state_schema = HalguardState
+
+    def __init__(self, *, detector: Detector | None = None,
+                 on_hallucination: Literal["annotate", "raise", "fallback", "filter", "repair", "end"] = "annotate",
+                 on_unverified: Literal["fail_open", "fail_closed"] = "fail_open", fallback: str | None = None,
+                 repairer: Any = None, evidence_tools: Sequence[str] | None = None, check_intermediate: bool = False,
+                 on_verdict: Callable[[Verdict], Any] | None = None) -> None:
+        super().__init__()
+        if fallback is not None and not isinstance(fallback, str):
+            msg = f"fallback must be a message (a str), got {type(fallback).__name__}"
+            raise InvalidInputError(msg)
+        ends = on_hallucination == "end"
+        validate_policy("fallback" if ends else on_hallucination, on_unverified)
+        if repairer is not None:
+            from langchain_halguard.providers import to_chat_model
+
+            repairer = to_chat_model(repairer)
+        self.on_hallucination = on_hallucination
+        self.fallback = fallback if fallback is not None else DEFAULT_FALLBACK
+        self.evidence_tools = None if evidence_tools is None else frozenset(evidence_tools)
+        self.check_intermediate = check_intermediate
+        self._core = GuardCore(detector, on_hallucination="fallback" if ends else on_hallucination,
+                               on_unverified=on_unverified, fallback_message=self.fallback, repairer=repairer,
+                               on_verdict=on_verdict)
+
+    @property
+    def detector(self) -> Detector:
+        return self._core.detector
+
+    # -- hooks ------------------------------------------------------------------------------------------------
+
+    @hook_config(can_jump_to=["end"])
+    def after_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
+        """Check the model's answer (a final one, or with ``check_intermediate`` one that calls tools)."""
+        request = self._request(state)
+        if request is None:
+            return None
+        return self._update(state, self._core.run(request, self._hooks()))
+
+    @hook_config(can_jump_to=["end"])
+    async def aafter_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
+        """Async twin of :meth:`after_model`."""
+        request = self._request(state)
+        if request is None:
+            return None
+        return self._update(state, await self._core.arun(request, self._ahooks()))
+
+    def _hooks(self) -> GuardHooks:
+        config = _config()
+
+        def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
+            return RunnableLambda(check, name=VERIFY_RUN_NAME).invoke(request, config)
+
+        def on_checked(verdict: Verdict) -> None:
+            if config is not None:
+                from langchain_core.callbacks import dispatch_custom_event
+
+                dispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=config)
+
+        return GuardHooks(traced=traced, on_checked=on_checked)
+
+    def _ahooks(self) -> GuardHooks:
+        config = _config()
+
+        async def traced(check: Any, request: GuardRequest, purpose: str) -> Verdict:
+            return await RunnableLambda(check, name=VERIFY_RUN_NAME).ainvoke(request, config)
+
+        async def on_checked(verdict: Verdict) -> None:
+            if config is not None:
+                from langchain_core.callbacks import adispatch_custom_event
+
+                await adispatch_custom_event(VERDICT_EVENT, verdict.to_metadata(), config=config)
+
+        return GuardHooks(traced=traced, on_checked=on_checked)
+
+    # -- the state, in and out ---------------------------------------------------------------------------------
+
+    def _answer(self, state: HalguardState) -> tuple[AIMessage, Any, set[str]] | None:
+        """The answer the model just gave: its message, what is checked (its text or the structured response) and
+        the tool calls that are not evidence; None when there is nothing to check."""
+        messages = list(state.get("messages") or [])
+        structured = state.get("structured_response")
+        if len(messages) >= 2 and isinstance(messages[-1], ToolMessage) and structured is not None:
+            # Right after the model, a tool message can only be the model node's own: the structured response
+            # (ToolStrategy) it just returned. Tools the agent calls run later, in the tools node.
+            message = messages[-2]
+            if isinstance(message, AIMessage):
+                return message, structured, {c["id"] for c in message.tool_calls}
+        if not messages or not isinstance(messages[-1], AIMessage):
+            return None
+        message = messages[-1]
+        if not message.tool_calls:  # a final answer (with ProviderStrategy, its structured response)
+            return message, structured if structured is not None else message.text, set()
+        if self.check_intermediate and message.text.strip():
+            return message, message.text, set()
+        return None
+
+    def _request(self, state: HalguardState) -> GuardRequest | None:
+        """The answer to check in ``state``; None when the model's last message is no answer to check."""
+        found = self._answer(state)
+        if found is None:
+            return None
+        _, answer, skip = found
+        messages = list(state["messages"])
+        question = _last_question(messages)
+        structured = is_structured(answer)
+        return GuardRequest(
+            question=question,
+            answer=render_structured(answer) if structured else answer,
+            contexts=self._contexts(messages, skip),
+            check_question=(question_with_fields(question, answer) or None) if structured else None,
+            structured=structured,
+            request_id=str(uuid.uuid4()),
+            source=SOURCE,
+        )
+
+    def _contexts(self, messages: list[BaseMessage], skip: set[str]) -> list[tuple[str, str]]:
+        """``(id, text)`` pairs of what the agent's tools returned in the thread (the evidence tools only)."""
+        out: list[tuple[str, str]] = []
+        for message in messages:
+            if not isinstance(message, ToolMessage) or message.tool_call_id in skip:
+                continue
+            if self.evidence_tools is not None and message.name not in self.evidence_tools:
+                continue
+            artifact = message.artifact
+            if isinstance(artifact, Sequence) and artifact and all(hasattr(d, "page_content") for d in artifact):
+                out.extend(documents_to_contexts(list(artifact), "artifact"))
+            elif message.text.strip():
+                out.append((message.tool_call_id or message.name or str(len(out)), message.text))
+        return out
+
+    def _update(self, state: HalguardState, outcome: GuardOutcome) -> dict[str, Any]:
+        """The state update: the verdict on the answer message and in the state, the checked text in its place."""
+        answer_message = self._answer(state)[0]  # type: ignore[index]
+        verdict = outcome.verdict  # "end" is recorded as the fallback it is (action "fallback"), plus the jump
+        ends = self.on_hallucination == "end" and outcome.action == "fallback"
+        update: dict[str, Any] = {"content": outcome.text} if outcome.text is not None else {}
+        if ends:
+            update["tool_calls"] = []  # the agent stops: nothing it meant to do next runs
+        update["response_metadata"] = {**answer_message.response_metadata, METADATA_KEY: verdict.to_metadata()}
+        out: dict[str, Any] = {"messages": [answer_message.model_copy(update=update)],
+                               "halguard": verdict.to_metadata()}
+        if ends:
+            out["jump_to"] = "end"
+        return out
+
+
+def _last_question(messages: list[BaseMessage]) -> str | None:
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return message.text
+    return None
+

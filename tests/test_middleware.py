@@ -1,0 +1,222 @@
+"""HalguardMiddleware inside create_agent: the shapes the LangChain v1 docs teach, with scripted chat models."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("langchain.agents")
+
+from langchain.agents import create_agent  # noqa: E402
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
+from langchain_core.language_models import FakeMessagesListChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
+from langchain_core.tools import create_retriever_tool, tool  # noqa: E402
+from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+from halguard import HallucinationError, get_verdict  # noqa: E402
+from langchain_halguard import HalguardMiddleware  # noqa: E402
+
+DOCS = [
+    Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
+    Document(id="mirror", page_content="Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
+]
+QUESTION = "When was JWST launched, and how big is its mirror?"
+GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
+BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+KEPT = "Webb's primary mirror is 6.5 metres across."
+MIXED = f"{BAD} {KEPT}"
+
+
+class ToolCallingFake(FakeMessagesListChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@pytest.fixture(scope="module")
+def search():
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents(DOCS)
+    return create_retriever_tool(store.as_retriever(search_kwargs={"k": 2}), "search_jwst", "Search JWST docs.")
+
+
+def call(name="search_jwst", call_id="c1", text=""):
+    return AIMessage(content=text, tool_calls=[{"name": name, "args": {"query": "JWST"}, "id": call_id}])
+
+
+def agent(search, *answers, tools=None, middleware=None, **options):
+    script = [m for i, a in enumerate(answers) for m in (call(call_id=f"c{i}"), AIMessage(content=a))]
+    return create_agent(ToolCallingFake(responses=script), tools=tools or [search], middleware=middleware or [],
+                        **options)
+
+
+def user(text=QUESTION):
+    return {"messages": [{"role": "user", "content": text}]}
+
+
+def test_annotate_puts_the_verdict_on_the_answer_and_in_the_state(verifier, search):
+    state = agent(search, GOOD, middleware=[HalguardMiddleware(detector=verifier)]).invoke(user())
+    answer = state["messages"][-1]
+    assert answer.content == GOOD and get_verdict(answer).label == "supported"
+    assert state["halguard"]["label"] == "supported" and state["halguard"]["request"]["question"] == QUESTION
+    assert {e.source_id for c in get_verdict(answer).claims for e in c.evidence} == {"c0"}  # the tool call's text
+
+
+def test_a_fabrication_is_flagged(verifier, search):
+    state = agent(search, BAD, middleware=[HalguardMiddleware(detector=verifier)]).invoke(user())
+    assert state["messages"][-1].content == BAD and state["halguard"]["label"] == "hallucinated"
+
+
+def test_filter_and_the_thread_keeps_what_the_user_was_shown(verifier, search):
+    graph = agent(search, MIXED, GOOD, middleware=[HalguardMiddleware(detector=verifier, on_hallucination="filter")],
+                  checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t1"}}
+    state = graph.invoke(user(), config)
+    assert state["messages"][-1].content == KEPT
+    kept = graph.get_state(config).values
+    assert kept["messages"][-1].content == KEPT and kept["halguard"]["action"]["action"] == "filter"
+    second = graph.invoke(user("And the launch?"), config)  # the next turn builds on what was shown
+    assert [m.content for m in second["messages"] if m.type == "ai" and not m.tool_calls] == [KEPT, GOOD]
+
+
+def test_fallback_replaces_the_answer(verifier, search):
+    mw = HalguardMiddleware(detector=verifier, on_hallucination="fallback", fallback="I can't confirm that.")
+    state = agent(search, BAD, middleware=[mw]).invoke(user())
+    assert state["messages"][-1].content == "I can't confirm that."
+    assert state["halguard"]["action"]["fallback_verdict"]["errors"][0]["code"] == "fallback_not_checked"
+
+
+def test_raise(verifier, search):
+    with pytest.raises(HallucinationError):
+        agent(search, BAD, middleware=[HalguardMiddleware(detector=verifier, on_hallucination="raise")]).invoke(user())
+
+
+def test_end_stops_an_agent_acting_on_a_flagged_intermediate_answer(verifier, search):
+    ran = []
+
+    @tool
+    def book_launch_party(date: str) -> str:
+        """Book a party for the launch anniversary."""
+        ran.append(date)
+        return "booked"
+
+    script = [call(call_id="c0"), call("book_launch_party", "c1", text=BAD), AIMessage(content="Done.")]
+    graph = create_agent(ToolCallingFake(responses=script), tools=[search, book_launch_party],
+                         middleware=[HalguardMiddleware(detector=verifier, on_hallucination="end",
+                                                        check_intermediate=True, evidence_tools=["search_jwst"])])
+    state = graph.invoke(user())
+    assert ran == []  # the flagged step's tool call never ran
+    last = state["messages"][-1]
+    assert last.type == "ai" and not last.tool_calls and last.content != BAD
+    assert state["halguard"]["label"] == "hallucinated"
+
+
+def test_async_is_the_mirror_image(verifier, search):
+    mw = HalguardMiddleware(detector=verifier, on_hallucination="filter")
+    sync = agent(search, MIXED, middleware=[mw]).invoke(user())
+    async_ = asyncio.run(agent(search, MIXED, middleware=[mw]).ainvoke(user()))
+    assert sync["messages"][-1].content == async_["messages"][-1].content == KEPT
+    assert sync["halguard"]["label"] == async_["halguard"]["label"] == "hallucinated"
+
+
+@pytest.mark.parametrize("mode", ["values", "updates", "messages", "custom", "debug"])
+def test_every_stream_mode_passes_through(verifier, search, mode):
+    graph = agent(search, MIXED, middleware=[HalguardMiddleware(detector=verifier, on_hallucination="filter")])
+    chunks = list(graph.stream(user(), stream_mode=mode))
+    assert chunks or mode == "custom"  # no node writes custom chunks here
+    if mode == "values":
+        assert chunks[-1]["messages"][-1].content == KEPT and chunks[-1]["halguard"]["label"] == "hallucinated"
+    if mode == "updates":
+        (update,) = [c for c in chunks if "HalguardMiddleware.after_model" in c and c[
+            "HalguardMiddleware.after_model"]]
+        assert update["HalguardMiddleware.after_model"]["messages"][0].content == KEPT
+
+
+def test_astream_events_carry_the_verdict_event(verifier, search):
+    graph = agent(search, BAD, middleware=[HalguardMiddleware(detector=verifier)])
+
+    async def run():
+        return [e async for e in graph.astream_events(user(), version="v2")]
+
+    events = asyncio.run(run())
+    (verdict,) = [e["data"] for e in events if e["event"] == "on_custom_event" and e["name"] == "halguard_verdict"]
+    assert verdict["label"] == "hallucinated"
+    assert any(e["event"] == "on_chain_end" and e["name"] == "halguard_verify" for e in events)
+
+
+class Launch(BaseModel):
+    date: str
+    rocket: str
+
+
+def structured_agent(search, answer: Launch, mw):
+    script = [call(call_id="c0"), AIMessage(content="", tool_calls=[
+        {"name": "Launch", "args": answer.model_dump(), "id": "s1"}])]
+    from langchain.agents.structured_output import ToolStrategy
+
+    return create_agent(ToolCallingFake(responses=script), tools=[search], middleware=[mw],
+                        response_format=ToolStrategy(Launch))
+
+
+def test_a_structured_response_keeps_its_type(verifier, search):
+    state = structured_agent(search, Launch(date="25 December 2021", rocket="Ariane 5"),
+                             HalguardMiddleware(detector=verifier)).invoke(user())
+    assert isinstance(state["structured_response"], Launch)
+    assert state["halguard"]["label"] == "supported"
+    assert state["halguard"]["checked_text"].startswith("date: 25 December 2021")
+
+
+def test_a_structured_response_is_never_retyped(verifier, search):
+    graph = structured_agent(search, Launch(date="25 December 2019", rocket="Falcon Heavy"),
+                             HalguardMiddleware(detector=verifier, on_hallucination="filter"))
+    with pytest.raises(HallucinationError, match="structured"):
+        graph.invoke(user())
+
+
+def test_only_the_evidence_tools_count(verifier, search):
+    @tool
+    def rumours(query: str) -> str:
+        """Unreliable rumours."""
+        return "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+
+    script = [call("rumours", "c0"), call(call_id="c1"), AIMessage(content=BAD)]
+    mw = HalguardMiddleware(detector=verifier, evidence_tools=["search_jwst"])
+    state = create_agent(ToolCallingFake(responses=script), tools=[search, rumours], middleware=[mw]).invoke(user())
+    assert state["halguard"]["label"] == "hallucinated"
+    everything = HalguardMiddleware(detector=verifier)
+    script = [call("rumours", "c0"), call(call_id="c1"), AIMessage(content=BAD)]
+    state = create_agent(ToolCallingFake(responses=script), tools=[search, rumours],
+                         middleware=[everything]).invoke(user())
+    assert state["halguard"]["label"] == "supported"  # the rumour tool's text counted as evidence
+
+
+def test_an_answer_without_any_tool_output_is_unverified(verifier):
+    graph = create_agent(ToolCallingFake(responses=[AIMessage(content=GOOD)]), tools=[],
+                         middleware=[HalguardMiddleware(detector=verifier)])
+    state = graph.invoke(user())
+    assert state["halguard"]["label"] == "unverified"
+
+
+def test_a_broken_detector_is_unverified_not_a_crash(search):
+    from halguard import Detector
+
+    class Broken(Detector):
+        def verify(self, answer, contexts, *, question=None):
+            raise RuntimeError("model file corrupt")
+
+    state = agent(search, GOOD, middleware=[HalguardMiddleware(detector=Broken())]).invoke(user())
+    assert state["messages"][-1].content == GOOD
+    assert state["halguard"]["label"] == "unverified" and state["halguard"]["errors"][0]["code"] == "internal_error"
+
+
+def test_bad_options_fail_at_construction():
+    from halguard.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError):
+        HalguardMiddleware(on_hallucination="shout")
+    with pytest.raises(InvalidInputError):
+        HalguardMiddleware(on_hallucination="repair")
