@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 from typing import Any
 
 from halguard.active.repair import arepair_decision, repair_decision
@@ -32,9 +33,12 @@ from halguard.policy import (
     with_fallback_verdict,
 )
 from halguard.schema import RequestInfo, Verdict
+from halguard.telemetry import record_verdict
 from halguard.text.claims import is_non_answer
 
 __all__ = ["GuardCore"]
+
+logger = logging.getLogger("halguard.guard")
 
 _NO_HOOKS = GuardHooks()
 
@@ -83,15 +87,15 @@ class _BaseGuardCore:
         return verdict.model_copy(update=update)
 
     def notify(self, verdict: Verdict) -> None:
-        """Call ``on_verdict``; a reporting hook must not break the request it reports on."""
+        """Report the final verdict: on the caller's OpenTelemetry span (when there is one), and to ``on_verdict``.
+        A reporting hook must not break the request it reports on."""
+        record_verdict(verdict)
         if self.on_verdict is None:
             return
         try:
             self.on_verdict(verdict)
         except Exception:  # noqa: BLE001
-            import logging
-
-            logging.getLogger("halguard.guard").exception("halguard on_verdict callback failed")
+            logger.exception("halguard on_verdict callback failed")
 
     def decide(self, verdict: Verdict, request: GuardRequest, *, fallback_source: bool) -> GuardDecision:
         """The policy's decision; for ``raise`` (and rather than change a structured answer's type) it raises,
