@@ -31,7 +31,15 @@ from langchain_halguard._convert import (
 )
 from langchain_halguard._retrieved import RetrievedDocuments
 
-__all__ = ["FALLBACK_TAG", "SAMPLE_TAG", "SOURCE", "VERDICT_EVENT", "VERIFY_RUN_NAME", "GuardedCall"]
+__all__ = [
+    "FALLBACK_TAG",
+    "SAMPLE_TAG",
+    "SOURCE",
+    "VERDICT_EVENT",
+    "VERIFY_RUN_NAME",
+    "GuardedCall",
+    "wants_dict_input",
+]
 
 SOURCE = "langchain:RunnableWithHalguard"
 """What the verdicts' ``request.source`` says."""
@@ -198,3 +206,12 @@ def _has_answer(result: Any, answer_key: str | None) -> bool:
     except InvalidInputError:
         return False
     return isinstance(result, Mapping)
+
+
+def wants_dict_input(runnable: Runnable[Any, Any], key: str) -> bool:
+    """Whether ``runnable`` takes a dict with ``key`` (so a bare question must be wrapped as ``{key: question}``)."""
+    try:
+        schema = runnable.get_input_jsonschema()
+    except Exception:  # noqa: BLE001 - a runnable whose schema cannot be built: pass the input as it is
+        return False
+    return schema.get("type") == "object" and key in (schema.get("properties") or {})

@@ -19,6 +19,7 @@ from halguard.guard import GuardCore
 from halguard.policy import validate_policy
 from halguard.schema import Verdict
 from langchain_halguard._call import FALLBACK_TAG, SAMPLE_TAG, VERDICT_EVENT, VERIFY_RUN_NAME, GuardedCall
+from langchain_halguard._call import wants_dict_input
 from langchain_halguard._graph import (
     GraphStream,
     awrite_back,
@@ -31,6 +32,7 @@ from langchain_halguard._graph import (
 from langchain_halguard._graph_thread import GraphThread, find_thread
 from langchain_halguard._history import HistoryWrapper, find_history_wrapper
 from langchain_halguard._retrieved import RetrievedDocuments
+from langchain_halguard._sentences import SentenceStream
 from langchain_halguard._stream import ChainStream, add_chunks
 
 __all__ = [
@@ -62,15 +64,6 @@ def _tag_langsmith_run(verdict: Verdict) -> None:
     run_tree = _langsmith_run_tree()
     if run_tree is not None:
         run_tree.add_metadata({"halguard_label": verdict.label, "halguard_score": verdict.score})
-
-
-def _wants_dict_input(runnable: Runnable[Any, Any], key: str) -> bool:
-    """Whether ``runnable`` takes a dict with ``key`` (so a bare question must be wrapped as ``{key: question}``)."""
-    try:
-        schema = runnable.get_input_jsonschema()
-    except Exception:  # noqa: BLE001 - a runnable whose schema cannot be built: pass the input as it is
-        return False
-    return schema.get("type") == "object" and key in (schema.get("properties") or {})
 
 
 class RunnableWithHalguard(RunnableSerializable[Any, Any]):
@@ -139,6 +132,11 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
     cache: Any = None
     """An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample, judge and repair requests."""
+    streaming: Literal["whole", "sentence"] = "whole"
+    """How ``stream`` releases a chain's text answer: ``"whole"`` (held back until the check when the policy may
+    change it, else passed through and annotated at the end) or ``"sentence"``: each sentence once it is complete
+    and checked, a flagged one dropped (``filter``) or replaced by the fallback that ends the stream
+    (``fallback``). A graph's stream, a structured answer, ``repair`` and ``consistency="on"`` are checked whole."""
     repairer: Any = None
     """With ``on_hallucination="repair"``: the model that rewrites flagged sentences (a LangChain chat model, an
     OpenAI/Mistral client, a callable)."""
@@ -272,7 +270,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             return {self.question_key: input_}
         takes_dict = self._takes_dict.get(which)
         if takes_dict is None:
-            takes_dict = self._takes_dict[which] = _wants_dict_input(getattr(self, which), self.question_key)
+            takes_dict = self._takes_dict[which] = wants_dict_input(getattr(self, which), self.question_key)
         return {self.question_key: input_} if takes_dict else input_
 
     @property
@@ -315,8 +313,13 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         async for chunk in self.atransform(one(), config, **kwargs):
             yield chunk
 
-    def _stream(self, config: RunnableConfig, kwargs: dict[str, Any]) -> ChainStream | GraphStream:
+    def _stream(self, config: RunnableConfig, kwargs: dict[str, Any],
+                make_call: Any) -> ChainStream | GraphStream | SentenceStream:
         found = find_graph(self.bound)
+        by_sentence = self.streaming == "sentence" and self.on_hallucination != "repair" and self.consistency == "off"
+        if found is None and by_sentence:
+            return SentenceStream(self._core, make_call, kwargs, output_key=self.output_key,
+                                  answer_key=self.answer_key)
         if found is None:
             return ChainStream(kwargs, hold=self._buffers_stream, output_key=self.output_key,
                                 answer_key=self.answer_key)
@@ -336,12 +339,18 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = add_chunks(seen["input"], chunk)
                 yield chunk
 
-        stream = self._stream(config, kwargs)
         retrieved = RetrievedDocuments()
         history = self._history.snapshot(config) if self._samples_history else None
+        stream = self._stream(config, kwargs, lambda: GuardedCall(self, seen["original"], seen["input"], retrieved,
+                                                                  history, run_manager, config))
         child = self._child(config, run_manager, RAW_TAG, retrieved)
         for chunk in self.bound.transform(recorded(), child, **stream.inner_kwargs):
             yield from stream.add(chunk)
+            if isinstance(stream, SentenceStream) and stream.stopped:
+                break  # the fallback went out: the chain's stream is not read further
+        if isinstance(stream, SentenceStream):
+            yield from stream.finish()
+            return
         output = stream.output()
         if self._paused(output):
             yield from stream.unchecked()
@@ -367,13 +376,24 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 seen["input"] = add_chunks(seen["input"], chunk)
                 yield chunk
 
-        stream = self._stream(config, kwargs)
         retrieved = RetrievedDocuments()
         history = await self._history.asnapshot(config) if self._samples_history else None
+        stream = self._stream(config, kwargs, lambda: GuardedCall(self, seen["original"], seen["input"], retrieved,
+                                                                  history, run_manager, config))
         child = self._child(config, run_manager, RAW_TAG, retrieved)
         async for chunk in self.bound.atransform(recorded(), child, **stream.inner_kwargs):
+            if isinstance(stream, SentenceStream):
+                async for out in stream.aadd(chunk):
+                    yield out
+                if stream.stopped:
+                    break
+                continue
             for out in stream.add(chunk):
                 yield out
+        if isinstance(stream, SentenceStream):
+            async for out in stream.afinish():
+                yield out
+            return
         output = stream.output()
         if self._paused(output):
             for chunk in stream.unchecked():

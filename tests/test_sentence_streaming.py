@@ -1,0 +1,178 @@
+"""Sentence-by-sentence streaming: the core's SentenceGate and with_halguard(streaming="sentence")."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnablePassthrough
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from halguard import HallucinationError, get_verdict
+from halguard.errors import InvalidInputError
+from halguard.guard import GuardCore, GuardRequest
+from halguard.guard.sentences import SentenceGate
+from langchain_halguard import with_halguard
+
+DOCS = [
+    Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
+    Document(id="mirror", page_content="Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
+]
+CONTEXTS = [(d.id, d.page_content) for d in DOCS]
+BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
+KEPT = "Webb's primary mirror is 6.5 metres across."
+LAST = "It has 18 hexagonal segments."
+ANSWER = f"{KEPT} {BAD} {LAST}"
+QUESTION = "Tell me about JWST."
+
+
+def pieces(text, size=5):
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def gate(verifier, policy="annotate", **options):
+    return SentenceGate(GuardCore(verifier, on_hallucination=policy, **options), GuardRequest(QUESTION, "", CONTEXTS))
+
+
+def run_gate(g, text):
+    out = [r for piece in pieces(text) for r in g.feed(piece)]
+    rest, outcome = g.close()
+    return out + rest, outcome
+
+
+def test_each_sentence_goes_out_once_the_next_begins(verifier):
+    g = gate(verifier)
+    assert g.feed(KEPT) == []  # not complete until the next sentence begins
+    (first,) = g.feed(" JWST")
+    assert first.text == KEPT + " " and first.status == "supported"
+    released, outcome = run_gate(g, BAD[4:] + " " + LAST)
+    assert [r.status for r in released] == ["flagged", "supported"]
+    assert "".join([first.text, *(r.text for r in released)]) == ANSWER  # annotate sends everything
+    assert outcome.verdict.label == "hallucinated" and outcome.verdict.action.action == "annotate"
+
+
+def test_the_final_verdict_is_the_whole_answers(verifier):
+    _, outcome = run_gate(gate(verifier), ANSWER)
+    whole = verifier.verify(ANSWER, CONTEXTS, question=QUESTION)
+    assert [(c.start, c.end, c.status) for c in outcome.verdict.claims] == [
+        (c.start, c.end, c.status) for c in whole.claims]
+    assert outcome.verdict.score == whole.score
+
+
+def test_filter_drops_the_flagged_sentence_without_holding_the_rest(verifier):
+    released, outcome = run_gate(gate(verifier, "filter"), ANSWER)
+    assert [r.status for r in released] == ["supported", "dropped", "supported"]
+    assert outcome.text == f"{KEPT} {LAST}" and outcome.verdict.action.filtered_answer == outcome.text
+    assert [s.text for s in outcome.verdict.action.removed] == [BAD]
+
+
+def test_fallback_stops_at_the_first_flagged_sentence(verifier):
+    g = gate(verifier, "fallback", fallback_message="Sorry, I can't confirm that.")
+    released, outcome = run_gate(g, ANSWER)
+    assert [r.status for r in released] == ["supported", "fallback"]
+    assert released[1].text == "Sorry, I can't confirm that." and g.closed
+    assert outcome.action == "fallback" and outcome.verdict.action.fallback_verdict.label == "unverified"
+
+
+def test_raise_at_the_first_flagged_sentence(verifier):
+    g = gate(verifier, "raise")
+    with pytest.raises(HallucinationError):
+        run_gate(g, ANSWER)
+
+
+def test_async_twin(verifier):
+    async def run():
+        g = gate(verifier, "filter")
+        out = [r for piece in pieces(ANSWER) for r in await g.afeed(piece)]
+        rest, outcome = await g.aclose()
+        return out + rest, outcome
+
+    released, outcome = asyncio.run(run())
+    assert [r.status for r in released] == ["supported", "dropped", "supported"] and outcome.text == f"{KEPT} {LAST}"
+
+
+def test_repair_and_sampling_need_the_whole_answer(verifier):
+    with pytest.raises(InvalidInputError):
+        SentenceGate(GuardCore(verifier, on_hallucination="repair", repairer=lambda m: "x"),
+                     GuardRequest(QUESTION, "", CONTEXTS))
+
+
+# -- with_halguard(streaming="sentence") ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def retriever():
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents(DOCS)
+    return store.as_retriever(search_kwargs={"k": 2})
+
+
+def lcel(retriever, answer=ANSWER, parser=True):
+    """The LangChain docs' RAG chain; the model streams its answer in small chunks."""
+    prompt = ChatPromptTemplate.from_template("Context: {context}\n\nQuestion: {question}")
+    llm = GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=answer)))
+    chain = {"context": retriever | (lambda docs: "\n".join(d.page_content for d in docs)),
+             "question": RunnablePassthrough()} | prompt | llm
+    return chain | StrOutputParser() if parser else chain
+
+
+def test_a_str_stream_by_sentence(verifier, retriever):
+    guarded = with_halguard(lcel(retriever), detector=verifier, on_hallucination="filter", streaming="sentence")
+    chunks = list(guarded.stream(QUESTION))
+    assert chunks == [KEPT + " ", LAST]  # whole sentences, the flagged one dropped
+
+
+def test_a_message_stream_by_sentence_ends_with_the_verdict(verifier, retriever):
+    guarded = with_halguard(lcel(retriever, parser=False), detector=verifier, streaming="sentence")
+    chunks = list(guarded.stream(QUESTION))
+    assert all(isinstance(c, AIMessageChunk) for c in chunks)
+    assert [c.content for c in chunks[:-1]] == [KEPT + " ", BAD + " ", LAST]
+    total = chunks[0]
+    for c in chunks[1:]:
+        total += c
+    assert total.content == ANSWER and get_verdict(total).label == "hallucinated"
+
+
+def test_fallback_ends_the_stream(verifier, retriever):
+    guarded = with_halguard(lcel(retriever), detector=verifier, on_hallucination="fallback",
+                            fallback="I can't confirm that.", streaming="sentence")
+    assert list(guarded.stream(QUESTION)) == [KEPT + " ", "I can't confirm that."]
+
+
+def test_astream_and_events(verifier, retriever):
+    guarded = with_halguard(lcel(retriever), detector=verifier, on_hallucination="filter", streaming="sentence")
+
+    async def run():
+        chunks = [c async for c in guarded.astream(QUESTION)]
+        events = [e async for e in guarded.astream_events(QUESTION, version="v2")]
+        return chunks, events
+
+    chunks, events = asyncio.run(run())
+    assert chunks == [KEPT + " ", LAST]
+    (verdict,) = [e["data"] for e in events if e["event"] == "on_custom_event" and e["name"] == "halguard_verdict"]
+    assert verdict["label"] == "hallucinated"  # sent once checked, before the policy (as in whole mode)
+
+
+def test_invoke_is_unchanged_by_the_streaming_option(verifier, retriever):
+    guarded = with_halguard(lcel(retriever), detector=verifier, on_hallucination="filter", streaming="sentence")
+    assert guarded.invoke(QUESTION) == f"{KEPT} {LAST}"
+
+
+def test_a_dict_stream_passes_its_other_keys_through(verifier, retriever):
+    from langchain_core.runnables import RunnableParallel
+
+    answer = lcel(retriever)
+    chain = RunnableParallel(context=retriever, input=RunnablePassthrough()).assign(
+        answer=(lambda x: x["input"]) | answer)
+    guarded = with_halguard(chain, detector=verifier, on_hallucination="filter", streaming="sentence")
+    chunks = list(guarded.stream(QUESTION))
+    answers = [c["answer"] for c in chunks if "answer" in c]
+    assert answers == [KEPT + " ", LAST]
+    assert any("context" in c for c in chunks) and chunks[-1]["halguard"].label == "hallucinated"
