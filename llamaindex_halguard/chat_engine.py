@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncGenerator, Callable, Generator
 from dataclasses import dataclass, field, replace
@@ -12,12 +13,14 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageR
 from llama_index.core.chat_engine.types import AgentChatResponse, BaseChatEngine, StreamingAgentChatResponse
 
 from halguard.detector import Detector
-from halguard.errors import InputTypeError
+from halguard.errors import InputTypeError, InvalidInputError
 from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
+from halguard.guard.sentences import SentenceGate
 from halguard.schema import METADATA_KEY, Verdict
 from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, request_id
 from llamaindex_halguard._guard import LlamaIndexGuard
 from llamaindex_halguard._request import answer_text
+from llamaindex_halguard._sentences import areleased_tokens, released_tokens
 
 __all__ = ["HalguardChatEngine", "HalguardStreamingChatResponse"]
 
@@ -37,11 +40,16 @@ class HalguardStreamingChatResponse(StreamingAgentChatResponse):
     metadata: dict[str, Any] | None = None
     inner: StreamingAgentChatResponse | None = field(default=None, repr=False)
     on_end: Callable[[str], Any] | None = field(default=None, repr=False)
+    gate: SentenceGate | None = field(default=None, repr=False)  # streaming="sentence": what releases each one
+    on_outcome: Callable[[str, GuardOutcome], Any] | None = field(default=None, repr=False)
 
     @property
     def response_gen(self) -> Generator[str, None, None]:
         if self.inner is None:  # buffered: the checked text, replayed
             yield from super().response_gen
+            return
+        if self.gate is not None:  # the engine writes its memory as it streams: read it to the end (drain)
+            yield from released_tokens(self.gate, self.inner.response_gen, self._released, drain=True)
             return
         parts = []
         for token in self.inner.response_gen:
@@ -54,11 +62,28 @@ class HalguardStreamingChatResponse(StreamingAgentChatResponse):
             async for token in super().async_response_gen():
                 yield token
             return
+        if self.gate is not None:
+            async for token in areleased_tokens(self.gate, self.inner.async_response_gen(), self._areleased,
+                                                drain=True):
+                yield token
+            return
         parts = []
         async for token in self.inner.async_response_gen():
             parts.append(token)
             yield token
         self._ended("".join(parts))
+
+    def _released(self, text: str, outcome: GuardOutcome) -> None:
+        self.response = self.unformatted_response = text.strip()
+        if self.on_outcome is not None:
+            self.on_outcome(text, outcome)
+
+    async def _areleased(self, text: str, outcome: GuardOutcome) -> None:
+        self.response = self.unformatted_response = text.strip()
+        if self.on_outcome is not None:
+            done = self.on_outcome(text, outcome)
+            if inspect.isawaitable(done):
+                await done
 
     def _ended(self, text: str) -> None:
         self.response = self.unformatted_response = text.strip()
@@ -121,6 +146,9 @@ class HalguardChatEngine(BaseChatEngine):
         embedding_model: The index's embedding model, so nodes' stored vectors can be reused.
         rewrite_history: Put the answer the user got into the engine's memory when the policy changed it.
         repairer: With ``"repair"``: the LLM that rewrites flagged sentences from the turn's source nodes.
+        streaming: ``"whole"`` or ``"sentence"``: ``stream_chat`` sends each sentence once it is complete and
+            checked (``filter`` drops a flagged one, ``fallback`` sends the message instead and the rest of the
+            engine's answer is read but not sent); the memory then holds what was sent. ``repair`` streams whole.
     """
 
     def __init__(
@@ -134,12 +162,17 @@ class HalguardChatEngine(BaseChatEngine):
         embedding_model: str | None = None,
         rewrite_history: bool = True,
         repairer: Any = None,
+        streaming: str = "whole",
     ) -> None:
         if not isinstance(chat_engine, BaseChatEngine):
             msg = f"chat_engine must be a LlamaIndex BaseChatEngine, got {type(chat_engine).__name__}"
             raise InputTypeError(msg)
         self._guard = LlamaIndexGuard(detector, on_hallucination, on_unverified, embedding_model, SOURCE,
                                       repairer=repairer, fallback=fallback)
+        if streaming not in ("whole", "sentence"):
+            msg = f"streaming must be 'whole' or 'sentence', got {streaming!r}"
+            raise InvalidInputError(msg)
+        self._by_sentence = streaming == "sentence" and on_hallucination != "repair"  # repair needs the whole answer
         self._engine = chat_engine
         self.on_hallucination = on_hallucination
         self.on_unverified = on_unverified
@@ -181,6 +214,8 @@ class HalguardChatEngine(BaseChatEngine):
         request = request_id()
         with guarding():
             inner = self._engine.stream_chat(message, chat_history)
+        if self._by_sentence:
+            return self._by_sentences(inner, message, request, self._guard.hooks())
         if not self._guard.core.changes_answers:
             return self._live(inner, message, request)
         text = "".join(inner.response_gen)  # buffered: the answer may be replaced after the check
@@ -197,6 +232,8 @@ class HalguardChatEngine(BaseChatEngine):
         request = request_id()
         with guarding():
             inner = await self._engine.astream_chat(message, chat_history)
+        if self._by_sentence:
+            return self._by_sentences(inner, message, request, self._guard.hooks(), asynchronous=True)
         if not self._guard.core.changes_answers:
             return self._live(inner, message, request)
         text = "".join([t async for t in inner.async_response_gen()])
@@ -257,6 +294,28 @@ class HalguardChatEngine(BaseChatEngine):
             wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), outcome.verdict)
 
         wrapped.on_end = on_end
+        return wrapped
+
+    def _by_sentences(self, inner: StreamingAgentChatResponse, message: str, request: str, hooks: GuardHooks, *,
+                      asynchronous: bool = False) -> HalguardStreamingChatResponse:
+        """Each sentence once it is complete and checked; the memory then holds what was sent."""
+        wrapped = HalguardStreamingChatResponse(sources=inner.sources, source_nodes=list(inner.source_nodes),
+                                                is_writing_to_memory=False, inner=inner)
+        wrapped.gate = SentenceGate(self._guard.core, self._request(message, "", _turn_nodes(inner), request), hooks)
+
+        def on_outcome(text: str, outcome: GuardOutcome) -> None:
+            wrapped.metadata = {METADATA_KEY: outcome.verdict.to_metadata()}
+            wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), outcome.verdict)
+            if outcome.action != "pass":
+                self._rewrite(inner.response, text.strip())
+
+        async def aon_outcome(text: str, outcome: GuardOutcome) -> None:
+            wrapped.metadata = {METADATA_KEY: outcome.verdict.to_metadata()}
+            wrapped.source_nodes = annotate_nodes(_turn_nodes(inner), outcome.verdict)
+            if outcome.action != "pass":
+                await self._arewrite(inner.response or inner.unformatted_response, text.strip())
+
+        wrapped.on_outcome = aon_outcome if asynchronous else on_outcome
         return wrapped
 
     def _buffered(self, inner: StreamingAgentChatResponse, verdict: Verdict,

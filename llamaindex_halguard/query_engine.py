@@ -23,10 +23,12 @@ from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
 from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
+from halguard.guard.sentences import SentenceGate
 from halguard.schema import METADATA_KEY, PremiseRectification, Verdict
 from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, nodes_to_contexts
 from llamaindex_halguard._guard import LlamaIndexGuard
 from llamaindex_halguard._request import answer_text
+from llamaindex_halguard._sentences import areleased_tokens, released_tokens
 from llamaindex_halguard.providers import to_chat_model
 
 __all__ = ["HalguardQueryEngine"]
@@ -84,6 +86,9 @@ class HalguardQueryEngine(BaseQueryEngine):
             the inner engine answers (:func:`halguard.active.rectify_premise`), and rewrites a false-premise
             question; a true premise is never rewritten. Needs an inner engine with ``retrieve`` (a
             ``RetrieverQueryEngine``). The outcome is in ``response.metadata["halguard_premise"]``.
+        streaming: ``"whole"`` or ``"sentence"``: a streaming response sends each sentence once it is complete and
+            checked (``filter`` drops a flagged one, ``fallback`` sends the message and stops); the verdict is in
+            its metadata when the stream ends. ``repair`` and ``consistency="on"`` streams are checked whole.
     """
 
     def __init__(
@@ -103,6 +108,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         callback_manager: CallbackManager | None = None,
         repairer: Any = None,
         premise_rectifier: Any = None,
+        streaming: str = "whole",
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
@@ -110,6 +116,11 @@ class HalguardQueryEngine(BaseQueryEngine):
         if consistency not in ("off", "on"):
             msg = f"consistency must be 'off' or 'on', got {consistency!r}"
             raise InvalidInputError(msg)
+        if streaming not in ("whole", "sentence"):
+            msg = f"streaming must be 'whole' or 'sentence', got {streaming!r}"
+            raise InvalidInputError(msg)
+        # repair and paraphrase sampling need the whole answer: their streams are checked whole
+        self._by_sentence = streaming == "sentence" and on_hallucination != "repair" and consistency == "off"
         sampler = (
             ParaphraseConsistency(
                 paraphraser=to_chat_model(paraphraser),
@@ -185,6 +196,8 @@ class HalguardQueryEngine(BaseQueryEngine):
         return self._guard.hooks(ask=self._sample_answer, fallback=fallback if has_engine else None)
 
     def _wrap_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
+        if self._by_sentence:
+            return self._sentence_stream(query_bundle, response)
         if self._guard.core.changes_answers:
             final = self._check(query_bundle, response.get_response())
             return StreamingResponse(iter([final.response or ""]), final.source_nodes, final.metadata, final.response)
@@ -233,6 +246,8 @@ class HalguardQueryEngine(BaseQueryEngine):
         return self._guard.hooks(ask=self._asample_answer, fallback=fallback if has_engine else None)
 
     async def _awrap_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
+        if self._by_sentence:
+            return self._asentence_stream(query_bundle, response)
         if self._guard.core.changes_answers:
             text = "".join([t async for t in response.async_response_gen()])
             final = await self._acheck(query_bundle, Response(text, response.source_nodes, response.metadata))
@@ -253,6 +268,34 @@ class HalguardQueryEngine(BaseQueryEngine):
             wrapped.source_nodes = done.source_nodes
 
         wrapped = AsyncStreamingResponse(tokens(), response.source_nodes, response.metadata)
+        return wrapped
+
+    # -- sentence by sentence ------------------------------------------------------------------------
+
+    def _gate(self, query_bundle: QueryBundle, response: Any) -> SentenceGate:
+        request = self._request(query_bundle, "", response.source_nodes)
+        return SentenceGate(self._guard.core, request, self._guard.hooks())
+
+    def _sentence_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
+        """Each sentence once it is complete and checked; the verdict in the metadata once the stream ends."""
+        def on_end(text: str, outcome: GuardOutcome) -> None:
+            wrapped.response_txt = text
+            wrapped.metadata = {**(response.metadata or {}), METADATA_KEY: outcome.verdict.to_metadata()}
+            wrapped.source_nodes = annotate_nodes(list(response.source_nodes), outcome.verdict)
+
+        tokens = released_tokens(self._gate(query_bundle, response), response.response_gen, on_end)
+        wrapped = StreamingResponse(tokens, response.source_nodes, response.metadata)
+        return wrapped
+
+    def _asentence_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
+        """Async twin of :meth:`_sentence_stream`."""
+        def on_end(text: str, outcome: GuardOutcome) -> None:
+            wrapped.response_txt = text
+            wrapped.metadata = {**(response.metadata or {}), METADATA_KEY: outcome.verdict.to_metadata()}
+            wrapped.source_nodes = annotate_nodes(list(response.source_nodes), outcome.verdict)
+
+        tokens = areleased_tokens(self._gate(query_bundle, response), response.async_response_gen(), on_end)
+        wrapped = AsyncStreamingResponse(tokens, response.source_nodes, response.metadata)
         return wrapped
 
     # -- shared ----------------------------------------------------------------------------------------

@@ -313,3 +313,47 @@ def test_response_metadata_carries_the_request(index, verifier):
     out = HalguardQueryEngine(index.as_query_engine(llm=llm(GOOD), similarity_top_k=2), detector=verifier).query(QUESTION)
     request = out.metadata["halguard"]["request"]
     assert request["question"] == QUESTION and request["id"] and request["source"] == "llamaindex:HalguardQueryEngine"
+
+
+# -- sentence-by-sentence streams ---------------------------------------------------------------------------
+
+TWO = f"{BAD} It is 330 metres tall."
+
+
+def test_query_engine_streams_by_sentence(index, verifier):
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(TWO), similarity_top_k=2, streaming=True),
+                                 detector=verifier, on_hallucination="filter", streaming="sentence")
+    response = engine.query(QUESTION)
+    assert get_verdict(response) is None  # not yet: the stream has not been read
+    assert list(response.response_gen) == ["It is 330 metres tall."]  # whole sentences; the flagged one dropped
+    verdict = get_verdict(response)
+    assert verdict.label == "hallucinated" and verdict.action.action == "filter"
+    assert [s.text for s in verdict.action.removed] == [BAD]
+
+
+async def test_query_engine_async_stream_by_sentence(index, verifier):
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(TWO), similarity_top_k=2, streaming=True),
+                                 detector=verifier, on_hallucination="fallback", fallback="Not in the documents.",
+                                 streaming="sentence")
+    response = await engine.aquery(QUESTION)
+    tokens = [t async for t in response.async_response_gen()]
+    assert tokens == ["Not in the documents."] and get_verdict(response).action.action == "fallback"
+
+
+@pytest.mark.parametrize("mode", ["context", "condense_plus_context"])
+def test_chat_engine_streams_by_sentence_and_remembers_what_was_sent(index, verifier, mode):
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(TWO), similarity_top_k=2),
+                                detector=verifier, on_hallucination="filter", streaming="sentence")
+    stream = engine.stream_chat(QUESTION)
+    assert list(stream.response_gen) == ["It is 330 metres tall."]
+    assert get_verdict(stream).action.action == "filter" and str(stream) == "It is 330 metres tall."
+    assert engine.chat_history[-1].content == "It is 330 metres tall."
+
+
+async def test_chat_engine_async_sentence_fallback(index, verifier):
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode="context", llm=llm(TWO), similarity_top_k=2),
+                                detector=verifier, on_hallucination="fallback", fallback="Not in the documents.",
+                                streaming="sentence")
+    stream = await engine.astream_chat(QUESTION)
+    assert [t async for t in stream.async_response_gen()] == ["Not in the documents."]
+    assert engine.chat_history[-1].content == "Not in the documents."
