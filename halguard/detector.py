@@ -29,6 +29,10 @@ class Detector(ABC):
         """Load what the first check would load (models, indexes); returns the seconds it took (0: nothing)."""
         return 0.0
 
+    def prepare(self, contexts: Any, *, question: str | None = None) -> None:
+        """Do now what a check against ``contexts`` would do first, before the answer exists (a stream checked
+        sentence by sentence calls it when the documents are known). Default: nothing."""
+
     @abstractmethod
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
         """Check ``answer`` against ``contexts`` (strings, (id, text) pairs or Sources)."""

@@ -85,6 +85,9 @@ class Unframed(Detector):
     def warm_up(self) -> float:
         return self.inner.warm_up()
 
+    def prepare(self, contexts: Any, *, question: str | None = None) -> None:
+        self.inner.prepare(contexts, question=question)
+
     def _framing(self, answer: Any) -> list[tuple[int, int]]:
         return accumulate_framing(answer, self.accumulated) if isinstance(answer, str) else []
 

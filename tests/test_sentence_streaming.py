@@ -176,3 +176,49 @@ def test_a_dict_stream_passes_its_other_keys_through(verifier, retriever):
     answers = [c["answer"] for c in chunks if "answer" in c]
     assert answers == [KEPT + " ", LAST]
     assert any("context" in c for c in chunks) and chunks[-1]["halguard"].label == "hallucinated"
+
+
+def test_the_documents_are_prepared_beside_the_stream(verifier):
+    from halguard import Detector
+
+    class Preparing(Detector):
+        name, threshold = verifier.name, verifier.threshold
+
+        def __init__(self, fail=False):
+            self.prepared, self.fail = [], fail
+
+        def prepare(self, contexts, *, question=None):
+            self.prepared.append((len(contexts), question))
+            if self.fail:
+                raise RuntimeError("disk full")
+
+        def verify(self, answer, contexts, *, question=None):
+            return verifier.verify(answer, contexts, question=question)
+
+    for fail in (False, True):  # a failed preparation only means the first check does the work
+        detector = Preparing(fail)
+        g = SentenceGate(GuardCore(detector, on_hallucination="filter"), GuardRequest(QUESTION, "", CONTEXTS))
+        released, outcome = run_gate(g, ANSWER)
+        assert detector.prepared == [(2, QUESTION)]
+        assert [r.status for r in released] == ["supported", "dropped", "supported"]
+
+
+def test_prepare_encodes_what_the_first_check_needs(verifier):
+    from halguard import LocalVerifier
+
+    fresh = LocalVerifier(embedder=verifier.embedder)
+    verifier.embedder._cache.clear()  # noqa: SLF001
+    fresh.prepare(CONTEXTS, question=QUESTION)
+    calls = []
+    original = fresh.embedder.encode
+
+    def counting(texts, *args, **kwargs):
+        calls.extend(t for t in texts if fresh.embedder._cache.get(t) is None)  # noqa: SLF001 - encoded anew
+        return original(texts, *args, **kwargs)
+
+    fresh.embedder.encode = counting
+    try:
+        fresh.verify(KEPT, CONTEXTS, question=QUESTION)
+    finally:
+        del fresh.embedder.encode
+    assert calls and not any(text in " ".join(t for _, t in CONTEXTS) for text in calls)  # the claim, no chunk

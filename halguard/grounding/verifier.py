@@ -222,6 +222,11 @@ class LocalVerifier(Detector):
         checker = self.claim_checker.warm_up() if self.claim_checker is not None else 0.0
         return self.embedder.load_seconds + checker
 
+    def prepare(self, contexts: Any, *, question: str | None = None) -> None:
+        """Encode ``contexts``' evidence now (kept in the embedding cache by text), so the first check against them
+        pays none of it: a check of the question itself encodes the same chunks a check of an answer would."""
+        self.verify(question or "What do the documents say?", contexts, question=question)
+
     # -- public API ---------------------------------------------------------------------------------
 
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:

@@ -17,9 +17,14 @@ sentence stays bounded. ``repair`` and paraphrase sampling need the whole answer
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
+from halguard.detector import Detector
 from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
 from halguard.guard.core import GuardCore, _maybe_await
 from halguard.guard.outcome import GuardOutcome
@@ -36,6 +41,24 @@ PREFIX_CHECK_MAX_CHARS = 4_000
 SENTENCE_POLICIES = ("annotate", "raise", "filter", "fallback")
 
 Status = Literal["supported", "flagged", "unverified", "dropped", "fallback"]
+
+logger = logging.getLogger("halguard.guard")
+# Streams' documents are encoded beside the stream by these threads; two, as the check itself runs beside them.
+_PREPARERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="halguard-prepare")
+
+
+def _prepare_in_background(core: GuardCore, request: GuardRequest) -> Future[None] | None:
+    detector = core.detector_for(request)
+    if type(detector).prepare is Detector.prepare:  # nothing to prepare (an LLM judge: never a call for it)
+        return None
+    return _PREPARERS.submit(detector.prepare, request.contexts, question=request.detector_question)
+
+
+def _wait(prepared: Future[None]) -> None:
+    try:
+        prepared.result()
+    except Exception:  # noqa: BLE001 - a failed preparation only means the check does the work itself
+        logger.debug("halguard could not prepare the documents ahead of the stream", exc_info=True)
 
 
 @dataclass(frozen=True)
@@ -81,6 +104,9 @@ class SentenceGate:
         self.closed = False
         self.released: list[ReleasedSentence] = []
         self._last: tuple[int, Verdict] | None = None  # (end, verdict) of the last prefix check
+        # The documents are known before the first sentence is: their encoding starts now, beside the stream, and
+        # the first check waits for it (so the first sentence pays at most the rest of it).
+        self._prepared: Future[None] | None = _prepare_in_background(core, request)
 
     # -- sync ---------------------------------------------------------------------------------------------------
 
@@ -107,6 +133,9 @@ class SentenceGate:
         return out, outcome
 
     def _check(self, start: int, end: int, *, whole: bool = False) -> Verdict:
+        if self._prepared is not None:
+            _wait(self._prepared)
+            self._prepared = None
         request = self._sub_request(start, end, whole)
         verdict = self.core.check(request) if self.hooks.traced is None else self.hooks.traced(
             self.core.check, request, "answer")
@@ -137,6 +166,10 @@ class SentenceGate:
         return out, outcome
 
     async def _acheck(self, start: int, end: int, *, whole: bool = False) -> Verdict:
+        if self._prepared is not None:
+            prepared, self._prepared = self._prepared, None
+            with contextlib.suppress(Exception):  # a failed preparation only means the check does the work
+                await asyncio.wrap_future(prepared)
         request = self._sub_request(start, end, whole)
         if self.hooks.traced is None:
             verdict = await self.core.acheck(request)

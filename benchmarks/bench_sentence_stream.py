@@ -1,0 +1,161 @@
+"""Sentence-by-sentence streaming against the unguarded stream: when each sentence reaches the user.
+
+    python benchmarks/bench_sentence_stream.py [--data ../shared/data] [--rows 30] [--token-ms 20] [--threads 1]
+        [--no-prepare]
+
+Each RAGTruth QA dev answer (its own passages as the retrieved documents) is streamed word by word by a scripted
+chat model that makes a word every ``--token-ms`` on its own clock (an LLM at 1000/token-ms words per second), through the
+LangChain docs' chain ``{context, question} | prompt | model | StrOutputParser()``:
+
+- ``plain``: the chain as it is; a sentence is *delivered* when its last word arrives;
+- ``sentence``: ``with_halguard(chain, streaming="sentence", on_hallucination="filter")``; a sentence is
+  *released* when the guard yields it (after the next sentence's first word, and its check).
+
+Per row: the first sentence's delay (released minus delivered), every sentence's delay, the check of the last
+released sentence alone, the total time of both streams, and the ratio guarded / plain. Medians over rows; each
+row's context is seen for the first time (a fresh detector per row shares one embedder whose cache is cleared).
+Torch threads: ``--threads`` (default 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+from halguard import LocalVerifier
+from halguard.text.segment import split_sentences
+from langchain_halguard import with_halguard
+
+
+class Paced(BaseChatModel):
+    """Streams ``answer`` word by word, one word every ``token_s`` seconds on its own clock."""
+
+    answer: str
+    token_s: float
+
+    @property
+    def _llm_type(self) -> str:
+        return "paced"
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.answer))])
+
+    def _stream(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        words = self.answer.split(" ")
+        start = time.perf_counter()
+        for i, word in enumerate(words):
+            # Word i is ready at start + (i + 1) * token_s, however long the reader took with the words before (a
+            # server's stream keeps arriving while the guard checks a sentence).
+            time.sleep(max(0.0, start + (i + 1) * self.token_s - time.perf_counter()))
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word if i == 0 else " " + word))
+
+
+class Passages(BaseRetriever):
+    """Returns the row's own passages (the guard reads them from this retriever run)."""
+
+    passages: list[str]
+
+    def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
+        return [Document(page_content=p, id=f"p{i}") for i, p in enumerate(self.passages)]
+
+
+def chain(row: dict, token_s: float) -> Any:
+    docs = Passages(passages=row["context"]) | RunnableLambda(lambda d: "\n\n".join(x.page_content for x in d))
+    prompt = ChatPromptTemplate.from_template("{context}\n\nQuestion: {question}")
+    return {"context": docs, "question": RunnablePassthrough()} | prompt | Paced(answer=row["answer"],
+                                                                              token_s=token_s) | StrOutputParser()
+
+
+def delivered_at(answer: str, run: Any, question: str) -> tuple[list[float], float]:
+    """When each sentence of ``answer`` was delivered by the plain stream, and the stream's total time."""
+    ends = [e for _, e in split_sentences(answer)]
+    t0, text, times = time.perf_counter(), "", []
+    for chunk in run.stream(question):
+        text += chunk
+        while len(times) < len(ends) and len(text) >= ends[len(times)]:
+            times.append(time.perf_counter() - t0)
+    return times, time.perf_counter() - t0
+
+
+def released_at(run: Any, question: str) -> tuple[list[tuple[float, str]], float]:
+    t0, out = time.perf_counter(), []
+    for chunk in run.stream(question):
+        out.append((time.perf_counter() - t0, chunk))
+    return out, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="../shared/data")
+    ap.add_argument("--rows", type=int, default=30)
+    ap.add_argument("--token-ms", type=float, default=20.0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--no-prepare", action="store_true",
+                    help="do not encode the documents beside the stream (the first sentence's check does it)")
+    args = ap.parse_args()
+    if args.no_prepare:
+        import halguard.guard.sentences as sentences
+
+        sentences._prepare_in_background = lambda core, request: None  # noqa: SLF001
+    import torch
+
+    torch.set_num_threads(args.threads)
+    rows = [r for r in map(json.loads, open(Path(args.data) / "ragtruth_dev.jsonl", encoding="utf-8"))
+            if r["task_type"] == "QA" and len(split_sentences(r["answer"])) >= 2][: args.rows]
+    shared = LocalVerifier()
+    shared.warm_up()
+    first, every, checks, ratio, plain_total, guarded_total = [], [], [], [], [], []
+    for row in rows:
+        shared.embedder._cache.clear()  # noqa: SLF001 - first sight of this row's context
+        token_s = args.token_ms / 1000
+        delivered, plain_s = delivered_at(row["answer"], chain(row, token_s), row["question"])
+        guarded = with_halguard(chain(row, token_s), detector=LocalVerifier(embedder=shared.embedder),
+                                on_hallucination="filter", streaming="sentence", str_input="as_is")
+        released, guarded_s = released_at(guarded, row["question"])
+        spans = split_sentences(row["answer"])
+        # Match released chunks to sentences by position (a dropped sentence has no release).
+        position, delays = 0, []
+        for at, text in released:
+            while position < len(spans) and row["answer"][spans[position][0]:spans[position][1]] not in text:
+                position += 1
+            if position < len(spans):
+                delays.append(at - delivered[position])
+                position += 1
+        if delays:
+            first.append(delays[0] * 1000)
+            every.extend(d * 1000 for d in delays)
+        t0 = time.perf_counter()
+        shared.verify(row["answer"][spans[-1][0]:spans[-1][1]], row["context"], question=row["question"])
+        checks.append((time.perf_counter() - t0) * 1000)
+        ratio.append(guarded_s / plain_s)
+        plain_total.append(plain_s)
+        guarded_total.append(guarded_s)
+    med = statistics.median
+    print(json.dumps({
+        "rows": len(rows), "token_ms": args.token_ms, "torch_threads": args.threads, "prepare": not args.no_prepare,
+        "first_sentence_delay_ms_median": round(med(first), 1),
+        "first_sentence_delay_ms_p90": round(sorted(first)[int(0.9 * (len(first) - 1))], 1),
+        "sentence_delay_ms_median": round(med(every), 1),
+        "one_sentence_check_ms_median (warm)": round(med(checks), 1),
+        "plain_total_s_median": round(med(plain_total), 3), "guarded_total_s_median": round(med(guarded_total), 3),
+        "total_ratio_median": round(med(ratio), 3),
+    }, indent=1))
+
+
+if __name__ == "__main__":
+    main()
