@@ -58,6 +58,18 @@ def standins():
     from llamaindex_halguard import HalguardEmbedding
     from tests.test_llamaindex_real_apps import Routed
 
+    import itertools
+
+    from langchain_core.language_models import FakeMessagesListChatModel, GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    class ToolCallingModel(FakeMessagesListChatModel):  # a scripted chat model an agent binds its tools to
+        def bind_tools(self, tools, **kwargs):
+            return self
+
+    search_call = AIMessage(content="", tool_calls=[{"name": "search_docs", "args": {"query": "JWST launch"},
+                                                       "id": "call-1"}])
+    mixed = f"{JWST_BAD} Webb's primary mirror is 6.5 metres across."
     store = InMemoryVectorStore(HalguardEmbeddings())
     store.add_documents([Document(id=i, page_content=t) for i, t in JWST])
     Settings.llm = Routed(default=JWST_BAD, prompts=[])
@@ -67,6 +79,9 @@ def standins():
     return {
         "retriever": store.as_retriever(search_kwargs={"k": 2}),
         "llm": FakeListChatModel(responses=[JWST_BAD]),
+        # an agent's model: it searches, then answers (every agent run in the docs is these two calls)
+        "model": ToolCallingModel(responses=[search_call, AIMessage(content=mixed)]),
+        "streaming_llm": GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=mixed))),
         "index": index,
         "chat_llm": Routed(rules=[("standalone question", "When did JWST launch?")], default=answer, prompts=[]),
         "json_llm": Routed(default=json.dumps({"date": "25 December 2019", "rocket": "Falcon Heavy"}), prompts=[]),

@@ -261,10 +261,18 @@ def test_langchain_page(standins):
     for printed in run_blocks(DOCS / "langchain.md", namespace):
         outputs.append(printed)
         answers.append(namespace.get("answer"))
-    lcel, sources, history = outputs
+    agent, node, history, lcel, sources, streamed, traced = outputs
+    # the agent with the middleware: the unsupported sentence is gone, from the answer and from the thread
+    assert agent == ["hallucinated -> Webb's primary mirror is 6.5 metres across.",
+                     "Webb's primary mirror is 6.5 metres across."]
+    # the StateGraph RAG routes a flagged answer to the decline node
+    assert node == ["hallucinated -> I can't answer that from the documents."]
     # the docs' LCEL chain: the str is unchanged, the verdict came from the retriever's run
     assert lcel == ["hallucinated ['2019', 'Falcon Heavy']"]
-    assert answers[0] == JWST_BAD and isinstance(answers[0], str)  # the str, not a dict
+    assert answers[3] == JWST_BAD and isinstance(answers[3], str)  # the str, not a dict
+    # sentence by sentence: only the supported sentence streams; the verdict is on the caller's span
+    assert streamed == ['"Webb\'s primary mirror is 6.5 metres across."']
+    assert traced == ["hallucinated hallucinated halguard.verdict"]
     # the "return sources" form annotates; the strict guard raises and the fallback answers
     assert sources == ["hallucinated When did JWST launch?", "{'answer': \"I can't answer that reliably.\"}"]
     # history: three answers judged, and the session holds one turn

@@ -20,12 +20,14 @@ def test_every_python_block_runs_and_prints_what_it_says(standins):
     for printed in run_blocks(README, namespace):
         outputs.append(printed)
         answers.append(namespace.get("answer"))
-    core, langchain, llamaindex = outputs
+    core, agent, langchain, llamaindex = outputs
     # The core quickstart: the changed year and the wrong rocket are the spans
     assert core[0].split()[0] == "hallucinated" and float(core[0].split()[1]) > 0.9
     assert core[1:] == ["'2019' number not in the context", "'Falcon Heavy' name not in the context"]
-    # LangChain: the docs' LCEL chain; the str is unchanged, the verdict came from the retriever's run
+    # LangChain: an agent with the middleware; the unsupported sentence is filtered out
+    assert agent == ["hallucinated -> Webb's primary mirror is 6.5 metres across."]
+    # the docs' LCEL chain; the str is unchanged, the verdict came from the retriever's run
     assert langchain == ["hallucinated ['2019', 'Falcon Heavy']"]
-    assert answers[1] == JWST_BAD and isinstance(answers[1], str)  # the str, not a dict
+    assert answers[2] == JWST_BAD and isinstance(answers[2], str)  # the str, not a dict
     # LlamaIndex: the verdict is on the response, as a Verdict and as JSON-safe metadata
     assert llamaindex == ["hallucinated hallucinated"]
