@@ -220,3 +220,19 @@ def test_bad_options_fail_at_construction():
         HalguardMiddleware(on_hallucination="shout")
     with pytest.raises(InvalidInputError):
         HalguardMiddleware(on_hallucination="repair")
+
+
+def test_repair_rewrites_the_answer_from_the_tools_documents():
+    from tests.test_active import ANSWER, CTX, QUESTION, Scripted
+    from tests.test_active_adapters import FIXED, LogprobChat
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look the question up."""
+        return "\n\n".join(CTX)
+
+    script = [call("lookup", "c0"), AIMessage(content=ANSWER)]
+    mw = HalguardMiddleware(on_hallucination="repair", repairer=LogprobChat(script=Scripted()))
+    state = create_agent(ToolCallingFake(responses=script), tools=[lookup], middleware=[mw]).invoke(user(QUESTION))
+    assert state["messages"][-1].content == FIXED
+    assert state["halguard"]["action"]["action"] == "repair" and state["halguard"]["label"] == "supported"
