@@ -42,7 +42,7 @@ SOURCE = "langchain:halguard_node"
 
 def halguard_node(*, detector: Detector | None = None, question_key: str = "question", answer_key: str = "answer",
                   documents_key: str = "context", verdict_key: str = "halguard",
-                  on_verdict: Callable[[Verdict], Any] | None = None,
+                  on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False,
                   name: str = "halguard_node") -> Runnable[Mapping[str, Any], dict[str, Any]]:
     """A node (sync and async) that checks ``state[answer_key]`` against ``state[documents_key]``.
 
@@ -57,13 +57,14 @@ def halguard_node(*, detector: Detector | None = None, question_key: str = "ques
         documents_key: Where the retrieved documents are (the LangGraph RAG tutorial's ``context``).
         verdict_key: Where the verdict goes (``Verdict.to_metadata()``, a dict).
         on_verdict: Called with every verdict (errors in it are logged).
+        warm_up: Load what the detector's first check would load now, not at the first request.
         name: The node's run name.
 
     Returns:
         A Runnable for ``StateGraph.add_node``; it returns ``{verdict_key: verdict}``. A failure inside the check is
         an ``unverified`` verdict; a state that has no answer raises :class:`~halguard.errors.InvalidInputError`.
     """
-    core = GuardCore(detector, on_verdict=on_verdict)
+    core = GuardCore(detector, on_verdict=on_verdict, warm_up=warm_up)
 
     def request(state: Mapping[str, Any]) -> GuardRequest:
         if not isinstance(state, Mapping):

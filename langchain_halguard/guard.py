@@ -132,6 +132,8 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     """``"local"`` (offline) or a LangChain chat model / client / callable used as the judge."""
     cache: Any = None
     """An opt-in :class:`halguard.llm.cache.ResponseCache` for paraphrase, sample, judge and repair requests."""
+    warm_up: bool = False
+    """Load what the detector's first check would load when the guard is built, not at the first request."""
     streaming: Literal["whole", "sentence"] = "whole"
     """How ``stream`` releases a chain's text answer: ``"whole"`` (held back until the check when the policy may
     change it, else passed through and annotated at the end) or ``"sentence"``: each sentence once it is complete
@@ -186,7 +188,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             self.detector, on_hallucination=self.on_hallucination, on_unverified=self.on_unverified,
             fallback_message=self.fallback if isinstance(self.fallback, str) else None,
             repairer=to_chat_model(self.repairer) if self.on_hallucination == "repair" else None,
-            sampler=sampler, cache=self.cache, on_verdict=self.on_verdict,
+            sampler=sampler, cache=self.cache, on_verdict=self.on_verdict, warm_up=self.warm_up,
         )
         return self
 

@@ -82,6 +82,7 @@ class HalguardMiddleware(AgentMiddleware):
             its text.
         check_intermediate: Also check what an AI message says before it calls tools.
         on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
+        warm_up: Load what the detector's first check would load now, not at the first request.
     """
 
     state_schema = HalguardState
@@ -90,7 +91,7 @@ class HalguardMiddleware(AgentMiddleware):
                  on_hallucination: Literal["annotate", "raise", "fallback", "filter", "repair", "end"] = "annotate",
                  on_unverified: Literal["fail_open", "fail_closed"] = "fail_open", fallback: str | None = None,
                  repairer: Any = None, evidence_tools: Sequence[str] | None = None, check_intermediate: bool = False,
-                 on_verdict: Callable[[Verdict], Any] | None = None) -> None:
+                 on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False) -> None:
         super().__init__()
         if fallback is not None and not isinstance(fallback, str):
             msg = f"fallback must be a message (a str), got {type(fallback).__name__}"
@@ -107,7 +108,7 @@ class HalguardMiddleware(AgentMiddleware):
         self.check_intermediate = check_intermediate
         self._core = GuardCore(detector, on_hallucination="fallback" if ends else on_hallucination,
                                on_unverified=on_unverified, fallback_message=self.fallback, repairer=repairer,
-                               on_verdict=on_verdict)
+                               on_verdict=on_verdict, warm_up=warm_up)
 
     @property
     def detector(self) -> Detector:

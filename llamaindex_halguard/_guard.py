@@ -31,18 +31,19 @@ class LlamaIndexGuard:
             callable).
         fallback: The guard's fallback: a message, a query engine, or None.
         sampler: A :class:`~halguard.consistency.sampling.ParaphraseConsistency`, or None.
+        warm_up: Load what the detector's first check would load now, not at the first request.
     """
 
     def __init__(self, detector: Detector | None, on_hallucination: str, on_unverified: str,
                  embedding_model: str | None, source: str, *, repairer: Any = None, fallback: Any = None,
-                 sampler: Any = None) -> None:
+                 sampler: Any = None, warm_up: bool = False) -> None:
         validate_policy(on_hallucination, on_unverified)
         from llamaindex_halguard.providers import to_chat_model
 
         self.core = GuardCore(
             detector, on_hallucination=on_hallucination, on_unverified=on_unverified,
             fallback_message=fallback if isinstance(fallback, str) else None,
-            repairer=to_chat_model(repairer) if repairer is not None else None, sampler=sampler,
+            repairer=to_chat_model(repairer) if repairer is not None else None, sampler=sampler, warm_up=warm_up,
         )
         self.embedding_model = embedding_model
         self.source = source

@@ -149,6 +149,7 @@ class HalguardChatEngine(BaseChatEngine):
         streaming: ``"whole"`` or ``"sentence"``: ``stream_chat`` sends each sentence once it is complete and
             checked (``filter`` drops a flagged one, ``fallback`` sends the message instead and the rest of the
             engine's answer is read but not sent); the memory then holds what was sent. ``repair`` streams whole.
+        warm_up: Load what the detector's first check would load now, not at the first request.
     """
 
     def __init__(
@@ -163,12 +164,13 @@ class HalguardChatEngine(BaseChatEngine):
         rewrite_history: bool = True,
         repairer: Any = None,
         streaming: str = "whole",
+        warm_up: bool = False,
     ) -> None:
         if not isinstance(chat_engine, BaseChatEngine):
             msg = f"chat_engine must be a LlamaIndex BaseChatEngine, got {type(chat_engine).__name__}"
             raise InputTypeError(msg)
         self._guard = LlamaIndexGuard(detector, on_hallucination, on_unverified, embedding_model, SOURCE,
-                                      repairer=repairer, fallback=fallback)
+                                      repairer=repairer, fallback=fallback, warm_up=warm_up)
         if streaming not in ("whole", "sentence"):
             msg = f"streaming must be 'whole' or 'sentence', got {streaming!r}"
             raise InvalidInputError(msg)

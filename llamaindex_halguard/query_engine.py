@@ -89,6 +89,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         streaming: ``"whole"`` or ``"sentence"``: a streaming response sends each sentence once it is complete and
             checked (``filter`` drops a flagged one, ``fallback`` sends the message and stops); the verdict is in
             its metadata when the stream ends. ``repair`` and ``consistency="on"`` streams are checked whole.
+        warm_up: Load what the detector's first check would load now, not at the first request.
     """
 
     def __init__(
@@ -109,6 +110,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         repairer: Any = None,
         premise_rectifier: Any = None,
         streaming: str = "whole",
+        warm_up: bool = False,
     ) -> None:
         if not isinstance(query_engine, BaseQueryEngine):
             msg = f"query_engine must be a LlamaIndex BaseQueryEngine, got {type(query_engine).__name__}"
@@ -133,7 +135,8 @@ class HalguardQueryEngine(BaseQueryEngine):
             else None
         )
         self._guard = LlamaIndexGuard(detector, on_hallucination, on_unverified, embedding_model, SOURCE,
-                                      repairer=repairer, fallback=fallback, sampler=sampler)
+                                      repairer=repairer, fallback=fallback, sampler=sampler,
+                                      warm_up=warm_up)
         self._engine = query_engine
         self._rectifier = to_chat_model(premise_rectifier) if premise_rectifier is not None else None
         if self._rectifier is not None and type(query_engine).retrieve is BaseQueryEngine.retrieve:

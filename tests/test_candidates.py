@@ -23,9 +23,23 @@ def test_rare_shared_terms_win():
     assert keep == [80, 81]
 
 
-def test_a_claim_sharing_nothing_turns_the_pass_off():
+def test_a_claim_sharing_nothing_turns_the_pass_off_without_a_meaning_ranker():
     chunks = [*FILLER, "The Eiffel Tower was completed in 1889."]
     assert candidate_chunks(["Gustave's lattice landmark opened to visitors."], chunks, 4) is None
+
+
+def test_a_claim_sharing_nothing_gets_the_chunks_closest_in_meaning(verifier):
+    chunks = [*FILLER, "The Eiffel Tower was completed in 1889.", "Mount Everest is the highest mountain."]
+    claim = "Gustave's lattice landmark opened to visitors in Paris."
+    keep = candidate_chunks([claim, "Pumps in sector 3."], chunks, 2, by_meaning=verifier.embedder.word_vector_ranker)
+    assert keep is not None and 80 in keep and 81 not in keep  # the tower, not the mountain
+
+
+def test_the_word_vector_ranker_prefers_words_that_mean_the_same(verifier):
+    closeness = verifier.embedder.word_vector_ranker(["The physician treated the patient.", "Stocks fell sharply.",
+                                                      "The the of and."])
+    scores = closeness("A doctor cared for a sick man.")
+    assert scores[0] > scores[1] and scores[2] == 0.0  # stop words only: close to nothing
 
 
 def test_no_pruning_when_every_chunk_is_kept():

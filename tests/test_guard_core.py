@@ -170,3 +170,32 @@ def test_the_core_keeps_no_per_call_state(verifier, eiffel_context):
     before = dict(vars(core))
     run_both(core, request(BAD, eiffel_context))
     assert vars(core) == before
+
+
+def test_warm_up_at_construction_when_asked(eiffel_context):
+    class Counting(Detector):
+        warmed = 0
+
+        def warm_up(self):
+            self.warmed += 1
+            return 0.0
+
+        def verify(self, answer, contexts, *, question=None):
+            raise AssertionError("not called")
+
+    lazy, eager = Counting(), Counting()
+    GuardCore(lazy)
+    GuardCore(eager, warm_up=True)
+    assert (lazy.warmed, eager.warmed) == (0, 1)
+
+
+def test_warm_up_runs_a_sample_check_once(verifier):
+    from halguard import LocalVerifier
+
+    fresh = LocalVerifier(embedder=verifier.embedder)
+    calls = []
+    original = fresh.verify_batch
+    fresh.verify_batch = lambda *a, **k: calls.append(1) or original(*a, **k)
+    fresh.warm_up()
+    fresh.warm_up()
+    assert len(calls) == 1  # the sample check, once

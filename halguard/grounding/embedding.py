@@ -7,9 +7,10 @@ answers are checked against it.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -247,6 +248,28 @@ class LocalEmbedder:
         self._fit_cache.set(text, spans)
         return spans
 
+    def word_vector_ranker(self, chunks: Sequence[str]) -> Callable[[str], np.ndarray]:
+        """How close a text is to each of ``chunks`` by the model's own input vectors of their content words (the
+        mean, no transformer layer run): a stand-in for the model where running it on every chunk costs too much.
+        Returns ``closeness(text)``: the cosine to each chunk. Costs a tokenization of the chunks and a lookup."""
+        import torch
+
+        weight = self.model[0].auto_model.get_input_embeddings().weight
+
+        def bag(texts: Sequence[str]) -> np.ndarray:
+            ids = self.model.tokenizer([_content_words(t) for t in texts], add_special_tokens=False,
+                                       truncation=True, max_length=self.max_seq_length, verbose=False)["input_ids"]
+            flat = torch.tensor([i for row in ids for i in row] or [0], dtype=torch.long)
+            offsets = torch.tensor([0, *itertools.accumulate(len(row) for row in ids)][:-1], dtype=torch.long)
+            with torch.no_grad():
+                vecs = torch.nn.functional.embedding_bag(flat, weight, offsets, mode="mean").numpy()
+            vecs[[i for i, row in enumerate(ids) if not row]] = 0.0  # no content word: close to nothing
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            return vecs / np.maximum(norms, 1e-12)
+
+        chunk_vecs = bag(chunks)
+        return lambda text: chunk_vecs @ bag([text])[0]
+
     @property
     def dimension(self) -> int:
         model = self.model
@@ -292,6 +315,13 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]
+
+
+def _content_words(text: str) -> str:
+    """``text``'s words that are not stop words (what a bag of word vectors should be the mean of)."""
+    from halguard.text.lexical import STOPWORDS, word_spans
+
+    return " ".join(w for s, e in word_spans(text) if (w := text[s:e]).lower() not in STOPWORDS)
 
 
 def _shared_embedder(model_path: str, device: str | None) -> LocalEmbedder:

@@ -42,6 +42,7 @@ from halguard.grounding.meaning import ClaimChecker
 from halguard.grounding.measured_claim import MeasuredClaim, measure_against_evidence, read_meaning
 from halguard.grounding.profile import answer_profile
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, ScoringWeights, weak_threshold_for
+from halguard.grounding.warming import WARM_ANSWER, WARM_CONTEXT, WARM_QUESTION
 from halguard.grounding.verifier_options import check_judging_options, check_size_options, load_calibration
 from halguard.schema import ClaimVerdict, UnsupportedSpan, Usage, Verdict, VerdictError
 from halguard.text.claims import Claim
@@ -160,6 +161,7 @@ class LocalVerifier(Detector):
                            max_question_chars=max_question_chars, faiss_min_chunks=faiss_min_chunks,
                            batch_size=batch_size, candidates_per_claim=candidates_per_claim)
         self.candidates_per_claim = candidates_per_claim
+        self._sample_checked = False  # warm_up has run its sample check (halguard/grounding/warming.py)
         self._fixed_threshold = threshold
         self._fixed_weak_threshold = (weak_threshold_for(threshold) if weak_threshold is None and threshold is not None
                                       else weak_threshold)
@@ -215,8 +217,17 @@ class LocalVerifier(Detector):
         return threshold, min(weak, threshold), contradiction
 
     def warm_up(self) -> float:
-        """Load the models and the word-relations table now (not on the first check); returns the models' load
-        time in seconds (the first load's, for a model this process already holds)."""
+        """Load the models and the word-relations table now, and run a sample check (:mod:`warming`), so the
+        first real check pays no first-time cost; returns the models' load time in seconds (the first load's,
+        for a model this process already holds)."""
+        seconds = self._load()
+        if not self._sample_checked:  # once per verifier
+            self._sample_checked = True
+            self.verify(WARM_ANSWER, WARM_CONTEXT, question=WARM_QUESTION)
+        return seconds
+
+    def _load(self) -> float:
+        """Load the models and the word-relations table (what a check cannot run without)."""
         _ = self.embedder.model
         load_word_relations()
         checker = self.claim_checker.warm_up() if self.claim_checker is not None else 0.0
@@ -256,7 +267,7 @@ class LocalVerifier(Detector):
         qs = check_batch_args(answers, contexts, questions)
         t0 = time.perf_counter()
         if self.time_budget_s is not None:
-            self.warm_up()  # a first load (seconds on a cold disk) is not the check's time
+            self._load()  # a first load (seconds on a cold disk) is not the check's time
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s * max(len(answers), 1)
         prepared = [self._contained(self._prepare, a, c, q, deadline) for a, c, q in zip(answers, contexts, qs)]
         jobs = [p for p in prepared if isinstance(p, Job)]
@@ -307,7 +318,8 @@ class LocalVerifier(Detector):
         if self.candidates_per_claim is None or len(job.chunks) < CANDIDATE_MIN_CHUNKS:
             return job
         keep = candidate_chunks([c.check_text for c in job.claims], [ch.text for _, ch in job.chunks],
-                                self.candidates_per_claim, deadline=deadline)
+                                self.candidates_per_claim, deadline=deadline,
+                                by_meaning=self.embedder.word_vector_ranker)
         return job if keep is None else replace(job, chunks=[job.chunks[i] for i in keep])
 
     def _embed(self, jobs: list[Job], deadline: float | None = None) -> tuple[dict[str, np.ndarray], Usage]:

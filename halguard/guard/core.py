@@ -52,7 +52,7 @@ class _BaseGuardCore:
 
     def __init__(self, detector: Detector | None = None, *, on_hallucination: str = "annotate",
                  on_unverified: str = "fail_open", fallback_message: str | None = None, repairer: Any = None,
-                 sampler: Any = None, cache: Any = None, on_verdict: Any = None) -> None:
+                 sampler: Any = None, cache: Any = None, on_verdict: Any = None, warm_up: bool = False) -> None:
         validate_policy(on_hallucination, on_unverified)
         if on_hallucination == "repair" and repairer is None:
             msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
@@ -65,6 +65,8 @@ class _BaseGuardCore:
         self.sampler = sampler
         self.cache = cache
         self.on_verdict = on_verdict
+        if warm_up:  # the first request pays no load (the model, the tables, a sample check)
+            self.detector.warm_up()
 
     @property
     def changes_answers(self) -> bool:
@@ -145,6 +147,8 @@ class GuardCore(_BaseGuardCore):
         sampler: A :class:`~halguard.consistency.sampling.ParaphraseConsistency` to sample with; None: no sampling.
         cache: The :class:`~halguard.llm.cache.ResponseCache` the repair uses.
         on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
+        warm_up: Load what the detector's first check would load now (``Detector.warm_up``), not at the first
+            request.
 
     Raises:
         InvalidInputError: an unknown policy, or ``"repair"`` without a repairer.
