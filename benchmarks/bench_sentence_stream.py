@@ -1,7 +1,7 @@
 """Sentence-by-sentence streaming against the unguarded stream: when each sentence reaches the user.
 
     python benchmarks/bench_sentence_stream.py [--data ../shared/data] [--rows 30] [--token-ms 20] [--threads 1]
-        [--no-prepare]
+        [--no-prepare] [--agent]
 
 Each RAGTruth QA dev answer (its own passages as the retrieved documents) is streamed word by word by a scripted
 chat model that makes a word every ``--token-ms`` on its own clock (an LLM at 1000/token-ms words per second), through the
@@ -10,6 +10,10 @@ LangChain docs' chain ``{context, question} | prompt | model | StrOutputParser()
 - ``plain``: the chain as it is; a sentence is *delivered* when its last word arrives;
 - ``sentence``: ``with_halguard(chain, streaming="sentence", on_hallucination="filter")``; a sentence is
   *released* when the guard yields it (after the next sentence's first word, and its check).
+
+With ``--agent`` the same answers come from a ``create_agent`` run (a search tool returning the passages, then
+the answer) streamed in LangGraph's ``"messages"`` mode, without and with ``HalguardMiddleware(streaming=
+"sentence", on_hallucination="filter")``.
 
 Per row: the first sentence's delay (released minus delivered), every sentence's delay, the check of the last
 released sentence alone, the total time of both streams, and the ratio guarded / plain. Medians over rows; each
@@ -38,7 +42,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
 from halguard import LocalVerifier
 from halguard.text.segment import split_sentences
-from langchain_halguard import with_halguard
+from langchain_halguard import HalguardMiddleware, with_halguard
 
 
 class Paced(BaseChatModel):
@@ -74,6 +78,64 @@ class Passages(BaseRetriever):
         return [Document(page_content=p, id=f"p{i}") for i, p in enumerate(self.passages)]
 
 
+class PacedAgentModel(Paced):
+    """An agent's model: first a call of the ``search`` tool, then ``answer`` paced word by word."""
+
+    calls: int = 0
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _first_call(self) -> bool:
+        self.calls += 1
+        return self.calls % 2 == 1
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        if self._first_call():
+            call = AIMessage(content="", tool_calls=[{"name": "search", "args": {"query": "q"}, "id": "c1"}])
+            return ChatResult(generations=[ChatGeneration(message=call)])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.answer))])
+
+    def _stream(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        if self._first_call():
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
+                {"name": "search", "args": '{"query": "q"}', "id": "c1", "index": 0}]))
+            return
+        for chunk in Paced._stream(self, messages, stop, None, **kwargs):
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+
+def agent(row: dict, token_s: float, middleware: list[Any]) -> Any:
+    from langchain.agents import create_agent
+    from langchain_core.tools import tool
+
+    passages = "\n\n".join(row["context"])
+
+    @tool
+    def search(query: str) -> str:
+        """Search the documents."""
+        return passages
+
+    model = PacedAgentModel(answer=row["answer"], token_s=token_s)
+    return create_agent(model, tools=[search], middleware=middleware)
+
+
+class Streamed:
+    """An agent's "messages" stream as text chunks of its model node (a `stream` like a chain's)."""
+
+    def __init__(self, graph: Any) -> None:
+        self.graph = graph
+
+    def stream(self, question: str) -> Iterator[str]:
+        user = {"messages": [{"role": "user", "content": question}]}
+        for message, meta in self.graph.stream(user, stream_mode="messages"):
+            if meta.get("langgraph_node") == "model" and message.content:
+                yield message.content
+
+
 def chain(row: dict, token_s: float) -> Any:
     docs = Passages(passages=row["context"]) | RunnableLambda(lambda d: "\n\n".join(x.page_content for x in d))
     prompt = ChatPromptTemplate.from_template("{context}\n\nQuestion: {question}")
@@ -105,6 +167,9 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=30)
     ap.add_argument("--token-ms", type=float, default=20.0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--agent", action="store_true",
+                    help="a create_agent run (a search tool, then the answer) with HalguardMiddleware, streamed in "
+                         "the messages mode, instead of the LCEL chain")
     ap.add_argument("--no-prepare", action="store_true",
                     help="do not encode the documents beside the stream (the first sentence's check does it)")
     args = ap.parse_args()
@@ -123,9 +188,15 @@ def main() -> None:
     for row in rows:
         shared.embedder._cache.clear()  # noqa: SLF001 - first sight of this row's context
         token_s = args.token_ms / 1000
-        delivered, plain_s = delivered_at(row["answer"], chain(row, token_s), row["question"])
-        guarded = with_halguard(chain(row, token_s), detector=LocalVerifier(embedder=shared.embedder),
-                                on_hallucination="filter", streaming="sentence", str_input="as_is")
+        detector = LocalVerifier(embedder=shared.embedder)
+        if args.agent:
+            delivered, plain_s = delivered_at(row["answer"], Streamed(agent(row, token_s, [])), row["question"])
+            middleware = HalguardMiddleware(detector=detector, on_hallucination="filter", streaming="sentence")
+            guarded = Streamed(agent(row, token_s, [middleware]))
+        else:
+            delivered, plain_s = delivered_at(row["answer"], chain(row, token_s), row["question"])
+            guarded = with_halguard(chain(row, token_s), detector=detector, on_hallucination="filter",
+                                    streaming="sentence", str_input="as_is")
         released, guarded_s = released_at(guarded, row["question"])
         spans = split_sentences(row["answer"])
         # Match released chunks to sentences by position (a dropped sentence has no release).
@@ -147,7 +218,7 @@ def main() -> None:
         guarded_total.append(guarded_s)
     med = statistics.median
     print(json.dumps({
-        "rows": len(rows), "token_ms": args.token_ms, "torch_threads": args.threads, "prepare": not args.no_prepare,
+        "rows": len(rows), "agent": args.agent, "token_ms": args.token_ms, "torch_threads": args.threads, "prepare": not args.no_prepare,
         "first_sentence_delay_ms_median": round(med(first), 1),
         "first_sentence_delay_ms_p90": round(sorted(first)[int(0.9 * (len(first) - 1))], 1),
         "sentence_delay_ms_median": round(med(every), 1),

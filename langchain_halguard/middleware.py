@@ -20,7 +20,7 @@ A structured response is never retyped: ``filter``, ``fallback``, ``repair`` and
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
@@ -31,9 +31,11 @@ from typing_extensions import NotRequired
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.guard import GuardCore, GuardHooks, GuardOutcome, GuardRequest
+from halguard.guard.sentences import SentenceGate
 from halguard.policy import DEFAULT_FALLBACK, validate_policy
 from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
+from langchain_halguard._agent_sentences import astream_model_by_sentence, stream_model_by_sentence
 from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
 from langchain_halguard._convert import documents_to_contexts
 
@@ -83,6 +85,10 @@ class HalguardMiddleware(AgentMiddleware):
         check_intermediate: Also check what an AI message says before it calls tools.
         on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
         warm_up: Load what the detector's first check would load now, not at the first request.
+        streaming: ``"whole"`` (the answer is checked when the model is done) or ``"sentence"``: the model's
+            answer reaches the ``"messages"`` stream mode sentence by sentence, each once it is complete and
+            checked (``filter`` drops a flagged one, ``fallback`` sends the message instead of the rest); the
+            model's raw tokens stay out of it. ``"end"``, ``"repair"`` and structured responses stream whole.
     """
 
     state_schema = HalguardState
@@ -91,7 +97,8 @@ class HalguardMiddleware(AgentMiddleware):
                  on_hallucination: Literal["annotate", "raise", "fallback", "filter", "repair", "end"] = "annotate",
                  on_unverified: Literal["fail_open", "fail_closed"] = "fail_open", fallback: str | None = None,
                  repairer: Any = None, evidence_tools: Sequence[str] | None = None, check_intermediate: bool = False,
-                 on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False) -> None:
+                 on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False,
+                 streaming: Literal["whole", "sentence"] = "whole") -> None:
         super().__init__()
         if fallback is not None and not isinstance(fallback, str):
             msg = f"fallback must be a message (a str), got {type(fallback).__name__}"
@@ -106,6 +113,11 @@ class HalguardMiddleware(AgentMiddleware):
         self.fallback = fallback if fallback is not None else DEFAULT_FALLBACK
         self.evidence_tools = None if evidence_tools is None else frozenset(evidence_tools)
         self.check_intermediate = check_intermediate
+        if streaming not in ("whole", "sentence"):
+            msg = f"streaming must be 'whole' or 'sentence', got {streaming!r}"
+            raise InvalidInputError(msg)
+        # "end" and "repair" decide on the whole answer: their streams stay whole
+        self.by_sentence = streaming == "sentence" and on_hallucination in ("annotate", "raise", "filter", "fallback")
         self._core = GuardCore(detector, on_hallucination="fallback" if ends else on_hallucination,
                                on_unverified=on_unverified, fallback_message=self.fallback, repairer=repairer,
                                on_verdict=on_verdict, warm_up=warm_up)
@@ -116,9 +128,31 @@ class HalguardMiddleware(AgentMiddleware):
 
     # -- hooks ------------------------------------------------------------------------------------------------
 
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        """With ``streaming="sentence"``: the model's answer streamed sentence by sentence, each checked."""
+        if not self.by_sentence or request.response_format is not None:
+            return handler(request)
+        return stream_model_by_sentence(self._gate(request), request, handler)
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Async twin of :meth:`wrap_model_call`."""
+        if not self.by_sentence or request.response_format is not None:
+            return await handler(request)
+        return await astream_model_by_sentence(self._gate(request, self._ahooks()), request, handler)
+
+    def _gate(self, request: Any, hooks: GuardHooks | None = None) -> SentenceGate:
+        messages = list(request.messages)
+        question = _last_question(messages)
+        evidence = GuardRequest(question, "", self._contexts(messages, set()), request_id=str(uuid.uuid4()),
+                                source=SOURCE)
+        return SentenceGate(self._core, evidence, hooks or self._hooks())
+
     @hook_config(can_jump_to=["end"])
     def after_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
         """Check the model's answer (a final one, or with ``check_intermediate`` one that calls tools)."""
+        streamed = _checked_while_streaming(state)
+        if streamed is not None:
+            return {"halguard": streamed}
         request = self._request(state)
         if request is None:
             return None
@@ -127,6 +161,9 @@ class HalguardMiddleware(AgentMiddleware):
     @hook_config(can_jump_to=["end"])
     async def aafter_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
         """Async twin of :meth:`after_model`."""
+        streamed = _checked_while_streaming(state)
+        if streamed is not None:
+            return {"halguard": streamed}
         request = self._request(state)
         if request is None:
             return None
@@ -230,6 +267,15 @@ class HalguardMiddleware(AgentMiddleware):
         if ends:
             out["jump_to"] = "end"
         return out
+
+
+def _checked_while_streaming(state: HalguardState) -> dict[str, Any] | None:
+    """The verdict the sentence stream put on the model's new message (None: not streamed by sentence)."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    if isinstance(last, AIMessage) and isinstance(last.response_metadata.get(METADATA_KEY), dict):
+        return last.response_metadata[METADATA_KEY]
+    return None
 
 
 def _last_question(messages: list[BaseMessage]) -> str | None:

@@ -236,3 +236,76 @@ def test_repair_rewrites_the_answer_from_the_tools_documents():
     state = create_agent(ToolCallingFake(responses=script), tools=[lookup], middleware=[mw]).invoke(user(QUESTION))
     assert state["messages"][-1].content == FIXED
     assert state["halguard"]["action"]["action"] == "repair" and state["halguard"]["label"] == "supported"
+
+
+# -- streaming="sentence": the "messages" mode gets checked sentences ----------------------------------------------
+
+THREE = f"{KEPT} {BAD} It has 18 segments."
+
+
+class StreamingToolModel(ToolCallingFake):
+    """Streams its text word by word (a tool call in one chunk), as a served model does."""
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs):
+        import json
+
+        from langchain_core.messages import AIMessageChunk
+        from langchain_core.outputs import ChatGenerationChunk
+
+        message = self.responses[self.i]
+        self.i = (self.i + 1) % len(self.responses)
+        if message.tool_calls:
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
+                {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": 0}
+                for c in message.tool_calls]))
+            return
+        for i, word in enumerate(message.content.split(" ")):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=word if i == 0 else " " + word))
+            if run_manager:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+
+def streaming_agent(search, answer, **options):
+    mw = HalguardMiddleware(streaming="sentence", **options)
+    return create_agent(StreamingToolModel(responses=[call(), AIMessage(content=answer)]), tools=[search],
+                        middleware=[mw], checkpointer=InMemorySaver())
+
+
+def model_tokens(chunks):
+    return [c[0].content for c in chunks if c[1].get("langgraph_node") == "model" and c[0].content]
+
+
+def test_the_messages_mode_gets_checked_sentences_only(verifier, search):
+    graph = streaming_agent(search, THREE, detector=verifier, on_hallucination="filter")
+    config = {"configurable": {"thread_id": "s1"}}
+    tokens = model_tokens(list(graph.stream(user(), config, stream_mode="messages")))
+    assert tokens == [KEPT + " ", "It has 18 segments."]  # whole sentences; the flagged one never streamed
+    state = graph.get_state(config).values
+    assert state["messages"][-1].content == f"{KEPT} It has 18 segments."  # the thread keeps what was shown
+    assert state["halguard"]["label"] == "hallucinated" and state["halguard"]["action"]["action"] == "filter"
+
+
+def test_sentence_fallback_and_async(verifier, search):
+    graph = streaming_agent(search, THREE, detector=verifier, on_hallucination="fallback", fallback="Not sure.")
+
+    async def run():
+        config = {"configurable": {"thread_id": "s2"}}
+        chunks = [c async for c in graph.astream(user(), config, stream_mode="messages")]
+        return chunks, (await graph.aget_state(config)).values
+
+    chunks, state = asyncio.run(run())
+    assert model_tokens(chunks) == [KEPT + " ", "Not sure."]
+    assert state["messages"][-1].content == f"{KEPT} Not sure."
+
+
+def test_sentence_raise_stops_the_agent(verifier, search):
+    graph = streaming_agent(search, THREE, detector=verifier, on_hallucination="raise")
+    with pytest.raises(HallucinationError):
+        list(graph.stream(user(), {"configurable": {"thread_id": "s3"}}, stream_mode="messages"))
+
+
+def test_sentence_annotate_sends_everything_with_the_verdict(verifier, search):
+    graph = streaming_agent(search, THREE, detector=verifier)
+    state = graph.invoke(user(), {"configurable": {"thread_id": "s4"}})
+    assert state["messages"][-1].content == THREE and get_verdict(state["messages"][-1]).label == "hallucinated"
