@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
 import pytest
 from langchain_core.documents import Document
@@ -222,3 +223,36 @@ def test_prepare_encodes_what_the_first_check_needs(verifier):
     finally:
         del fresh.embedder.encode
     assert calls and not any(text in " ".join(t for _, t in CONTEXTS) for text in calls)  # the claim, no chunk
+
+
+@pytest.mark.slow  # up to the 10 s budget of sentence checks each
+@pytest.mark.parametrize("name, text", [
+    ("no sentence end", "word " * 20_000),
+    ("abbreviations that never end a sentence", "See e.g. the x. " * 6_000),
+    ("tiny sentences", "It rained. " * 9_000),
+])
+def test_a_crafted_stream_costs_bounded_time(verifier, name, text):
+    g = gate(verifier, "filter")
+    t0 = time.perf_counter()
+    released = [r for i in range(0, len(text), 4) for r in g.feed(text[i:i + 4])]
+    rest, outcome = g.close()
+    seconds = time.perf_counter() - t0
+    assert seconds < 40, seconds  # the sentence checks stop at STREAM_CHECK_BUDGET_S (10 s); the rest is splitting
+    sent = "".join(r.text for r in released + rest)
+    assert len(sent) <= len(text) and outcome.verdict.label in ("hallucinated", "unverified", "supported")
+    if name == "no sentence end":  # released in pieces, never held back whole
+        assert len(released) >= 10
+
+
+def test_past_the_budget_the_rest_is_unverified_and_the_policy_decides(verifier, monkeypatch):
+    import halguard.guard.sentences as sentences
+
+    monkeypatch.setattr(sentences, "STREAM_CHECK_BUDGET_S", 0.0)
+    g = gate(verifier, "filter")
+    released, _ = run_gate(g, ANSWER)
+    assert released[0].status == "supported"  # the first check ran
+    assert {r.status for r in released[1:]} == {"unverified"}  # fail open: sent, said to be unchecked
+    closed = SentenceGate(GuardCore(verifier, on_hallucination="fallback", on_unverified="fail_closed"),
+                          GuardRequest(QUESTION, "", CONTEXTS))
+    released, _ = run_gate(closed, ANSWER)
+    assert [r.status for r in released] == ["supported", "fallback"]

@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
@@ -38,7 +40,20 @@ __all__ = ["PREFIX_CHECK_MAX_CHARS", "ReleasedSentence", "SentenceGate"]
 PREFIX_CHECK_MAX_CHARS = 4_000
 """Up to this length a sentence is checked as the end of the answer so far; longer answers' sentences on their own
 (a QA or RAG answer is well under it: the prefix checks of a 4,000-character answer cost about three checks of it)."""
+MAX_PENDING_CHARS = 1_000
+"""An unfinished sentence longer than this is released (and checked) at its last space: a stream that never ends a
+sentence must not hold its text back, nor be re-split as it grows without bound."""
+MAX_STREAM_CHARS = 100_000
+"""Past this many characters (the local verifier's ``max_answer_chars``) a stream's sentences are not checked: they
+are ``unverified`` (``answer_too_long``), and the policy decides (fail open: sent; fail closed: as flagged)."""
+STREAM_CHECK_BUDGET_S = 10.0
+"""The checks of one stream's sentences take at most about this long in all (the local verifier's default
+``time_budget_s`` for a whole answer): past it, the rest of the stream is ``unverified`` (``budget_exceeded``) and
+the policy decides. Thousands of tiny sentences must not add minutes to a stream."""
 SENTENCE_POLICIES = ("annotate", "raise", "filter", "fallback")
+# Where a new sentence may have begun: a sentence end (and closing quotes) then space then a character, or a line
+# break then a character. Bounded quantifiers only: it runs on every piece of a stream.
+_JUNCTION = re.compile(r"[.!?\u2026][\"')\]\u201d\u2019\u00bb]{0,3}\s{1,16}\S|\n\s{0,16}\S")
 
 Status = Literal["supported", "flagged", "unverified", "dropped", "fallback"]
 
@@ -104,6 +119,8 @@ class SentenceGate:
         self.closed = False
         self.released: list[ReleasedSentence] = []
         self._last: tuple[int, Verdict] | None = None  # (end, verdict) of the last prefix check
+        self._tried = 0  # how long the undecided tail was when a split last found no complete sentence
+        self._spent = 0.0  # seconds the sentence checks took so far (STREAM_CHECK_BUDGET_S)
         # The documents are known before the first sentence is: their encoding starts now, beside the stream, and
         # the first check waits for it (so the first sentence pays at most the rest of it).
         self._prepared: Future[None] | None = _prepare_in_background(core, request)
@@ -132,13 +149,31 @@ class SentenceGate:
         self.core.notify(outcome.verdict)
         return out, outcome
 
+    def _too_long(self, end: int, whole: bool) -> Verdict | None:
+        """The verdict of a sentence that is not checked: past the stream's length or its time budget."""
+        if whole:
+            return None
+        detector = self.core.detector_for(self.request)
+        if end > MAX_STREAM_CHARS:
+            code, why = "answer_too_long", f"the streamed answer is longer than {MAX_STREAM_CHARS:,} characters"
+        elif self._spent > STREAM_CHECK_BUDGET_S:
+            code, why = "budget_exceeded", f"the stream's sentence checks took over {STREAM_CHECK_BUDGET_S} s"
+        else:
+            return None
+        return Verdict.unverified(code, f"{why}; the rest is not checked", detector=detector.name,
+                                  threshold=detector.threshold)
+
     def _check(self, start: int, end: int, *, whole: bool = False) -> Verdict:
+        if (too_long := self._too_long(end, whole)) is not None:
+            return too_long
         if self._prepared is not None:
             _wait(self._prepared)
             self._prepared = None
         request = self._sub_request(start, end, whole)
+        t0 = time.perf_counter()
         verdict = self.core.check(request) if self.hooks.traced is None else self.hooks.traced(
             self.core.check, request, "answer")
+        self._spent += time.perf_counter() - t0
         return self._shifted(verdict, request, start, end)
 
     # -- async --------------------------------------------------------------------------------------------------
@@ -166,29 +201,52 @@ class SentenceGate:
         return out, outcome
 
     async def _acheck(self, start: int, end: int, *, whole: bool = False) -> Verdict:
+        if (too_long := self._too_long(end, whole)) is not None:
+            return too_long
         if self._prepared is not None:
             prepared, self._prepared = self._prepared, None
             with contextlib.suppress(Exception):  # a failed preparation only means the check does the work
                 await asyncio.wrap_future(prepared)
         request = self._sub_request(start, end, whole)
+        t0 = time.perf_counter()
         if self.hooks.traced is None:
             verdict = await self.core.acheck(request)
         else:
             verdict = await _maybe_await(self.hooks.traced(self.core.acheck, request, "answer"))
+        self._spent += time.perf_counter() - t0
         return self._shifted(verdict, request, start, end)
 
     # -- shared -------------------------------------------------------------------------------------------------
 
     def _complete(self, delta: str) -> list[tuple[int, int]]:
-        """The sentences ``delta`` completed: every sentence of the undecided tail but the last (still growing)."""
+        """The sentences ``delta`` completed: every sentence of the undecided tail but the last (still growing).
+
+        The tail is split only where a new sentence may have begun, and after a split that found none (an
+        abbreviation) only once the tail has grown by a quarter: the splitting work stays linear in the stream.
+        """
         if self.closed:
             return []
         self.text += delta
+        pending = len(self.text) - self.decided
+        if pending > MAX_PENDING_CHARS:
+            return self._cut()
+        look = self.text[max(self.decided, len(self.text) - len(delta) - 20):]
+        if not _JUNCTION.search(look) or (self._tried and pending < self._tried * 1.25 + 16):
+            return []
         spans = split_sentences(self.text[self.decided:])
         if len(spans) < 2:
+            self._tried = pending
             return []
+        self._tried = 0
         bounds = [self.decided + s for s, _ in spans]
         return [(self.decided if i == 0 else bounds[i], bounds[i + 1]) for i in range(len(spans) - 1)]
+
+    def _cut(self) -> list[tuple[int, int]]:
+        """An overlong unfinished sentence, released at its last space (or at the limit)."""
+        end = self.decided + MAX_PENDING_CHARS
+        space = self.text.rfind(" ", self.decided + 1, end)
+        self._tried = 0
+        return [(self.decided, space if space > 0 else end)]
 
     def _covers_all(self) -> bool:
         """Whether the last prefix check was of the whole answer (then it is the final verdict as it is)."""
