@@ -309,3 +309,31 @@ def test_sentence_annotate_sends_everything_with_the_verdict(verifier, search):
     graph = streaming_agent(search, THREE, detector=verifier)
     state = graph.invoke(user(), {"configurable": {"thread_id": "s4"}})
     assert state["messages"][-1].content == THREE and get_verdict(state["messages"][-1]).label == "hallucinated"
+
+
+def test_with_human_in_the_loop_the_resumed_run_is_checked(verifier, search):
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langgraph.types import Command
+
+    graph = create_agent(ToolCallingFake(responses=[call(), AIMessage(content=MIXED)]), tools=[search],
+                         checkpointer=InMemorySaver(),
+                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"search_jwst": True}),
+                                     HalguardMiddleware(detector=verifier, on_hallucination="filter")])
+    config = {"configurable": {"thread_id": "hitl"}}
+    paused = graph.invoke(user(), config)
+    assert "__interrupt__" in paused and paused.get("halguard") is None  # no answer yet: nothing checked
+    state = graph.invoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
+    assert state["messages"][-1].content == KEPT and state["halguard"]["action"]["action"] == "filter"
+
+
+def test_a_tools_documents_keep_their_ids(verifier):
+    @tool(response_format="content_and_artifact")
+    def search_docs(query: str):
+        """Search the documents."""
+        return "\n".join(d.page_content for d in DOCS), DOCS
+
+    graph = create_agent(ToolCallingFake(responses=[call("search_docs"), AIMessage(content=GOOD)]),
+                         tools=[search_docs], middleware=[HalguardMiddleware(detector=verifier)])
+    state = graph.invoke(user())
+    assert state["halguard"]["label"] == "supported"
+    assert {e["source_id"] for c in state["halguard"]["claims"] for e in c["evidence"]} <= {"launch", "mirror"}
