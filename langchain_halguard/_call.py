@@ -108,7 +108,8 @@ class GuardedCall:
 
         def fallback(rejected: Verdict) -> FallbackAnswer:
             fb_input, retrieved = self.guard._inner_input(self.original, "fallback"), RetrievedDocuments()
-            result = self.guard.fallback.invoke(fb_input, self.child(FALLBACK_TAG, retrieved))  # type: ignore[union-attr]
+            fallback_chain = self.guard.fallback
+            result = fallback_chain.invoke(fb_input, self.child(FALLBACK_TAG, retrieved))
             return self._fallback_answer(fb_input, result, retrieved, rejected)
 
         has_chain = isinstance(self.guard.fallback, Runnable)
