@@ -3,7 +3,7 @@
 An InMemoryVectorStore over the bundled corpus (embedded with the local MiniLM), a chat model that
 answers once faithfully and once with a fabricated fact, the guard in annotate and raise+fallback modes,
 the observe-only callback handler (sync and awaited), and, with langchain and langgraph installed, an agent
-(create_agent + a retriever tool) keeping its conversation in a checkpointer thread.
+(create_agent + a retriever tool, guarded by HalguardMiddleware) keeping its conversation in a checkpointer thread.
 
     python cookbook/langchain_rag_guard.py
 
@@ -128,17 +128,20 @@ def agent_demo(llm: BaseChatModel, label: str) -> None:
     except ImportError:
         print("\n(agent example skipped: pip install langchain langgraph)")
         return
-    print("\n== an agent (create_agent + a retriever tool), its conversation in a checkpointer thread")
+    from halguard import get_verdict
+    from langchain_halguard import HalguardMiddleware
+
+    print("\n== an agent (create_agent + a retriever tool + HalguardMiddleware), its conversation in a checkpointer "
+          "thread")
     search = create_retriever_tool(build_retriever(), "search_webb", "Search the James Webb documents.")
     if label.startswith("scripted"):
         call = {"name": "search_webb", "args": {"query": QUESTION}, "id": "call-1"}
         llm = ScriptedToolCaller(responses=[AIMessage(content="", tool_calls=[call]), AIMessage(content=FABRICATED)])
-    agent = create_agent(llm, tools=[search], checkpointer=InMemorySaver())
-    guarded = with_halguard(agent)
+    agent = create_agent(llm, tools=[search], checkpointer=InMemorySaver(), middleware=[HalguardMiddleware()])
     config = {"configurable": {"thread_id": "demo-user"}}
-    out = guarded.invoke({"messages": [{"role": "user", "content": QUESTION}]}, config)
+    out = agent.invoke({"messages": [{"role": "user", "content": QUESTION}]}, config)
     print(f"answer: {out['messages'][-1].content}")
-    print(format_verdict(out["halguard"]))
+    print(format_verdict(get_verdict(out["messages"][-1])))  # also in out["halguard"], a dict the thread keeps
     print(f"messages in the thread: {len(agent.get_state(config).values['messages'])}")
 
 
