@@ -20,7 +20,7 @@ Shapes understood (see docs/langchain.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,7 @@ __all__ = [
     "is_structured_answer",
     "message_list",
     "replace_answer",
+    "tool_contexts",
     "with_last_question",
 ]
 
@@ -234,13 +235,14 @@ def _is_documents(value: Any) -> bool:
     )
 
 
-def _tool_contexts(messages: list[Any]) -> list[tuple[str, str]]:
+def tool_contexts(messages: list[Any], *, keep: Callable[[ToolMessage], bool] | None = None) -> list[tuple[str, str]]:
     """``(id, text)`` pairs of the tool messages in an agent's state: the Documents of a tool that returns them as
-    its artifact (``response_format="content_and_artifact"``), else the text it gave the model."""
+    its artifact (``response_format="content_and_artifact"``), else the text it gave the model. ``keep``: which
+    tool messages are evidence (None: all)."""
     out: list[tuple[str, str]] = []
     for message in messages:
         tool = _as_message(message)
-        if not isinstance(tool, ToolMessage):
+        if not isinstance(tool, ToolMessage) or (keep is not None and not keep(tool)):
             continue
         artifact = tool.artifact
         if isinstance(artifact, Sequence) and artifact and all(isinstance(d, Document) for d in artifact):
@@ -271,7 +273,7 @@ def _documents(
         # No retriever ran in this call: the agent answered from what its tools returned (a search tool that is
         # not a LangChain retriever, or a retrieval of an earlier turn kept in the thread's state). None: it
         # answered without any, which is unverified (no_context), not an error.
-        tools = _tool_contexts(message_list(chain_output[MESSAGES_KEY]))
+        tools = tool_contexts(message_list(chain_output[MESSAGES_KEY]))
         return tools, ("tools" if tools else "none")
     msg = (
         f"no retrieved documents: no retriever ran inside the chain and there is nothing under '{context_key}' "

@@ -37,7 +37,7 @@ from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
 from langchain_halguard._agent_sentences import astream_model_by_sentence, stream_model_by_sentence
 from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
-from langchain_halguard._convert import documents_to_contexts
+from langchain_halguard._convert import tool_contexts
 
 __all__ = ["HalguardMiddleware", "HalguardState"]
 
@@ -240,18 +240,10 @@ class HalguardMiddleware(AgentMiddleware):
 
     def _contexts(self, messages: list[BaseMessage], skip: set[str]) -> list[tuple[str, str]]:
         """``(id, text)`` pairs of what the agent's tools returned in the thread (the evidence tools only)."""
-        out: list[tuple[str, str]] = []
-        for message in messages:
-            if not isinstance(message, ToolMessage) or message.tool_call_id in skip:
-                continue
-            if self.evidence_tools is not None and message.name not in self.evidence_tools:
-                continue
-            artifact = message.artifact
-            if isinstance(artifact, Sequence) and artifact and all(hasattr(d, "page_content") for d in artifact):
-                out.extend(documents_to_contexts(list(artifact), "artifact"))
-            elif message.text.strip():
-                out.append((message.tool_call_id or message.name or str(len(out)), message.text))
-        return out
+        def evidence(tool: ToolMessage) -> bool:
+            return tool.tool_call_id not in skip and (self.evidence_tools is None or tool.name in self.evidence_tools)
+
+        return tool_contexts(messages, keep=evidence)
 
     def _update(self, state: HalguardState, outcome: GuardOutcome) -> dict[str, Any]:
         """The state update: the verdict on the answer message and in the state, the checked text in its place."""
