@@ -15,7 +15,7 @@ from langchain_core.callbacks import adispatch_custom_event, dispatch_custom_eve
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
 from halguard.errors import InputTypeError, InvalidInputError
-from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
+from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest, evidence_of
 from halguard.policy import fallback_unchecked
 from halguard.schema import Verdict
 from langchain_halguard._convert import (
@@ -82,8 +82,7 @@ class GuardedCall:
                        answer_key=g.answer_key, retrieved=docs)
 
     def _as_request(self, e: Extracted) -> GuardRequest:
-        return GuardRequest(question=e.question, answer=e.answer, contexts=e.contexts, check_question=e.check_question,
-                            structured=e.structured, request_id=str(self.run_manager.run_id), source=SOURCE)
+        return e.request(request_id=str(self.run_manager.run_id), source=SOURCE)
 
     def request(self, output: Any) -> GuardRequest:
         """What the wrapped chain's output is checked on (bad input raises: the caller's mistake, not a verdict)."""
@@ -153,8 +152,7 @@ class GuardedCall:
                 why = f"the fallback's answer could not be read: {exc}"
                 return FallbackAnswer(result, verdict=fallback_unchecked(rejected, why))
             question = rejected.request.question if rejected.request else None
-            contexts = [(e.source_id, e.text) for c in rejected.claims for e in c.evidence]
-            return FallbackAnswer(result, GuardRequest(question, answer, contexts, source=SOURCE,
+            return FallbackAnswer(result, GuardRequest(question, answer, evidence_of(rejected), source=SOURCE,
                                                        request_id=str(self.run_manager.run_id)))
 
     # -- paraphrase sampling ------------------------------------------------------------------------------

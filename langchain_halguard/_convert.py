@@ -28,6 +28,7 @@ from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_messages
 
 from halguard.errors import InputTypeError, InvalidInputError
+from halguard.guard import GuardRequest
 from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
 
@@ -71,6 +72,12 @@ class Extracted:
     structured: bool = False
     check_question: str | None = None
     documents_from: str = "output"
+
+    def request(self, *, request_id: str, source: str) -> GuardRequest:
+        """What the guard core checks, recorded under ``request_id`` and ``source``."""
+        return GuardRequest(question=self.question, answer=self.answer, contexts=self.contexts,
+                            check_question=self.check_question, structured=self.structured, request_id=request_id,
+                            source=source)
 
 
 def _describe(value: Any) -> str:

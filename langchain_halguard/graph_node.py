@@ -71,8 +71,7 @@ def halguard_node(*, detector: Detector | None = None, question_key: str = "ques
             msg = f"halguard_node takes the graph's state (a dict), got {type(state).__name__}"
             raise InvalidInputError(msg)
         e = extract(state, state, question_key=question_key, context_key=documents_key, answer_key=answer_key)
-        return GuardRequest(e.question, e.answer, e.contexts, check_question=e.check_question, structured=e.structured,
-                            request_id=str(uuid.uuid4()), source=SOURCE)
+        return e.request(request_id=str(uuid.uuid4()), source=SOURCE)
 
     def check(state: Mapping[str, Any]) -> dict[str, Any]:
         req = request(state)

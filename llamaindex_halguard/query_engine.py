@@ -22,7 +22,7 @@ from halguard.active.premise import arectify_premise, rectify_premise
 from halguard.consistency.sampling import ParaphraseConsistency
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InputTypeError, InvalidInputError
-from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest
+from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest, evidence_of
 from halguard.guard.sentences import SentenceGate
 from halguard.schema import METADATA_KEY, PremiseRectification, Verdict
 from llamaindex_halguard._convert import accumulating, annotate_nodes, guarding, nodes_to_contexts
@@ -321,7 +321,7 @@ class HalguardQueryEngine(BaseQueryEngine):
         engine = self.fallback if isinstance(self.fallback, BaseQueryEngine) else None
         request = self._guard.request(question, _answer(fallback), nodes, accumulated=accumulating(engine))
         if not request.contexts and not nodes:
-            request = replace(request, contexts=[(e.source_id, e.text) for c in rejected.claims for e in c.evidence])
+            request = replace(request, contexts=evidence_of(rejected))
         return request
 
     @staticmethod

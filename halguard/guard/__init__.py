@@ -10,7 +10,7 @@
 from halguard.guard.core import GuardCore
 from halguard.failures import acheck_answer, check_answer, internal_error
 from halguard.guard.outcome import GuardOutcome
-from halguard.guard.request import FallbackAnswer, GuardHooks, GuardRequest
+from halguard.guard.request import FallbackAnswer, GuardHooks, GuardRequest, evidence_of
 
 __all__ = [
     "FallbackAnswer",
@@ -20,5 +20,6 @@ __all__ = [
     "GuardRequest",
     "acheck_answer",
     "check_answer",
+    "evidence_of",
     "internal_error",
 ]

@@ -9,7 +9,7 @@ from typing import Any, Literal, Union
 from halguard.detector import Detector
 from halguard.schema import SkippedSource, Verdict
 
-__all__ = ["CheckPurpose", "FallbackAnswer", "GuardHooks", "GuardRequest"]
+__all__ = ["CheckPurpose", "FallbackAnswer", "GuardHooks", "GuardRequest", "evidence_of"]
 
 CheckPurpose = Literal["answer", "fallback"]
 """Which answer a check is for: the guarded one, or the fallback's that replaces it."""
@@ -47,6 +47,12 @@ class GuardRequest:
     def detector_question(self) -> str | None:
         """The question the detector gets."""
         return self.check_question if self.check_question is not None else self.question
+
+
+def evidence_of(verdict: Verdict) -> list[tuple[str, str]]:
+    """``(id, text)`` pairs of the evidence ``verdict``'s claims were compared with: what a fallback answer that
+    came with no documents of its own is checked against."""
+    return [(e.source_id, e.text) for claim in verdict.claims for e in claim.evidence]
 
 
 @dataclass(frozen=True)
