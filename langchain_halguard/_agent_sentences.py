@@ -87,7 +87,8 @@ def _callbacks(config: dict[str, Any], handler: Any) -> Any:
     return manager
 
 
-def _relay_run(config: dict[str, Any], messages: list[Any], manager_type: type) -> tuple[Any, str]:
+def _relay_run(config: dict[str, Any], manager_type: type) -> tuple[Any, str]:
+    """The node's callback manager (the relay run starts under it) and the id its message chunks carry."""
     manager = manager_type.configure(config.get("callbacks"), None, inheritable_tags=config.get("tags"),
                                      inheritable_metadata=config.get("metadata"))
     return manager, f"lc_run--{uuid.uuid4()}"
@@ -107,7 +108,7 @@ def _answer(response: Any, text: str, outcome: GuardOutcome, message_id: str) ->
 def stream_model_by_sentence(gate: SentenceGate, request: Any, handler: Callable[[Any], Any]) -> Any:
     """Run the model through ``handler`` with its answer released sentence by sentence (see the module)."""
     config = ensure_config()
-    manager, message_id = _relay_run(config, request.messages, CallbackManager)
+    manager, message_id = _relay_run(config, CallbackManager)
     (relay,) = manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)], name=RELAY_RUN_NAME)
     watcher = _Relay(gate, relay, message_id)
     token = var_child_runnable_config.set({**config, "callbacks": _callbacks(config, watcher)})
@@ -128,7 +129,7 @@ def stream_model_by_sentence(gate: SentenceGate, request: Any, handler: Callable
 async def astream_model_by_sentence(gate: SentenceGate, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
     """Async twin of :func:`stream_model_by_sentence`."""
     config = ensure_config()
-    manager, message_id = _relay_run(config, request.messages, AsyncCallbackManager)
+    manager, message_id = _relay_run(config, AsyncCallbackManager)
     (relay,) = await manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)],
                                                  name=RELAY_RUN_NAME)
     watcher = _AsyncRelay(gate, relay, message_id)

@@ -41,7 +41,6 @@ class SentenceStream:
         self.output_key, self.answer_key = output_key, answer_key
         self.total: Any = None
         self.gate: SentenceGate | None = None
-        self.call: GuardedCall | None = None
         self.message: BaseMessageChunk | None = None  # the first message chunk (its id and type for ours)
         self.text_stream = True  # False once a chunk is not text: then it is checked whole at the end
 
@@ -86,10 +85,12 @@ class SentenceStream:
             if sentence.text:
                 yield self._shaped(sentence.text)
 
-    def _gate(self) -> SentenceGate:
+    def _gate(self, *, asynchronous: bool = False) -> SentenceGate:
+        """The stream's gate, made at its first text (the documents are known by then)."""
         if self.gate is None:
-            self.call = self.make_call()
-            self.gate = SentenceGate(self.core, self.call.request(self.total), self.call.hooks())
+            call = self.make_call()
+            hooks = call.ahooks() if asynchronous else call.hooks()
+            self.gate = SentenceGate(self.core, call.request(self.total), hooks)
         return self.gate
 
     def add(self, chunk: Any) -> Iterator[Any]:
@@ -107,10 +108,7 @@ class SentenceStream:
         if rest is not None:
             yield rest
         if text and self.text_stream:
-            if self.gate is None:
-                self.call = self.make_call()
-                self.gate = SentenceGate(self.core, self.call.request(self.total), self.call.ahooks())
-            for out in self._released(await self.gate.afeed(text)):
+            for out in self._released(await self._gate(asynchronous=True).afeed(text)):
                 yield out
 
     def output(self) -> Any:
@@ -123,7 +121,8 @@ class SentenceStream:
         if self.total is None:
             return
         if not self.text_stream or self.gate is None and not self._has_text():
-            yield from self._whole(self.core.run)
+            call = self.make_call()
+            yield from self._whole_chunks(call, self.core.run(call.request(self.total), call.hooks()))
             return
         rest, outcome = self._gate().close()
         yield from self._released(rest)
@@ -139,10 +138,7 @@ class SentenceStream:
             for chunk in self._whole_chunks(call, outcome):
                 yield chunk
             return
-        if self.gate is None:
-            self.call = self.make_call()
-            self.gate = SentenceGate(self.core, self.call.request(self.total), self.call.ahooks())
-        rest, outcome = await self.gate.aclose()
+        rest, outcome = await self._gate(asynchronous=True).aclose()
         for chunk in self._released(rest):
             yield chunk
         for chunk in self._verdict(outcome):
@@ -151,10 +147,6 @@ class SentenceStream:
     def _has_text(self) -> bool:
         return isinstance(self.total, (str, BaseMessageChunk)) or (
             isinstance(self.total, Mapping) and self.answer_key in self.total)
-
-    def _whole(self, run: Callable[..., GuardOutcome]) -> Iterator[Any]:
-        call = self.make_call()
-        yield from self._whole_chunks(call, run(call.request(self.total), call.hooks()))
 
     def _whole_chunks(self, call: GuardedCall, outcome: GuardOutcome) -> Iterator[Any]:
         stream = ChainStream(self.inner_kwargs, hold=False, output_key=self.output_key, answer_key=self.answer_key)

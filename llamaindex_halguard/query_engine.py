@@ -282,9 +282,7 @@ class HalguardQueryEngine(BaseQueryEngine):
     def _sentence_stream(self, query_bundle: QueryBundle, response: StreamingResponse) -> StreamingResponse:
         """Each sentence once it is complete and checked; the verdict in the metadata once the stream ends."""
         def on_end(text: str, outcome: GuardOutcome) -> None:
-            wrapped.response_txt = text
-            wrapped.metadata = {**(response.metadata or {}), METADATA_KEY: outcome.verdict.to_metadata()}
-            wrapped.source_nodes = annotate_nodes(list(response.source_nodes), outcome.verdict)
+            _record_outcome(wrapped, response, text, outcome)
 
         tokens = released_tokens(self._gate(query_bundle, response), response.response_gen, on_end)
         wrapped = StreamingResponse(tokens, response.source_nodes, response.metadata)
@@ -293,9 +291,7 @@ class HalguardQueryEngine(BaseQueryEngine):
     def _asentence_stream(self, query_bundle: QueryBundle, response: AsyncStreamingResponse) -> AsyncStreamingResponse:
         """Async twin of :meth:`_sentence_stream`."""
         def on_end(text: str, outcome: GuardOutcome) -> None:
-            wrapped.response_txt = text
-            wrapped.metadata = {**(response.metadata or {}), METADATA_KEY: outcome.verdict.to_metadata()}
-            wrapped.source_nodes = annotate_nodes(list(response.source_nodes), outcome.verdict)
+            _record_outcome(wrapped, response, text, outcome)
 
         tokens = areleased_tokens(self._gate(query_bundle, response), response.async_response_gen(), on_end)
         wrapped = AsyncStreamingResponse(tokens, response.source_nodes, response.metadata)
@@ -334,6 +330,13 @@ class HalguardQueryEngine(BaseQueryEngine):
                 raise HallucinationError(msg, verdict=outcome.verdict)
             return _with_verdict(fallback, outcome.verdict)
         return _with_verdict(response, outcome.verdict, outcome.text)
+
+
+def _record_outcome(wrapped: Any, response: Any, text: str, outcome: GuardOutcome) -> None:
+    """A sentence stream has ended: the text sent and the verdict go on the response the caller holds."""
+    wrapped.response_txt = text
+    wrapped.metadata = {**(response.metadata or {}), METADATA_KEY: outcome.verdict.to_metadata()}
+    wrapped.source_nodes = annotate_nodes(list(response.source_nodes), outcome.verdict)
 
 
 def _with_premise(response: Any, premise: PremiseRectification | None) -> Any:

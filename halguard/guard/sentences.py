@@ -23,7 +23,7 @@ import logging
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from halguard.detector import Detector
@@ -254,10 +254,7 @@ class SentenceGate:
 
     def _sub_request(self, start: int, end: int, whole: bool) -> GuardRequest:
         prefix = whole or end <= PREFIX_CHECK_MAX_CHARS
-        text = self.text[:end] if prefix else self.text[start:end]
-        r = self.request
-        return GuardRequest(r.question, text, r.contexts, check_question=r.check_question, request_id=r.request_id,
-                            source=r.source, skipped_sources=r.skipped_sources, detector=r.detector)
+        return replace(self.request, answer=self.text[:end] if prefix else self.text[start:end])
 
     def _shifted(self, verdict: Verdict, request: GuardRequest, start: int, end: int) -> Verdict:
         """The verdict with offsets in the whole answer (a sentence checked on its own is shifted to its place)."""
