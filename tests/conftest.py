@@ -60,12 +60,10 @@ def standins():
 
     import itertools
 
-    from langchain_core.language_models import FakeMessagesListChatModel, GenericFakeChatModel
+    from langchain_core.language_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
 
-    class ToolCallingModel(FakeMessagesListChatModel):  # a scripted chat model an agent binds its tools to
-        def bind_tools(self, tools, **kwargs):
-            return self
+    from tests.jwst import ToolCallingFake
 
     search_call = AIMessage(content="", tool_calls=[{"name": "search_docs", "args": {"query": "JWST launch"},
                                                        "id": "call-1"}])
@@ -80,7 +78,7 @@ def standins():
         "retriever": store.as_retriever(search_kwargs={"k": 2}),
         "llm": FakeListChatModel(responses=[JWST_BAD]),
         # an agent's model: it searches, then answers (every agent run in the docs is these two calls)
-        "model": ToolCallingModel(responses=[search_call, AIMessage(content=mixed)]),
+        "model": ToolCallingFake(responses=[search_call, AIMessage(content=mixed)]),
         "streaming_llm": GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=mixed))),
         "index": index,
         "chat_llm": Routed(rules=[("standalone question", "When did JWST launch?")], default=answer, prompts=[]),

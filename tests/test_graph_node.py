@@ -16,13 +16,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 
 from halguard.errors import InvalidInputError  # noqa: E402
 from langchain_halguard import halguard_node, route_on_verdict  # noqa: E402
+from tests.jwst import BAD, DOCS, GOOD  # noqa: E402
 
-DOCS = [
-    Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
-    Document(id="mirror", page_content="Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
-]
-GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
-BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
 SORRY = "I could not find that in the documents."
 
 

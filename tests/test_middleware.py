@@ -9,9 +9,7 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
 from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
-from langchain_core.language_models import FakeMessagesListChatModel  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
 from langchain_core.tools import create_retriever_tool, tool  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
@@ -20,21 +18,9 @@ from pydantic import BaseModel  # noqa: E402
 
 from halguard import HallucinationError, get_verdict  # noqa: E402
 from langchain_halguard import HalguardMiddleware  # noqa: E402
+from tests.jwst import BAD, DOCS, GOOD, KEPT, MIXED, ToolCallingFake  # noqa: E402
 
-DOCS = [
-    Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
-    Document(id="mirror", page_content="Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
-]
 QUESTION = "When was JWST launched, and how big is its mirror?"
-GOOD = "JWST was launched on 25 December 2021 on an Ariane 5 rocket."
-BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
-KEPT = "Webb's primary mirror is 6.5 metres across."
-MIXED = f"{BAD} {KEPT}"
-
-
-class ToolCallingFake(FakeMessagesListChatModel):
-    def bind_tools(self, tools, **kwargs):
-        return self
 
 
 @pytest.fixture(scope="module")

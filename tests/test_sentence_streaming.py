@@ -7,7 +7,6 @@ import itertools
 import time
 
 import pytest
-from langchain_core.documents import Document
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk
@@ -21,14 +20,8 @@ from halguard.errors import InvalidInputError
 from halguard.guard import GuardCore, GuardRequest
 from halguard.guard.sentences import SentenceGate
 from langchain_halguard import with_halguard
+from tests.jwst import BAD, CONTEXTS, DOCS, KEPT
 
-DOCS = [
-    Document(id="launch", page_content="JWST was launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
-    Document(id="mirror", page_content="Webb's primary mirror is 6.5 metres across and made of 18 hexagonal segments."),
-]
-CONTEXTS = [(d.id, d.page_content) for d in DOCS]
-BAD = "JWST was launched on 25 December 2019 on a Falcon Heavy rocket."
-KEPT = "Webb's primary mirror is 6.5 metres across."
 LAST = "It has 18 hexagonal segments."
 ANSWER = f"{KEPT} {BAD} {LAST}"
 QUESTION = "Tell me about JWST."
