@@ -199,3 +199,25 @@ def test_warm_up_runs_a_sample_check_once(verifier):
     fresh.warm_up()
     fresh.warm_up()
     assert len(calls) == 1  # the sample check, once
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_after_warm_up_a_first_check_loads_nothing_more():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from halguard import LocalVerifier\n"
+        "v = LocalVerifier(time_budget_s=None)\n"
+        "v.warm_up()\n"
+        "before = set(sys.modules)\n"
+        "v.verify('Acme Inc. reported revenue of $5.2 billion in 2019, up 3.5%.', "
+        "['Acme Inc. (NYSE: ACM) reported revenue of $5.2 billion in fiscal 2019, up 3.5% from 2018 [1]. "
+        "Mr. J. Smith resigned on 4 March 2019.', '{\"name\": \"Acme\", \"founded\": 1987}'], "
+        "question='What did Acme report?')\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
