@@ -153,10 +153,11 @@ class HalguardMiddleware(AgentMiddleware):
         streamed = _checked_while_streaming(state)
         if streamed is not None:
             return {"halguard": streamed}
-        request = self._request(state)
-        if request is None:
+        found = self._request(state)
+        if found is None:
             return None
-        return self._update(state, self._core.run(request, self._hooks()))
+        message, request = found
+        return self._update(message, self._core.run(request, self._hooks()))
 
     @hook_config(can_jump_to=["end"])
     async def aafter_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
@@ -164,10 +165,11 @@ class HalguardMiddleware(AgentMiddleware):
         streamed = _checked_while_streaming(state)
         if streamed is not None:
             return {"halguard": streamed}
-        request = self._request(state)
-        if request is None:
+        found = self._request(state)
+        if found is None:
             return None
-        return self._update(state, await self._core.arun(request, self._ahooks()))
+        message, request = found
+        return self._update(message, await self._core.arun(request, self._ahooks()))
 
     def _hooks(self) -> GuardHooks:
         config = _config()
@@ -219,16 +221,17 @@ class HalguardMiddleware(AgentMiddleware):
             return message, message.text, set()
         return None
 
-    def _request(self, state: HalguardState) -> GuardRequest | None:
-        """The answer to check in ``state``; None when the model's last message is no answer to check."""
+    def _request(self, state: HalguardState) -> tuple[AIMessage, GuardRequest] | None:
+        """The answer's message and what to check in ``state``; None when the model's last message is no answer to
+        check."""
         found = self._answer(state)
         if found is None:
             return None
-        _, answer, skip = found
+        message, answer, skip = found
         messages = list(state["messages"])
         question = _last_question(messages)
         structured = is_structured(answer)
-        return GuardRequest(
+        return message, GuardRequest(
             question=question,
             answer=render_structured(answer) if structured else answer,
             contexts=self._contexts(messages, skip),
@@ -245,9 +248,8 @@ class HalguardMiddleware(AgentMiddleware):
 
         return tool_contexts(messages, keep=evidence)
 
-    def _update(self, state: HalguardState, outcome: GuardOutcome) -> dict[str, Any]:
+    def _update(self, answer_message: AIMessage, outcome: GuardOutcome) -> dict[str, Any]:
         """The state update: the verdict on the answer message and in the state, the checked text in its place."""
-        answer_message = self._answer(state)[0]  # type: ignore[index]
         verdict = outcome.verdict  # "end" is recorded as the fallback it is (action "fallback"), plus the jump
         ends = self.on_hallucination == "end" and outcome.action == "fallback"
         update: dict[str, Any] = {"content": outcome.text} if outcome.text is not None else {}
