@@ -323,3 +323,16 @@ def test_a_tools_documents_keep_their_ids(verifier):
     state = graph.invoke(user())
     assert state["halguard"]["label"] == "supported"
     assert {e["source_id"] for c in state["halguard"]["claims"] for e in c["evidence"]} <= {"launch", "mirror"}
+
+
+def test_concurrent_runs_share_one_middleware(verifier, search):
+    mw = HalguardMiddleware(detector=verifier, on_hallucination="filter")
+    answers = [GOOD, MIXED, GOOD, MIXED]
+    states = [agent(search, a, middleware=[mw]).invoke(user()) for a in answers]  # one at a time, for reference
+    together = [agent(search, a, middleware=[mw]) for a in answers]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda g: g.invoke(user()), together))
+    assert [s["messages"][-1].content for s in results] == [s["messages"][-1].content for s in states]
+    assert [s["messages"][-1].content for s in results] == [GOOD, KEPT, GOOD, KEPT]
