@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from halguard.grounding.many_claims import claims_corrected_for
 from halguard.grounding.scoring import DEFAULT_WEIGHTS
 from halguard.grounding.verifier import LocalVerifier
 from halguard.tools.calibrate import _fold, group_of
@@ -37,16 +38,17 @@ FOLDS = 5
 
 
 class _Recording(LocalVerifier):
-    """The verifier, keeping each scored answer's measured claims and correction count."""
+    """The verifier, keeping each scored answer's measured claims and the claim count its correction uses."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.recorded: list = []
 
-    def _claims_corrected_for(self, measured, threshold, n_claims):
-        n = super()._claims_corrected_for(measured, threshold, n_claims)
-        self.recorded.append((measured, n))
-        return n
+    def _measure_claims(self, job, vectors, index, deadline):
+        claims, measured = super()._measure_claims(job, vectors, index, deadline)
+        threshold = self.operating_point(None)[0]
+        self.recorded.append((measured, claims_corrected_for(measured, threshold, len(job.claims), self.weights)))
+        return claims, measured
 
 
 def collect(paths: list[Path], out: Path, *, weights_dir: Path | None = None, fold: int | None = None) -> None:

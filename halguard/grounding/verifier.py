@@ -23,34 +23,33 @@ from typing import Any, Literal
 import numpy as np
 
 from halguard.detector import Detector, check_batch_args
-from halguard.errors import InputTypeError, InvalidInputError
-from halguard.grounding.batch_encoding import PartlyEncoded, embed_jobs
+from halguard.errors import InputTypeError
+from halguard.grounding.answer_verdict import OperatingPoint, answer_verdict
+from halguard.grounding.batch_encoding import embed_jobs, encode_in_slices
 from halguard.grounding.calibration import CONTRADICTION_THRESHOLD, Calibration
 from halguard.grounding.candidates import candidate_chunks
-from halguard.grounding.claim_verdict import claim_verdict
+from halguard.grounding.containment import contained
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, MODEL_NAME, EncodeStats, LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
-from halguard.grounding.job import Job, Limits, Unverifiable, prepare, restore_offsets
+from halguard.grounding.job import Job, Limits, prepare
 # The many-claims correction's numbers were defined here before it had its own module: still importable from here.
 from halguard.grounding.many_claims import (
     CORRECTION_MAX_CLAIMS,
     MAJORITY_MIN_CLAIMS,
     MAJORITY_UNSUPPORTED,
-    claims_corrected_for,
 )
 from halguard.grounding.meaning import ClaimChecker
-from halguard.grounding.measured_claim import MeasuredClaim, measure_against_evidence, read_meaning
+from halguard.grounding.measured_claim import EARLY_DECISION_GRACE_S, MeasuredClaim, measure_claims
 from halguard.grounding.profile import answer_profile
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, ScoringWeights, weak_threshold_for
 from halguard.grounding.warming import WARM_ANSWER, WARM_CONTEXT, WARM_QUESTION
 from halguard.grounding.verifier_options import check_judging_options, check_size_options, load_calibration
-from halguard.schema import ClaimVerdict, UnsupportedSpan, Usage, Verdict, VerdictError
+from halguard.schema import Usage, Verdict
 from halguard.text.claims import Claim
-from halguard.text.segment import BudgetExceeded, check_deadline
 from halguard.text.wordnet import load as load_word_relations
 
-__all__ = ["CORRECTION_MAX_CLAIMS", "DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "MAJORITY_MIN_CLAIMS",
-           "MAJORITY_UNSUPPORTED", "LocalVerifier"]
+__all__ = ["CORRECTION_MAX_CLAIMS", "DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "EARLY_DECISION_GRACE_S",
+           "MAJORITY_MIN_CLAIMS", "MAJORITY_UNSUPPORTED", "LocalVerifier"]
 
 # Seconds one check may take. The slowest answer of the three dev files took 3.1 s (a RAGTruth summary seen for
 # the first time, one thread); a guard waits for no more than a few LLM calls' worth.
@@ -67,11 +66,6 @@ CANDIDATE_MIN_CHUNKS = 64
 # question's share of a check's time and memory small.
 DEFAULT_MAX_QUESTION_CHARS = 20_000
 DEFAULT_CANDIDATES_PER_CLAIM = 8
-
-# When the budget runs out among the claims' windows, the claims encoded in time are read for at most this long
-# (LocalVerifier._measure_claims): a flag among them decides the answer. Hand-set: a tenth of a claim's reading
-# for 14,000 tiny sentences, and a small share of the default 10 s budget.
-EARLY_DECISION_GRACE_S = 0.5
 
 
 class LocalVerifier(Detector):
@@ -289,27 +283,8 @@ class LocalVerifier(Detector):
         return Verdict.unverified(code, message, detector=self.name, threshold=self.threshold, **fields)
 
     def _contained(self, stage: Any, *args: Any) -> Any:
-        """Run a stage; a blown time budget or a failure inside it becomes an ``unverified`` verdict.
-
-        Bad input (:class:`InputTypeError`, :class:`InvalidInputError`) still raises: it is the caller's to fix.
-        """
-        try:
-            return stage(*args)
-        except (InputTypeError, InvalidInputError):
-            raise
-        except Unverifiable as why:
-            fields: dict[str, Any] = {"skipped": why.skipped} if why.skipped else {}
-            if why.skipped_sources:
-                fields["skipped_sources"] = why.skipped_sources
-            return restore_offsets(self._unverified(why.code, why.message, **fields), why.original, {})
-        except BudgetExceeded:
-            return self._unverified(
-                "budget_exceeded",
-                f"the check did not finish within time_budget_s={self.time_budget_s} s; it was stopped, not "
-                "shortened (raise the budget, or check fewer or shorter passages)",
-            )
-        except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
-            return self._unverified("internal_error", f"the check failed: {type(exc).__name__}: {str(exc)[:200]}")
+        """Run a stage; a blown time budget or a failure inside it becomes ``unverified`` (:mod:`.containment`)."""
+        return contained(stage, *args, unverified=self._unverified, time_budget_s=self.time_budget_s)
 
     def _prepare(self, answer: Any, contexts: Any, question: Any, deadline: float | None) -> Job:
         limits = Limits(self.max_answer_chars, self.max_context_chars, self.sentences_per_chunk, self.max_chunk_chars,
@@ -328,121 +303,24 @@ class LocalVerifier(Detector):
 
     def _encode(self, texts: list[str], deadline: float | None,
                 keep_partial: bool = False) -> tuple[np.ndarray, EncodeStats]:
-        """Encode in slices, checking the time budget between them (what was encoded stays in the cache).
-
-        With a budget, the slices are single batches (``batch_size`` texts), shortest texts first so each batch pads
-        to similar lengths: the budget is checked between batches, so one batch is the most a check overruns it by.
-        Eight texts of 256 word pieces take about 0.3 s on one idle core and under 2 s on a machine loaded 2.5
-        times over (issue 25: slices of 64 such texts once took 20 s there, and a check ran 27 s on a 10 s budget).
-        With ``keep_partial``, a budget that runs out after the first batch raises :class:`PartlyEncoded` with the
-        texts encoded so far, instead of losing them.
-        """
-        step = self.batch_size
-        if deadline is None or len(texts) <= step:
-            check_deadline(deadline)
-            return self.embedder.encode(texts, batch_size=self.batch_size, num_threads=self.num_threads)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        parts, total = [], EncodeStats()
-        for i in range(0, len(order), step):
-            try:
-                check_deadline(deadline)
-            except BudgetExceeded:
-                if not keep_partial or not parts:
-                    raise
-                raise PartlyEncoded(np.vstack(parts), order[:i], total) from None
-            vecs, stats = self.embedder.encode([texts[j] for j in order[i : i + step]],
-                                               batch_size=self.batch_size, num_threads=self.num_threads)
-            parts.append(vecs)
-            total.computed += stats.computed
-            total.cached += stats.cached
-            total.batches += stats.batches
-        out = np.empty((len(texts), parts[0].shape[1]), dtype=parts[0].dtype)
-        out[order] = np.vstack(parts)
-        return out, total
+        """Encode in budget-checked slices (:func:`~halguard.grounding.batch_encoding.encode_in_slices`)."""
+        return encode_in_slices(self.embedder, texts, deadline, keep_partial, batch_size=self.batch_size,
+                                num_threads=self.num_threads)
 
     def _score(self, job: Job, vectors: dict[str, np.ndarray], usage: Usage,
                deadline: float | None = None) -> Verdict:
         index = EvidenceIndex(np.vstack([vectors[ch.text] for _, ch in job.chunks]), faiss_min=self.faiss_min_chunks)
         profile = answer_profile(job.answer, [s.text for s in job.sources], question=job.question,
                                  sentences=len(job.claims) + len(job.skipped))
-        threshold, weak_threshold, contradiction_threshold = self.operating_point(profile)
-        measured_claims, measured = self._measure_claims(job, vectors, index, deadline)
-        # Cut short by the budget, the claims read in time are scored with the correction of the whole answer (the
-        # claims not read are still its claims); a flag among them decides the answer, nothing else can.
-        cut_short = len(measured) < len(job.claims)
-        claims_in_answer = claims_corrected_for(measured, threshold, len(job.claims), self.weights)
-        claims: list[ClaimVerdict] = []
-        spans: list[UnsupportedSpan] = []
-        for claim, m in zip(measured_claims, measured):
-            verdict, claim_spans = claim_verdict(job, claim, m, index, claims_in_answer=claims_in_answer,
-                                                 threshold=threshold, weak_threshold=weak_threshold,
-                                                 contradiction_threshold=contradiction_threshold,
-                                                 weights=self.weights, citation_mode=self.citation_mode)
-            claims.append(verdict)
-            spans.extend(claim_spans)
-        flagged = any(c.status.is_flagged or c.score >= threshold for c in claims)
-        copies = {"skipped": [s.model_copy() for s in job.skipped], "usage": usage.model_copy(), "profile": profile,
-                  "skipped_sources": [s.model_copy() for s in job.skipped_sources]}
-        errors = []
-        if cut_short:
-            # A 99 KB run-on sentence of invented words needed 240 encodings and ran out of a 10 s budget on a
-            # loaded machine; its first claims already showed it unsupported.
-            message = (f"the check ran out of time_budget_s={self.time_budget_s} s after {len(measured)} of "
-                       f"{len(job.claims)} claims; the others were not checked")
-            if not flagged:
-                verdict = self._unverified("budget_exceeded", message + " and none of those checked is flagged",
-                                           **copies)
-                return restore_offsets(verdict, job.original, job.normalized_sources)
-            errors.append(VerdictError(code="budget_exceeded", message=message))
-        unchecked = [c for claim, c in zip(job.claims, claims) if claim.foreign_script and not c.status.is_flagged]
-        if unchecked and not flagged:
-            # Never "supported" for a sentence whose meaning was not checked: the policy decides (fail open/closed).
-            verdict = self._unverified(
-                "unchecked_script",
-                f"{len(unchecked)} sentence(s) of the answer are in a script the local checks cannot read; their "
-                "numbers and names were found in the context, the rest was not checked",
-                claims=claims, **copies)
-            return restore_offsets(verdict, job.original, job.normalized_sources)
-        score = max(c.score for c in claims)
-        probability = None if self.calibration is None else self.calibration.for_profile(profile).probability(score)
-        verdict = Verdict(
-            label="hallucinated" if flagged else "supported",
-            hallucination_detected=flagged,
-            score=score,
-            probability=None if probability is None else round(probability, 4),
-            threshold=threshold,
-            claims=claims,
-            spans=sorted(spans, key=lambda sp: (sp.start, sp.end)),
-            detector=self.name,
-            errors=errors,
-            **copies,
-        )
-        return restore_offsets(verdict, job.original, job.normalized_sources)
+        point = OperatingPoint(profile, *self.operating_point(profile), weights=self.weights,
+                               citation_mode=self.citation_mode, calibration=self.calibration,
+                               time_budget_s=self.time_budget_s)
+        claims, measured = self._measure_claims(job, vectors, index, deadline)
+        return answer_verdict(job, claims, measured, index, usage, point, detector=self.name,
+                              unverified=self._unverified)
 
     def _measure_claims(self, job: Job, vectors: dict[str, np.ndarray], index: EvidenceIndex,
                         deadline: float | None) -> tuple[list[Claim], list[MeasuredClaim]]:
-        """Each claim encoded in full, measured against the evidence: ``(claims, their measurements)``.
-
-        With every window encoded, the budget is checked between claims. When the budget ran out among the claims'
-        windows, the claims encoded in time are read for at most :data:`EARLY_DECISION_GRACE_S`.
-        """
-        complete = all(w in vectors for ws in job.windows for w in ws)
-        if not complete:  # the budget ran out among the claims' windows: a short grace to read those encoded
-            deadline = time.monotonic() + EARLY_DECISION_GRACE_S
-        measured: list[MeasuredClaim] = []
-        measured_claims: list[Claim] = []
-        for claim, windows in zip(job.claims, job.windows):
-            if complete:
-                check_deadline(deadline)
-            elif time.monotonic() > deadline:
-                break
-            encoded = [vectors[w] for w in windows if w in vectors]
-            if len(encoded) < len(windows):  # the budget ran out before this claim was encoded in full
-                continue
-            measured.append(measure_against_evidence(job, claim, np.vstack(encoded), index, top_k=self.top_k,
-                                                     weights=self.weights))
-            measured_claims.append(claim)
-        if self.claim_checker is not None and complete:
-            read_meaning(job, measured_claims, measured, self.claim_checker, num_threads=self.num_threads,
-                         deadline=deadline)
-        return measured_claims, measured
+        """Each claim measured against the evidence (:func:`~halguard.grounding.measured_claim.measure_claims`)."""
+        return measure_claims(job, vectors, index, deadline, top_k=self.top_k, weights=self.weights,
+                              checker=self.claim_checker, num_threads=self.num_threads)
