@@ -115,13 +115,15 @@ class ClaimChecker:
             from safetensors.torch import load as load_tensors
             from transformers import AutoModel, AutoTokenizer
 
-            from halguard.grounding.meaning.network import ClaimCheckerNetwork
+            from halguard.grounding.meaning.network import TRAINED_LAYERS, ClaimCheckerNetwork
 
             base = Path(self._base_path) if self._base_path is not None else default_model_path()
             with _quiet_loading():
                 tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
                 encoder = AutoModel.from_pretrained(str(base), local_files_only=True)
-            network = ClaimCheckerNetwork(encoder)
+            classes = len(manifest.get("classes") or ()) or 1  # the first checker's manifest names no classes
+            network = ClaimCheckerNetwork(encoder, classes=classes,
+                                          trained_layers=int(manifest.get("trained_layers", TRAINED_LAYERS)))
             tensors = {k: v.to(torch.float32) for k, v in load_tensors(blob).items()}
             if set(tensors) != set(network.trained_parameters()):
                 msg = f"{weights} holds other tensors than this halguard's network expects"
@@ -152,7 +154,7 @@ class ClaimChecker:
         if todo:
             import torch
 
-            from halguard.grounding.meaning.network import encode_pairs
+            from halguard.grounding.meaning.network import encode_pairs, unsupported_risk
 
             network, tokenizer = self._load()
             # One pair per forward pass: dynamic int8 scales a layer's activations over the whole batch, padding
@@ -165,7 +167,7 @@ class ClaimChecker:
                     claim_logits, token_logits = network(enc["input_ids"], enc["attention_mask"],
                                                          enc["token_type_ids"], enc["claim_mask"])
                     spans = _spans(enc["offsets"][0], enc["claim_mask"][0], torch.sigmoid(token_logits)[0])
-                    score = MeaningScore(risk=float(torch.sigmoid(claim_logits)[0]), spans=spans)
+                    score = MeaningScore(risk=float(unsupported_risk(claim_logits)[0]), spans=spans)
                     self._cache.set((premises[i], claims[i]), score)
                     out[i] = score
         return out  # type: ignore[return-value]
