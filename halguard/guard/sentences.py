@@ -10,9 +10,17 @@ through as soon as the next one has begun (so it is complete) and its claims are
 - ``raise``: :class:`~halguard.errors.HallucinationError` at the first flagged sentence.
 
 A sentence is checked as the end of the answer so far (``answer[:its end]``): the detector sees the answer's
-shape as it grows, and the last check is the whole answer's, so the final verdict is exactly what a check of the
-finished answer says. Past :data:`PREFIX_CHECK_MAX_CHARS` a sentence is checked on its own, so the work per
-sentence stays bounded. ``repair`` and paraphrase sampling need the whole answer and are not offered here.
+shape as it grows, and the last check is the whole answer's. Past :data:`PREFIX_CHECK_MAX_CHARS` a sentence is
+checked with the decided text just before it (:data:`WINDOW_CONTEXT_CHARS`, whole sentences), so each new
+sentence costs about the same however long the answer is, and nothing is checked twice.
+
+Nothing goes out unchecked. A piece's fate is decided by every claim that overlaps it (a claim that began in an
+earlier piece included), so a sentence cut at a space cannot carry a flagged claim out. Text that arrives in one
+chunk is split into its sentences first; only one sentence longer than :data:`MAX_PENDING_CHARS` is cut. What
+cannot be checked (past the stream's length or time budget) is ``unverified`` and follows ``on_unverified``. The
+final verdict is made of the decisions (:mod:`.stream_record`), so its action always matches what was sent; with
+``filter``, when every sentence was dropped the fallback message goes out (as ``invoke()`` returns it).
+``repair`` and paraphrase sampling need the whole answer and are not offered here.
 """
 
 from __future__ import annotations
@@ -20,29 +28,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import bisect
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
 
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
 from halguard.guard.core import GuardCore, _maybe_await
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import GuardHooks, GuardRequest
-from halguard.policy import DEFAULT_FALLBACK, fallback_unchecked, with_fallback_verdict
-from halguard.schema import ClaimVerdict, PolicyAction, UnsupportedSpan, Verdict
+from halguard.guard.stream_record import ReleasedSentence, Status, StreamRecord
+from halguard.policy import DEFAULT_FALLBACK
+from halguard.schema import PolicyAction, Verdict
 from halguard.text.segment import split_sentences
 
-__all__ = ["PREFIX_CHECK_MAX_CHARS", "ReleasedSentence", "SentenceGate"]
+__all__ = ["PREFIX_CHECK_MAX_CHARS", "ReleasedSentence", "SentenceGate", "Status"]
 
-PREFIX_CHECK_MAX_CHARS = 4_000
-"""Up to this length a sentence is checked as the end of the answer so far; longer answers' sentences on their own
-(a QA or RAG answer is well under it: the prefix checks of a 4,000-character answer cost about three checks of it)."""
+PREFIX_CHECK_MAX_CHARS = 2_000
+"""Up to this length a sentence is checked as the end of the answer so far (a QA or RAG answer is well under it, and
+the last check is then the whole answer's); past it, with :data:`WINDOW_CONTEXT_CHARS` of decided text before it.
+The prefix checks re-read earlier claims, so their cost grows with the square of the answer: 2,000 characters keep
+it to about a second on one thread (benchmarks/bench_sentence_stream.py --long)."""
+WINDOW_CONTEXT_CHARS = 600
+"""How much decided text (whole sentences) a windowed check reads before its sentence: what "it" and "the company"
+refer to. Its claims are not decided again."""
 MAX_PENDING_CHARS = 1_000
-"""An unfinished sentence longer than this is released (and checked) at its last space: a stream that never ends a
-sentence must not hold its text back, nor be re-split as it grows without bound."""
+"""A sentence still unfinished past this length is released at its last space, checked with everything before it
+(the claim that overlaps the piece decides it): a stream that never ends a sentence must not hold its text back,
+nor be re-split as it grows without bound."""
 MAX_STREAM_CHARS = 100_000
 """Past this many characters (the local verifier's ``max_answer_chars``) a stream's sentences are not checked: they
 are ``unverified`` (``answer_too_long``), and the policy decides (fail open: sent; fail closed: as flagged)."""
@@ -54,8 +69,6 @@ SENTENCE_POLICIES = ("annotate", "raise", "filter", "fallback")
 # Where a new sentence may have begun: a sentence end (and closing quotes) then space then a character, or a line
 # break then a character. Bounded quantifiers only: it runs on every piece of a stream.
 _JUNCTION = re.compile(r"[.!?\u2026][\"')\]\u201d\u2019\u00bb]{0,3}\s{1,16}\S|\n\s{0,16}\S")
-
-Status = Literal["supported", "flagged", "unverified", "dropped", "fallback"]
 
 logger = logging.getLogger("halguard.guard")
 # Streams' documents are encoded beside the stream by these threads; two, as the check itself runs beside them.
@@ -74,26 +87,6 @@ def _wait(prepared: Future[None]) -> None:
         prepared.result()
     except Exception:  # noqa: BLE001 - a failed preparation only means the check does the work itself
         logger.debug("halguard could not prepare the documents ahead of the stream", exc_info=True)
-
-
-@dataclass(frozen=True)
-class ReleasedSentence:
-    """One sentence's fate.
-
-    Attributes:
-        text: What goes out: the sentence with the whitespace before it, the fallback message, or "" (dropped).
-        start: Where the sentence starts in the answer as generated (its whitespace included).
-        end: Where it ends.
-        status: ``supported``, ``flagged`` (annotated and sent), ``unverified``, ``dropped`` (filter) or
-            ``fallback`` (the fallback message was sent instead, and the gate is closed).
-        claims: The sentence's claims, with offsets in the answer as generated.
-    """
-
-    text: str
-    start: int
-    end: int
-    status: Status
-    claims: list[ClaimVerdict] = field(default_factory=list)
 
 
 class SentenceGate:
@@ -117,13 +110,18 @@ class SentenceGate:
         self.text = ""
         self.decided = 0  # the answer before this offset is released, dropped or replaced
         self.closed = False
-        self.released: list[ReleasedSentence] = []
-        self._last: tuple[int, Verdict] | None = None  # (end, verdict) of the last prefix check
+        self.record = StreamRecord()
+        self._last: Verdict | None = None  # the last check's verdict (offsets in the whole answer)
         self._tried = 0  # how long the undecided tail was when a split last found no complete sentence
         self._spent = 0.0  # seconds the sentence checks took so far (STREAM_CHECK_BUDGET_S)
         # The documents are known before the first sentence is: their encoding starts now, beside the stream, and
         # the first check waits for it (so the first sentence pays at most the rest of it).
         self._prepared: Future[None] | None = _prepare_in_background(core, request)
+
+    @property
+    def released(self) -> list[ReleasedSentence]:
+        """Every piece decided so far, in stream order."""
+        return self.record.released
 
     # -- sync ---------------------------------------------------------------------------------------------------
 
@@ -139,11 +137,15 @@ class SentenceGate:
     def close(self) -> tuple[list[ReleasedSentence], GuardOutcome]:
         """The stream ended: the last sentence, checked, and the whole answer's outcome (reported)."""
         out: list[ReleasedSentence] = []
-        if not self.closed and self.text[self.decided:].strip():
-            start, end = self.decided, len(self.text)
-            out.append(self._decide(start, end, self._check(start, end)))
-        whole = self._last[1] if self._covers_all() else self._check(0, len(self.text), whole=True)
-        outcome = self._outcome(whole)
+        if not self.closed:
+            for start, end in self._rest():
+                out.append(self._decide(start, end, self._check(start, end)))
+                if self.closed:
+                    break
+        last = self._last if self._last is not None else self._check(0, len(self.text), whole=True)
+        out.extend(self._all_dropped())
+        whole = self.record.final_verdict(last)
+        outcome = self.record.outcome(whole, self.core.fallback_message, self.core.on_hallucination)
         if self.hooks.on_checked is not None:
             self.hooks.on_checked(whole)
         self.core.notify(outcome.verdict)
@@ -169,12 +171,14 @@ class SentenceGate:
         if self._prepared is not None:
             _wait(self._prepared)
             self._prepared = None
-        request = self._sub_request(start, end, whole)
+        if self._blank(start, end, whole):
+            return self._last
+        request, offset = self._sub_request(start, end, whole)
         t0 = time.perf_counter()
         verdict = self.core.check(request) if self.hooks.traced is None else self.hooks.traced(
             self.core.check, request, "answer")
         self._spent += time.perf_counter() - t0
-        return self._shifted(verdict, request, start, end)
+        return self._shifted(verdict, offset)
 
     # -- async --------------------------------------------------------------------------------------------------
 
@@ -190,11 +194,15 @@ class SentenceGate:
     async def aclose(self) -> tuple[list[ReleasedSentence], GuardOutcome]:
         """Async twin of :meth:`close`."""
         out: list[ReleasedSentence] = []
-        if not self.closed and self.text[self.decided:].strip():
-            start, end = self.decided, len(self.text)
-            out.append(self._decide(start, end, await self._acheck(start, end)))
-        whole = self._last[1] if self._covers_all() else await self._acheck(0, len(self.text), whole=True)
-        outcome = self._outcome(whole)
+        if not self.closed:
+            for start, end in self._rest():
+                out.append(self._decide(start, end, await self._acheck(start, end)))
+                if self.closed:
+                    break
+        last = self._last if self._last is not None else await self._acheck(0, len(self.text), whole=True)
+        out.extend(self._all_dropped())
+        whole = self.record.final_verdict(last)
+        outcome = self.record.outcome(whole, self.core.fallback_message, self.core.on_hallucination)
         if self.hooks.on_checked is not None:
             await _maybe_await(self.hooks.on_checked(whole))
         self.core.notify(outcome.verdict)
@@ -207,19 +215,21 @@ class SentenceGate:
             prepared, self._prepared = self._prepared, None
             with contextlib.suppress(Exception):  # a failed preparation only means the check does the work
                 await asyncio.wrap_future(prepared)
-        request = self._sub_request(start, end, whole)
+        if self._blank(start, end, whole):
+            return self._last
+        request, offset = self._sub_request(start, end, whole)
         t0 = time.perf_counter()
         if self.hooks.traced is None:
             verdict = await self.core.acheck(request)
         else:
             verdict = await _maybe_await(self.hooks.traced(self.core.acheck, request, "answer"))
         self._spent += time.perf_counter() - t0
-        return self._shifted(verdict, request, start, end)
+        return self._shifted(verdict, offset)
 
     # -- shared -------------------------------------------------------------------------------------------------
 
     def _complete(self, delta: str) -> list[tuple[int, int]]:
-        """The sentences ``delta`` completed: every sentence of the undecided tail but the last (still growing).
+        """The pieces ``delta`` completed: every sentence of the undecided tail but the last (still growing).
 
         The tail is split only where a new sentence may have begun, and after a split that found none (an
         abbreviation) only once the tail has grown by a quarter: the splitting work stays linear in the stream.
@@ -229,43 +239,80 @@ class SentenceGate:
         self.text += delta
         pending = len(self.text) - self.decided
         if pending > MAX_PENDING_CHARS:
-            return self._cut()
+            return self._overlong()
         look = self.text[max(self.decided, len(self.text) - len(delta) - 20):]
         if not _JUNCTION.search(look) or (self._tried and pending < self._tried * 1.25 + 16):
             return []
+        pieces = self._sentences()
+        self._tried = 0 if pieces else pending
+        return pieces
+
+    def _sentences(self, *, last: bool = False) -> list[tuple[int, int]]:
+        """The undecided tail's sentences, as ``(start, end)`` in the answer; the last one only with ``last``."""
         spans = split_sentences(self.text[self.decided:])
-        if len(spans) < 2:
-            self._tried = pending
+        bounds = [self.decided + s for s, _ in spans[1:]]
+        starts, ends = [self.decided, *bounds], [*bounds, len(self.text)]
+        pieces = list(zip(starts, ends))
+        return pieces if last else pieces[:-1]
+
+    def _overlong(self) -> list[tuple[int, int]]:
+        """The complete sentences of a long undecided tail (one chunk of a whole answer), and pieces of an unfinished
+        sentence longer than :data:`MAX_PENDING_CHARS`, each cut at its last space (or at the limit)."""
+        self._tried = 0
+        pieces = self._sentences()
+        start = pieces[-1][1] if pieces else self.decided
+        while len(self.text) - start > MAX_PENDING_CHARS:
+            limit = start + MAX_PENDING_CHARS
+            space = self.text.rfind(" ", start + 1, limit)
+            cut = space if space > start else limit
+            pieces.append((start, cut))
+            start = cut
+        return pieces
+
+    def _rest(self) -> list[tuple[int, int]]:
+        """At the end of the stream: the undecided tail's pieces, the last sentence included."""
+        if not self.text[self.decided:].strip():
             return []
-        self._tried = 0
-        bounds = [self.decided + s for s, _ in spans]
-        return [(self.decided if i == 0 else bounds[i], bounds[i + 1]) for i in range(len(spans) - 1)]
+        pieces = self._overlong()
+        start = pieces[-1][1] if pieces else self.decided
+        if start < len(self.text):
+            pieces.append((start, len(self.text)))
+        return pieces
 
-    def _cut(self) -> list[tuple[int, int]]:
-        """An overlong unfinished sentence, released at its last space (or at the limit)."""
-        end = self.decided + MAX_PENDING_CHARS
-        space = self.text.rfind(" ", self.decided + 1, end)
-        self._tried = 0
-        return [(self.decided, space if space > 0 else end)]
+    def _blank(self, start: int, end: int, whole: bool) -> bool:
+        """Whether the piece is whitespace after a checked one (it carries nothing to check: it goes out as is)."""
+        return not whole and self._last is not None and not self.text[start:end].strip()
 
-    def _covers_all(self) -> bool:
-        """Whether the last prefix check was of the whole answer (then it is the final verdict as it is)."""
-        return self._last is not None and self._last[0] == len(self.text) and self.decided == len(self.text)
+    def _sub_request(self, start: int, end: int, whole: bool) -> tuple[GuardRequest, int]:
+        """The check's request for the piece ``[start, end)`` and where its answer starts in the whole answer."""
+        if whole or end <= PREFIX_CHECK_MAX_CHARS:
+            return replace(self.request, answer=self.text[:end]), 0
+        begin = start
+        starts = [r.start for r in self.record.released]
+        i = bisect.bisect_left(starts, start - WINDOW_CONTEXT_CHARS)
+        if i < len(starts):
+            begin = min(start, starts[i])
+        return replace(self.request, answer=self.text[begin:end]), begin
 
-    def _sub_request(self, start: int, end: int, whole: bool) -> GuardRequest:
-        prefix = whole or end <= PREFIX_CHECK_MAX_CHARS
-        return replace(self.request, answer=self.text[:end] if prefix else self.text[start:end])
-
-    def _shifted(self, verdict: Verdict, request: GuardRequest, start: int, end: int) -> Verdict:
-        """The verdict with offsets in the whole answer (a sentence checked on its own is shifted to its place)."""
-        if len(request.answer) == end:  # a prefix: offsets are the answer's already
-            self._last = (end, verdict)
-            return verdict
-        claims = [c.model_copy(update={"start": c.start + start, "end": c.end + start}) for c in verdict.claims]
-        return verdict.model_copy(update={"claims": claims})
+    def _shifted(self, verdict: Verdict, offset: int) -> Verdict:
+        """The verdict with offsets in the whole answer (a windowed check is shifted to its place)."""
+        if offset:
+            update = {
+                "claims": [c.model_copy(update={"start": c.start + offset, "end": c.end + offset})
+                           for c in verdict.claims],
+                "spans": [s.model_copy(update={"start": s.start + offset, "end": s.end + offset})
+                          for s in verdict.spans],
+                "skipped": [s.model_copy(update={"start": s.start + offset, "end": s.end + offset})
+                            for s in verdict.skipped],
+            }
+            verdict = verdict.model_copy(update=update)
+        self._last = verdict
+        return verdict
 
     def _decide(self, start: int, end: int, verdict: Verdict) -> ReleasedSentence:
-        claims = [c for c in verdict.claims if c.start >= start and c.end <= end]
+        # Every claim that overlaps the piece decides it, one that began in an earlier piece included: a sentence
+        # cut at a space must not carry a flagged claim out as "supported".
+        claims = [c for c in verdict.claims if c.start < end and start < c.end]
         text = self.text[start:end]
         self.decided = end
         closed_fail = verdict.label == "unverified" and self.core.on_unverified == "fail_closed"
@@ -283,8 +330,18 @@ class SentenceGate:
             released = ReleasedSentence(message, start, end, "fallback", claims)
         else:
             released = ReleasedSentence(text, start, end, status, claims)
-        self.released.append(released)
+        self.record.add(released, verdict)
         return released
+
+    def _all_dropped(self) -> list[ReleasedSentence]:
+        """With ``filter``, when every sentence was dropped: the fallback message, as ``invoke()`` returns it."""
+        if not self.record.nothing_sent_after_filter(self.core.on_hallucination):
+            return []
+        message = self.core.fallback_message or DEFAULT_FALLBACK
+        end = len(self.text)
+        released = ReleasedSentence(message, end, end, "fallback")
+        self.record.add(released, self._last)
+        return [released]
 
     def _raise(self, verdict: Verdict, unverified: bool) -> None:
         record = verdict.model_copy(update={"action": PolicyAction(action="raise")})
@@ -296,19 +353,3 @@ class SentenceGate:
         flagged = [c.text for c in record.flagged_claims][:3]
         msg = f"halguard flagged a sentence of the streamed answer as hallucinated: {flagged}"
         raise HallucinationError(msg, verdict=record)
-
-    def _outcome(self, whole: Verdict) -> GuardOutcome:
-        """The whole answer's verdict with what the gate did recorded as its action."""
-        sent = "".join(r.text for r in self.released).strip()
-        if any(r.status == "fallback" for r in self.released):
-            action = PolicyAction(action="fallback")
-            verdict = with_fallback_verdict(whole.model_copy(update={"action": action}), fallback_unchecked(whole))
-            return GuardOutcome("fallback", verdict, sent)
-        dropped = [r for r in self.released if r.status == "dropped"]
-        if dropped:
-            removed = [UnsupportedSpan(start=c.start, end=c.end, text=c.text, confidence=c.score,
-                                       reason=c.status.value) for r in dropped for c in r.claims if c.status.is_flagged]
-            action = PolicyAction(action="filter", removed=removed, filtered_answer=sent)
-            return GuardOutcome("filter", whole.model_copy(update={"action": action}), sent)
-        return GuardOutcome("pass", whole.model_copy(update={"action": PolicyAction(action="annotate")}))
-
