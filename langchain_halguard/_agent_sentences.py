@@ -8,6 +8,13 @@ its own (``halguard_sentences``, a chat-model run started through LangChain's ca
 ``"messages"`` mode streams like any model's tokens. The message the model node returns holds what was sent, under
 that run's message id, with the verdict in its ``response_metadata`` (the middleware's ``after_model`` then only
 records it in the state).
+
+Two things are only known as the model's turn goes on. A turn that begins with no evidence in the thread (the
+agent's first turn, before any tool ran) is held whole: what a model says there is usually "Let me look that up."
+next to a tool call, which is not an answer to check (unless ``check_intermediate``); at the turn's end a tool call
+sends it as it is (as ``streaming="whole"`` leaves it), and an answer is checked whole. And a model call that fails
+mid-stream and is tried again (``ModelRetryMiddleware``, ``ModelFallbackMiddleware`` inside this one) starts a new
+gate under a new message id: the failed attempt's unfinished sentence is never sent, nor joined to the next.
 """
 
 from __future__ import annotations
@@ -37,23 +44,57 @@ def _chunk(text: str, message_id: str) -> ChatGenerationChunk:
     return ChatGenerationChunk(message=AIMessageChunk(content=text, id=message_id))
 
 
+class _Turn:
+    """One model turn's state, shared by the sync and async relays: the current attempt's gate and message id, and
+    the text held while the turn has no evidence."""
+
+    def __init__(self, make_gate: Callable[[], SentenceGate], relay: Any) -> None:
+        self.make_gate, self.relay = make_gate, relay
+        self.gate = make_gate()
+        self.hold = not self.gate.request.contexts  # no evidence yet: decide at the turn's end
+        self.held = ""
+        self.message_id = _message_id()
+        self.attempt: Any = None  # the model run whose tokens are being read
+
+    def token(self, token: str, run_id: Any) -> str | None:
+        """The text to feed the gate (None: held, or nothing)."""
+        if run_id is not None and self.attempt is not None and run_id != self.attempt:
+            self.restart()  # another model run: the previous one ended without an answer
+        self.attempt = run_id
+        if self.hold:
+            self.held += token
+            return None
+        return token or None
+
+    def restart(self) -> None:
+        """A failed attempt: its unfinished text is dropped; the next attempt gets a new gate and message id."""
+        self.gate = self.make_gate()
+        self.held = ""
+        self.message_id = _message_id()
+        self.attempt = None
+
+
 class _Relay(BaseCallbackHandler):
     """The model's tokens into the gate; the released sentences out as the relay run's tokens."""
 
     run_inline = True
     raise_error = True  # "raise" must stop the agent, not be logged by the callback manager
 
-    def __init__(self, gate: SentenceGate, relay: Any, message_id: str) -> None:
-        self.gate, self.relay, self.message_id = gate, relay, message_id
+    def __init__(self, turn: _Turn) -> None:
+        self.turn = turn
 
     def send(self, sentences: list[ReleasedSentence]) -> None:
         for sentence in sentences:
             if sentence.text:
-                self.relay.on_llm_new_token(sentence.text, chunk=_chunk(sentence.text, self.message_id))
+                self.turn.relay.on_llm_new_token(sentence.text, chunk=_chunk(sentence.text, self.turn.message_id))
 
-    def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
-        if token:
-            self.send(self.gate.feed(token))
+    def on_llm_new_token(self, token: str, *, run_id: Any = None, **kwargs: Any) -> None:
+        text = self.turn.token(token, run_id)
+        if text:
+            self.send(self.turn.gate.feed(text))
+
+    def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+        self.turn.restart()
 
 
 class _AsyncRelay(AsyncCallbackHandler):
@@ -62,17 +103,42 @@ class _AsyncRelay(AsyncCallbackHandler):
     run_inline = True
     raise_error = True
 
-    def __init__(self, gate: SentenceGate, relay: Any, message_id: str) -> None:
-        self.gate, self.relay, self.message_id = gate, relay, message_id
+    def __init__(self, turn: _Turn) -> None:
+        self.turn = turn
 
     async def send(self, sentences: list[ReleasedSentence]) -> None:
         for sentence in sentences:
             if sentence.text:
-                await self.relay.on_llm_new_token(sentence.text, chunk=_chunk(sentence.text, self.message_id))
+                await self.turn.relay.on_llm_new_token(sentence.text,
+                                                       chunk=_chunk(sentence.text, self.turn.message_id))
 
-    async def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
-        if token:
-            await self.send(await self.gate.afeed(token))
+    async def on_llm_new_token(self, token: str, *, run_id: Any = None, **kwargs: Any) -> None:
+        text = self.turn.token(token, run_id)
+        if text:
+            await self.send(await self.turn.gate.afeed(text))
+
+    async def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
+        self.turn.restart()
+
+
+def _message_id() -> str:
+    return f"lc_run--{uuid.uuid4()}"
+
+
+def _unstreamed(turn: _Turn, response: Any) -> None:
+    """A model that does not stream sent no token: its answer is taken whole, as one chunk of text."""
+    if turn.gate.text or turn.held or not response.result:
+        return
+    turn.hold, turn.held = True, response.result[-1].text
+
+
+def _unchecked_step(turn: _Turn, response: Any, check_intermediate: bool) -> str | None:
+    """The text of a held turn that ends in a tool call and is not checked (as ``streaming="whole"`` leaves it);
+    None when the turn is to be checked."""
+    last = response.result[-1] if response.result else None
+    if not turn.hold or check_intermediate or last is None or not getattr(last, "tool_calls", None):
+        return None
+    return turn.held
 
 
 def _callbacks(config: dict[str, Any], handler: Any) -> Any:
@@ -87,11 +153,10 @@ def _callbacks(config: dict[str, Any], handler: Any) -> Any:
     return manager
 
 
-def _relay_run(config: dict[str, Any], manager_type: type) -> tuple[Any, str]:
-    """The node's callback manager (the relay run starts under it) and the id its message chunks carry."""
-    manager = manager_type.configure(config.get("callbacks"), None, inheritable_tags=config.get("tags"),
-                                     inheritable_metadata=config.get("metadata"))
-    return manager, f"lc_run--{uuid.uuid4()}"
+def _relay_run(config: dict[str, Any], manager_type: type) -> Any:
+    """The node's callback manager (the relay run starts under it)."""
+    return manager_type.configure(config.get("callbacks"), None, inheritable_tags=config.get("tags"),
+                                  inheritable_metadata=config.get("metadata"))
 
 
 def _answer(response: Any, text: str, outcome: GuardOutcome, message_id: str) -> Any:
@@ -105,44 +170,80 @@ def _answer(response: Any, text: str, outcome: GuardOutcome, message_id: str) ->
                           structured_response=response.structured_response)
 
 
-def stream_model_by_sentence(gate: SentenceGate, request: Any, handler: Callable[[Any], Any]) -> Any:
+def _as_sent(response: Any, message_id: str) -> Any:
+    """The response under the streamed message id (LangGraph's messages mode then does not send it again)."""
+    last = response.result[-1]
+    return type(response)(result=[*response.result[:-1], last.model_copy(update={"id": message_id})],
+                          structured_response=response.structured_response)
+
+
+def _end(text: str, message_id: str) -> LLMResult:
+    return LLMResult(generations=[[ChatGeneration(message=AIMessage(content=text, id=message_id))]])
+
+
+def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any, handler: Callable[[Any], Any], *,
+                             check_intermediate: bool = False) -> Any:
     """Run the model through ``handler`` with its answer released sentence by sentence (see the module)."""
     config = ensure_config()
-    manager, message_id = _relay_run(config, CallbackManager)
+    manager = _relay_run(config, CallbackManager)
     (relay,) = manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)], name=RELAY_RUN_NAME)
-    watcher = _Relay(gate, relay, message_id)
+    turn = _Turn(make_gate, relay)
+    watcher = _Relay(turn)
     token = var_child_runnable_config.set({**config, "callbacks": _callbacks(config, watcher)})
     try:
         response = handler(request)
     finally:
         var_child_runnable_config.reset(token)
+    _unstreamed(turn, response)
+    step = _unchecked_step(turn, response, check_intermediate)
+    if step is not None:  # "Let me look that up." and a tool call: sent as it is, as the state keeps it
+        if step:
+            relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
+        relay.on_llm_end(_end(step, turn.message_id))
+        return _as_sent(response, turn.message_id) if step else response
+    gate = turn.gate
+    if turn.hold and turn.held:
+        watcher.send(gate.feed(turn.held))
     if not gate.text.strip():  # a tool call with no text: nothing was streamed, after_model decides as usual
         relay.on_llm_end(LLMResult(generations=[[]]))
         return response
     rest, outcome = gate.close()
     watcher.send(rest)
     sent = "".join(r.text for r in gate.released)
-    relay.on_llm_end(LLMResult(generations=[[ChatGeneration(message=AIMessage(content=sent, id=message_id))]]))
-    return _answer(response, sent, outcome, message_id)
+    relay.on_llm_end(_end(sent, turn.message_id))
+    return _answer(response, sent, outcome, turn.message_id)
 
 
-async def astream_model_by_sentence(gate: SentenceGate, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any,
+                                    handler: Callable[[Any], Awaitable[Any]], *,
+                                    check_intermediate: bool = False) -> Any:
     """Async twin of :func:`stream_model_by_sentence`."""
     config = ensure_config()
-    manager, message_id = _relay_run(config, AsyncCallbackManager)
+    manager = _relay_run(config, AsyncCallbackManager)
     (relay,) = await manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)],
                                                  name=RELAY_RUN_NAME)
-    watcher = _AsyncRelay(gate, relay, message_id)
+    turn = _Turn(make_gate, relay)
+    watcher = _AsyncRelay(turn)
     token = var_child_runnable_config.set({**config, "callbacks": _callbacks(config, watcher)})
     try:
         response = await handler(request)
     finally:
         var_child_runnable_config.reset(token)
+    _unstreamed(turn, response)
+    step = _unchecked_step(turn, response, check_intermediate)
+    if step is not None:
+        if step:
+            await relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
+        await relay.on_llm_end(_end(step, turn.message_id))
+        return _as_sent(response, turn.message_id) if step else response
+    gate = turn.gate
+    if turn.hold and turn.held:
+        await watcher.send(await gate.afeed(turn.held))
     if not gate.text.strip():
         await relay.on_llm_end(LLMResult(generations=[[]]))
         return response
     rest, outcome = await gate.aclose()
     await watcher.send(rest)
     sent = "".join(r.text for r in gate.released)
-    await relay.on_llm_end(LLMResult(generations=[[ChatGeneration(message=AIMessage(content=sent, id=message_id))]]))
-    return _answer(response, sent, outcome, message_id)
+    await relay.on_llm_end(_end(sent, turn.message_id))
+    return _answer(response, sent, outcome, turn.message_id)

@@ -132,13 +132,16 @@ class HalguardMiddleware(AgentMiddleware):
         """With ``streaming="sentence"``: the model's answer streamed sentence by sentence, each checked."""
         if not self.by_sentence or request.response_format is not None:
             return handler(request)
-        return stream_model_by_sentence(self._gate(request), request, handler)
+        return stream_model_by_sentence(lambda: self._gate(request), request, handler,
+                                        check_intermediate=self.check_intermediate)
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         """Async twin of :meth:`wrap_model_call`."""
         if not self.by_sentence or request.response_format is not None:
             return await handler(request)
-        return await astream_model_by_sentence(self._gate(request, self._ahooks()), request, handler)
+        hooks = self._ahooks()
+        return await astream_model_by_sentence(lambda: self._gate(request, hooks), request, handler,
+                                               check_intermediate=self.check_intermediate)
 
     def _gate(self, request: Any, hooks: GuardHooks | None = None) -> SentenceGate:
         messages = list(request.messages)
