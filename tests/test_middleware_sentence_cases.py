@@ -147,3 +147,26 @@ def test_a_one_chunk_answer_past_the_cut_drops_only_the_fabrication(verifier, se
     assert "Falcon" not in streamed and "Falcon" not in state["messages"][-1].content
     assert streamed.count("Ariane") == 9 and state["messages"][-1].content == streamed.strip()
     assert state["halguard"]["action"]["action"] == "filter"
+
+
+@pytest.mark.parametrize("subgraphs", [False, True])
+def test_a_guarded_agent_as_a_node_of_a_parent_graph(verifier, search, subgraphs):
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    answer = f"{GOOD} {BAD} {KEPT}"
+    mw = HalguardMiddleware(detector=verifier, streaming="sentence", on_hallucination="filter")
+    agent = create_agent(Streaming(responses=[call(), AIMessage(content=answer)]), tools=[search], middleware=[mw])
+    parent = StateGraph(MessagesState)
+    parent.add_node("agent", agent)
+    parent.add_edge(START, "agent")
+    parent.add_edge("agent", END)
+    graph = parent.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": f"parent-{subgraphs}"}}
+    chunks = list(graph.stream(user(), config, stream_mode="messages", subgraphs=subgraphs))
+    if subgraphs:
+        chunks = [c[1] for c in chunks]
+    # With subgraphs=True the sentences come as the relay's tokens; without, LangGraph sends the subgraph's checked
+    # message whole. Either way: only checked text.
+    ai = "".join(c[0].content for c in chunks if c[0].type in ("ai", "AIMessageChunk") and c[0].content)
+    assert ai == f"{GOOD} {KEPT}"
+    assert graph.get_state(config).values["messages"][-1].content == f"{GOOD} {KEPT}"
