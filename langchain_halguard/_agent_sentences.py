@@ -141,13 +141,28 @@ def _unchecked_step(turn: _Turn, response: Any, check_intermediate: bool) -> str
     return turn.held
 
 
+def _event_streams() -> tuple[type, ...]:
+    """The handlers behind ``astream_events`` and ``astream_log`` (they stream every model token they see)."""
+    try:
+        from langchain_core.tracers.event_stream import _AstreamEventsCallbackHandler
+        from langchain_core.tracers.log_stream import LogStreamCallbackHandler
+    except ImportError:  # another langchain-core layout: the docs' exclude_tags=["nostream"] still works
+        return ()
+    return (_AstreamEventsCallbackHandler, LogStreamCallbackHandler)
+
+
 def _callbacks(config: dict[str, Any], handler: Any) -> Any:
-    """The node's callbacks with ``handler`` added and the model's run kept out of the messages stream."""
+    """The node's callbacks with ``handler`` added and the model's run kept out of the streams a user reads: the
+    messages stream mode (the ``nostream`` tag) and ``astream_events`` / ``astream_log`` (their handlers are left
+    out of the model's run; the relay run's checked sentences reach them as ``on_chat_model_stream``)."""
     callbacks = config.get("callbacks")
     if isinstance(callbacks, BaseCallbackManager):
         manager = callbacks.copy()
     else:
         manager = CallbackManager(handlers=list(callbacks or []), inheritable_handlers=list(callbacks or []))
+    hidden = _event_streams()
+    for streamer in [h for h in manager.handlers if hidden and isinstance(h, hidden)]:
+        manager.remove_handler(streamer)
     manager.add_handler(handler, inherit=True)
     manager.add_tags([_NOSTREAM], inherit=True)
     return manager

@@ -357,3 +357,42 @@ async def test_chat_engine_async_sentence_fallback(index, verifier):
     stream = await engine.astream_chat(QUESTION)
     assert [t async for t in stream.async_response_gen()] == ["Not in the documents."]
     assert engine.chat_history[-1].content == "Not in the documents."
+
+
+ALL_FLAGGED = f"{BAD} It was designed by Isaac Newton."
+
+
+def test_query_engine_filter_with_every_sentence_flagged_streams_the_fallback(index, verifier):
+    from halguard.policy import DEFAULT_FALLBACK
+
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(ALL_FLAGGED), similarity_top_k=2, streaming=True),
+                                 detector=verifier, on_hallucination="filter", streaming="sentence")
+    response = engine.query(QUESTION)
+    assert "".join(response.response_gen) == DEFAULT_FALLBACK  # what query() returns, not ''
+    whole = HalguardQueryEngine(index.as_query_engine(llm=llm(ALL_FLAGGED), similarity_top_k=2), detector=verifier,
+                                on_hallucination="filter").query(QUESTION)
+    assert str(whole) == DEFAULT_FALLBACK and get_verdict(response).action.action == "filter"
+
+
+@pytest.mark.parametrize("mode", ["context", "condense_plus_context"])
+async def test_chat_engine_filter_with_every_sentence_flagged_remembers_the_fallback(index, verifier, mode):
+    from halguard.policy import DEFAULT_FALLBACK
+
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(ALL_FLAGGED), similarity_top_k=2),
+                                detector=verifier, on_hallucination="filter", streaming="sentence")
+    stream = engine.stream_chat(QUESTION)
+    assert "".join(stream.response_gen) == DEFAULT_FALLBACK
+    assert engine.chat_history[-1].content == DEFAULT_FALLBACK  # not an empty chat memory
+    astream = await engine.astream_chat(QUESTION)
+    assert "".join([t async for t in astream.async_response_gen()]) == DEFAULT_FALLBACK
+    assert engine.chat_history[-1].content == DEFAULT_FALLBACK
+
+
+def test_query_engine_run_on_past_the_cut_never_sends_the_fabrication(index, verifier):
+    run_on = "The Eiffel Tower was completed in 1889" + ", and it is 330 metres tall" * 40
+    answer = f"{run_on}, and it was completed in 1925."
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(answer), similarity_top_k=2, streaming=True),
+                                 detector=verifier, on_hallucination="filter", streaming="sentence")
+    response = engine.query(QUESTION)
+    sent = "".join(response.response_gen)
+    assert "1925" not in sent and get_verdict(response).label == "hallucinated"

@@ -170,3 +170,15 @@ def test_a_guarded_agent_as_a_node_of_a_parent_graph(verifier, search, subgraphs
     ai = "".join(c[0].content for c in chunks if c[0].type in ("ai", "AIMessageChunk") and c[0].content)
     assert ai == f"{GOOD} {KEPT}"
     assert graph.get_state(config).values["messages"][-1].content == f"{GOOD} {KEPT}"
+
+
+def test_astream_events_show_only_checked_sentences(verifier, search):
+    answer = f"{GOOD} {BAD} {KEPT}"
+    mw = HalguardMiddleware(detector=verifier, streaming="sentence", on_hallucination="filter")
+    graph = create_agent(Streaming(responses=[call(), AIMessage(content=answer)]), tools=[search], middleware=[mw])
+
+    async def events():
+        return [e async for e in graph.astream_events(user(), version="v2")]
+
+    streamed = [e["data"]["chunk"].content for e in asyncio.run(events()) if e["event"] == "on_chat_model_stream"]
+    assert "".join(streamed) == f"{GOOD} {KEPT}"  # the raw tokens, "Falcon Heavy" among them, stay out
