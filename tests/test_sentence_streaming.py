@@ -249,3 +249,28 @@ def test_past_the_budget_the_rest_is_unverified_and_the_policy_decides(verifier,
                           GuardRequest(QUESTION, "", CONTEXTS))
     released, _ = run_gate(closed, ANSWER)
     assert [r.status for r in released] == ["supported", "fallback"]
+
+
+def test_filter_with_every_sentence_flagged_streams_what_invoke_returns(verifier, retriever):
+    from halguard.policy import DEFAULT_FALLBACK
+
+    answer = f"{BAD} The mirror is 9 metres across and made of gold bricks."
+    guarded = with_halguard(lcel(retriever, answer), detector=verifier, on_hallucination="filter", streaming="sentence")
+
+    async def astream():
+        return [c async for c in guarded.astream(QUESTION)]
+
+    assert "".join(guarded.stream(QUESTION)) == DEFAULT_FALLBACK == guarded.invoke(QUESTION)
+    assert "".join(asyncio.run(astream())) == DEFAULT_FALLBACK
+
+
+def test_a_model_that_sends_the_answer_in_one_chunk(verifier, retriever):
+    from langchain_core.language_models import FakeListChatModel
+
+    answer = " ".join([KEPT, LAST] * 8 + [BAD] + [KEPT, LAST] * 8)
+    prompt = ChatPromptTemplate.from_template("Context: {context}\n\nQuestion: {question}")
+    chain = ({"context": retriever | (lambda docs: "\n".join(d.page_content for d in docs)),
+              "question": RunnablePassthrough()} | prompt | FakeListChatModel(responses=[answer]) | StrOutputParser())
+    guarded = with_halguard(chain, detector=verifier, on_hallucination="filter", streaming="sentence")
+    out = "".join(guarded.stream(QUESTION))
+    assert "Falcon" not in out and out.count("hexagonal") == 16
