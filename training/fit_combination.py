@@ -58,8 +58,7 @@ def collect(paths: list[Path], out: Path, *, weights_dir: Path | None = None, fo
     from training.dev_pairs import FOLDS as DEV_FOLDS
 
     verifier = _Recording(calibration=None)
-    if weights_dir is not None:
-        verifier.claim_checker = ClaimChecker(weights_dir)
+    verifier.claim_checker = ClaimChecker(weights_dir) if weights_dir is not None else ClaimChecker.shared()
     with out.open("w", encoding="utf-8") as fh:
         for path in paths:
             for line in path.open(encoding="utf-8"):
@@ -114,6 +113,54 @@ def best_point(rows: list[dict]) -> tuple[tuple[float, float, float], float]:
     return best, best_value
 
 
+def shape_points(rows: list[dict]) -> dict[str, tuple[float, float, float]]:
+    """The best grid point per answer shape (each shape's rows alone), where the shape has both labels; a shape
+    where the rules alone (meaning 0) do as well keeps the rules."""
+    out = {}
+    for shape in sorted({r["profile"] for r in rows}):
+        part = [r for r in rows if r["profile"] == shape]
+        if len({r["label"] for r in part}) < 2:
+            continue
+        point, value = best_point(part)
+        rules = _mean_auroc(part, answer_scores(part, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims))
+        out[shape] = point if value > rules else (1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
+    return out
+
+
+def shape_scores(rows: list[dict], points: dict[str, tuple[float, float, float]]) -> np.ndarray:
+    rules = (1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
+    out = np.empty(len(rows))
+    for i, row in enumerate(rows):
+        out[i] = answer_scores([row], *points.get(row["profile"], rules))[0]
+    return out
+
+
+def by_shape(rows: list[dict], scores: np.ndarray) -> dict:
+    """AUROC per answer shape (each shape's rows pooled over the files)."""
+    out = {}
+    for shape in sorted({r["profile"] for r in rows}):
+        idx = [i for i, r in enumerate(rows) if r["profile"] == shape]
+        if len({rows[i]["label"] for i in idx}) == 2:
+            out[shape] = round(auroc([rows[i]["label"] for i in idx], scores[idx].tolist()), 4)
+    return out
+
+
+def fit_per_shape(rows: list[dict]) -> dict:
+    """Grouped cross-validation of a per-shape choice (the model used only on the shapes where it wins)."""
+    oof = np.empty(len(rows))
+    chosen = []
+    for fold in range(FOLDS):
+        train = [r for r in rows if _fold(r["group"], FOLDS) != fold]
+        test_idx = [i for i, r in enumerate(rows) if _fold(r["group"], FOLDS) == fold]
+        points = shape_points(train)
+        chosen.append(points)
+        oof[test_idx] = shape_scores([rows[i] for i in test_idx], points)
+    rules_only = answer_scores(rows, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
+    return {"out_of_fold": report(rows, oof), "out_of_fold_by_shape": by_shape(rows, oof),
+            "rules_only_by_shape": by_shape(rows, rules_only), "chosen_per_fold": chosen,
+            "shipped": shape_points(rows)}
+
+
 def report(rows: list[dict], scores: np.ndarray) -> dict:
     out = {}
     for name in sorted({r["file"] for r in rows}):
@@ -129,10 +176,14 @@ def report(rows: list[dict], scores: np.ndarray) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="the claim checker's weights folder to read the rows with (default: the shipped one)")
     parser.add_argument("--features", type=Path, default=Path(".cache/training/claims.jsonl"))
     parser.add_argument("--predictions-out", type=Path, default=None,
                         help="write each row's score with the shipped weights, in halguard bench --jsonl-out's "
                              "shape, for halguard calibrate --predictions (contradiction is not recorded: False)")
+    parser.add_argument("--per-shape", action="store_true",
+                        help="also fit one grid point per answer shape (the model only where it wins), in grouped CV")
     parser.add_argument("--fold-weights", type=Path, nargs=2, default=None, metavar=("FOLD0", "FOLD1"),
                         help="stage 3's fold models (each trained without its fold): every row is read by the "
                              "model that did not train on it")
@@ -147,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                 parts.append(part.read_text(encoding="utf-8"))
             args.features.write_text("".join(parts), encoding="utf-8")
         else:
-            collect(args.files, args.features)
+            collect(args.files, args.features, weights_dir=args.weights)
     rows = [json.loads(line) for line in args.features.open(encoding="utf-8")]
     rules_only = answer_scores(rows, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
     oof = np.empty(len(rows))
@@ -167,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
               "chosen_per_fold": chosen, "shipped": {"rules_scale": point[0], "meaning": point[1],
                                                      "many_claims": point[2], "meaning_bias": round(bias, 4)},
               "in_sample": report(rows, scores)}
+    if args.per_shape:
+        result["per_shape"] = fit_per_shape(rows)
     print(json.dumps(result, indent=2))
     if args.predictions_out is not None:
         shipped = answer_scores(rows, point[0], point[1], point[2], bias)
