@@ -22,3 +22,14 @@ class ToolCallingFake(FakeMessagesListChatModel):
 
     def bind_tools(self, tools, **kwargs):
         return self
+
+
+def search_tool():
+    """A retriever tool over DOCS, as an agent's search (``search_jwst``)."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langchain_core.tools import create_retriever_tool
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
+    store.add_documents(DOCS)
+    return create_retriever_tool(store.as_retriever(search_kwargs={"k": 2}), "search_jwst", "Search JWST docs.")

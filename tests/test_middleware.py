@@ -9,25 +9,21 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
-from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
 from langchain_core.messages import AIMessage  # noqa: E402
-from langchain_core.tools import create_retriever_tool, tool  # noqa: E402
-from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from halguard import HallucinationError, get_verdict  # noqa: E402
 from langchain_halguard import HalguardMiddleware  # noqa: E402
-from tests.jwst import BAD, DOCS, GOOD, KEPT, MIXED, ToolCallingFake  # noqa: E402
+from tests.jwst import BAD, DOCS, GOOD, KEPT, MIXED, ToolCallingFake, search_tool  # noqa: E402
 
 QUESTION = "When was JWST launched, and how big is its mirror?"
 
 
 @pytest.fixture(scope="module")
 def search():
-    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
-    store.add_documents(DOCS)
-    return create_retriever_tool(store.as_retriever(search_kwargs={"k": 2}), "search_jwst", "Search JWST docs.")
+    return search_tool()
 
 
 def call(name="search_jwst", call_id="c1", text=""):

@@ -11,17 +11,14 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
-from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
 from langchain_core.messages import AIMessage, AIMessageChunk  # noqa: E402
 from langchain_core.outputs import ChatGenerationChunk  # noqa: E402
-from langchain_core.tools import create_retriever_tool  # noqa: E402
-from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
 from halguard import UnverifiedError, get_verdict  # noqa: E402
 from halguard.policy import DEFAULT_FALLBACK  # noqa: E402
 from langchain_halguard import HalguardMiddleware  # noqa: E402
-from tests.jwst import BAD, DOCS, GOOD, KEPT, ToolCallingFake  # noqa: E402
+from tests.jwst import BAD, GOOD, KEPT, ToolCallingFake, search_tool  # noqa: E402
 
 QUESTION = "When was JWST launched, and how big is its mirror?"
 PREAMBLE = "Let me look that up."
@@ -29,9 +26,7 @@ PREAMBLE = "Let me look that up."
 
 @pytest.fixture(scope="module")
 def search():
-    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=32))
-    store.add_documents(DOCS)
-    return create_retriever_tool(store.as_retriever(search_kwargs={"k": 2}), "search_jwst", "Search JWST docs.")
+    return search_tool()
 
 
 class Streaming(ToolCallingFake):

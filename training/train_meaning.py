@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from halguard.grounding.meaning.network import CLASSES, ClaimCheckerNetwork, encode_pairs, unsupported_risk
+from halguard.grounding.meaning.network import CLASSES, ClaimCheckerNetwork, encode_pairs
 from training.train import _auroc
 
 SEED = 20261126
