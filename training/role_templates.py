@@ -66,20 +66,43 @@ def _spans(claim: str, *words: str) -> list[tuple[int, int]]:
     return sorted(out)
 
 
+_DESCRIPTIONS = ["a regional trucking company", "a family-owned business", "its largest rival", "a start-up founded in 2015",
+                 "the local champion", "a former partner"]
+_VERB_SYNONYMS = {"acquired": "bought", "defeated": "beat", "hired": "recruited", "criticised": "condemned",
+                  "funded": "financed", "rescued": "saved", "praised": "commended", "replaced": "succeeded"}
+
+
+def _role_premise(rng: random.Random, a: str, b: str, past: str, part: str, year: int) -> str:
+    """A sentence stating that ``a`` did ``past`` to ``b``, in one of several structures, sometimes with a
+    neighbouring sentence that names neither."""
+    day = rng.choice(["Monday", "Tuesday", "Friday"])
+    core = rng.choice([
+        f"{a} {past} {b} in {year}.", f"In {year}, {a} {past} {b}.", f"{b} was {part} by {a} in {year}.",
+        f"{a}, based in {rng.choice(_PLACES)}, {past} {b} in {year}.",
+        f"{a} announced on {day} that it had {part} {b}, {rng.choice(_DESCRIPTIONS)}.",
+        f"After months of talks, {b} was {part} by {a}.",
+        f"{a} said it {past} {b} for {rng.randint(2, 900)} million euros.",
+        f"It was {a} that {past} {b}, according to the report.",
+    ])
+    if rng.random() < 0.4:
+        other = f"The weather in {rng.choice(_PLACES)} was mild that week."
+        core = f"{other} {core}" if rng.random() < 0.5 else f"{core} {other}"
+    return core
+
+
 def _roles(rng: random.Random) -> list[tuple[str, str, str, list | None]]:
     a, b = _two(rng)
     _, past, part, noun = rng.choice(_VERBS)
     year = rng.randint(1950, 2024)
-    premise = rng.choice([f"{a} {past} {b} in {year}.", f"In {year}, {a} {past} {b}.",
-                          f"{b} was {part} by {a} in {year}.",
-                          f"{a}, based in {rng.choice(_PLACES)}, {past} {b} in {year}."])
-    keep = [f"{a} {past} {b}.", f"{b} was {part} by {a}.", f"In {year}, {b} was {part} by {a}."]
+    premise = _role_premise(rng, a, b, past, part, year)
+    said = _VERB_SYNONYMS.get(past, past) if rng.random() < 0.3 else past
+    keep = [f"{a} {said} {b}.", f"{b} was {part} by {a}.", f"It was {a} that {said} {b}."]
     if noun:
-        keep.append(f"{a}'s {noun} of {b} took place in {year}.")
-    change = [(f"{b} {past} {a}.", [b, a]), (f"{a} was {part} by {b}.", [a, b]),
-              (f"In {year}, {b} {past} {a}.", [b, a])]
+        keep.append(f"{a}'s {noun} of {b} was reported.")
+    change = [(f"{b} {said} {a}.", [b, a]), (f"{a} was {part} by {b}.", [a, b]),
+              (f"It was {b} that {said} {a}.", [b, a])]
     if noun:
-        change.append((f"{b}'s {noun} of {a} took place in {year}.", [b, a]))
+        change.append((f"{b}'s {noun} of {a} was reported.", [b, a]))
     claim = rng.choice(keep)
     swapped, words = rng.choice(change)
     return [(premise, claim, "supported", []), (premise, swapped, "contradicted", _spans(swapped, *words))]
@@ -97,8 +120,16 @@ def _moved_predicate(rng: random.Random) -> list[tuple[str, str, str, list | Non
     c = _person(rng) if rng.random() < 0.5 else _org(rng)
     (_, p1, _, _), (_, p2, _, _) = rng.sample(_VERBS, 2)
     premise = f"{a} {p1} {b}, and {c} {p2} {a}."
-    claim, words = rng.choice([(f"{c} {p1} {b}.", [c]), (f"{a} {p2} {c}.", [a, c]), (f"{b} {p2} {a}.", [b])])
-    return [(premise, f"{c} {p2} {a}.", "supported", []), (premise, claim, "contradicted", _spans(claim, *words))]
+    good = rng.choice([f"{a} {p1} {b}.", f"{c} {p2} {a}."])
+    claim, words = rng.choice([(f"{c} {p1} {b}.", [c]), (f"{a} {p2} {c}.", [a, c]), (f"{b} {p2} {a}.", [b]),
+                               (f"{b} {p1} {a}.", [b, a])])
+    return [(premise, good, "supported", []), (premise, claim, "contradicted", _spans(claim, *words))]
+
+
+def _said_of(rng: random.Random, thing: str, number: str) -> str:
+    return rng.choice([f"{thing.capitalize()} was reported by {number} of patients.",
+                       f"{number} of patients reported {thing}.",
+                       f"In the trial, {thing} affected {number} of patients."])
 
 
 def _numbers(rng: random.Random) -> list[tuple[str, str, str, list | None]]:
@@ -113,9 +144,10 @@ def _numbers(rng: random.Random) -> list[tuple[str, str, str, list | None]]:
     e1, e2 = rng.sample(_SIDE_EFFECTS, 2)
     p, q = rng.sample(range(3, 30), 2)
     premise = f"In the trial, {p}% of patients reported {e1} and {q}% reported {e2}."
-    pairs.append((premise, f"{e2.capitalize()} was reported by {q}% of patients.", "supported", []))
-    swapped = f"{e2.capitalize()} was reported by {p}% of patients."
-    pairs.append((premise, swapped, "contradicted", _spans(swapped, f"{p}%")))
+    thing, right, wrong = rng.choice([(e1, p, q), (e2, q, p)])
+    pairs.append((premise, _said_of(rng, thing, f"{right}%"), "supported", []))
+    swapped = _said_of(rng, thing, f"{wrong}%")
+    pairs.append((premise, swapped, "contradicted", _spans(swapped, f"{wrong}%")))
     return pairs
 
 
@@ -124,9 +156,10 @@ def _years(rng: random.Random) -> list[tuple[str, str, str, list | None]]:
     y1, y2 = rng.sample(range(1850, 2020), 2)
     kind = rng.choice(["tower", "bridge", "library", "museum", "station"])
     premise = f"The {a} {kind} opened in {y1}, and the {b} {kind} followed in {y2}."
-    bad = f"The {a} {kind} opened in {y2}."
-    return [(premise, f"The {b} {kind} opened in {y2}.", "supported", []),
-            (premise, bad, "contradicted", _spans(bad, str(y2)))]
+    name, right, wrong = rng.choice([(a, y1, y2), (b, y2, y1)])
+    bad = f"The {name} {kind} opened in {wrong}."
+    return [(premise, f"The {name} {kind} opened in {right}.", "supported", []),
+            (premise, bad, "contradicted", _spans(bad, str(wrong)))]
 
 
 def _subsequence(rng: random.Random) -> list[tuple[str, str, str, list | None]]:
