@@ -106,7 +106,7 @@ def test_the_default_is_the_rules_alone():
 
 
 def test_the_checker_changes_the_risk_by_its_weight():
-    """The combined logit is the rules' plus ``meaning`` x the checker's logit (no hidden terms)."""
+    """The combined logit is ``rules_scale`` x the rules' plus ``meaning`` x the checker's logit (no hidden terms)."""
     import math
     from dataclasses import replace
 
@@ -116,7 +116,8 @@ def test_the_checker_changes_the_risk_by_its_weight():
     z_rules = MEANING_WEIGHTS.signals_logit(s)
     for p in (0.1, 0.5, 0.9):
         risk = MEANING_WEIGHTS.risk(replace(s, meaning_risk=p))
-        expected = z_rules + MEANING_WEIGHTS.meaning * math.log(p / (1 - p)) + MEANING_WEIGHTS.meaning_bias
+        expected = (MEANING_WEIGHTS.rules_scale * z_rules + MEANING_WEIGHTS.meaning * math.log(p / (1 - p))
+                    + MEANING_WEIGHTS.meaning_bias)
         assert abs(math.log(risk / (1 - risk)) - expected) < 1e-9
     assert MEANING_WEIGHTS.risk(s) == MEANING_WEIGHTS.risk(replace(s, meaning_risk=None))
 
@@ -135,3 +136,27 @@ def test_a_failing_checker_makes_the_answer_unverified_never_supported(monkeypat
     verdict = LocalVerifier(meaning=True).verify("Northwind Logistics acquired Palmera Freight in 2019.", [CONTEXT])
     assert verdict.label == "unverified"
     assert verdict.errors[0].code == "internal_error"
+
+
+def test_the_shipped_model_is_the_whole_network_with_three_classes():
+    import json
+
+    from halguard.grounding.meaning.checker import WEIGHTS_DIR
+    from halguard.grounding.meaning.network import CLASSES
+
+    manifest = json.loads((WEIGHTS_DIR / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["classes"] == list(CLASSES) and manifest["trained_layers"] == 6
+
+
+def test_a_short_answer_read_with_its_question_is_left_to_the_rules():
+    verifier = LocalVerifier(meaning=True)
+    verdict = verifier.verify("1889", ["The Eiffel Tower was completed in 1889."],
+                              question="When was the Eiffel Tower completed?")
+    assert verdict.claims and all(c.signals.meaning_support is None for c in verdict.claims)
+
+
+def test_the_model_reads_which_number_belongs_to_which_thing():
+    context = ["In the trial, 12% of patients reported nausea and 5% reported headache."]
+    [right] = ClaimChecker.shared().score(context, ["Nausea was reported by 12% of patients."])
+    [swapped] = ClaimChecker.shared().score(context, ["5% of patients reported nausea."])
+    assert right.risk < 0.5 <= swapped.risk
