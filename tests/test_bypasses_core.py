@@ -440,7 +440,8 @@ def test_json_of_verdicts_round_trips_with_skipped_sources(verifier):
 
 def _budget_runs_out_after(monkeypatch, calls: int) -> None:
     """The verifier's deadline checks pass ``calls`` times, then the budget is gone (deterministic, any machine)."""
-    import halguard.grounding.verifier as verifier_module
+    import halguard.grounding.batch_encoding as encoding_module
+    import halguard.grounding.measured_claim as measuring_module
     from halguard.text.segment import BudgetExceeded
 
     seen = {"n": 0}
@@ -452,7 +453,9 @@ def _budget_runs_out_after(monkeypatch, calls: int) -> None:
         if seen["n"] > calls:
             raise BudgetExceeded
 
-    monkeypatch.setattr(verifier_module, "check_deadline", check)
+    # The verifier's stages check the deadline where they run: encoding in slices, and measuring the claims.
+    monkeypatch.setattr(encoding_module, "check_deadline", check)
+    monkeypatch.setattr(measuring_module, "check_deadline", check)
 
 
 def test_item7_an_answer_cut_short_by_the_budget_is_flagged_from_the_claims_encoded(verifier, monkeypatch):
