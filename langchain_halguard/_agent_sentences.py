@@ -212,10 +212,12 @@ def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any
     _unstreamed(turn, response)
     step = _unchecked_step(turn, response, check_intermediate)
     if step is not None:  # "Let me look that up." and a tool call: sent as it is, as the state keeps it
-        if step:
-            relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
+        if not step:  # a tool call with no text: nothing to send
+            relay.on_llm_end(LLMResult(generations=[[]]))
+            return response
+        relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
         relay.on_llm_end(_end(step, turn.message_id))
-        return _as_sent(response, turn.message_id) if step else response
+        return _as_sent(response, turn.message_id)
     gate = turn.gate
     if turn.hold and turn.held:
         watcher.send(gate.feed(turn.held))
@@ -247,10 +249,12 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
     _unstreamed(turn, response)
     step = _unchecked_step(turn, response, check_intermediate)
     if step is not None:
-        if step:
-            await relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
+        if not step:
+            await relay.on_llm_end(LLMResult(generations=[[]]))
+            return response
+        await relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
         await relay.on_llm_end(_end(step, turn.message_id))
-        return _as_sent(response, turn.message_id) if step else response
+        return _as_sent(response, turn.message_id)
     gate = turn.gate
     if turn.hold and turn.held:
         await watcher.send(await gate.afeed(turn.held))

@@ -177,3 +177,12 @@ def test_astream_events_show_only_checked_sentences(verifier, search):
 
     streamed = [e["data"]["chunk"].content for e in asyncio.run(events()) if e["event"] == "on_chat_model_stream"]
     assert "".join(streamed) == f"{GOOD} {KEPT}"  # the raw tokens, "Falcon Heavy" among them, stay out
+
+
+def test_a_silent_tool_call_adds_no_empty_message_to_the_stream(verifier, search):
+    mw = HalguardMiddleware(detector=verifier, streaming="sentence", on_hallucination="filter")
+    graph = create_agent(Streaming(responses=[call(), AIMessage(content=GOOD)]), tools=[search], middleware=[mw])
+    chunks = list(graph.stream(user(), stream_mode="messages"))
+    empty = [c for c in chunks if c[1].get("langgraph_node") == "model" and c[0].type in ("ai", "AIMessageChunk")
+             and not c[0].content and not getattr(c[0], "tool_call_chunks", None) and not c[0].tool_calls]
+    assert relayed(chunks) == GOOD and not empty
