@@ -396,3 +396,20 @@ def test_query_engine_run_on_past_the_cut_never_sends_the_fabrication(index, ver
     response = engine.query(QUESTION)
     sent = "".join(response.response_gen)
     assert "1925" not in sent and get_verdict(response).label == "hallucinated"
+
+
+EIFFEL_CRAFTED = {
+    "fullwidth": f"{GOOD[:-1]}\uff0e{BAD[:-1]}\u3002It is 330 metres tall.",
+    "zero-width": f"{GOOD}\u200b{BAD}\u200b It is 330 metres tall.",
+    "list": f"Facts:\n- {GOOD}\n- {BAD}\n- It is 330 metres tall.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EIFFEL_CRAFTED))
+def test_crafted_answers_through_the_query_engine_never_send_the_fabrication(index, verifier, name):
+    engine = HalguardQueryEngine(index.as_query_engine(llm=llm(EIFFEL_CRAFTED[name]), similarity_top_k=2,
+                                                       streaming=True),
+                                 detector=verifier, on_hallucination="filter", streaming="sentence")
+    response = engine.query(QUESTION)
+    sent = "".join(response.response_gen)
+    assert "1925" not in sent and "330" in sent

@@ -78,7 +78,7 @@ def test_a_whole_answer_in_one_chunk_is_split_into_its_sentences(verifier):
     assert_agrees(released, outcome)
 
 
-@pytest.mark.parametrize("end", ["\u3002", "\uff0e", ".\u200b", "!\u200b\u200b", ".\u00a0"])
+@pytest.mark.parametrize("end", ["\u3002", "\uff0e", ".\u200b", "!\u200b\u200b", ".\u00a0", ".\u200b\u200b\u200b"])
 def test_unusual_sentence_ends_do_not_let_a_fabrication_through(verifier, end):
     text = f"{KEPT[:-1]}{end} {BAD[:-1]}{end} {GOOD}"
     for size in (1, 5, len(text)):
@@ -133,4 +133,11 @@ def test_a_long_answer_is_checked_in_full_each_sentence_once(verifier, monkeypat
     assert [text[r.start:r.end].strip() for r in released if r.status == "dropped"] == [answer[250]]
     # Past the prefix limit each check reads its sentence and a bounded window, not the answer so far.
     assert max(calls) <= PREFIX_CHECK_MAX_CHARS + 800
+    assert_agrees(released, outcome)
+
+
+def test_sentences_joined_by_a_zero_width_space_alone_are_still_split(verifier):
+    text = f"{KEPT}\u200b{GOOD}\u200b{BAD}"  # no visible space: the verifier reads three sentences, so must the gate
+    released, outcome = stream(gate(verifier), chunked(text, 3))
+    assert FABRICATION not in sent_text(released) and "6.5 metres" in sent_text(released)
     assert_agrees(released, outcome)

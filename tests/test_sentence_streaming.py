@@ -274,3 +274,29 @@ def test_a_model_that_sends_the_answer_in_one_chunk(verifier, retriever):
     guarded = with_halguard(chain, detector=verifier, on_hallucination="filter", streaming="sentence")
     out = "".join(guarded.stream(QUESTION))
     assert "Falcon" not in out and out.count("hexagonal") == 16
+
+
+CRAFTED = {
+    "run-on": "JWST was launched on 25 December 2021" + ", and Webb's primary mirror is 6.5 metres across" * 25
+              + ", and it was launched on a Falcon Heavy rocket in 2019.",
+    "fullwidth": f"{KEPT[:-1]}\uff0e{BAD[:-1]}\u3002{LAST}",
+    "zero-width": f"{KEPT}\u200b{BAD}\u200b {LAST}",
+    "list": f"Facts:\n- {KEPT}\n- {BAD}\n- {LAST}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRAFTED))
+@pytest.mark.parametrize("one_chunk", [False, True])
+def test_crafted_answers_through_with_halguard_never_send_the_fabrication(verifier, retriever, name, one_chunk):
+    from langchain_core.language_models import FakeListChatModel
+
+    answer = CRAFTED[name]
+    prompt = ChatPromptTemplate.from_template("Context: {context}\n\nQuestion: {question}")
+    model = (FakeListChatModel(responses=[answer]) if one_chunk
+             else GenericFakeChatModel(messages=itertools.repeat(AIMessage(content=answer))))
+    chain = ({"context": retriever | (lambda docs: "\n".join(d.page_content for d in docs)),
+              "question": RunnablePassthrough()} | prompt | model | StrOutputParser())
+    guarded = with_halguard(chain, detector=verifier, on_hallucination="filter", streaming="sentence")
+    out = "".join(guarded.stream(QUESTION))
+    assert "Falcon" not in out and "2019" not in out
+    assert out.strip()  # never nothing: the kept sentences, or the fallback message

@@ -68,6 +68,9 @@ the policy decides. Thousands of tiny sentences must not add minutes to a stream
 SENTENCE_POLICIES = ("annotate", "raise", "filter", "fallback")
 # Where a new sentence may have begun: a sentence end (and closing quotes) then space then a character, or a line
 # break then a character. Bounded quantifiers only: it runs on every piece of a stream.
+# Zero-width characters read as spaces where the stream is split (same length, so offsets stay the answer's): the
+# verifier drops them before it splits claims, so "1889.\u200bIt is" is two sentences to it, and must be to the gate.
+_ZERO_WIDTH_AS_SPACE = {ord(c): " " for c in "\u200b\u200c\u200d\u2060\ufeff"}
 _JUNCTION = re.compile(r"[.!?\u2026][\"')\]\u201d\u2019\u00bb]{0,3}\s{1,16}\S|\n\s{0,16}\S")
 
 logger = logging.getLogger("halguard.guard")
@@ -108,6 +111,7 @@ class SentenceGate:
             raise InvalidInputError(msg)
         self.core, self.request, self.hooks = core, request, hooks or GuardHooks()
         self.text = ""
+        self._view = ""  # the text as it is split: zero-width characters read as spaces
         self.decided = 0  # the answer before this offset is released, dropped or replaced
         self.closed = False
         self.record = StreamRecord()
@@ -237,10 +241,11 @@ class SentenceGate:
         if self.closed:
             return []
         self.text += delta
+        self._view += delta.translate(_ZERO_WIDTH_AS_SPACE)
         pending = len(self.text) - self.decided
         if pending > MAX_PENDING_CHARS:
             return self._overlong()
-        look = self.text[max(self.decided, len(self.text) - len(delta) - 20):]
+        look = self._view[max(self.decided, len(self.text) - len(delta) - 20):]
         if not _JUNCTION.search(look) or (self._tried and pending < self._tried * 1.25 + 16):
             return []
         pieces = self._sentences()
@@ -249,7 +254,7 @@ class SentenceGate:
 
     def _sentences(self, *, last: bool = False) -> list[tuple[int, int]]:
         """The undecided tail's sentences, as ``(start, end)`` in the answer; the last one only with ``last``."""
-        spans = split_sentences(self.text[self.decided:])
+        spans = split_sentences(self._view[self.decided:])
         bounds = [self.decided + s for s, _ in spans[1:]]
         starts, ends = [self.decided, *bounds], [*bounds, len(self.text)]
         pieces = list(zip(starts, ends))
