@@ -115,6 +115,7 @@ class SentenceGate:
         self.decided = 0  # the answer before this offset is released, dropped or replaced
         self.closed = False
         self.record = StreamRecord()
+        self._starts: list[int] = []  # where each decided piece starts (a windowed check's context begins at one)
         self._last: Verdict | None = None  # the last check's verdict (offsets in the whole answer)
         self._tried = 0  # how long the undecided tail was when a split last found no complete sentence
         self._spent = 0.0  # seconds the sentence checks took so far (STREAM_CHECK_BUDGET_S)
@@ -293,10 +294,9 @@ class SentenceGate:
         if whole or end <= PREFIX_CHECK_MAX_CHARS:
             return replace(self.request, answer=self.text[:end]), 0
         begin = start
-        starts = [r.start for r in self.record.released]
-        i = bisect.bisect_left(starts, start - WINDOW_CONTEXT_CHARS)
-        if i < len(starts):
-            begin = min(start, starts[i])
+        i = bisect.bisect_left(self._starts, start - WINDOW_CONTEXT_CHARS)
+        if i < len(self._starts):
+            begin = min(start, self._starts[i])
         return replace(self.request, answer=self.text[begin:end]), begin
 
     def _shifted(self, verdict: Verdict, offset: int) -> Verdict:
@@ -336,6 +336,7 @@ class SentenceGate:
         else:
             released = ReleasedSentence(text, start, end, status, claims)
         self.record.add(released, verdict)
+        self._starts.append(start)
         return released
 
     def _all_dropped(self) -> list[ReleasedSentence]:

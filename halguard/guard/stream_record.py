@@ -10,6 +10,7 @@ answer says).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -68,25 +69,27 @@ class StreamRecord:
         """The answer's verdict from the decided pieces (``last``: the last check, for the answer's shape)."""
         if not self.decisions:
             return last
-        claims: dict[int, ClaimVerdict] = {}
-        spans: list[UnsupportedSpan] = []
+        ordered: list[ClaimVerdict] = []  # by start, not overlapping: a later check of a claim replaces it
+        spans: dict[tuple[int, int], UnsupportedSpan] = {}
         errors: dict[str, VerdictError] = {}
         for d in self.decisions:
             start, end = d.released.start, d.released.end
-            for claim in d.released.claims:
-                for key in [k for k, c in claims.items() if c.start < claim.end and claim.start < c.end]:
-                    del claims[key]  # the later check of a claim cut across pieces read more of it
-                claims[claim.start] = claim
-            spans.extend(s for s in d.verdict.spans if s.start < end and start < s.end)
+            for claim in sorted(d.released.claims, key=lambda c: c.start):
+                while ordered and ordered[-1].end > claim.start:  # the later check of a claim cut across pieces
+                    ordered.pop()
+                ordered.append(claim)
+            flagged_here = [c for c in d.released.claims if c.status.is_flagged]
+            for span in d.verdict.spans:  # the spans of this piece's flagged claims (linear in the stream)
+                if span.start < end and start < span.end and any(
+                        c.start <= span.start and span.end <= c.end for c in flagged_here):
+                    spans[(span.start, span.end)] = span
             if d.verdict.label == "unverified":
                 for error in d.verdict.errors:
                     errors.setdefault(error.code, error)
-        ordered = sorted(claims.values(), key=lambda c: (c.start, c.end))
         flagged = any(c.status.is_flagged for c in ordered)
         score = max((c.score for c in ordered), default=None)
         label = "hallucinated" if flagged else ("unverified" if errors else "supported")
-        unique_spans = {(s.start, s.end): s for s in spans if any(c.start <= s.start and s.end <= c.end
-                                                                    for c in ordered if c.status.is_flagged)}
+        unique_spans = _within(spans, [c for c in ordered if c.status.is_flagged])
         probability = last.probability if score is not None and score == last.score else None
         if label == "unverified":
             score, probability = None, None
@@ -133,3 +136,16 @@ class StreamRecord:
         """Whether ``filter`` dropped every sentence that carried text (the fallback message then goes out)."""
         return (on_hallucination == "filter" and any(r.status == "dropped" for r in self.released)
                 and not self.sent().strip())
+
+
+def _within(spans: dict[tuple[int, int], UnsupportedSpan],
+            flagged: list[ClaimVerdict]) -> dict[tuple[int, int], UnsupportedSpan]:
+    """The spans that lie inside a flagged claim of the final verdict (``flagged``: by start, not overlapping);
+    a span of a claim a later check read again and did not flag is left out."""
+    starts = [c.start for c in flagged]
+    kept = {}
+    for key, span in spans.items():
+        i = bisect.bisect_right(starts, span.start) - 1
+        if i >= 0 and span.end <= flagged[i].end:
+            kept[key] = span
+    return kept
