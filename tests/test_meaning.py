@@ -160,3 +160,24 @@ def test_the_model_reads_which_number_belongs_to_which_thing():
     [right] = ClaimChecker.shared().score(context, ["Nausea was reported by 12% of patients."])
     [swapped] = ClaimChecker.shared().score(context, ["5% of patients reported nausea."])
     assert right.risk < 0.5 <= swapped.risk
+
+
+def test_the_model_never_talks_a_finding_down():
+    """A claim with a finding (a changed number) keeps at least the rules' risk, whatever the model says."""
+    import math
+    from dataclasses import replace
+
+    from halguard.grounding.signals import ClaimMeasurements
+
+    s = ClaimMeasurements(similarity=0.95, novel_ratio=0.0, missing_numbers=["5,000"], evidence_has_numbers=True)
+    assert not MEANING_WEIGHTS.corrected(s)
+    rules = 1 / (1 + math.exp(-MEANING_WEIGHTS.signals_logit(s)))
+    assert MEANING_WEIGHTS.risk(replace(s, meaning_risk=0.001)) >= rules - 1e-12
+
+
+@pytest.mark.parametrize(("context", "claim"), [
+    ("The kit costs 5 dollars.", "The kit costs 5,000 dollars."),
+    ("The founder died in 2019, aged 88.", "The founder died in 2019, aged eighty-six."),
+])
+def test_meaning_true_still_flags_a_changed_number(context, claim):
+    assert LocalVerifier(meaning=True).verify(claim, [context]).label == "hallucinated"
