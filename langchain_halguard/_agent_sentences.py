@@ -168,28 +168,26 @@ def _callbacks(config: dict[str, Any], handler: Any) -> Any:
     return manager
 
 
-def _relay_run(config: dict[str, Any], manager_type: type) -> Any:
+def _node_manager(config: dict[str, Any], manager_type: type) -> Any:
     """The node's callback manager (the relay run starts under it)."""
     return manager_type.configure(config.get("callbacks"), None, inheritable_tags=config.get("tags"),
                                   inheritable_metadata=config.get("metadata"))
 
 
-def _answer(response: Any, text: str, outcome: GuardOutcome, message_id: str) -> Any:
-    """The model's response with what was sent in its last message (same type), under the streamed id."""
+def _with_last(response: Any, update: dict[str, Any]) -> Any:
+    """The model's response (same type) with ``update`` on its last message."""
     last = response.result[-1]
-    metadata = {**last.response_metadata, METADATA_KEY: outcome.verdict.to_metadata()}
-    update: dict[str, Any] = {"id": message_id, "response_metadata": metadata}
-    if outcome.action != "pass":
-        update["content"] = text.strip()
     return type(response)(result=[*response.result[:-1], last.model_copy(update=update)],
                           structured_response=response.structured_response)
 
 
-def _as_sent(response: Any, message_id: str) -> Any:
-    """The response under the streamed message id (LangGraph's messages mode then does not send it again)."""
-    last = response.result[-1]
-    return type(response)(result=[*response.result[:-1], last.model_copy(update={"id": message_id})],
-                          structured_response=response.structured_response)
+def _answer(response: Any, text: str, outcome: GuardOutcome, message_id: str) -> Any:
+    """The model's response with what was sent in its last message, under the streamed id, with the verdict."""
+    metadata = {**response.result[-1].response_metadata, METADATA_KEY: outcome.verdict.to_metadata()}
+    update: dict[str, Any] = {"id": message_id, "response_metadata": metadata}
+    if outcome.action != "pass":
+        update["content"] = text.strip()
+    return _with_last(response, update)
 
 
 def _end(text: str, message_id: str) -> LLMResult:
@@ -200,7 +198,7 @@ def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any
                              check_intermediate: bool = False) -> Any:
     """Run the model through ``handler`` with its answer released sentence by sentence (see the module)."""
     config = ensure_config()
-    manager = _relay_run(config, CallbackManager)
+    manager = _node_manager(config, CallbackManager)
     (relay,) = manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)], name=RELAY_RUN_NAME)
     turn = _Turn(make_gate, relay)
     watcher = _Relay(turn)
@@ -217,7 +215,7 @@ def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any
             return response
         relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
         relay.on_llm_end(_end(step, turn.message_id))
-        return _as_sent(response, turn.message_id)
+        return _with_last(response, {"id": turn.message_id})  # the messages mode then does not send it again
     gate = turn.gate
     if turn.hold and turn.held:
         watcher.send(gate.feed(turn.held))
@@ -236,7 +234,7 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
                                     check_intermediate: bool = False) -> Any:
     """Async twin of :func:`stream_model_by_sentence`."""
     config = ensure_config()
-    manager = _relay_run(config, AsyncCallbackManager)
+    manager = _node_manager(config, AsyncCallbackManager)
     (relay,) = await manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)],
                                                  name=RELAY_RUN_NAME)
     turn = _Turn(make_gate, relay)
@@ -254,7 +252,7 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
             return response
         await relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
         await relay.on_llm_end(_end(step, turn.message_id))
-        return _as_sent(response, turn.message_id)
+        return _with_last(response, {"id": turn.message_id})  # the messages mode then does not send it again
     gate = turn.gate
     if turn.hold and turn.held:
         await watcher.send(await gate.afeed(turn.held))

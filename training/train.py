@@ -17,6 +17,7 @@ import json
 import random
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -67,13 +68,17 @@ def _span_labels(row: dict) -> list[tuple[int, int]] | None:
     return [tuple(s) for s in row["spans"]] or None
 
 
-def build_network() -> tuple[ClaimCheckerNetwork, object]:
+def build_network(*, classes: int = 1,
+                  trained_layers: int | Literal["all"] = TRAINED_LAYERS) -> tuple[ClaimCheckerNetwork, object]:
+    """The network on the bundled MiniLM and its tokenizer (the first checker trains the top
+    :data:`TRAINED_LAYERS`; the meaning model ``"all"`` of them)."""
     from transformers import AutoModel, AutoTokenizer
 
     base = default_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
     encoder = AutoModel.from_pretrained(str(base), local_files_only=True)
-    return ClaimCheckerNetwork(encoder), tokenizer
+    layers = len(encoder.encoder.layer) if trained_layers == "all" else trained_layers
+    return ClaimCheckerNetwork(encoder, classes=classes, trained_layers=layers), tokenizer
 
 
 def _auroc(labels: np.ndarray, scores: np.ndarray) -> float:

