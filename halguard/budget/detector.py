@@ -110,7 +110,8 @@ class BudgetVerifier(Detector):
             return True
         s = claim.signals
         concrete = s is not None and bool(s.missing_numbers or s.missing_entities or s.arithmetic_errors
-                                          or s.record_conflicts or s.negation_mismatch or s.antonym_flips)
+                                          or s.record_conflicts or s.negation_mismatch or s.antonym_flips
+                                          or s.role_conflicts)
         return claim.status.is_flagged and concrete
 
     def _needs_llm(self, local: Verdict | None) -> bool:

@@ -58,6 +58,7 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
         out.append("the opposite of the closest evidence: " + ", ".join(answer[a:b] for a, b in s.antonym_flips))
     if s.record_conflicts:
         out.append("asserts what the record marks absent: " + ", ".join(answer[a:b] for a, b in s.record_conflicts))
+    out.extend(f"who did what to whom: {why}" for _, _, why in s.role_conflicts)
     out.extend(f"wrong arithmetic: {why}" for _, _, why in s.arithmetic_errors)
     unresolved = [lab for lab, c in zip(labels, cited) if c is None]
     if unresolved:
@@ -78,6 +79,7 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
         + [(a, b, "the opposite of the evidence") for a, b in s.antonym_flips]
         + [(a, b, explanation) for a, b, explanation in s.arithmetic_errors]
+        + [(a, b, why) for a, b, why in s.role_conflicts]
     )
     # The words the claim checker marks, where it marked any: they follow meaning (a swapped role, an added clause);
     # else the words found nowhere in the context.

@@ -15,6 +15,7 @@ from halguard.grounding.meaning import ClaimChecker, join_evidence
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
+from halguard.grounding.signals.roles import claim_role_conflicts
 from halguard.text.claims import Claim
 from halguard.text.segment import check_deadline
 
@@ -48,7 +49,7 @@ class MeasuredClaim:
 
 
 def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, index: EvidenceIndex, *,
-                             top_k: int, weights: ScoringWeights) -> MeasuredClaim:
+                             top_k: int, weights: ScoringWeights, roles: bool = True) -> MeasuredClaim:
     """One claim's evidence search and signals (no risk yet: that depends on the other claims).
 
     Args:
@@ -58,12 +59,16 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
         index: The search index over the job's chunks.
         top_k: Evidence chunks kept.
         weights: The scoring weights (the signals read some of their gates).
+        roles: Also check who did what to whom against the claim's evidence chunks (:mod:`halguard.grounding.roles`).
     """
     sims, idx = index.search(claim_vectors, top_k)
     # Every part of a long claim must be supported: its similarity is the weakest part's best match.
     weakest = int(np.argmin(sims[:, 0]))
     best = job.chunks[int(idx[weakest, 0])][1]
     signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights)
+    if roles and not claim.foreign_script:
+        evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
+        signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope)
     return MeasuredClaim(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
 
 
@@ -95,7 +100,7 @@ def read_meaning(job: Job, claims: list[Claim], measured: list[MeasuredClaim], c
 
 def measure_claims(job: Job, vectors: dict[str, np.ndarray], index: EvidenceIndex, deadline: float | None, *,
                    top_k: int, weights: ScoringWeights, checker: ClaimChecker | None,
-                   num_threads: int | None) -> tuple[list[Claim], list[MeasuredClaim]]:
+                   num_threads: int | None, roles: bool = True) -> tuple[list[Claim], list[MeasuredClaim]]:
     """Each claim encoded in full, measured against the evidence (and read by ``checker``, when given and every
     claim was encoded): ``(claims, their measurements)``, in answer order.
 
@@ -115,7 +120,8 @@ def measure_claims(job: Job, vectors: dict[str, np.ndarray], index: EvidenceInde
         encoded = [vectors[w] for w in windows if w in vectors]
         if len(encoded) < len(windows):  # the budget ran out before this claim was encoded in full
             continue
-        measured.append(measure_against_evidence(job, claim, np.vstack(encoded), index, top_k=top_k, weights=weights))
+        measured.append(measure_against_evidence(job, claim, np.vstack(encoded), index, top_k=top_k, weights=weights,
+                                                 roles=roles))
         measured_claims.append(claim)
     if checker is not None and complete:
         read_meaning(job, measured_claims, measured, checker, num_threads=num_threads, deadline=deadline)

@@ -73,6 +73,9 @@ class ScoringWeights:
     negation_mismatch: float = 1.2
     antonym_flip: float = 1.0
     record_conflict: float = 2.4
+    # A role conflict (halguard.grounding.roles): roles swapped, a name or number of the passage in the wrong place.
+    # Fitted by training/fit_role_weight.py (grouped 5-fold CV on the dev files; see its docstring for the figures).
+    role_conflict: float = 2.4
     many_claims: float = 1.0
     close_copy_similarity: float = 0.9
     close_copy_overlap: float = 0.8
@@ -97,7 +100,8 @@ class ScoringWeights:
         noise, however long the answer. The same holds for a name swapped into a copied sentence (``name_swapped``:
         "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). A flip in a loose paraphrase
         is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays corrected."""
-        concrete = bool(s.arithmetic_errors or s.record_conflicts or (s.missing_numbers and s.evidence_has_numbers))
+        concrete = bool(s.arithmetic_errors or s.record_conflicts or s.role_conflicts
+                        or (s.missing_numbers and s.evidence_has_numbers))
         close_flip = bool(s.negation_mismatch or s.antonym_flips) and (
             s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
         )
@@ -146,6 +150,7 @@ class ScoringWeights:
             + self.negation_mismatch * float(s.negation_mismatch)
             + self.antonym_flip * float(bool(s.antonym_flips))
             + self.record_conflict * min(len(s.record_conflicts), cap)
+            + self.role_conflict * min(len(s.role_conflicts), cap)
         )
 
 

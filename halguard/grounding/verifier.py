@@ -41,12 +41,14 @@ from halguard.grounding.many_claims import (
 from halguard.grounding.meaning import ClaimChecker
 from halguard.grounding.measured_claim import EARLY_DECISION_GRACE_S, MeasuredClaim, measure_claims
 from halguard.grounding.profile import answer_profile
+from halguard.grounding.roles import available as roles_available
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, ScoringWeights, weak_threshold_for
 from halguard.grounding.warming import WARM_ANSWER, WARM_CONTEXT, WARM_QUESTION
 from halguard.grounding.verifier_options import check_judging_options, check_size_options, load_calibration
 from halguard.schema import Usage, Verdict
 from halguard.text.claims import Claim
 from halguard.text.wordnet import load as load_word_relations
+from halguard.util.options import require_bool
 
 __all__ = ["CORRECTION_MAX_CLAIMS", "DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "EARLY_DECISION_GRACE_S",
            "MAJORITY_MIN_CLAIMS", "MAJORITY_UNSUPPORTED", "LocalVerifier"]
@@ -84,36 +86,31 @@ class LocalVerifier(Detector):
         top_k: Evidence chunks kept per claim.
         sentences_per_chunk: Sentences per evidence window (windows overlap by one sentence).
         max_chunk_chars: Longest evidence chunk; longer sentences are split so the model never truncates.
-        max_answer_chars: Longer answers get an ``unverified`` verdict (``answer_too_long``), never a
-            partial check.
+        max_answer_chars: Longer answers get an ``unverified`` verdict (``answer_too_long``), never a partial check.
         max_context_chars: Larger contexts (all sources together) get an ``unverified`` verdict
             (``context_too_large``): the context is never silently truncated.
         max_question_chars: A longer question gets an ``unverified`` verdict (``question_too_long``). All three
-            limits hold for the text as given and again once Unicode compatibility forms are folded (one U+FDFA
-            folds to 18 characters).
+            limits hold as given and once Unicode compatibility forms are folded (U+FDFA folds to 18 characters).
         faiss_min_chunks: From this many chunks on, search with a faiss index.
-        batch_size: Encoding batch size. Small batches are faster on CPU (less padding of mixed-length
-            texts) and use less memory: 8 ran 2.2x faster than 64 on RAGTruth contexts, with 40% lower RSS.
+        batch_size: Encoding batch size. Small batches are faster on CPU (less padding): 8 ran 2.2x faster than 64
+            on RAGTruth contexts, with 40% lower RSS.
         weights: The signal weights (see :class:`~halguard.grounding.scoring.ScoringWeights`).
         model_path: A sentence-transformers model directory (default: the bundled all-MiniLM-L6-v2).
         device: Torch device for the model (default: sentence-transformers' choice).
         embedder: An embedder to use instead of the shared one (tests, custom models).
-        num_threads: torch intra-op threads while this verifier encodes (default 1; see
-            :data:`halguard.grounding.embedding.DEFAULT_NUM_THREADS` for why). torch's setting is process-wide: it is
-            set for each encode and put back afterwards. None leaves torch's setting alone (yours, or every core).
+        num_threads: torch intra-op threads while this verifier encodes (default 1: see :data:`DEFAULT_NUM_THREADS`).
+            torch's setting is process-wide: set for each encode and put back afterwards. None leaves it alone.
         time_budget_s: Seconds one answer's check may take (``verify_batch``: this many per answer). Past it the
             check stops and the verdict is ``unverified`` with the code ``budget_exceeded``; None: no budget. The
-            budget is checked between sentence pieces, encoding slices and claims, so a check overruns it by at
-            most one such step (about a second at worst on one core).
+            budget is checked between sentence pieces, encoding slices and claims: a check overruns it by at most
+            one such step (about a second at worst on one core).
         citation_mode: ``"strict"`` (default): a claim whose citation markers (``[1]``, ``[S0]``) point at
             sources that do not support it, or at no source at all, is at least ``WEAK_SUPPORT``, with a span on
-            the markers, even when another source supports it (a claim no source supports is flagged as
-            always). ``"lenient"``: a wrong citation is only noted in the claim's ``reasons``. Answers without
-            citation markers are checked the same way in both modes.
+            the markers, even when another source supports it. ``"lenient"``: a wrong citation is only noted in
+            the claim's ``reasons``. Answers without citation markers are checked the same way in both modes.
         candidates_per_claim: Embed only the chunks a lexical pass ranks among the best this many for some claim
-            (:mod:`halguard.grounding.candidates`), when the context has at least
-            :data:`CANDIDATE_MIN_CHUNKS` chunks; the lexical signals still read the whole context. Default 8
-            (:data:`DEFAULT_CANDIDATES_PER_CLAIM`); None: embed every chunk (the behaviour before the pass).
+            (:mod:`halguard.grounding.candidates`), when the context has at least :data:`CANDIDATE_MIN_CHUNKS`
+            chunks; the lexical signals still read the whole context. Default 8; None: embed every chunk.
         meaning: Also read each claim with halguard's meaning model (:mod:`halguard.grounding.meaning`, a MiniLM
             cross-encoder trained in ``training/`` on human-labelled contrast pairs, int8 on CPU) against its best
             evidence, and combine it with the rules (``MEANING_WEIGHTS`` and their own calibration unless
@@ -122,6 +119,8 @@ class LocalVerifier(Detector):
             question is left to the rules, and a claim with a finding keeps at least the rules' risk. Off by default:
             out of fold it moved the dev AUROCs by +0.075 (SummEdits), +0.003 (HaluEval) and -0.016 (RAGTruth),
             and costs a forward pass per claim (docs/model-card.md).
+        roles: Check who did what to whom (:mod:`halguard.grounding.roles`): roles swapped, or a passage's name or
+            number attached to the wrong thing, is a ``CONTRADICTION`` with its reason. Default True (adds findings).
     """
 
     def __init__(
@@ -147,6 +146,7 @@ class LocalVerifier(Detector):
         time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
         candidates_per_claim: int | None = DEFAULT_CANDIDATES_PER_CLAIM,
         meaning: bool = False,
+        roles: bool = True,
     ) -> None:
         weights = check_judging_options(threshold=threshold, weak_threshold=weak_threshold, time_budget_s=time_budget_s,
                                         meaning=meaning, weights=weights, embedder=embedder, model_path=model_path,
@@ -181,6 +181,7 @@ class LocalVerifier(Detector):
         self.time_budget_s = time_budget_s
         self.meaning = meaning
         self.claim_checker: ClaimChecker | None = ClaimChecker.shared() if meaning else None
+        self.roles = require_bool("roles", roles)
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -226,6 +227,8 @@ class LocalVerifier(Detector):
         """Load the models and the word-relations table (what a check cannot run without)."""
         _ = self.embedder.model
         load_word_relations()
+        if self.roles:
+            roles_available()  # loads spaCy's pipeline (about 1 s)
         checker = self.claim_checker.warm_up() if self.claim_checker is not None else 0.0
         return self.embedder.load_seconds + checker
 
@@ -325,4 +328,4 @@ class LocalVerifier(Detector):
                         deadline: float | None) -> tuple[list[Claim], list[MeasuredClaim]]:
         """Each claim measured against the evidence (:func:`~halguard.grounding.measured_claim.measure_claims`)."""
         return measure_claims(job, vectors, index, deadline, top_k=self.top_k, weights=self.weights,
-                              checker=self.claim_checker, num_threads=self.num_threads)
+                              checker=self.claim_checker, num_threads=self.num_threads, roles=self.roles)

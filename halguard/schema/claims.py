@@ -42,6 +42,9 @@ class ClaimSignals(_Model):
     record_conflicts: list[str] = Field(default_factory=list, description="Features a JSON record in the context "
                                                                           "marks as absent.")
     antonym_flips: list[str] = Field(default_factory=list, description="Words whose opposite the evidence uses.")
+    role_conflicts: list[str] = Field(default_factory=list, description="Who did what to whom, wrong: roles "
+                                                                        "swapped, or a name or number of the passage "
+                                                                        "attached to the wrong thing, explained.")
     verbatim: bool = Field(default=False, description="The claim's words appear contiguously in one passage.")
     evidence_overlap: float = Field(default=0.0, description="Share of the claim's content words in its closest "
                                                              "evidence sentence.")

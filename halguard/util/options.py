@@ -7,12 +7,20 @@ from typing import Any
 
 from halguard.errors import InvalidInputError
 
-__all__ = ["is_number", "require_fraction", "require_positive_int", "require_positive_number"]
+__all__ = ["is_number", "require_bool", "require_fraction", "require_positive_int", "require_positive_number"]
 
 
 def is_number(value: Any) -> bool:
     """A finite int or float (a bool is not a number here)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def require_bool(name: str, value: Any) -> bool:
+    """``value`` must be True or False (not 1, not "yes"); returns it."""
+    if not isinstance(value, bool):
+        msg = f"{name} must be True or False, got {value!r}"
+        raise InvalidInputError(msg)
+    return value
 
 
 def require_fraction(name: str, value: Any) -> None:

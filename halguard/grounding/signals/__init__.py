@@ -6,6 +6,7 @@
 - :mod:`.arithmetic`: a wrong calculation;
 - :mod:`.records`: a feature that a JSON record in the context marks as absent;
 - :mod:`.verbatim`: the claim copied word for word from one passage;
+- :mod:`halguard.grounding.roles`: who did what to whom, from a dependency parse (its own package);
 - :mod:`.measure`: all of them for one claim, as :class:`ClaimMeasurements`.
 
 :mod:`halguard.grounding.scoring` turns the measurements into a risk.
@@ -38,6 +39,8 @@ class ClaimMeasurements:
     content_words: int = 0
     record_conflicts: list[tuple[int, int]] = field(default_factory=list)
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
+    # Who did what to whom, wrong (halguard.grounding.roles): offsets in the answer and the reason in words.
+    role_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
     verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
     evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
     # A name the passages lack in a copied sentence: every other content word of the claim (at least two) is in its
@@ -55,11 +58,11 @@ class ClaimMeasurements:
 
     @property
     def contradicts(self) -> bool:
-        """A CONTRADICTION-strength signal: wrong arithmetic, a negation or antonym flip, a record conflict, or a
-        number the evidence states differently (the closest evidence has numbers, the claim's is not among
-        them)."""
+        """A CONTRADICTION-strength signal: wrong arithmetic, a negation or antonym flip, a record conflict, a role
+        conflict, or a number the evidence states differently (the closest evidence has numbers, the claim's is
+        not among them)."""
         return bool(self.arithmetic_errors or self.negation_mismatch or self.record_conflicts or self.antonym_flips
-                    or (self.missing_numbers and self.evidence_has_numbers))
+                    or self.role_conflicts or (self.missing_numbers and self.evidence_has_numbers))
 
     def named(self, answer: str, spans: list[tuple[int, int]], affirmed: list[str]) -> list[str]:
         """The text of each span, the affirmed question terms for the claim's own span (see ``affirmed_names``)."""
@@ -78,6 +81,7 @@ class ClaimMeasurements:
             arithmetic_errors=[why for _, _, why in self.arithmetic_errors],
             record_conflicts=[answer[s:e] for s, e in self.record_conflicts],
             antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
+            role_conflicts=[why for _, _, why in self.role_conflicts],
             verbatim=self.verbatim,
             evidence_overlap=round(self.evidence_overlap, 4),
             meaning_support=None if self.meaning_risk is None else round(1.0 - self.meaning_risk, 4),

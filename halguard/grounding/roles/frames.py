@@ -1,0 +1,310 @@
+"""Who does what to whom: the frames of a dependency parse.
+
+A :class:`Frame` is a predicate (a verb's lemma, with its particle: "make up"; or an event noun: "purchase") and its
+arguments by role: ``agent``, ``patient``, ``recipient``, ``attr`` (what a copula says the subject is),
+``advmod`` (an adverb with its own words: "22 kilometres across", "up from 44%"), ``time`` (a preposition whose
+object holds a year, a month or a weekday: "in 1066", "on 4 March 1890") and ``prep:<preposition>`` for the other
+prepositional arguments. The same event gets the same frame however it is written:
+
+- passive and active: "Palmera was bought by Northwind" and "Northwind bought Palmera" are both
+  ``buy(agent=Northwind, patient=Palmera)``; a passive participle modifying a noun ("the tent left behind by
+  Amundsen") makes the noun its patient;
+- relative clauses: the relative pronoun is the noun it stands for ("the museum, which opened in 1901");
+- coordination: conjoined verbs share their subject ("arrived ... and found the tent"), conjoined arguments are one
+  argument each ("Phobos and Deimos");
+- appositions and possessives stay in the argument ("the top seed, Chen Yuting"; "William's forces"), so the
+  argument carries their names; an event noun with a possessor and an "of" object is a frame of its own
+  ("Northwind's purchase of Palmera": ``purchase(agent=Northwind, patient=Palmera)``);
+- a pronoun subject of a reported clause is the reporting verb's subject ("Kovar said that it had been bought").
+
+Every walk here is iterative and bounded by the sentence's tokens: the parse of a crafted text cannot make it
+recurse or loop.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from halguard.text.dates import date_month_numbers
+from halguard.text.lexical import number_values, stem
+from halguard.text.wordnet import load as word_relations
+
+__all__ = ["Argument", "Frame", "frames_of"]
+
+# Dependents that begin a clause or frame of their own: their words are not the argument's.
+_CLAUSAL = frozenset({"relcl", "acl", "ccomp", "advcl", "xcomp", "conj", "cc", "punct", "parataxis", "mark",
+                      "preconj", "dep"})
+_RELATIVE = frozenset({"who", "whom", "which", "that", "whose"})
+_PERSONAL = frozenset({"it", "he", "she", "they", "him", "her", "them", "its", "his", "their", "this", "these",
+                       "those", "i", "we", "you", "itself", "himself", "herself", "themselves"})
+_TIME_PREPOSITIONS = frozenset({"in", "on", "at", "during", "since", "until", "till", "before", "after", "from",
+                                "by"})
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+                     "saturday", "sunday"})
+_MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+                                  "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
+_YEAR = re.compile(r"\d{4}")
+_CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB"})
+# Upper bound on the dependents followed when a conj chain or a clause's subject is looked up (a parse of crafted
+# text can chain every token).
+_CHAIN_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a frame: its words as offsets in the parsed text and what identifies it."""
+
+    start: int
+    end: int
+    text: str
+    head: str  # the head word's lemma, lower-cased
+    names: frozenset[str]  # its proper-name words, lower-cased ("harold", "ii")
+    numbers: frozenset[float]  # its numbers (years included)
+    words: frozenset[str]  # its content words' stems
+    pronoun: bool = False  # a pronoun that was not resolved: it says nothing about who
+    # The names of the head itself, with its compounds, appositions and possessor ("by the Italian engineer Luigi
+    # Menabrea on Charles Babbage's Analytical Engine": luigi, menabrea): who the argument is, not what it mentions.
+    core_names: frozenset[str] = frozenset()
+
+    @property
+    def identity(self) -> frozenset[str]:
+        """The names that say who the argument is: its head's, else all its names."""
+        return self.core_names or self.names
+
+    @property
+    def described_by(self) -> frozenset[str]:
+        """Its content words that are not names ("header" in "a header from Lena Okafor")."""
+        return self.words - {stem(n) for n in self.names}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A predicate and its arguments, in the order they were found (a role can hold several arguments)."""
+
+    predicate: str  # the lemma ("buy", "make up", "purchase")
+    stem: str  # its stem (halguard.text.lexical.stem), for matching synonyms and derivations
+    negated: bool
+    nominal: bool  # an event noun ("purchase of"), not a verb
+    slots: tuple[tuple[str, Argument], ...]
+
+    def get(self, role: str) -> list[Argument]:
+        return [a for r, a in self.slots if r == role]
+
+
+def _is_name(tok: Any) -> bool:
+    low = tok.lower_.rstrip(".")
+    if low in _MONTHS or low in _MONTH_ABBREVIATIONS:  # a date's month is its number (date_month_numbers)
+        return False
+    if tok.pos_ == "PROPN":
+        return True
+    # "Northwind's purchase": the tagger sometimes reads a capitalised word as a common noun. Mid-sentence the
+    # capital says it is a name; at the start of a sentence, a word WordNet does not know ("Northwind", not
+    # "Dizziness").
+    if tok.pos_ not in ("NOUN", "ADJ") or not tok.text[:1].isupper() or tok.text.isupper():
+        return False
+    return tok.i > tok.sent.start or (tok.pos_ == "NOUN" and stem(low) not in word_relations())
+
+
+def _argument_tokens(head: Any) -> list[Any]:
+    """The head and its dependents, without the clauses and conjuncts hanging from them (iterative)."""
+    out, stack = [], [head]
+    while stack:
+        tok = stack.pop()
+        out.append(tok)
+        stack.extend(c for c in tok.children if c.dep_ not in _CLAUSAL)
+    return sorted(out, key=lambda t: t.i)
+
+
+def _argument(head: Any, resolved: Any = None, *, span_from: Any = None) -> Argument:
+    """The argument headed by ``head`` (a relative or reported pronoun read as ``resolved``, the noun it stands
+    for). ``span_from``: the token whose dependents make the argument's words, where that is not the head (a
+    preposition: "48 seconds behind Faith Wanjiru" is one argument, headed by "Wanjiru")."""
+    source = resolved if resolved is not None else head
+    toks = _argument_tokens(span_from if span_from is not None and resolved is None else source)
+    doc = source.doc
+    start, end = toks[0].idx, toks[-1].idx + len(toks[-1].text)
+    text = doc.text[start:end]
+    names = frozenset(t.text.lower() for t in toks if _is_name(t))
+    numbers = set(number_values(text)) if any(t.like_num or t.pos_ == "NUM" for t in toks) else set()
+    numbers |= date_month_numbers(text)
+    words = frozenset(stem(t.lemma_.lower()) for t in toks if t.pos_ in _CONTENT_POS and t.is_alpha)
+    pronoun = source.pos_ == "PRON" and source.lower_ in _PERSONAL | _RELATIVE and not names
+    core = frozenset(t.text.lower() for t in _core(source) if _is_name(t))
+    return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core)
+
+
+_CORE_DEPS = frozenset({"compound", "appos", "poss", "flat", "nmod"})
+
+
+def _core(head: Any) -> list[Any]:
+    """The head and the words that name it: compounds, appositions, a possessor, and theirs (iterative)."""
+    out, stack = [], [head]
+    while stack:
+        tok = stack.pop()
+        out.append(tok)
+        stack.extend(c for c in tok.children if c.dep_ in _CORE_DEPS)
+    return out
+
+
+def _is_time(arg: Argument, toks: list[Any]) -> bool:
+    return any(_YEAR.fullmatch(t.text) or t.lower_ in _MONTHS for t in toks)
+
+
+def _conjuncts(head: Any) -> list[Any]:
+    """``head`` and the arguments coordinated with it ("Phobos and Deimos")."""
+    out = [head]
+    tok = head
+    for _ in range(_CHAIN_LIMIT):
+        nxt = next((c for c in tok.children if c.dep_ == "conj" and c.pos_ != "VERB" and c.pos_ != "AUX"), None)
+        if nxt is None:
+            break
+        out.append(nxt)
+        tok = nxt
+    return out
+
+
+def _is_passive(verb: Any) -> bool:
+    if any(c.dep_ in ("nsubjpass", "auxpass", "csubjpass") for c in verb.children):
+        return True
+    return verb.dep_ == "acl" and verb.tag_ == "VBN"
+
+
+def _subject(verb: Any) -> tuple[Any, bool] | None:
+    """The subject token of ``verb`` and whether it is a passive subject, inherited from the verb it is
+    coordinated with, or complements, where it has none of its own."""
+    tok = verb
+    for _ in range(_CHAIN_LIMIT):
+        for c in tok.children:
+            if c.dep_ in ("nsubj", "csubj"):
+                return c, False
+            if c.dep_ in ("nsubjpass", "csubjpass"):
+                return c, True
+        if tok.dep_ in ("conj", "xcomp", "advcl") and tok.head is not tok:
+            tok = tok.head
+            continue
+        return None
+    return None
+
+
+def _resolve(tok: Any) -> Any:
+    """The noun a relative pronoun or a reported clause's pronoun subject stands for; else ``tok``."""
+    low = tok.lower_
+    if low in _RELATIVE and tok.head.dep_ in ("relcl",) and tok.head.head is not tok.head:
+        return tok.head.head
+    if low in ("it", "he", "she", "they") and tok.dep_ in ("nsubj", "nsubjpass"):
+        clause = tok.head
+        if clause.dep_ == "ccomp":
+            reporter = next((c for c in clause.head.children if c.dep_ == "nsubj"), None)
+            if reporter is not None and reporter.pos_ in ("PROPN", "NOUN"):
+                return reporter
+    return tok
+
+
+def _prepositional(prep: Any) -> Iterator[tuple[str, Any, Any]]:
+    """``(preposition, object, span_from)`` for each object: the first object's argument is the preposition's
+    words ("48 seconds behind Faith Wanjiru"), a coordinated object's its own ("..., Japan and the EU")."""
+    for obj in prep.children:
+        if obj.dep_ in ("pobj", "pcomp"):
+            for i, arg in enumerate(_conjuncts(obj)):
+                yield prep.lower_, arg, (prep if i == 0 else arg)
+
+
+def _verb_frame(verb: Any) -> Frame | None:
+    passive = _is_passive(verb)
+    slots: list[tuple[str, Argument]] = []
+    particle = ""
+    negated = False
+
+    def add(role: str, head: Any) -> None:
+        for arg_head in _conjuncts(head):
+            slots.append((role, _argument(arg_head, _resolve(arg_head))))
+
+    subject = _subject(verb)
+    if subject is not None:
+        tok, subject_passive = subject
+        add("patient" if subject_passive else "agent", tok)
+    elif verb.dep_ == "acl" and verb.head is not verb:  # "the tent left behind by Amundsen", "a company making"
+        add("patient" if passive else "agent", verb.head)
+    elif verb.dep_ == "relcl" and verb.head is not verb:
+        # "the tent that Amundsen left": the relative pronoun is the object; found among the children below.
+        pass
+    for c in verb.children:
+        dep = c.dep_
+        if dep in ("dobj", "obj"):
+            add("patient", c)
+        elif dep == "dative":
+            if c.pos_ == "ADP":
+                for _, obj, _ in _prepositional(c):
+                    slots.append(("recipient", _argument(obj, _resolve(obj))))
+            else:
+                add("recipient", c)
+        elif dep in ("attr", "acomp", "oprd"):
+            add("attr", c)
+        elif dep == "agent":
+            for _, obj, _ in _prepositional(c):
+                slots.append(("agent", _argument(obj, _resolve(obj))))
+        elif dep == "prep":
+            for prep, obj, words in _prepositional(c):
+                resolved = _resolve(obj)
+                arg = _argument(obj, resolved if resolved is not obj else None, span_from=words)
+                timed = prep in _TIME_PREPOSITIONS and _is_time(arg, _argument_tokens(obj))
+                slots.append(("time" if timed else f"prep:{prep}", arg))
+        elif dep in ("advmod", "npadvmod") and any(True for _ in c.children):
+            slots.append(("advmod", _argument(c)))
+        elif dep == "prt":
+            particle = " " + c.lower_
+        elif dep == "neg":
+            negated = True
+    if not slots:
+        return None
+    predicate = verb.lemma_.lower() + particle
+    return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots))
+
+
+def _noun_frame(noun: Any) -> Frame | None:
+    """An event noun with a possessor or a "by" object and an "of" object ("Northwind's purchase of Palmera",
+    "the purchase of Palmera by Northwind"), or a noun with a "by" / "from" object ("an article by Menabrea",
+    "a header from Okafor")."""
+    slots: list[tuple[str, Argument]] = []
+    possessor = next((c for c in noun.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+    preps = {}
+    for c in noun.children:
+        if c.dep_ == "prep" and c.lower_ in ("of", "by", "from"):
+            preps.setdefault(c.lower_, c)
+    if not preps:
+        return None
+    event = "of" in preps and (possessor is not None or "by" in preps)
+    if event:
+        if possessor is not None:
+            slots.append(("agent", _argument(possessor)))
+        for _, obj, _ in _prepositional(preps["of"]):
+            slots.append(("patient", _argument(obj)))
+        if "by" in preps:
+            for _, obj, _ in _prepositional(preps["by"]):
+                slots.append(("agent", _argument(obj)))
+    else:
+        for name in ("by", "from"):
+            if name in preps:
+                for prep, obj, words in _prepositional(preps[name]):
+                    slots.append((f"prep:{prep}", _argument(obj, span_from=words)))
+    if not slots:
+        return None
+    return Frame(noun.lemma_.lower(), stem(noun.lemma_.lower()), False, True, tuple(slots))
+
+
+def frames_of(doc: Any) -> Iterator[Frame]:
+    """The frames of a parsed text (a spaCy ``Doc``), in text order."""
+    for tok in doc:
+        frame = None
+        copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
+            c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
+        if tok.pos_ == "VERB" or copula:
+            frame = _verb_frame(tok)
+        elif tok.pos_ == "NOUN":
+            frame = _noun_frame(tok)
+        if frame is not None:
+            yield frame

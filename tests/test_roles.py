@@ -1,0 +1,155 @@
+"""The role check (halguard.grounding.roles, issue 37): frames, matching, and the verifier with it."""
+
+import time
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.errors import InvalidInputError
+from halguard.grounding.roles import MAX_PARSE_CHARS, parse, role_conflicts
+from halguard.grounding.roles.parse import parsed_frames
+from halguard.schema import ClaimStatus
+from halguard.tools.cli import main
+
+NORTHWIND = ("Northwind Logistics announced on Tuesday that it has acquired Palmera Freight, a regional trucking "
+             "company based in Valencia, for 410 million euros. Palmera Freight employs about 1,200 people.")
+HASTINGS = ("The Battle of Hastings was fought on 14 October 1066. William's forces defeated Harold, who was killed "
+            "during the battle.")
+TRIAL = ("Dizziness was reported by 9% of patients on the drug and 4% of those on placebo. The study was funded by "
+         "the manufacturer, Altavia Pharma.")
+MARATHON = ("Kenyan runner Faith Wanjiru won the Rotterdam Marathon in 2 hours 19 minutes 42 seconds. Ethiopia's Almaz "
+            "Tesfaye finished second, 48 seconds behind, and Wanjiru's training partner Grace Cheruiyot was third.")
+CHESS = "Rao beat Kessler in the final round. Rao met Kessler again in Oslo in 2024."
+
+
+def _frame(text, predicate):
+    return next(f for f in parsed_frames(text) if f.predicate == predicate)
+
+
+def _names(frame, role):
+    return [sorted(a.names) for a in frame.get(role)]
+
+
+# -- frames ------------------------------------------------------------------------------------------------------
+
+
+def test_passive_and_active_make_the_same_frame():
+    active = _frame("Northwind bought Palmera Freight.", "buy")
+    passive = _frame("Palmera Freight was bought by Northwind.", "buy")
+    for frame in (active, passive):
+        assert _names(frame, "agent") == [["northwind"]]
+        assert _names(frame, "patient") == [["freight", "palmera"]]
+
+
+def test_relative_clause_possessive_event_noun_and_reported_pronoun():
+    museum = _frame("Smith built the museum, which opened in 1901.", "open")
+    assert museum.get("agent")[0].head == "museum"
+    assert museum.get("time")[0].numbers == {1901.0}
+    purchase = _frame("Alvaro's purchase of Palmera Freight closed in 2021.", "purchase")
+    assert purchase.nominal
+    assert _names(purchase, "agent") == [["alvaro"]] and _names(purchase, "patient") == [["freight", "palmera"]]
+    bought = _frame("Kovar Systems said on Thursday that it had been bought by Tidewell.", "buy")
+    assert _names(bought, "patient") == [["kovar", "systems"]]  # "it" is the reporting subject
+    assert _names(bought, "agent") == [["tidewell"]]
+
+
+def test_coordinated_verbs_share_their_subject_and_coordinated_arguments_split():
+    found = _frame("Scott's party arrived in 1912 and found the tent left by Amundsen.", "find")
+    assert _names(found, "agent") == [["scott"]]
+    left = _frame("Scott's party arrived in 1912 and found the tent left by Amundsen.", "leave")
+    assert left.get("patient")[0].head == "tent" and _names(left, "agent") == [["amundsen"]]
+    moons = _frame("Hall discovered Phobos and Deimos in 1877.", "discover")
+    assert _names(moons, "patient") == [["phobos"], ["deimos"]]
+
+
+# -- the verifier ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "named"),
+    [
+        ("Palmera Freight acquired Northwind Logistics for 410 million euros.", NORTHWIND,
+         "roles swapped: Palmera Freight / Northwind Logistics"),
+        ("Harold defeated William at the Battle of Hastings.", HASTINGS, "roles swapped: Harold / William"),
+        ("Kessler beat Rao in the final round.", CHESS, "roles swapped: Kessler / Rao"),
+        ("Grace Cheruiyot finished second, 48 seconds behind Faith Wanjiru.", MARATHON, "Grace Cheruiyot"),
+        ("Dizziness was reported by 4% of patients on the drug and by 9% of those on placebo.", TRIAL, "4%"),
+    ],
+)
+def test_binding_errors_are_contradictions_that_say_what_is_wrong(verifier, answer, context, named):
+    verdict = verifier.verify(answer, [context])
+    assert verdict.label == "hallucinated"
+    claim = verdict.claims[0]
+    assert claim.status == ClaimStatus.CONTRADICTION
+    found = [why for why in claim.reasons if why.startswith("who did what to whom: ")]
+    assert found and named in found[0]
+    assert claim.signals.role_conflicts
+    assert any(named.split(":")[-1].strip().split(" / ")[0] in s.text for s in verdict.spans)
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("Palmera Freight was acquired by Northwind Logistics for 410 million euros.", NORTHWIND),  # voice
+        ("Northwind Logistics bought Palmera Freight for 410 million euros.", NORTHWIND),  # synonym
+        ("Harold was defeated by William's forces.", HASTINGS),
+        ("Kessler met Rao again in Oslo in 2024.", CHESS),  # a symmetric predicate, roles exchanged
+        ("Dizziness was reported by 4% of those on placebo and by 9% of patients on the drug.", TRIAL),  # reordered
+        ("Almaz Tesfaye finished second, 48 seconds behind Faith Wanjiru.", MARATHON),
+    ],
+)
+def test_restatements_and_symmetric_predicates_are_not_role_conflicts(verifier, answer, context):
+    verdict = verifier.verify(answer, [context])
+    assert all(not c.signals.role_conflicts for c in verdict.claims), [c.reasons for c in verdict.claims]
+
+
+def test_roles_false_is_the_verifier_without_the_check():
+    answer = "Palmera Freight acquired Northwind Logistics for 410 million euros."
+    without = LocalVerifier(roles=False).verify(answer, [NORTHWIND])
+    assert not without.claims[0].signals.role_conflicts
+    with pytest.raises(InvalidInputError, match="roles must be True or False"):
+        LocalVerifier(roles="yes")
+
+
+def test_table_output_explains_the_swap(capsys, verifier):
+    code = main(["check", "--answer", "Palmera Freight acquired Northwind Logistics.", "--context", NORTHWIND,
+                 "--format", "table"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "CONTRADICTION" in out and "roles swapped: Palmera Freight / Northwind Logistics" in out
+
+
+# -- bounded, and never a reason to pass ------------------------------------------------------------------------------
+
+
+def test_a_text_too_long_to_parse_falls_back_to_the_other_signals(verifier):
+    long_claim = "Palmera Freight acquired Northwind Logistics " + "and " * (MAX_PARSE_CHARS // 4) + "trucks."
+    assert parsed_frames(long_claim) is None
+    assert role_conflicts(long_claim, [NORTHWIND], lambda a: True) == []
+
+
+@pytest.mark.parametrize(
+    "crafted",
+    [
+        "(" * 5_000 + "Palmera bought Northwind" + ")" * 5_000,
+        "Palmera bought Northwind, which bought Ostra, " * 2_000 + "which bought Vela.",
+        "A" * 100_000,
+    ],
+)
+def test_crafted_text_is_bounded(verifier, crafted):
+    start = time.perf_counter()
+    verdict = verifier.verify(crafted, [NORTHWIND + " " + crafted[:50_000]])
+    assert time.perf_counter() - start < 30
+    assert verdict.label in ("hallucinated", "unverified", "supported")
+    assert role_conflicts(crafted, [crafted], lambda a: True) == []  # not parsed: too long
+
+
+def test_without_the_pipeline_the_check_is_absent_not_supportive(monkeypatch, verifier):
+    monkeypatch.setattr(parse, "_nlp", None)
+    monkeypatch.setattr(parse, "_missing", True)
+    parse._frames.cache.clear()
+    answer = "Palmera Freight acquired Northwind Logistics for 410 million euros."
+    assert role_conflicts(answer, [NORTHWIND], lambda a: True) == []
+    verdict = verifier.verify(answer, [NORTHWIND])
+    assert not verdict.claims[0].signals.role_conflicts  # judged by the other signals, as before the check
+    assert verdict.label == LocalVerifier(roles=False).verify(answer, [NORTHWIND]).label
