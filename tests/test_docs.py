@@ -245,7 +245,7 @@ def test_readme_figures_are_the_evaluation_page():
 
 
 def test_how_it_works_page(verifier):
-    claims, weights = run_page("how-it-works.md", {})
+    claims, roles, weights = run_page("how-it-works.md", {})
     assert claims == [
         "CONTRADICTION ['launch'] launch 'JWST launched on 25 December 2019 on a Falcon Heavy [1].'",
         "SUPPORTED ['mirror'] mirror 'Its mirror is 6.5 metres across [2].'",
@@ -253,6 +253,8 @@ def test_how_it_works_page(verifier):
         "no_context",
     ]
     assert weights == ["supported 0.27"]
+    # the role check's block: the swap is named, the passive restatement passes (asserted in the block)
+    assert roles == ["roles swapped: Palmera Freight / Northwind Logistics CONTRADICTION"]
 
 
 def test_langchain_page(standins):
