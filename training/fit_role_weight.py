@@ -7,10 +7,12 @@ Step 1 (slow, cached in ``--features``): the default verifier reads every dev ro
 rules' logit without the role term, its role conflicts, whether the many-claims correction would apply without
 them, and the claim count the correction uses; the answer's time in the role check is recorded too.
 
-Step 2: a grid over ``role_conflict`` (0 is the verifier without the check) maximising the mean AUROC of the
-three files. In grouped 5-fold cross-validation (groups as ``halguard calibrate`` makes them) each fold is scored
-with the weight chosen on the other four; those out-of-fold AUROCs are reported beside the check's absence (0).
-On ties the larger weight is kept: a finding the dev files never contradict should flag.
+Step 2: a grid over ``role_conflict`` (0 is the verifier without the check): the largest weight that costs no
+file more than 0.005 AUROC (:func:`best_weight`). In grouped 5-fold cross-validation (groups as ``halguard
+calibrate`` makes them) each fold is scored with the weight chosen on the other four; those out-of-fold AUROCs are
+reported beside the check's absence (0). Result (2026-11-26): folds chose 1.2, 0.6, 1.8, 1.2, 1.2; out of fold
+HaluEval 0.953 -> 0.960, RAGTruth 0.814 -> 0.808, SummEdits 0.559 -> 0.559; shipped 1.2 (all rows: RAGTruth 0.812,
+HaluEval 0.960). Answers with a role conflict: HaluEval 154 (all hallucinated), RAGTruth 39 (8), SummEdits 27 (18).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from halguard.tools.calibrate import _fold, group_of
 from halguard.tools.metrics import auroc
 
 ROLE_WEIGHTS = (0.0, 0.6, 1.2, 1.8, 2.4, 3.0, 4.0)
+# The most dev AUROC the check may cost a file (issue 37's bound for RAGTruth and HaluEval).
+MAX_AUROC_COST = 0.005
 FOLDS = 5
 
 
@@ -98,9 +102,15 @@ def _aurocs(rows: list[dict], scores: np.ndarray) -> dict[str, float]:
 
 
 def best_weight(rows: list[dict]) -> float:
-    values = [(float(np.mean(list(_aurocs(rows, answer_scores(rows, w)).values()))), w) for w in ROLE_WEIGHTS]
-    top = max(v for v, _ in values)
-    return max(w for v, w in values if v >= top - 1e-9)
+    """The largest weight that costs no file more than :data:`MAX_AUROC_COST` AUROC against the check's absence.
+
+    Not the mean-AUROC maximum (0.6 on every fold): a role conflict is a finding, and at 0.6 most of the
+    adversarial set's swaps stay below the threshold; the dev files bound how loud it may be (RAGTruth's
+    multi-claim summaries hold most of its false findings)."""
+    base = _aurocs(rows, answer_scores(rows, 0.0))
+    fits = [w for w in ROLE_WEIGHTS
+            if all(v >= base[k] - MAX_AUROC_COST for k, v in _aurocs(rows, answer_scores(rows, w)).items())]
+    return max(fits)
 
 
 def main(argv: list[str] | None = None) -> int:
