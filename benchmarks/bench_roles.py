@@ -87,7 +87,7 @@ def run_pairs(verifiers: dict, rows: list[dict]) -> dict:
         entry: dict = {"rows": len(part), "unsupported": sum(labels)}
         for key, verifier in verifiers.items():
             verdicts = [verifier.verify(r["claim"], [r["premise"]]) for r in part]
-            scores = [v.score for v in verdicts]
+            scores = [0.5 if v.score is None else v.score for v in verdicts]  # unverified: no ranking either way
             flagged = [v.label == "hallucinated" for v in verdicts]
             entry[key] = {"auroc": _auroc(labels, scores),
                           "unsupported_flagged": sum(f for f, y in zip(flagged, labels) if y),
@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from benchmarks.bench_adversarial import format_summary, load_rows, run, summarize
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_adversarial import format_summary, load_rows, run, summarize
     from halguard import LocalVerifier
 
     torch.set_num_threads(args.threads)
