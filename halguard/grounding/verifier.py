@@ -48,7 +48,6 @@ from halguard.grounding.verifier_options import check_judging_options, check_siz
 from halguard.schema import Usage, Verdict
 from halguard.text.claims import Claim
 from halguard.text.wordnet import load as load_word_relations
-from halguard.util.options import require_bool
 
 __all__ = ["CORRECTION_MAX_CLAIMS", "DEFAULT_MAX_QUESTION_CHARS", "DEFAULT_TIME_BUDGET_S", "EARLY_DECISION_GRACE_S",
            "MAJORITY_MIN_CLAIMS", "MAJORITY_UNSUPPORTED", "LocalVerifier"]
@@ -149,8 +148,9 @@ class LocalVerifier(Detector):
         roles: bool = True,
     ) -> None:
         weights = check_judging_options(threshold=threshold, weak_threshold=weak_threshold, time_budget_s=time_budget_s,
-                                        meaning=meaning, weights=weights, embedder=embedder, model_path=model_path,
-                                        device=device, num_threads=num_threads, citation_mode=citation_mode)
+                                        meaning=meaning, roles=roles, weights=weights, embedder=embedder,
+                                        model_path=model_path, device=device, num_threads=num_threads,
+                                        citation_mode=citation_mode)
         self.calibration: Calibration | None = load_calibration(calibration, meaning)
         check_size_options(top_k=top_k, sentences_per_chunk=sentences_per_chunk, max_chunk_chars=max_chunk_chars,
                            max_answer_chars=max_answer_chars, max_context_chars=max_context_chars,
@@ -181,7 +181,7 @@ class LocalVerifier(Detector):
         self.time_budget_s = time_budget_s
         self.meaning = meaning
         self.claim_checker: ClaimChecker | None = ClaimChecker.shared() if meaning else None
-        self.roles = require_bool("roles", roles)
+        self.roles = roles
 
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -233,8 +233,7 @@ class LocalVerifier(Detector):
         return self.embedder.load_seconds + checker
 
     def prepare(self, contexts: Any, *, question: str | None = None) -> None:
-        """Encode ``contexts``' evidence now (kept in the embedding cache by text), so the first check against them
-        pays none of it: a check of the question itself encodes the same chunks a check of an answer would."""
+        """Encode ``contexts``' evidence now (cached by text), checking the question: the first answer pays none."""
         self.verify(question or "What do the documents say?", contexts, question=question)
 
     # -- public API ---------------------------------------------------------------------------------

@@ -14,14 +14,14 @@ from halguard.errors import InvalidInputError
 from halguard.grounding.calibration import Calibration
 from halguard.grounding.embedding import LocalEmbedder
 from halguard.grounding.scoring import DEFAULT_WEIGHTS, MEANING_WEIGHTS, ScoringWeights
-from halguard.util.options import require_fraction, require_positive_int, require_positive_number
+from halguard.util.options import require_bool, require_fraction, require_positive_int, require_positive_number
 
 __all__ = ["check_judging_options", "check_size_options", "load_calibration"]
 
 
 def check_judging_options(*, threshold: Any, weak_threshold: Any, time_budget_s: Any, meaning: Any, weights: Any,
                           embedder: Any, model_path: Any, device: Any, num_threads: Any,
-                          citation_mode: Any) -> ScoringWeights:
+                          citation_mode: Any, roles: Any) -> ScoringWeights:
     """Check the options that decide how an answer is judged and by which model.
 
     Returns:
@@ -37,9 +37,7 @@ def check_judging_options(*, threshold: Any, weak_threshold: Any, time_budget_s:
                 msg = f"{name} must be a number from 0 to 1, got {value!r}"
                 raise InvalidInputError(msg)
     require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
-    if not isinstance(meaning, bool):
-        msg = f"meaning must be True or False, got {meaning!r}"
-        raise InvalidInputError(msg)
+    require_bool("meaning", meaning)
     if weights is None:
         weights = MEANING_WEIGHTS if meaning else DEFAULT_WEIGHTS
     if not isinstance(weights, ScoringWeights):
@@ -57,6 +55,7 @@ def check_judging_options(*, threshold: Any, weak_threshold: Any, time_budget_s:
     if citation_mode not in ("strict", "lenient"):
         msg = f"citation_mode must be 'strict' or 'lenient', got {citation_mode!r}"
         raise InvalidInputError(msg)
+    require_bool("roles", roles)
     if threshold is not None and weak_threshold is not None and weak_threshold > threshold:
         msg = f"need 0 <= weak_threshold <= threshold <= 1, got {weak_threshold} and {threshold}"
         raise InvalidInputError(msg)

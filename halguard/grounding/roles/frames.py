@@ -30,7 +30,7 @@ from typing import Any
 
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import number_values, stem
-from halguard.text.wordnet import load as word_relations
+from halguard.text.wordnet import known
 
 __all__ = ["Argument", "Frame", "frames_of"]
 
@@ -106,7 +106,7 @@ def _is_name(tok: Any) -> bool:
     # "Dizziness").
     if tok.pos_ not in ("NOUN", "ADJ") or not tok.text[:1].isupper() or tok.text.isupper():
         return False
-    return tok.i > tok.sent.start or (tok.pos_ == "NOUN" and stem(low) not in word_relations())
+    return tok.i > tok.sent.start or (tok.pos_ == "NOUN" and not known(stem(low)))
 
 
 def _argument_tokens(head: Any) -> list[Any]:
@@ -150,7 +150,7 @@ def _core(head: Any) -> list[Any]:
     return out
 
 
-def _is_time(arg: Argument, toks: list[Any]) -> bool:
+def _is_time(toks: list[Any]) -> bool:
     return any(_YEAR.fullmatch(t.text) or t.lower_ in _MONTHS for t in toks)
 
 
@@ -251,7 +251,7 @@ def _verb_frame(verb: Any) -> Frame | None:
             for prep, obj, words in _prepositional(c):
                 resolved = _resolve(obj)
                 arg = _argument(obj, resolved if resolved is not obj else None, span_from=words)
-                timed = prep in _TIME_PREPOSITIONS and _is_time(arg, _argument_tokens(obj))
+                timed = prep in _TIME_PREPOSITIONS and _is_time(_argument_tokens(obj))
                 slots.append(("time" if timed else f"prep:{prep}", arg))
         elif dep in ("advmod", "npadvmod") and any(True for _ in c.children):
             slots.append(("advmod", _argument(c)))

@@ -112,7 +112,6 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
     same = 0
     differing: list[tuple[str, Argument, Argument]] = []
     swapped = None
-    core = {"agent", "patient"}
     c_agents, c_patients = claim.get("agent"), claim.get("patient")
     e_agents, e_patients = evidence.get("agent"), evidence.get("patient")
     crossed = False
@@ -126,7 +125,7 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             same += 2
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
     for role, arg in claim.slots:
-        if crossed and role in core:
+        if crossed and role in ("agent", "patient"):
             continue
         others = evidence.get(role)
         results = [(compare(arg, other, role), other) for other in others]
@@ -137,15 +136,15 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             same += 1
         elif _adjunct(role) and any(compare(arg, other) == "same" for other in adjuncts):
             same += 1  # the same words in another adjunct ("48 seconds behind" read as an adverb or a preposition)
-        elif (not others and _adjunct(role) and arg.names and elsewhere(arg)
-              and any(o.names and arg.described_by & o.described_by and compare(arg, o) == "differ"
-                      for o in adjuncts)):
+        elif not others and _adjunct(role) and arg.names and elsewhere(arg) and (rival := next(
+                (o for o in adjuncts if o.names and arg.described_by & o.described_by and compare(arg, o) == "differ"),
+                None)) is not None:
             # "with a header from Jamal Reyes" where the parse hangs "with a header from Lena Okafor" elsewhere
-            differing.append((role, arg, next(o for o in adjuncts if o.names and arg.described_by & o.described_by
-                                              and compare(arg, o) == "differ")))
-        elif any(r == "differ" for r, _ in results) and elsewhere(arg) and len(claim.get(role)) == 1:
+            differing.append((role, arg, rival))
+        elif elsewhere(arg) and len(claim.get(role)) == 1 and (
+                theirs := next((o for r, o in results if r == "differ"), None)) is not None:
             # (a coordinated argument, "in the United States, Japan and the EU", is where the parser errs most)
-            differing.append((role, arg, next(o for r, o in results if r == "differ")))
+            differing.append((role, arg, theirs))
     if claim.nominal and evidence.nominal and claim.predicate == evidence.predicate:
         same += 1  # the same event noun is itself an agreement ("an article by ..." against "an article by ...")
     return _Alignment(evidence, same + (2 if swapped else 0), swapped, differing)

@@ -23,7 +23,15 @@ from halguard.text.lexical import (
     word_spans,
 )
 
-__all__ = ["measure_claim"]
+__all__ = ["checked_text", "measure_claim"]
+
+
+def checked_text(claim: Claim) -> str:
+    """The claim's text as the signals read it: citation markers and a hedge opener blanked (offsets kept), so
+    "[S2]" is not the number 2 and "I'm not sure, but" is not a negation."""
+    base = claim.start
+    hidden = [*claim.citation_spans, *([claim.hedge_span] if claim.hedge_span else [])]
+    return _mask(claim.text, [(s - base, e - base) for s, e in hidden])
 
 
 def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
@@ -34,8 +42,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     "I'm not sure, but" is not a negation. Spans are returned as offsets in the answer.
     """
     base = claim.start
-    hidden = [*claim.citation_spans, *([claim.hedge_span] if claim.hedge_span else [])]
-    text = _mask(claim.text, [(s - base, e - base) for s, e in hidden])
+    text = checked_text(claim)
 
     def shifted(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         return [(base + s, base + e) for s, e in spans]

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["licensed", "licensers", "load"]
+__all__ = ["known", "licensed", "licensers", "load"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
 _lock = threading.Lock()
@@ -40,6 +40,12 @@ def licensers(term_stem: str) -> list[str]:
     table = _table if _table is not None else load()
     stems = table.get(term_stem)
     return stems.split(" ") if stems else []
+
+
+def known(term_stem: str) -> bool:
+    """Whether WordNet has a word of stem ``term_stem`` (a common word, not a name such as "Northwind")."""
+    table = _table if _table is not None else load()
+    return term_stem in table
 
 
 def licensed(term_stem: str, terms: Collection[str]) -> bool:
