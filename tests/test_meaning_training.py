@@ -156,3 +156,17 @@ def test_training_resumes_to_the_same_weights_and_the_checker_loads_them(tmp_pat
     checker = ClaimChecker(tmp_path / "weights")
     [score] = checker.score(["Anna Silva hired Boris Brandt."], ["Boris Brandt hired Anna Silva."], num_threads=1)
     assert 0.0 <= score.risk <= 1.0
+
+
+def test_grouped_out_of_fold_scores_each_row_with_a_choice_made_without_its_group():
+    import numpy as np
+
+    from halguard.tools.calibrate import _fold
+    from training.fit_combination import FOLDS, grouped_out_of_fold
+
+    rows = [{"group": f"g{i // 3}", "value": float(i)} for i in range(60)]
+    oof, chosen = grouped_out_of_fold(rows, lambda train: {r["group"] for r in train},
+                                      lambda part, seen: np.array([float(r["group"] in seen) for r in part]))
+    assert len(chosen) == FOLDS
+    assert oof.tolist() == [0.0] * len(rows)  # no row's own group was among those its choice was made on
+    assert all(_fold(r["group"], FOLDS) == k or r["group"] in chosen[k] for k in range(FOLDS) for r in rows)

@@ -23,11 +23,15 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 import numpy as np
 
 from halguard.grounding.many_claims import claims_corrected_for
 from halguard.grounding.scoring import DEFAULT_WEIGHTS
 from halguard.grounding.verifier import LocalVerifier
+from halguard.schema import Verdict
 from halguard.tools.calibrate import _fold, group_of
 from halguard.tools.metrics import auroc, best_f1
 
@@ -37,7 +41,7 @@ MANY_CLAIMS = (0.0, 0.5, 1.0)
 FOLDS = 5
 
 
-class _Recording(LocalVerifier):
+class RecordingVerifier(LocalVerifier):
     """The verifier, keeping each scored answer's measured claims and the claim count its correction uses."""
 
     def __init__(self, **kwargs) -> None:
@@ -51,34 +55,56 @@ class _Recording(LocalVerifier):
         return claims, measured
 
 
+def recorded_rows(verifier: RecordingVerifier, paths: list[Path], *, keep: Callable[[dict], bool] = lambda row: True
+                  ) -> Iterator[tuple[Path, dict, Verdict, list, int]]:
+    """Each dev row ``keep`` accepts, checked by ``verifier``: ``(file, row, verdict, measured claims, the claim
+    count the correction uses)``; rows the verifier could not read (``unverified``) are left out."""
+    for path in paths:
+        for line in path.open(encoding="utf-8"):
+            row = json.loads(line)
+            if not keep(row):
+                continue
+            verifier.recorded.clear()
+            verdict = verifier.verify(row["answer"], row["context"], question=row.get("question"))
+            if verifier.recorded and verdict.label != "unverified":
+                yield (path, row, verdict, *verifier.recorded[-1])
+
+
+def grouped_out_of_fold(rows: list[dict], choose: Callable[[list[dict]], Any],
+                        score: Callable[[list[dict], Any], np.ndarray]) -> tuple[np.ndarray, list]:
+    """Grouped :data:`FOLDS`-fold cross-validation (groups as ``halguard calibrate`` makes them): each fold's rows
+    scored with what ``choose`` picks on the other folds; ``(out-of-fold scores, the choice per fold)``."""
+    oof = np.empty(len(rows))
+    chosen = []
+    for fold in range(FOLDS):
+        train = [r for r in rows if _fold(r["group"], FOLDS) != fold]
+        test_idx = [i for i, r in enumerate(rows) if _fold(r["group"], FOLDS) == fold]
+        choice = choose(train)
+        chosen.append(choice)
+        oof[test_idx] = score([rows[i] for i in test_idx], choice)
+    return oof, chosen
+
+
 def collect(paths: list[Path], out: Path, *, weights_dir: Path | None = None, fold: int | None = None) -> None:
     """Record every row's claims (``fold``: only the rows of that fold of :mod:`training.dev_pairs`'s grouped
     cross-validation, read by the model in ``weights_dir`` that was trained without them)."""
     from halguard.grounding.meaning import ClaimChecker
     from training.dev_pairs import FOLDS as DEV_FOLDS
 
-    verifier = _Recording(calibration=None)
+    verifier = RecordingVerifier(calibration=None)
     verifier.claim_checker = ClaimChecker(weights_dir) if weights_dir is not None else ClaimChecker.shared()
+    in_fold = (lambda row: True) if fold is None else (lambda row: _fold(group_of(row), DEV_FOLDS) == fold)
     with out.open("w", encoding="utf-8") as fh:
-        for path in paths:
-            for line in path.open(encoding="utf-8"):
-                row = json.loads(line)
-                if fold is not None and _fold(group_of(row), DEV_FOLDS) != fold:
-                    continue
-                verifier.recorded.clear()
-                verdict = verifier.verify(row["answer"], row["context"], question=row.get("question"))
-                if not verifier.recorded or verdict.label == "unverified":
-                    continue
-                measured, n = verifier.recorded[-1]
-                claims = []
-                for m in measured:
-                    s = m.signals
-                    claims.append({"z": DEFAULT_WEIGHTS.signals_logit(s), "corrected": DEFAULT_WEIGHTS.corrected(s),
-                                   "arithmetic": bool(s.arithmetic_errors), "meaning": s.meaning_risk,
-                                   "foreign": m.foreign})
-                fh.write(json.dumps({"file": path.stem, "id": row["id"], "group": group_of(row),
-                                     "task": row.get("task_type"), "profile": verdict.profile,
-                                     "label": bool(row["hallucinated"]), "n": n, "claims": claims}) + "\n")
+        for path, row, verdict, measured, n in recorded_rows(verifier, paths, keep=in_fold):
+            claims = []
+            for m in measured:
+                s = m.signals
+                claims.append({"z": DEFAULT_WEIGHTS.signals_logit(s), "corrected": DEFAULT_WEIGHTS.corrected(s),
+                               "arithmetic": bool(s.arithmetic_errors), "meaning": s.meaning_risk,
+                               "foreign": m.foreign})
+            fh.write(json.dumps({"file": path.stem, "id": row["id"], "group": group_of(row),
+                                 "task": row.get("task_type"), "profile": verdict.profile,
+                                 "label": bool(row["hallucinated"]), "n": n, "claims": claims}) + "\n")
 
 
 def answer_scores(rows: list[dict], rules_scale: float, meaning: float, many_claims: float,
@@ -147,14 +173,7 @@ def by_shape(rows: list[dict], scores: np.ndarray) -> dict:
 
 def fit_per_shape(rows: list[dict]) -> dict:
     """Grouped cross-validation of a per-shape choice (the model used only on the shapes where it wins)."""
-    oof = np.empty(len(rows))
-    chosen = []
-    for fold in range(FOLDS):
-        train = [r for r in rows if _fold(r["group"], FOLDS) != fold]
-        test_idx = [i for i, r in enumerate(rows) if _fold(r["group"], FOLDS) == fold]
-        points = shape_points(train)
-        chosen.append(points)
-        oof[test_idx] = shape_scores([rows[i] for i in test_idx], points)
+    oof, chosen = grouped_out_of_fold(rows, shape_points, shape_scores)
     rules_only = answer_scores(rows, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
     return {"out_of_fold": report(rows, oof), "out_of_fold_by_shape": by_shape(rows, oof),
             "rules_only_by_shape": by_shape(rows, rules_only), "chosen_per_fold": chosen,
@@ -201,14 +220,8 @@ def main(argv: list[str] | None = None) -> int:
             collect(args.files, args.features, weights_dir=args.weights)
     rows = [json.loads(line) for line in args.features.open(encoding="utf-8")]
     rules_only = answer_scores(rows, 1.0, 0.0, DEFAULT_WEIGHTS.many_claims)
-    oof = np.empty(len(rows))
-    chosen = []
-    for fold in range(FOLDS):
-        train = [r for r in rows if _fold(r["group"], FOLDS) != fold]
-        test_idx = [i for i, r in enumerate(rows) if _fold(r["group"], FOLDS) == fold]
-        point, _ = best_point(train)
-        chosen.append(point)
-        oof[test_idx] = answer_scores([rows[i] for i in test_idx], *point)
+    oof, chosen = grouped_out_of_fold(rows, lambda train: best_point(train)[0],
+                                      lambda part, point: answer_scores(part, *point))
     point, value = best_point(rows)
     scores = answer_scores(rows, *point)
     # The bias that puts the pooled F1-best threshold at even odds.

@@ -25,53 +25,29 @@ from pathlib import Path
 
 import numpy as np
 
-from halguard.grounding.many_claims import claims_corrected_for
 from halguard.grounding.scoring import DEFAULT_WEIGHTS
-from halguard.grounding.verifier import LocalVerifier
-from halguard.tools.calibrate import _fold, group_of
+from halguard.tools.calibrate import group_of
 from halguard.tools.metrics import auroc
+from training.fit_combination import RecordingVerifier, grouped_out_of_fold, recorded_rows
 
 ROLE_WEIGHTS = (0.0, 0.6, 1.2, 1.8, 2.4, 3.0, 4.0)
 # The most dev AUROC the check may cost a file (issue 37's bound for RAGTruth and HaluEval).
 MAX_AUROC_COST = 0.005
-FOLDS = 5
-
-
-class _Recording(LocalVerifier):
-    """The verifier, keeping each scored answer's measured claims and the claim count its correction uses."""
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.recorded: list = []
-
-    def _measure_claims(self, *args):
-        claims, measured = super()._measure_claims(*args)
-        job = args[0]
-        threshold = self.operating_point(None)[0]
-        self.recorded.append((measured, claims_corrected_for(measured, threshold, len(job.claims), self.weights)))
-        return claims, measured
 
 
 def collect(paths: list[Path], out: Path) -> None:
-    verifier = _Recording(calibration=None)
+    verifier = RecordingVerifier(calibration=None)
     with out.open("w", encoding="utf-8") as fh:
-        for path in paths:
-            for line in path.open(encoding="utf-8"):
-                row = json.loads(line)
-                verifier.recorded.clear()
-                verdict = verifier.verify(row["answer"], row["context"], question=row.get("question"))
-                if not verifier.recorded or verdict.label == "unverified":
-                    continue
-                measured, n = verifier.recorded[-1]
-                claims = []
-                for m in measured:
-                    s = m.signals
-                    bare = replace(s, role_conflicts=[])
-                    claims.append({"z": DEFAULT_WEIGHTS.signals_logit(bare),
-                                   "corrected": DEFAULT_WEIGHTS.corrected(bare), "arithmetic": bool(s.arithmetic_errors), "roles": len(s.role_conflicts),
-                                   "reasons": [why for _, _, why in s.role_conflicts]})
-                fh.write(json.dumps({"file": path.stem, "id": row["id"], "group": group_of(row),
-                                     "label": bool(row["hallucinated"]), "n": n, "claims": claims}) + "\n")
+        for path, row, _, measured, n in recorded_rows(verifier, paths):
+            claims = []
+            for m in measured:
+                s = m.signals
+                bare = replace(s, role_conflicts=[])
+                claims.append({"z": DEFAULT_WEIGHTS.signals_logit(bare),
+                               "corrected": DEFAULT_WEIGHTS.corrected(bare), "arithmetic": bool(s.arithmetic_errors),
+                               "roles": len(s.role_conflicts), "reasons": [why for _, _, why in s.role_conflicts]})
+            fh.write(json.dumps({"file": path.stem, "id": row["id"], "group": group_of(row),
+                                 "label": bool(row["hallucinated"]), "n": n, "claims": claims}) + "\n")
 
 
 def answer_scores(rows: list[dict], weight: float) -> np.ndarray:
@@ -122,14 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         args.features.parent.mkdir(parents=True, exist_ok=True)
         collect(args.files, args.features)
     rows = [json.loads(line) for line in args.features.open(encoding="utf-8")]
-    oof = np.empty(len(rows))
-    chosen = []
-    for fold in range(FOLDS):
-        train = [r for r in rows if _fold(r["group"], FOLDS) != fold]
-        test_idx = [i for i, r in enumerate(rows) if _fold(r["group"], FOLDS) == fold]
-        weight = best_weight(train)
-        chosen.append(weight)
-        oof[test_idx] = answer_scores([rows[i] for i in test_idx], weight)
+    oof, chosen = grouped_out_of_fold(rows, best_weight, answer_scores)
     found = {}
     for name in sorted({r["file"] for r in rows}):
         part = [r for r in rows if r["file"] == name]
