@@ -124,7 +124,7 @@ def _argument(head: Any, resolved: Any = None, *, span_from: Any = None) -> Argu
     for). ``span_from``: the token whose dependents make the argument's words, where that is not the head (a
     preposition: "48 seconds behind Faith Wanjiru" is one argument, headed by "Wanjiru")."""
     source = resolved if resolved is not None else head
-    toks = _argument_tokens(span_from if span_from is not None and resolved is None else source)
+    toks = _argument_tokens(span_from if span_from is not None and source is head else source)
     doc = source.doc
     start, end = toks[0].idx, toks[-1].idx + len(toks[-1].text)
     text = doc.text[start:end]
@@ -229,12 +229,9 @@ def _verb_frame(verb: Any) -> Frame | None:
         add("patient" if subject_passive else "agent", tok)
     elif verb.dep_ == "acl" and verb.head is not verb:  # "the tent left behind by Amundsen", "a company making"
         add("patient" if passive else "agent", verb.head)
-    elif verb.dep_ == "relcl" and verb.head is not verb:
-        # "the tent that Amundsen left": the relative pronoun is the object; found among the children below.
-        pass
     for c in verb.children:
         dep = c.dep_
-        if dep in ("dobj", "obj"):
+        if dep in ("dobj", "obj"):  # "the tent that Amundsen left": the relative pronoun, read as "the tent"
             add("patient", c)
         elif dep == "dative":
             if c.pos_ == "ADP":
@@ -249,11 +246,10 @@ def _verb_frame(verb: Any) -> Frame | None:
                 slots.append(("agent", _argument(obj, _resolve(obj))))
         elif dep == "prep":
             for prep, obj, words in _prepositional(c):
-                resolved = _resolve(obj)
-                arg = _argument(obj, resolved if resolved is not obj else None, span_from=words)
+                arg = _argument(obj, _resolve(obj), span_from=words)
                 timed = prep in _TIME_PREPOSITIONS and _is_time(_argument_tokens(obj))
                 slots.append(("time" if timed else f"prep:{prep}", arg))
-        elif dep in ("advmod", "npadvmod") and any(True for _ in c.children):
+        elif dep in ("advmod", "npadvmod") and (c.n_lefts or c.n_rights):
             slots.append(("advmod", _argument(c)))
         elif dep == "prt":
             particle = " " + c.lower_
