@@ -20,17 +20,19 @@ Shapes understood (see docs/langchain.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage, convert_to_messages
+from langchain_core.messages import BaseMessage, HumanMessage
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.guard import GuardRequest
 from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
+from langchain_halguard._documents import as_message, describe, documents_to_contexts
+from langchain_halguard._tools import tool_contexts
 
 __all__ = [
     "MESSAGES_KEY",
@@ -38,13 +40,11 @@ __all__ = [
     "Extracted",
     "answer_text",
     "attach_verdict",
-    "documents_to_contexts",
     "extract",
     "find_answer",
     "is_structured_answer",
     "message_list",
     "replace_answer",
-    "tool_contexts",
     "with_last_question",
 ]
 
@@ -80,67 +80,14 @@ class Extracted:
                             source=source)
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return f"a dict with keys {sorted(map(str, value))}"
-    return f"a {type(value).__name__}"
-
-
-def _doc_id(doc: Document, index: int) -> str:
-    meta = doc.metadata or {}
-    for ident in (doc.id, meta.get("id"), meta.get("doc_id"), meta.get("source")):
-        if ident not in (None, ""):
-            return str(ident)
-    return str(index)
-
-
-def documents_to_contexts(docs: Any, key: str) -> list[tuple[str, str]]:
-    """Turn retrieved ``Document``s (or strings) into ``(id, text)`` pairs.
-
-    Raises:
-        InputTypeError: ``docs`` is not a list of Documents or strings.
-    """
-    if isinstance(docs, (Document, str)):
-        docs = [docs]
-    if not isinstance(docs, Sequence):
-        msg = f"'{key}' must hold a list of Documents or strings, found {_describe(docs)}"
-        raise InputTypeError(msg)
-    out = []
-    for i, doc in enumerate(docs):
-        if isinstance(doc, Document):
-            out.append((_doc_id(doc, i), doc.page_content))
-        elif isinstance(doc, str):
-            out.append((str(i), doc))
-        else:
-            msg = f"'{key}' item {i} is {_describe(doc)}; expected a Document or a str"
-            raise InputTypeError(msg)
-    return out
-
-
-def _as_message(message: Any) -> BaseMessage | None:
-    """``message`` as a LangChain message, for any shape a chat model or a graph state takes; None if it is none.
-
-    Dicts, tuples and strings go through LangChain's own ``convert_to_messages`` (a new object: the caller's is
-    never touched); what it refuses (a dict with no role, an unknown role) is not a message.
-    """
-    if isinstance(message, BaseMessage):
-        return message
-    if not isinstance(message, (str, tuple, Mapping)):
-        return None
-    try:
-        return convert_to_messages([message])[0]
-    except Exception:  # noqa: BLE001 - LangChain raises ValueError, KeyError, NotImplementedError for non-messages
-        return None
-
-
 def _message_text(message: Any) -> str | None:
     """The text of a message in any shape (content blocks joined), or None when it is not a message."""
-    converted = _as_message(message)
+    converted = as_message(message)
     return converted.text if converted is not None else None
 
 
 def _is_role(message: Any, role: str) -> bool:
-    converted = _as_message(message)
+    converted = as_message(message)
     return converted is not None and converted.type == ("ai" if role == "ai" else "human")
 
 
@@ -191,7 +138,7 @@ def find_answer(output: Any, answer_key: str | None) -> Any:
     if _is_agent_state(output):
         return _agent_answer(output)
     msg = (
-        f"the chain's output has no answer key '{answer_key}': found {_describe(output)} (set answer_key=..., or "
+        f"the chain's output has no answer key '{answer_key}': found {describe(output)} (set answer_key=..., or "
         "answer_key=None when the whole output is a structured answer)"
     )
     raise InvalidInputError(msg)
@@ -232,7 +179,7 @@ def _answer_text(value: Any, where: str) -> tuple[str, bool]:
         return text, False
     if is_structured(value):
         return render_structured(value), True
-    msg = f"{where} must be a str, a message or a structured output, found {_describe(value)}"
+    msg = f"{where} must be a str, a message or a structured output, found {describe(value)}"
     raise InputTypeError(msg)
 
 
@@ -240,23 +187,6 @@ def _is_documents(value: Any) -> bool:
     return isinstance(value, Document) or (
         isinstance(value, Sequence) and not isinstance(value, str) and any(isinstance(d, Document) for d in value)
     )
-
-
-def tool_contexts(messages: list[Any], *, keep: Callable[[ToolMessage], bool] | None = None) -> list[tuple[str, str]]:
-    """``(id, text)`` pairs of the tool messages in an agent's state: the Documents of a tool that returns them as
-    its artifact (``response_format="content_and_artifact"``), else the text it gave the model. ``keep``: which
-    tool messages are evidence (None: all)."""
-    out: list[tuple[str, str]] = []
-    for message in messages:
-        tool = _as_message(message)
-        if not isinstance(tool, ToolMessage) or (keep is not None and not keep(tool)):
-            continue
-        artifact = tool.artifact
-        if isinstance(artifact, Sequence) and artifact and all(isinstance(d, Document) for d in artifact):
-            out.extend(documents_to_contexts(artifact, "artifact"))
-        elif tool.text.strip():
-            out.append((tool.tool_call_id or tool.name or str(len(out)), tool.text))
-    return out
 
 
 def _documents(
@@ -284,7 +214,7 @@ def _documents(
         return tools, ("tools" if tools else "none")
     msg = (
         f"no retrieved documents: no retriever ran inside the chain and there is nothing under '{context_key}' "
-        f"(the chain's output is {_describe(chain_output)} and its input is {_describe(chain_input)})"
+        f"(the chain's output is {describe(chain_output)} and its input is {describe(chain_input)})"
     )
     raise InvalidInputError(msg)
 
@@ -300,7 +230,7 @@ def _question(chain_input: Any, chain_output: Any, question_key: str) -> str | N
         messages = message_list(chain_input[MESSAGES_KEY])
         question = messages[_last(messages, "human")]
     elif isinstance(chain_input, Mapping):
-        msg = f"the chain's input has no question key '{question_key}': found {_describe(chain_input)}"
+        msg = f"the chain's input has no question key '{question_key}': found {describe(chain_input)}"
         raise InvalidInputError(msg)
     elif _last(chain_input, "human") is not None:  # a list of messages, as a chat model takes
         question = chain_input[_last(chain_input, "human")]
@@ -315,7 +245,7 @@ def _question(chain_input: Any, chain_output: Any, question_key: str) -> str | N
     text = _message_text(question)
     question = text if text is not None else question
     if question is not None and not isinstance(question, str):
-        msg = f"the question under '{question_key}' must be a str, found {_describe(question)}"
+        msg = f"the question under '{question_key}' must be a str, found {describe(question)}"
         raise InputTypeError(msg)
     return question
 

@@ -24,7 +24,7 @@ from halguard.detector import Detector
 from halguard.schema import RequestInfo, Verdict
 from halguard.util.files import append_private
 from halguard.util.options import require_positive_int
-from langchain_halguard._convert import documents_to_contexts
+from langchain_halguard._documents import documents_to_contexts
 
 __all__ = ["HalguardCallbackHandler", "get_halguard_callback"]
 

@@ -14,7 +14,14 @@ it decided into the agent's state:
   agent stops instead of acting on a flagged intermediate answer;
 - for ``raise``, :class:`~halguard.errors.HallucinationError` out of the agent's ``invoke`` or ``stream``.
 
-A structured response is never retyped: ``filter``, ``fallback``, ``repair`` and ``end`` raise for it instead.
+A tool with ``return_direct=True`` ends the agent with its output as the answer: that output is checked the same
+way, inside the tools node (``wrap_tool_call``), so what the user sees or streams of it is what the policy let
+through. A structured response is never retyped: ``filter``, ``fallback``, ``repair`` and ``end`` raise for it
+instead.
+
+Evidence is what the world said: a tool's output is read without the statements it repeats from the model's own
+tool-call arguments (:mod:`halguard.text.echo`), so an agent cannot launder a fabrication through a tool that
+returns what it was given.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any, Literal
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.types import Command
 from typing_extensions import NotRequired
 
 from halguard.detector import Detector
@@ -37,7 +45,7 @@ from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
 from langchain_halguard._agent_sentences import astream_model_by_sentence, stream_model_by_sentence
 from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
-from langchain_halguard._convert import tool_contexts
+from langchain_halguard._tools import tool_contexts
 
 __all__ = ["HalguardMiddleware", "HalguardState"]
 
@@ -81,7 +89,9 @@ class HalguardMiddleware(AgentMiddleware):
         repairer: With ``"repair"``: the chat model that rewrites flagged sentences from the tools' documents.
         evidence_tools: The tools whose output is evidence (their names); None: every tool's. A tool returning Documents
             as its artifact (``response_format="content_and_artifact"``) gives them with their ids, any other gives
-            its text.
+            its text, in both cases without what it repeats of the model's tool-call arguments.
+        trusted_tools: Tools whose output is evidence whole, even where it repeats the model's arguments (a fact-check
+            search queried with a whole claim returns documents that state it).
         check_intermediate: Also check what an AI message says before it calls tools.
         on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
         warm_up: Load what the detector's first check would load now, not at the first request.
@@ -96,7 +106,8 @@ class HalguardMiddleware(AgentMiddleware):
     def __init__(self, *, detector: Detector | None = None,
                  on_hallucination: Literal["annotate", "raise", "fallback", "filter", "repair", "end"] = "annotate",
                  on_unverified: Literal["fail_open", "fail_closed"] = "fail_open", fallback: str | None = None,
-                 repairer: Any = None, evidence_tools: Sequence[str] | None = None, check_intermediate: bool = False,
+                 repairer: Any = None, evidence_tools: Sequence[str] | None = None,
+                 trusted_tools: Sequence[str] = (), check_intermediate: bool = False,
                  on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False,
                  streaming: Literal["whole", "sentence"] = "whole") -> None:
         super().__init__()
@@ -112,6 +123,7 @@ class HalguardMiddleware(AgentMiddleware):
         self.on_hallucination = on_hallucination
         self.fallback = fallback if fallback is not None else DEFAULT_FALLBACK
         self.evidence_tools = None if evidence_tools is None else frozenset(evidence_tools)
+        self.trusted_tools = frozenset(trusted_tools)
         self.check_intermediate = check_intermediate
         if streaming not in ("whole", "sentence"):
             msg = f"streaming must be 'whole' or 'sentence', got {streaming!r}"
@@ -149,6 +161,22 @@ class HalguardMiddleware(AgentMiddleware):
         evidence = GuardRequest(question, "", self._contexts(messages, set()), request_id=str(uuid.uuid4()),
                                 source=SOURCE)
         return SentenceGate(self._core, evidence, hooks or self._hooks())
+
+    def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        """Check a ``return_direct`` tool's output, the agent's answer, before the tools node gives it out."""
+        result = handler(request)
+        found = self._direct_request(request, result)
+        if found is None:
+            return result
+        return self._direct_update(result, self._core.run(found, self._hooks()))
+
+    async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Async twin of :meth:`wrap_tool_call`."""
+        result = await handler(request)
+        found = self._direct_request(request, result)
+        if found is None:
+            return result
+        return self._direct_update(result, await self._core.arun(found, self._ahooks()))
 
     @hook_config(can_jump_to=["end"])
     def after_model(self, state: HalguardState, runtime: Any) -> dict[str, Any] | None:
@@ -249,7 +277,23 @@ class HalguardMiddleware(AgentMiddleware):
         def evidence(tool: ToolMessage) -> bool:
             return tool.tool_call_id not in skip and (self.evidence_tools is None or tool.name in self.evidence_tools)
 
-        return tool_contexts(messages, keep=evidence)
+        return tool_contexts(messages, keep=evidence, trusted=self.trusted_tools)
+
+    def _direct_request(self, request: Any, result: Any) -> GuardRequest | None:
+        """What to check of a ``return_direct`` tool's output (None: not such a tool, or not a message)."""
+        if not getattr(request.tool, "return_direct", False) or not isinstance(result, ToolMessage):
+            return None
+        messages = [*(_state_value(request.state, "messages") or []), result]
+        return GuardRequest(question=_last_question(messages), answer=result.text,
+                            contexts=self._contexts(messages, set()), request_id=str(uuid.uuid4()), source=SOURCE)
+
+    def _direct_update(self, tool_message: ToolMessage, outcome: GuardOutcome) -> Command:
+        """The tools node's update for a checked ``return_direct`` answer: the checked text in the tool message's
+        place (``end`` as ``fallback``: the agent ends there anyway), the verdict on it and in the state."""
+        verdict = outcome.verdict.to_metadata()
+        update: dict[str, Any] = {"content": outcome.text} if outcome.text is not None else {}
+        update["response_metadata"] = {**tool_message.response_metadata, METADATA_KEY: verdict}
+        return Command(update={"messages": [tool_message.model_copy(update=update)], "halguard": verdict})
 
     def _update(self, answer_message: AIMessage, outcome: GuardOutcome) -> dict[str, Any]:
         """The state update: the verdict on the answer message and in the state, the checked text in its place."""
@@ -273,6 +317,11 @@ def _checked_while_streaming(state: HalguardState) -> dict[str, Any] | None:
     if isinstance(last, AIMessage) and isinstance(last.response_metadata.get(METADATA_KEY), dict):
         return last.response_metadata[METADATA_KEY]
     return None
+
+
+def _state_value(state: Any, key: str) -> Any:
+    """``state[key]`` of a graph state (a dict, or an object with attributes)."""
+    return state.get(key) if isinstance(state, dict) else getattr(state, key, None)
 
 
 def _last_question(messages: list[BaseMessage]) -> str | None:
