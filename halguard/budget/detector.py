@@ -162,8 +162,8 @@ class BudgetVerifier(Detector):
         errors = []
         overruled = [d for d in llm_claims.values() if d.get("overruled")]
         if overruled:
-            errors.append(VerdictError(code=LLM_OVERRULED, message=f"{self.chat.name} scored {len(overruled)} claim(s) "
-                                       "within budget; overruled by the rules: " + "; ".join(
+            errors.append(VerdictError(code=LLM_OVERRULED, message=f"{self.chat.name} said supported (scored "
+                                       f"{len(overruled)} claim(s) within budget); overruled by the rules: " + "; ".join(
                                            f["reason"] for d in overruled for f in d["findings"])[:500]))
         unchecked = report["summary"].get("findings_unchecked") if report is not None else None
         if unchecked and not flagged:
