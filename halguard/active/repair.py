@@ -6,9 +6,10 @@ NONE and the sentence is removed; a claim with no evidence at all is removed. Th
 ``REWRITE <nonce> ...`` line, one sentence, bound to its call (:mod:`halguard.llm.envelope`): the claim, the
 question and the passages are untrusted, and a reply that obeyed them (no nonce, another one, more lines, more
 sentences, another protocol line) is refused, and so is a rewrite that states a name or number the passages lack or
-state otherwise (:mod:`halguard.grounding.findings`: ``llm_overruled``). A rewrite that fails (provider error, an empty, runaway or refused
-reply, the budget) keeps the original sentence and says so, and the policy treats it as flagged. The repaired answer
-is checked again by the detector, and its verdict records what changed (:class:`~halguard.schema.RepairReport`).
+state otherwise (:mod:`halguard.grounding.findings`: ``llm_overruled``). A rewrite that fails (provider error, an
+empty, runaway or refused reply, the budget) keeps the original sentence and says so, and the policy treats it as
+flagged. The repaired answer is checked again by the detector, and its verdict records what changed
+(:class:`~halguard.schema.RepairReport`).
 """
 
 from __future__ import annotations

@@ -162,9 +162,9 @@ class BudgetVerifier(Detector):
         errors = []
         overruled = [d for d in llm_claims.values() if d.get("overruled")]
         if overruled:
+            reasons = "; ".join(f["reason"] for d in overruled for f in d["findings"])[:500]
             errors.append(VerdictError(code=LLM_OVERRULED, message=f"{self.chat.name} said supported (scored "
-                                       f"{len(overruled)} claim(s) within budget); overruled by the rules: " + "; ".join(
-                                           f["reason"] for d in overruled for f in d["findings"])[:500]))
+                                       f"{len(overruled)} claim(s) within budget); overruled by the rules: {reasons}"))
         unchecked = report["summary"].get("findings_unchecked") if report is not None else None
         if unchecked and not flagged:
             why = f"{self.chat.name} scored the claims within budget, but the rules could not check them ({unchecked})"

@@ -161,8 +161,9 @@ def _find(answer: str, sources: list[Source], question: str | None, deadline: fl
     claims = extract_claims(original.text, question, deadline=deadline).claims
     if not claims:
         return []
-    chunks = [ch.text for src in sources for ch in chunk_source(src.text, sentences_per_chunk=limits.sentences_per_chunk,
-                                                                max_chars=limits.max_chunk_chars, deadline=deadline)]
+    chunks = [ch.text for src in sources
+              for ch in chunk_source(src.text, sentences_per_chunk=limits.sentences_per_chunk,
+                                     max_chars=limits.max_chunk_chars, deadline=deadline)]
     ranker = lexical_ranker(chunks)
     scope = scope_of(sources, question)
     out = []
@@ -245,7 +246,8 @@ def overrule(verdict: Verdict, findings: Findings, *, step: str) -> Verdict:
                          + "; ".join(f.reason for f in found)[:500])
     return verdict.model_copy(update={
         "label": "hallucinated", "hallucination_detected": True, "score": score,
-        "claims": sorted(claims, key=lambda c: (c.start, c.end)), "spans": sorted(spans, key=lambda s: (s.start, s.end)),
+        "claims": sorted(claims, key=lambda c: (c.start, c.end)),
+        "spans": sorted(spans, key=lambda s: (s.start, s.end)),
         "errors": [*verdict.errors, error]})
 
 
