@@ -366,8 +366,9 @@ def test_model_card_page():
 
 
 def test_guarantees_page(verifier):
-    (budget,) = run_page("guarantees.md", {})
+    budget, overruled = run_page("guarantees.md", {})
     assert budget == ["unverified budget_exceeded"]
+    assert overruled[0] == "hallucinated llm_overruled" and overruled[2:] == ["supported", "supported"]
 
 
 def test_active_page():

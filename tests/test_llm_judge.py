@@ -174,7 +174,8 @@ def scripted_model(conflict: bool):
 def test_sampling_detector_answers_the_rewordings_from_the_passages(conflict, label, score):
     from halguard.llm_judge import SamplingDetector
 
-    verdict = SamplingDetector(scripted_model(conflict)).verify("JWST launched in 2019.", CONTEXT,
+    # The passages' own year: a consistent "2019." would be overruled by the rules (tests/test_llm_overrule.py).
+    verdict = SamplingDetector(scripted_model(conflict)).verify("JWST launched in 2021.", CONTEXT,
                                                                 question="When did JWST launch?")
     assert verdict.label == label and verdict.score == pytest.approx(score)
     assert verdict.consistency is not None and len(verdict.consistency.answers) == 4

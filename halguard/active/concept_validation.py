@@ -1,6 +1,8 @@
 """Validating one uncertain concept of a generated sentence: the model writes a yes/no question about it, the
 evidence is found (the app's retriever queried with the question, else the best windows of what was seen), and the
-model answers it from that evidence alone; P(yes) decides.
+model answers it from that evidence alone; P(yes) decides, except against the rules: a concept the model validated
+that holds a name or number every passage seen lacks or states otherwise (:mod:`halguard.grounding.findings`, no
+model) fails (``llm_overruled`` in its reason).
 
 Written as a generator of :mod:`~halguard.active.steps` (Ask/Retrieve), so it runs sync or async.
 """
@@ -14,6 +16,7 @@ from halguard.active.evidence import EvidencePool
 from halguard.active.prompts import bound_text, question_messages, validation_messages
 from halguard.active.settings import ActiveSettings
 from halguard.active.steps import Ask, Refused, Retrieve, Step
+from halguard.grounding.findings import FINDINGS_UNCHECKED, LLM_OVERRULED, deterministic_findings
 from halguard.llm.envelope import Envelope
 from halguard.llm.yesno import read_yes_no
 from halguard.schema import ConceptCheck
@@ -78,4 +81,20 @@ def validate_concept(ch: ConceptCheck, sentence: str, question: str, pool: Evide
     ch.p_yes = round(yn.p_yes, 4)
     ch.outcome = "validated" if yn.p_yes >= s.validation_yes else "failed"
     ch.reason += f"P(yes) from {yn.source}"
+    if ch.outcome == "validated":
+        _against_the_rules(ch, sentence, question, pool)
     return evidence, calls
+
+
+def _against_the_rules(ch: ConceptCheck, sentence: str, question: str, pool: EvidencePool) -> None:
+    """A validated concept fails when the rules find a name or number in it that the passages lack or state
+    otherwise: the model's "yes" does not stand against them (and is ``unverified`` when they could not run)."""
+    findings = deterministic_findings(sentence, pool.sources, question=question or None)
+    if findings.unchecked is not None:
+        ch.outcome = "unverified"
+        ch.reason += f"; {FINDINGS_UNCHECKED}: the rules could not check it ({findings.unchecked.message})"
+        return
+    found = [f for f in findings.all if f.start < ch.end and ch.start < f.end]
+    if found:
+        ch.outcome = "failed"
+        ch.reason += f"; the model said yes, but {'; '.join(f.reason for f in found)} ({LLM_OVERRULED})"

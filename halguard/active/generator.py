@@ -356,7 +356,8 @@ class ActiveGenerator:
             return SentenceTrace(index=index, original=sentence, final=sentence, decision="validated",
                                  concepts=checks, reason=reason + "every uncertain concept was validated", calls=calls)
         return (yield from repair_sentence(index, sentence, question, failed=failed, checks=checks, evidence=evidence,
-                                           reason=reason, calls=calls, max_growth=s.max_repair_growth))
+                                           reason=reason, calls=calls, max_growth=s.max_repair_growth,
+                                           passages=pool.sources))
 
 
 def _repeat_end(text: str, so_far: str) -> int:

@@ -5,9 +5,11 @@ context windows that share the most content words with it; the model rewrites th
 NONE and the sentence is removed; a claim with no evidence at all is removed. The rewrite must be the reply's one
 ``REWRITE <nonce> ...`` line, one sentence, bound to its call (:mod:`halguard.llm.envelope`): the claim, the
 question and the passages are untrusted, and a reply that obeyed them (no nonce, another one, more lines, more
-sentences, another protocol line) is refused. A rewrite that fails (provider error, an empty, runaway or refused
-reply, the budget) keeps the original sentence and says so, and the policy treats it as flagged. The repaired answer
-is checked again by the detector, and its verdict records what changed (:class:`~halguard.schema.RepairReport`).
+sentences, another protocol line) is refused, and so is a rewrite that states a name or number the passages lack or
+state otherwise (:mod:`halguard.grounding.findings`: ``llm_overruled``). A rewrite that fails (provider error, an
+empty, runaway or refused reply, the budget) keeps the original sentence and says so, and the policy treats it as
+flagged. The repaired answer is checked again by the detector, and its verdict records what changed
+(:class:`~halguard.schema.RepairReport`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.api import resolve_detector
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError
+from halguard.grounding.findings import rewrite_refusal
 from halguard.llm.envelope import Envelope
 from halguard.llm.providers import as_chat_model
 from halguard.policy import DEFAULT_FALLBACK, filter_answer, tidy_text
@@ -67,6 +70,9 @@ def _steps(answer: str, verdict: Verdict, pool: EvidencePool, question: str,
                                         reason=f"the repair did not run: {reply.reason}"))
             continue
         kind, fixed, why = read_repair(reply.text, c.text, settings.max_repair_growth, envelope.nonce)
+        refusal = rewrite_refusal(fixed, pool.sources, question) if fixed is not None else None
+        if refusal is not None:
+            kind, fixed, why = "refused", None, refusal
         if kind == "none":
             changes.append(RepairChange(**common, replacement=None, action="removed",
                                         reason="the evidence supports nothing of it"))

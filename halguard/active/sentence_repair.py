@@ -1,7 +1,9 @@
 """Repairing a generated sentence whose concept failed validation, while the answer is generated: the model
 rewrites it from the evidence of the failed concept, or it is dropped when no evidence supports it.
 
-Written as a generator of :mod:`~halguard.active.steps` (Ask), so it runs sync or async. Post-hoc repair of an
+A rewrite is accepted only when the rules find no name or number in it that the passages lack or state otherwise
+(:mod:`halguard.grounding.findings`): the model's rewrite is not evidence. Written as a generator of
+:mod:`~halguard.active.steps` (Ask), so it runs sync or async. Post-hoc repair of an
 answer already written is :mod:`halguard.active.repair`.
 """
 
@@ -12,6 +14,7 @@ from typing import Any
 
 from halguard.active.prompts import read_repair, repair_messages
 from halguard.active.steps import Ask, Refused, Step
+from halguard.grounding.findings import rewrite_refusal
 from halguard.llm.envelope import Envelope
 from halguard.schema import ConceptCheck, SentenceTrace
 
@@ -20,7 +23,7 @@ __all__ = ["repair_sentence"]
 
 def repair_sentence(index: int, sentence: str, question: str, *, failed: ConceptCheck, checks: list[ConceptCheck],
                     evidence: list[tuple[str, str]], reason: str, calls: int,
-                    max_growth: float) -> Generator[Step, Any, SentenceTrace]:
+                    max_growth: float, passages: Any = ()) -> Generator[Step, Any, SentenceTrace]:
     """The trace of a sentence whose concept ``failed`` validation: repaired, dropped, or kept (repair failed).
 
     Args:
@@ -33,6 +36,7 @@ def repair_sentence(index: int, sentence: str, question: str, *, failed: Concept
         reason: What the trace's reason starts with.
         calls: The calls the sentence took so far.
         max_growth: How much longer than the sentence a rewrite may be (``ActiveSettings.max_repair_growth``).
+        passages: Every passage seen (the rules look a rewrite's names and numbers up in them).
     """
     ids = list(dict.fromkeys(sid for sid, _ in evidence))
     if not evidence:
@@ -47,6 +51,9 @@ def repair_sentence(index: int, sentence: str, question: str, *, failed: Concept
                              reason=reason + f"{failed.text!r} failed validation; the repair did not run "
                              f"({reply.reason})")
     kind, fixed, why = read_repair(reply.text, sentence, max_growth, envelope.nonce)
+    refusal = rewrite_refusal(fixed, passages, question) if fixed is not None else None
+    if refusal is not None:
+        kind, fixed, why = "refused", None, refusal
     if kind == "none":
         return SentenceTrace(index=index, original=sentence, final=None, decision="dropped", concepts=checks,
                              evidence_ids=ids, calls=calls,

@@ -1,5 +1,9 @@
 """``BudgetVerifier``: the evidence budget as a :class:`~halguard.detector.Detector`, so the guards, the query
 engine and the evaluator attach it like any other; with ``cascade=`` the local verifier settles what it can first.
+
+A claim the verifier scored within budget but that states a name or number the passages lack or state otherwise
+(:mod:`halguard.grounding.findings`) is flagged with the finding among its reasons, and the verdict's errors say
+``llm_overruled``.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from typing import Any
 from halguard.budget.verifier import adetect_hallucination, claim_key, detect_hallucination
 from halguard.detector import Detector
 from halguard.errors import InvalidInputError
+from halguard.grounding.findings import FINDINGS_UNCHECKED, LLM_OVERRULED
 from halguard.llm.providers import ChatModel, as_chat_model
 from halguard.schema import ClaimBudgetReport, ClaimStatus, ClaimVerdict, UnsupportedSpan, Usage, Verdict, VerdictError
 from halguard.text.contexts import normalize_contexts
@@ -155,6 +160,15 @@ class BudgetVerifier(Detector):
         spans += [UnsupportedSpan(start=c.start, end=c.end, text=c.text, confidence=c.score, reason=c.reasons[-1])
                   for c in claims if c.budget is not None and c.status.is_flagged]
         errors = []
+        overruled = [d for d in llm_claims.values() if d.get("overruled")]
+        if overruled:
+            reasons = "; ".join(f["reason"] for d in overruled for f in d["findings"])[:500]
+            errors.append(VerdictError(code=LLM_OVERRULED, message=f"{self.chat.name} said supported (scored "
+                                       f"{len(overruled)} claim(s) within budget); overruled by the rules: {reasons}"))
+        unchecked = report["summary"].get("findings_unchecked") if report is not None else None
+        if unchecked and not flagged:
+            why = f"{self.chat.name} scored the claims within budget, but the rules could not check them ({unchecked})"
+            return Verdict.unverified(FINDINGS_UNCHECKED, why, claims=claims, usage=usage, latency_ms=latency, **common)
         if report is not None and report["summary"]["probabilities"] != "token-logprobs":
             errors.append(VerdictError(code="no_logprobs", message="the verifier returned no token probabilities; "
                                        "its yes/no words were read instead (verbalised-argmax)"))
@@ -165,7 +179,12 @@ class BudgetVerifier(Detector):
 
     def _claim(self, d: dict, local: ClaimVerdict | None = None) -> ClaimVerdict:
         post, prior = d["post_yes"], d["prior_yes"]
-        if d["flagged"]:
+        found = d.get("findings", []) if d.get("overruled") else []
+        if found:  # within budget by the verifier, flagged by the rules
+            contradicted = any(f["contradicts"] for f in found)
+            status = ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
+            risk = max(self.threshold, 1 - post["min"])
+        elif d["flagged"]:
             contradicted = post["max"] < prior["min"]  # the evidence made the claim less likely
             status = ClaimStatus.CONTRADICTION if contradicted else ClaimStatus.HALLUCINATION
             risk = max(self.threshold, 1 - post["min"])
@@ -175,6 +194,9 @@ class BudgetVerifier(Detector):
         gap = d["budget_gap"]
         reason = (f"evidence budget gap {gap['min']:.2f}..{gap['max']:.2f} bits (post {post['min']:.2f}, "
                   f"prior {prior['max']:.2f}, target {self.default_target})")
+        if found:  # the rules' reasons, then the budget's: the last reason is the one a span carries
+            reason = "; ".join([*(f["reason"] for f in found), f"{self.chat.name} scored it within budget "
+                                f"({reason}); the finding stands ({LLM_OVERRULED})"])
         budget = ClaimBudgetReport(prior_yes=prior, post_yes=post, required=d["required"], observed=d["observed"],
                                    budget_gap=gap, target=self.default_target)
         if local is not None:

@@ -16,6 +16,12 @@ a usable answer (a provider error, the time budget, a reply without its call's n
 that is neither yes nor no) is **not scored**:
 ``scored: false`` with the reason, counted in ``summary.unscored``, and the report is ``unverified`` — never a
 silent pass.
+
+A claim within budget that states a name or number the spans lack or state otherwise
+(:mod:`halguard.grounding.findings`, no model; every span counts as evidence, the question none) is flagged
+anyway: ``overruled: true`` and its ``findings``, counted in ``summary.overruled_idxs``. The verifier's "yes" does
+not stand against them. When those rules could not run, a report with a claim within budget is ``unverified``
+(``summary.findings_unchecked`` says why).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any
 
 from halguard.budget.bits import ClaimBudget, budget
 from halguard.errors import InputTypeError, InvalidInputError, ProviderError
+from halguard.grounding.findings import Findings, deterministic_findings
 from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
 from halguard.llm.yesno import read_yes_no, verdict_reply
@@ -143,14 +150,15 @@ def detect_hallucination(
     results: dict[tuple, tuple[float | None, str]] = {}
     pool = ThreadPoolExecutor(max_workers=max_concurrency, thread_name_prefix="halguard-budget")
     futures = {pool.submit(ask, *args): key for key, args in plan.jobs().items()}
-    done, pending = wait(futures, timeout=timeout_s)
+    findings = plan.findings()  # while the verifier's calls run
+    done, pending = wait(futures, timeout=max(timeout_s - (time.perf_counter() - plan.t0), 0.001))
     for future in done:
         results[futures[future]] = future.result()
     for future in pending:
         future.cancel()
         results[futures[future]] = (None, f"not answered within timeout_s={timeout_s}")
     pool.shutdown(wait=False, cancel_futures=True)
-    return _report(plan, results, require_citations)
+    return _report(plan, results, require_citations, findings)
 
 
 async def adetect_hallucination(
@@ -184,8 +192,9 @@ async def adetect_hallucination(
 
     jobs = plan.jobs()
     tasks = {key: asyncio.ensure_future(ask(*args)) for key, args in jobs.items()}
+    findings = await asyncio.to_thread(plan.findings)  # CPU work, off the event loop, while the calls run
     if tasks:
-        await asyncio.wait(tasks.values(), timeout=timeout_s)
+        await asyncio.wait(tasks.values(), timeout=max(timeout_s - (time.perf_counter() - plan.t0), 0.001))
     results: dict[tuple, tuple[float | None, str]] = {}
     for key, task in tasks.items():
         if task.done() and not task.cancelled():
@@ -193,7 +202,7 @@ async def adetect_hallucination(
         else:
             task.cancel()
             results[key] = (None, f"not answered within timeout_s={timeout_s}")
-    return _report(plan, results, require_citations)
+    return _report(plan, results, require_citations, findings)
 
 
 @dataclass
@@ -210,6 +219,13 @@ class _Plan:
     meter: UsageMeter
     t0: float
     not_asked: list[_Claim] = field(default_factory=list)
+    answer: str = ""
+
+    def findings(self) -> Findings:
+        """The rules' findings on the answer against every span (none to find when no claim is asked)."""
+        if not self.scored:
+            return Findings()
+        return deterministic_findings(self.answer, [(sid, text) for sid, text in self.known.items()])
 
     def messages(self, claim: _Claim, redact: bool, order: str, envelope: Envelope) -> list[dict[str, str]]:
         return _messages(claim.text, _evidence(self.known, claim, self.context_mode, redact), order, envelope)
@@ -247,10 +263,11 @@ def _plan(answer: Any, spans: Any, verifier: Any, default_target: Any, max_claim
     asked = [c for c in claims if wanted is None or claim_key(c.text) in wanted]
     not_asked = [c for c in claims if wanted is not None and claim_key(c.text) not in wanted]
     return _Plan(known, chat, asked[:max_claims], asked[max_claims:], default_target, max_claims, context_mode,
-                 UsageMeter(), time.perf_counter(), not_asked)
+                 UsageMeter(), time.perf_counter(), not_asked, answer)
 
 
-def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require_citations: bool) -> dict[str, Any]:
+def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require_citations: bool,
+            findings: Findings) -> dict[str, Any]:
     default_target, max_claims, chat, meter, t0 = plan.target, plan.max_claims, plan.chat, plan.meter, plan.t0
     scored, unscored_over_limit = plan.scored, plan.over_limit
     details, sources = [], set()
@@ -265,12 +282,14 @@ def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require
             priors.append(prior)
             posts.append(post)
             sources.update({prior_how, post_how})
-        details.append(_detail(c, budget(priors, posts, default_target) if priors else None, errors,
-                               require_citations))
+        details.append(_overruled(_detail(c, budget(priors, posts, default_target) if priors else None, errors,
+                                          require_citations), findings))
     details += [{"idx": c.idx, "claim": c.text, "start": c.start, "end": c.end, "cites": c.cites, "scored": False,
                  "flagged": False, "error": f"over max_claims={max_claims}"} for c in unscored_over_limit]
     flagged = [d["idx"] for d in details if d["flagged"]]
     unscored = [d["idx"] for d in details if not d["scored"]]
+    passed = any(d["scored"] and not d["flagged"] for d in details)
+    unchecked = findings.unchecked if passed else None  # a "within budget" the rules could not check
     details += [{"idx": c.idx, "claim": c.text, "start": c.start, "end": c.end, "cites": c.cites, "scored": False,
                  "flagged": False, "asked": False} for c in plan.not_asked]
     details.sort(key=lambda d: d["idx"])
@@ -279,11 +298,13 @@ def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require
     return {
         "flagged": bool(flagged),
         "under_budget": bool(flagged),
-        "unverified": bool(unscored) or not details,
+        "unverified": bool(unscored) or not details or unchecked is not None,
         "summary": {
             "claims_scored": len(details) - len(unscored),
             "flagged_claims": len(flagged),
             "flagged_idxs": flagged,
+            "overruled_idxs": [d["idx"] for d in details if d.get("overruled")],
+            "findings_unchecked": None if unchecked is None else f"{unchecked.code}: {unchecked.message}",
             "unscored": unscored,
             "units": "bits",
             "target": default_target,
@@ -298,6 +319,17 @@ def _report(plan: _Plan, results: dict[tuple, tuple[float | None, str]], require
         },
         "details": details,
     }
+
+
+def _overruled(detail: dict[str, Any], findings: Findings) -> dict[str, Any]:
+    """A claim the verifier scored within budget, flagged when the rules find a name or number in it that the spans
+    lack or state otherwise: the verifier's "yes" does not stand against them."""
+    inside = findings.inside(detail["start"], detail["end"]) if detail["scored"] and not detail["flagged"] else []
+    if inside:
+        detail.update(flagged=True, overruled=True, findings=[
+            {"kind": f.kind, "start": f.start, "end": f.end, "text": f.text, "reason": f.reason,
+             "contradicts": f.contradicts} for f in inside])
+    return detail
 
 
 def _detail(c: _Claim, b: ClaimBudget | None, errors: list[str], require_citations: bool) -> dict[str, Any]:

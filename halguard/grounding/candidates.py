@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from halguard.text.lexical import STOPWORDS, stem, word_spans
 from halguard.text.segment import check_deadline
 
-__all__ = ["MEANING_SHARE", "candidate_chunks", "key_terms"]
+__all__ = ["MEANING_SHARE", "candidate_chunks", "key_terms", "lexical_ranker"]
 
 
 def key_terms(text: str, *, ignore: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -49,6 +49,28 @@ MeaningRanker = Callable[[Sequence[str]], Callable[[str], Sequence[float]]]
 """``by_meaning(chunks)`` returns a function giving a claim's closeness to each chunk (higher is closer)."""
 
 
+def lexical_ranker(chunks: Sequence[str]) -> Callable[[str], dict[int, float]]:
+    """A scorer of ``chunks`` for a claim: each chunk sharing a key term with the claim, with the sum of the shared
+    terms' inverse document frequencies (chunks sharing nothing are left out). The index is built once."""
+    postings: dict[str, list[int]] = defaultdict(list)  # term -> the chunks that have it
+    for i, chunk in enumerate(chunks):
+        for t in key_terms(chunk):
+            postings[t].append(i)
+    n = len(chunks)
+
+    def scores(claim: str) -> dict[int, float]:
+        found: dict[int, float] = defaultdict(float)
+        for t in key_terms(claim):
+            hits = postings.get(t)
+            if hits:
+                idf = math.log(1 + n / len(hits))
+                for i in hits:
+                    found[i] += idf
+        return found
+
+    return scores
+
+
 def candidate_chunks(claims: Sequence[str], chunks: Sequence[str], per_claim: int, *,
                      deadline: float | None = None, by_meaning: MeaningRanker | None = None) -> list[int] | None:
     """Indices (ascending) of the chunks to embed for ``claims``, or None to embed them all.
@@ -59,22 +81,13 @@ def candidate_chunks(claims: Sequence[str], chunks: Sequence[str], per_claim: in
     union is every chunk). ``deadline`` (``time.monotonic()``): checked per claim, raising
     :class:`~halguard.text.segment.BudgetExceeded` when it has passed.
     """
-    postings: dict[str, list[int]] = defaultdict(list)  # term -> the chunks that have it
-    for i, chunk in enumerate(chunks):
-        for t in key_terms(chunk):
-            postings[t].append(i)
+    ranker = lexical_ranker(chunks)
     n = len(chunks)
     keep: set[int] = set()
     unmatched: list[str] = []
     for claim in claims:
         check_deadline(deadline)
-        scores: dict[int, float] = defaultdict(float)
-        for t in key_terms(claim):
-            hits = postings.get(t)
-            if hits:
-                idf = math.log(1 + n / len(hits))
-                for i in hits:
-                    scores[i] += idf
+        scores = ranker(claim)
         if not scores:
             if by_meaning is None:
                 return None

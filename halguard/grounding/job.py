@@ -22,7 +22,7 @@ from halguard.text.script import is_mostly_latin, looks_binary
 from halguard.text.segment import BudgetExceeded, check_deadline
 from halguard.util.safejson import MAX_JSON_DEPTH, json_depth
 
-__all__ = ["Job", "Limits", "Unverifiable", "prepare", "restore_offsets"]
+__all__ = ["Job", "Limits", "Unverifiable", "prepare", "read_sources", "restore_offsets"]
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedd
             question = normalize_text(question, max_chars=limits.max_question_chars).text
         except FoldedTooLong as exc:
             raise Unverifiable("question_too_long", f"the question {exc}: over max_question_chars") from exc
-    sources, normalized, skipped_sources = _read_sources(sources, limits, deadline)
+    sources, normalized, skipped_sources = read_sources(sources, limits, deadline)
     split = extract_claims(answer, question, deadline=deadline)
     skipped = [SkippedSentence(start=s, end=e, text=answer[s:e], reason=r) for s, e, r in split.skipped]
     if not split.claims:
@@ -130,7 +130,7 @@ def _unreadable(source: Source) -> str | None:
     return None
 
 
-def _read_sources(sources: list[Source], limits: Limits,
+def read_sources(sources: list[Source], limits: Limits,
                   deadline: float | None) -> tuple[list[Source], list[Normalized], list[SkippedSource]]:
     """The passages the checks can read (folded), their ways back, and the ones skipped with the reason.
 

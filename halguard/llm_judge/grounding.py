@@ -7,15 +7,21 @@ is supported by the passages) or ``VERDICT <nonce> no``. With token log-probabil
 argmax always says "yes" (measured: docs/evaluation.md); without them it is 1.0 for "no" and 0.0 for "yes".
 Anything else (a provider error, a reply without this call's nonce or with two verdicts, a verdict that is neither
 word) is ``unverified`` with a reason code, never supported.
+
+A "yes" does not stand against the rules: when the answer states a name or number the passages lack or state
+otherwise (:mod:`halguard.grounding.findings`, no model), the verdict is ``hallucinated`` with the finding and the
+code ``llm_overruled``. The nonce proves which reply is the model's own, not that the model ignored its data.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 from halguard.detector import Detector
 from halguard.errors import InputTypeError, ProviderError
+from halguard.grounding.findings import Findings, deterministic_findings, overrule
 from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
 from halguard.llm.yesno import read_yes_no, verdict_reply
@@ -105,6 +111,13 @@ class GroundingJudge(Detector):
             return 1.0 - read.p_yes, f"verdict-token probabilities: P(yes)={read.yes:.3f}, P(no)={read.no:.3f}", ""
         return 1.0 - read.p_yes, f"the reply said {read.word} (no token probabilities)", ""
 
+    def _overruled(self, verdict: Verdict, findings: Findings | None, t0: float) -> Verdict:
+        """The judge's verdict with the rules' findings standing (``findings`` is None when it said no)."""
+        if findings is not None:
+            verdict = overrule(verdict, findings, step=self.name)
+        verdict.latency_ms = (time.perf_counter() - t0) * 1000
+        return verdict
+
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
         t0, meter, envelope = time.perf_counter(), UsageMeter(), Envelope.new()  # a fresh boundary and nonce per call
         messages, cut = self._messages(answer, contexts, question, envelope)
@@ -113,7 +126,9 @@ class GroundingJudge(Detector):
                                    cache=bind_cache(self.chat.cache, envelope))
         except ProviderError as exc:
             return self._verdict(answer, None, str(exc), meter, cut, t0, envelope.nonce)
-        return self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
+        verdict = self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
+        found = deterministic_findings(answer, contexts, question=question) if verdict.is_supported else None
+        return self._overruled(verdict, found, t0)
 
     async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
         t0, meter, envelope = time.perf_counter(), UsageMeter(), Envelope.new()
@@ -123,5 +138,8 @@ class GroundingJudge(Detector):
                                           cache=bind_cache(self.chat.cache, envelope))
         except ProviderError as exc:
             return self._verdict(answer, None, str(exc), meter, cut, t0, envelope.nonce)
-        return self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
-
+        verdict = self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
+        # The rules are CPU work: off the event loop.
+        found = (await asyncio.to_thread(deterministic_findings, answer, contexts, question=question)
+                 if verdict.is_supported else None)
+        return self._overruled(verdict, found, t0)

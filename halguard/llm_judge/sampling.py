@@ -6,6 +6,10 @@ fixed answer (``halguard bench --detector pas2``): the model standing in for the
 rewordings from the row's passages. The risk is the judge's confidence that the answers conflict (its
 ``confidence_score`` when it finds a conflict, ``1 - confidence_score`` when it does not); a report that could not
 be judged is ``unverified``.
+
+Agreeing answers are no evidence against the passages: a "consistent" answer that states a name or number the
+passages lack or state otherwise (:mod:`halguard.grounding.findings`, no model) is ``hallucinated``, with the code
+``llm_overruled``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from halguard.consistency import ParaphraseConsistency
 from halguard.detector import Detector
+from halguard.grounding.findings import deterministic_findings, overrule
 from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, as_chat_model
 from halguard.schema import Usage, Verdict
@@ -78,6 +83,10 @@ class SamplingDetector(Detector):
         confidence = report.judgment.confidence_score
         risk = confidence if report.label == "inconsistent" else 1.0 - confidence
         flagged = risk >= self.threshold
-        return Verdict(label="hallucinated" if flagged else "supported", hallucination_detected=flagged,
-                       score=round(risk, 4), usage=usage, latency_ms=latency, consistency=report,
-                       errors=[e for e in report.errors if e.code == "paraphrase_failed"], **common)
+        verdict = Verdict(label="hallucinated" if flagged else "supported", hallucination_detected=flagged,
+                          score=round(risk, 4), usage=usage, latency_ms=latency, consistency=report,
+                          errors=[e for e in report.errors if e.code == "paraphrase_failed"], **common)
+        if verdict.is_supported:
+            verdict = overrule(verdict, deterministic_findings(answer, contexts, question=question), step=self.name)
+            verdict.latency_ms = (time.perf_counter() - t0) * 1000
+        return verdict
