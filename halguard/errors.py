@@ -16,6 +16,11 @@
 Data conditions that are not programming errors (no context retrieved, an empty answer, an answer
 too long to check) do not raise: they come back as a verdict labelled ``unverified`` with the
 reason in ``Verdict.errors``, so the caller's policy decides whether to fail open or closed.
+
+A guard's :class:`HallucinationError` says what happened by counts, positions and error codes
+(:func:`verdict_summary`), never by quoting the answer, the question, the contexts or an error message (which may
+quote them): an exception's message and stack trace end up in logs and traces (an OpenTelemetry span that an
+exception leaves records both). The texts stay on ``exc.verdict``.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ __all__ = [
     "ProviderError",
     "UnsafePathError",
     "UnverifiedError",
+    "verdict_summary",
 ]
+
+_LISTED_CLAIMS = 10  # how many flagged claim positions a summary names
 
 
 class HalguardError(Exception):
@@ -92,3 +100,19 @@ class HallucinationError(HalguardError):
 
 class UnverifiedError(HallucinationError):
     """The check could not run and the policy fails closed."""
+
+
+def verdict_summary(verdict: Verdict) -> str:
+    """``verdict`` in words that quote none of the request's texts: for an exception's message and a trace.
+
+    A check that did not run is named by its error codes (``"not checked: no_context"``); its messages are left
+    out, since they may quote the input (a provider's error repeating the prompt). Otherwise the claims are
+    counted, and the flagged ones named by their position in ``verdict.claims``
+    (``"1 of 2 claims unsupported (claims [1])"``).
+    """
+    if verdict.errors:
+        return "not checked: " + ", ".join(e.code for e in verdict.errors)
+    flagged = [i for i, c in enumerate(verdict.claims) if c.status.is_flagged]
+    if flagged:
+        return f"{len(flagged)} of {len(verdict.claims)} claims unsupported (claims {flagged[:_LISTED_CLAIMS]})"
+    return f"{len(verdict.claims)} claims supported by the retrieved context"

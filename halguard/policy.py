@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
+from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError, verdict_summary
 from halguard.schema import PolicyAction, UnsupportedSpan, Verdict
 
 __all__ = [
@@ -120,12 +120,14 @@ def decide(
         return GuardDecision("pass", verdict.model_copy(update={"action": action}))
     if on_hallucination == "raise" or (closed and on_hallucination in ("filter", "repair")):
         record = verdict.model_copy(update={"action": PolicyAction(action="raise")})
+        # The message quotes no text (it reaches logs and traces); the claims and error messages are on the verdict.
         if closed:
-            reason = "; ".join(e.message for e in verdict.errors) or "the check did not run"
-            msg = f"halguard could not verify the answer ({reason}) and the policy fails closed"
+            msg = (f"halguard could not verify the answer ({verdict_summary(verdict)}) and the policy fails closed; "
+                   "the errors are on exc.verdict")
             raise UnverifiedError(msg, verdict=record)
-        claims = "; ".join(repr(c.text) for c in verdict.flagged_claims[:3])
-        msg = f"halguard flagged the answer as hallucinated (risk {verdict.score:.2f}): {claims}"
+        risk = "" if verdict.score is None else f"risk {verdict.score:.2f}; "
+        msg = (f"halguard flagged the answer as hallucinated ({risk}{verdict_summary(verdict)}); the flagged claims "
+               "are on exc.verdict")
         raise HallucinationError(msg, verdict=record)
     if on_hallucination == "fallback":
         return GuardDecision("fallback", verdict.model_copy(update={"action": PolicyAction(action="fallback")}))

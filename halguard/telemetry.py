@@ -10,8 +10,10 @@ LlamaIndex instrumentor's chain span) gets:
 - a ``halguard.verdict`` event with the same ``halguard.*`` attributes, at the time the verdict was made.
 
 Optional: without ``opentelemetry-api`` installed (``pip install "halguard[otel]"``), or with no recording span,
-nothing is done and nothing is imported again. Texts (the answer, the claims) are never put in the trace; the
-explanation names flagged claims by their position only.
+nothing is done and nothing is imported again. Texts (the question, the answer, the claims, the contexts, error
+messages) are never put in the trace: the explanation names flagged claims by their position and a check that did
+not run by its error codes (:func:`halguard.errors.verdict_summary`), and the exceptions a guard raises quote no
+text either, so the exception event the OTel SDK records on a span they leave holds none.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from halguard.errors import verdict_summary
 from halguard.schema import Verdict
 
 __all__ = ["EVALUATION_NAME", "VERDICT_EVENT_NAME", "record_verdict", "verdict_attributes"]
@@ -64,15 +67,6 @@ def verdict_attributes(verdict: Verdict) -> dict[str, Any]:
     return attributes
 
 
-def _explanation(verdict: Verdict) -> str:
-    if verdict.errors:
-        return "not checked: " + ", ".join(e.code for e in verdict.errors)
-    flagged = [i for i, c in enumerate(verdict.claims) if c.status.is_flagged]
-    if flagged:
-        return f"{len(flagged)} of {len(verdict.claims)} claims unsupported (claims {flagged[:10]})"
-    return f"{len(verdict.claims)} claims supported by the retrieved context"
-
-
 def _next_index(span: Any) -> int:
     """The first ``evaluations.<i>`` index the span does not use yet (0 when its attributes cannot be read)."""
     existing = getattr(span, "attributes", None) or {}
@@ -96,7 +90,7 @@ def record_verdict(verdict: Verdict) -> bool:
         feedback: dict[str, Any] = {
             prefix + "name": EVALUATION_NAME,
             prefix + "label": verdict.label,
-            prefix + "explanation": _explanation(verdict),
+            prefix + "explanation": verdict_summary(verdict),
             prefix + "annotator_kind": "CODE",
         }
         if verdict.score is not None:

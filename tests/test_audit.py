@@ -234,6 +234,46 @@ def test_audit_cli(tmp_path, capsys, verifier):
     assert "colour" in capsys.readouterr().err
 
 
+def _plant_link(out: Path, where: str, target: Path) -> Path:
+    """A symlink planted at ``out`` itself (``where`` empty) or at ``where`` inside it."""
+    link = out / where if where else out
+    link.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    link.symlink_to(target)
+    return link
+
+
+@pytest.mark.parametrize("where", ["", "answers", "claims", "errors.jsonl", "summary.json", "report.html",
+                                   "answers/part-planted.parquet"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_audit_cli_refuses_a_planted_symlink_naming_it(tmp_path, capsys, verifier, where, dangling):
+    src = write_jsonl(tmp_path / "in.jsonl", ROWS[:1])
+    target = tmp_path / "elsewhere"
+    if not dangling:
+        target.mkdir() if "." not in where else target.write_text("keep\n")
+    link = _plant_link(tmp_path / "out", where, target)
+    assert main(["audit", str(src), "--out", str(tmp_path / "out"), "--quiet"]) == 2  # docs/cli.md: bad input
+    err = capsys.readouterr().err
+    assert f"refusing the unsafe path {link}: it is a symlink" in err and "internal error" not in err
+    assert link.is_symlink()
+    if where:  # the folder is real: the refused run left no staging folder behind
+        assert not list((tmp_path / "out").glob(".staging-*"))
+    if not dangling:  # nothing written or read through the link
+        assert (target.read_text() == "keep\n") if target.is_file() else not list(target.iterdir())
+
+
+def test_audit_refuses_a_link_put_in_after_the_folder_was_checked(tmp_path, verifier):
+    from halguard.audit.store import AuditStore
+    from halguard.errors import UnsafePathError
+
+    store = AuditStore(tmp_path / "out")
+    store.open()
+    (tmp_path / "elsewhere").mkdir()
+    _plant_link(tmp_path / "out", "answers", tmp_path / "elsewhere")
+    with pytest.raises(UnsafePathError, match="unsafe path .*answers: it is a symlink"):
+        store.commit([])
+    assert not (tmp_path / "out" / "errors.jsonl").exists()  # refused before anything was moved into place
+
+
 def test_the_callback_handler_log_is_auditable(tmp_path, verifier):
     from langchain_core.documents import Document
     from langchain_core.runnables import RunnableLambda

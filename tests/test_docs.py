@@ -274,7 +274,9 @@ def test_langchain_page(standins):
     assert answers[3] == JWST_BAD and isinstance(answers[3], str)  # the str, not a dict
     # sentence by sentence: only the supported sentence streams; the verdict is on the caller's span
     assert streamed == ['"Webb\'s primary mirror is 6.5 metres across."']
-    assert traced == ["hallucinated hallucinated halguard.verdict"]
+    # the raised exception: its claims on exc.verdict, none of its text in the exception event the SDK recorded
+    assert traced == ["hallucinated hallucinated halguard.verdict",
+                      "['JWST was launched on 25 December 2019 on a Falcon Heavy rocket.']", "exception False"]
     # the "return sources" form annotates; the strict guard raises and the fallback answers
     assert sources == ["hallucinated When did JWST launch?", "{'answer': \"I can't answer that reliably.\"}"]
     # history: three answers judged, and the session holds one turn

@@ -224,6 +224,18 @@ def test_filter_stream_is_buffered_and_returns_the_filtered_answer(verifier):
     assert chunks[0]["answer"] == "Webb's primary mirror is 6.5 metres across."
 
 
+def test_documents_of_only_invisible_characters_are_no_context(verifier):
+    invisible = [Document(page_content="\u200b\u200b\u200b"), Document(page_content="\u00ad \u2060\n")]
+    chain = RunnableParallel(context=RunnableLambda(lambda q: invisible), input=RunnablePassthrough()).assign(
+        answer=lambda x: GOOD
+    )
+    verdict = with_halguard(chain, detector=verifier).invoke(QUESTION)["halguard"]
+    assert verdict.label == "unverified" and [e.code for e in verdict.errors] == ["no_context"]
+    with pytest.raises(UnverifiedError) as info:
+        with_halguard(chain, detector=verifier, on_hallucination="raise", on_unverified="fail_closed").invoke(QUESTION)
+    assert [e.code for e in info.value.verdict.errors] == ["no_context"]
+
+
 def test_unverified_fails_open_or_closed(verifier):
     empty = RunnableParallel(context=RunnableLambda(lambda q: []), input=RunnablePassthrough()).assign(
         answer=lambda x: GOOD

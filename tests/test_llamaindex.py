@@ -193,6 +193,14 @@ def test_bad_responses(verifier):
         HalguardQueryEngine(FixedEngine(Response(GOOD)), detector=verifier, on_hallucination="shout")
 
 
+def test_nodes_of_only_invisible_characters_are_no_context(verifier):
+    nodes = [NodeWithScore(node=TextNode(text="\u200b\u200b\u200b", id_="zw"), score=1.0),
+             NodeWithScore(node=TextNode(text="\u200e\u200f \ufeff", id_="bidi"), score=0.5)]
+    out = HalguardQueryEngine(FixedEngine(Response(GOOD, nodes)), detector=verifier).query(QUERY)
+    assert out.metadata["halguard"]["label"] == "unverified"
+    assert [e["code"] for e in out.metadata["halguard"]["errors"]] == ["no_context"]
+
+
 # -- postprocessor -------------------------------------------------------------------------------------
 
 

@@ -33,7 +33,10 @@ def test_raise_carries_the_verdict():
     with pytest.raises(HallucinationError) as info:
         decide(_verdict(), ANSWER, on_hallucination="raise")
     assert info.value.verdict.action.action == "raise"
-    assert "It was built in 1925." in str(info.value)
+    assert [c.text for c in info.value.verdict.flagged_claims] == ["It was built in 1925."]  # the detail, on the object
+    # the message (which logs and traces record) says what happened without quoting the answer
+    assert str(info.value) == ("halguard flagged the answer as hallucinated (risk 0.90; 1 of 3 claims unsupported "
+                               "(claims [1])); the flagged claims are on exc.verdict")
 
 
 def test_supported_is_never_acted_on():
@@ -53,8 +56,10 @@ def test_fallback_and_filter():
 def test_unverified_open_and_closed():
     assert decide(_verdict("unverified"), ANSWER, on_hallucination="raise").action == "pass"
     for policy in ("raise", "filter"):
-        with pytest.raises(UnverifiedError, match="nothing retrieved"):
+        with pytest.raises(UnverifiedError, match=r"\(not checked: no_context\)") as info:
             decide(_verdict("unverified"), ANSWER, on_hallucination=policy, on_unverified="fail_closed")
+        assert "nothing retrieved" not in str(info.value)  # an error message may quote the input: codes only
+        assert info.value.verdict.errors[0].message == "nothing retrieved"
     fb = decide(_verdict("unverified"), ANSWER, on_hallucination="fallback", on_unverified="fail_closed")
     assert fb.action == "fallback"
 

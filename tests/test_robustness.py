@@ -245,6 +245,25 @@ def test_format_characters_do_not_hide_a_name(verifier):
     assert clean.label == "supported"
 
 
+# A passage of only format characters (zero-width, soft hyphens, bidi marks, tags) and spaces holds nothing once
+# folded: it is no passage, as a blank one is not, and the check has no context (not an internal error).
+INVISIBLE = ["\u200b\u200b\u200b", "\u200b \u200d\ufeff\n\t", "\u00ad", "\u2060\u2060", "\u3000\u200b",
+             "\u200e\u200f\u202a", "\U000e0001\U000e0020"]
+
+
+@pytest.mark.parametrize("answer", ["Some answer.", "The Eiffel Tower is 330 metres tall."])
+@pytest.mark.parametrize("contexts", [[INVISIBLE[0]], [INVISIBLE[1]], [INVISIBLE[2]], INVISIBLE,
+                                      [("a", INVISIBLE[0]), ("b", " ")]])
+def test_a_context_of_only_invisible_characters_is_no_context(verifier, answer, contexts):
+    verdict = verifier.verify(answer, contexts)
+    assert verdict.label == "unverified" and [e.code for e in verdict.errors] == ["no_context"]
+
+
+def test_an_invisible_passage_beside_a_real_one_is_dropped(verifier):
+    verdict = verifier.verify("The Eiffel Tower is 330 metres tall.", [INVISIBLE[0], *EIFFEL])
+    assert verdict.label == "supported" and {e.source_id for c in verdict.claims for e in c.evidence} == {"tower"}
+
+
 def test_a_mapping_of_contexts_is_id_to_text(verifier):
     verdict = verifier.verify("The tower is 500 metres tall.", {"doc-1": EIFFEL[0][1]})
     assert verdict.label == "hallucinated" and verdict.claims[0].evidence[0].source_id == "doc-1"

@@ -24,7 +24,7 @@ from halguard.active.settings import DEFAULT_ACTIVE_SETTINGS, ActiveSettings
 from halguard.active.steps import Ask, Budget, Refused, Step, adrive, drive
 from halguard.api import resolve_detector
 from halguard.detector import Detector
-from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError
+from halguard.errors import InputTypeError, InvalidInputError, UnverifiedError, verdict_summary
 from halguard.grounding.findings import rewrite_refusal
 from halguard.llm.envelope import Envelope
 from halguard.llm.providers import as_chat_model
@@ -188,8 +188,8 @@ def _decided(decision: Any, answer: str, result: RepairResult | None, error: str
     final = checked.model_copy(update={"action": action, "request": before.request,
                                        "skipped_sources": before.skipped_sources})
     if final.label == "unverified" and on_unverified == "fail_closed" and result.answer:
-        reason = "; ".join(e.message for e in final.errors) or "the second check did not run"
-        msg = f"halguard repaired the answer but could not verify the repair ({reason}) and the policy fails closed"
+        msg = (f"halguard repaired the answer but could not verify the repair ({verdict_summary(final)}) and the "
+               "policy fails closed; the errors are on exc.verdict")  # no text: it reaches logs and traces
         raise UnverifiedError(msg, verdict=final)
     return text, final
 

@@ -11,7 +11,9 @@ Layout of ``DIR``::
 
 Everything in it holds answers and evidence, so every file is created 0600 and every folder 0700 whatever the
 umask (``DIR`` itself too when the run creates it); ``answers/`` and ``claims/`` made by an older version are
-tightened to 0700.
+tightened to 0700. A symlink at ``DIR``, at a folder or file of it (``answers/``, a part, ``errors.jsonl``, ...) is
+refused with :class:`~halguard.errors.UnsafePathError` before the run starts, never followed: a planted link must
+not redirect what the audit writes or reads.
 
 A run writes everything under ``DIR/.staging-<run>/`` first and moves finished files into place with
 ``os.replace`` (atomic on one file system) only once the run is done; a run that fails removes its staging folder
@@ -33,14 +35,17 @@ from pathlib import Path
 from typing import Any
 
 from halguard.audit.records import InputError
-from halguard.errors import HalguardError
-from halguard.util.files import chmod_private, write_private
+from halguard.errors import HalguardError, UnsafePathError
+from halguard.util.files import MAX_JSONL_LINE_BYTES, chmod_private, iter_lines_limited, write_private
 from halguard.util.safejson import loads
 
 __all__ = ["AuditStore", "Committed", "answer_schema", "claim_schema", "raw_schema"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _COLLISION = "id_collision"
+# What a folder holds that a run reads or replaces: each is refused when it is a symlink (a part file too).
+_TABLES = ("answers", "claims")
+_FILES = ("errors.jsonl", "summary.json", "report.html")
 
 
 def _pa() -> Any:
@@ -92,12 +97,24 @@ def claim_schema() -> Any:
     return _schemas()[2]
 
 
+def _refuse_link(path: Path) -> None:
+    """Raise :class:`UnsafePathError` when ``path`` is a symlink (dangling or not)."""
+    if path.is_symlink():
+        msg = (f"refusing the unsafe path {path}: it is a symlink, and halguard audit never writes or reads through "
+               "one (remove the link, or choose another --out)")
+        raise UnsafePathError(msg)
+
+
 def _private_folder(path: Path) -> None:
-    """Create ``path`` with mode 0700 whatever the umask, or set 0700 on the folder an earlier run made."""
+    """Create ``path`` with mode 0700 whatever the umask, or set 0700 on the folder an earlier run made.
+
+    Raises:
+        UnsafePathError: ``path`` is a symlink.
+    """
     try:
         os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
+    except FileExistsError:  # a dangling link too: os.mkdir does not follow it
+        _refuse_link(path)
     chmod_private(path, 0o700)  # the umask may have taken bits off; an older version's folder may be 0755
 
 
@@ -127,6 +144,7 @@ class AuditStore:
 
     def __init__(self, out_dir: str | os.PathLike[str]) -> None:
         self.root = Path(out_dir)
+        _refuse_link(self.root)
         if self.root.exists() and not self.root.is_dir():
             msg = f"--out {self.root} exists and is not a folder"
             raise HalguardError(msg)
@@ -138,10 +156,16 @@ class AuditStore:
     # -- before a run ----------------------------------------------------------------------------------------------
 
     def open(self) -> None:
-        """Create the folder and this run's staging folder; remove the staging folders of runs that died."""
+        """Create the folder and this run's staging folder; remove the staging folders of runs that died.
+
+        Raises:
+            UnsafePathError: the folder, or a folder or file of it that a run reads or replaces, is a symlink.
+        """
+        _refuse_link(self.root)
         if not self.root.exists():
             self.root.parent.mkdir(parents=True, exist_ok=True)
             _private_folder(self.root)
+        self._refuse_links()  # now, before any row is checked
         for old in self.root.glob(".staging-*"):
             shutil.rmtree(old, ignore_errors=True)
         _private_folder(self.staging)
@@ -156,7 +180,7 @@ class AuditStore:
         commit, which reports an id reused with other content."""
         pa = _pa()
         done: set[str] = set()
-        for part in sorted((self.root / "answers").glob("*.parquet")):
+        for part in self._part_files("answers"):
             table = pa.parquet.read_table(part, columns=["row_id", "id"], schema=answer_schema())
             done.update(table.column("row_id").to_pylist())
             self._prior_ids.update(i for i in table.column("id").to_pylist() if i is not None)
@@ -183,6 +207,7 @@ class AuditStore:
         rows are kept, and the later one gets an ``id_collision`` entry in ``errors.jsonl`` naming the other's file
         and line.
         """
+        self._refuse_links()  # again: nothing is moved into place beside a link put in during the run
         pa = _pa()
         answers_schema, claims_schema = answer_schema(), claim_schema()
         out = {"answers": self.staging / "answers", "claims": self.staging / "claims"}
@@ -257,14 +282,14 @@ class AuditStore:
         """Merge this run's unreadable rows and collisions into ``errors.jsonl``; returns how many of each it holds."""
         merged: dict[tuple[str, int], dict[str, Any]] = {}
         path = self.root / "errors.jsonl"
+        _refuse_link(path)
         if path.exists():
-            with path.open("rb") as fh:  # this folder's own file: one entry a line
-                for line in fh:
-                    try:
-                        e = loads(line)
-                        merged[(e["file"], e["line"])] = e
-                    except (ValueError, KeyError, TypeError):
-                        continue
+            for _, line in iter_lines_limited(path, MAX_JSONL_LINE_BYTES, what="errors file"):
+                try:  # this folder's own file: one entry a line (an overlong line comes as None: skipped)
+                    e = loads(line)
+                    merged[(e["file"], e["line"])] = e
+                except (ValueError, KeyError, TypeError):
+                    continue
         for e in errors:
             merged[(e.file, e.line)] = {"file": e.file, "line": e.line, "message": e.message}
         for c in collisions:
@@ -277,6 +302,26 @@ class AuditStore:
             merged.items(), key=lambda item: (str(item[0][0]), _as_int(item[0][1])))))
         n_collisions = sum(1 for e in merged.values() if isinstance(e, dict) and e.get("kind") == _COLLISION)
         return len(merged) - n_collisions, n_collisions
+
+    def _refuse_links(self) -> None:
+        """Raise :class:`UnsafePathError` when a folder or file a run reads or replaces is a symlink."""
+        for name in _FILES:
+            _refuse_link(self.root / name)
+        for table in _TABLES:
+            self._part_files(table)
+
+    def _part_files(self, table: str) -> list[Path]:
+        """The Parquet parts of ``answers`` or ``claims``, in order.
+
+        Raises:
+            UnsafePathError: the table's folder or one of its parts is a symlink.
+        """
+        folder = self.root / table
+        _refuse_link(folder)
+        parts = sorted(folder.glob("*.parquet"))
+        for part in parts:
+            _refuse_link(part)
+        return parts
 
     def write_text(self, name: str, text: str) -> Path:
         """Write a file of the folder atomically (a temporary name, then a rename), private to the user: the
@@ -292,7 +337,7 @@ class AuditStore:
         report never loads every claim)."""
         pa = _pa()
         schema = answer_schema() if table == "answers" else claim_schema()
-        parts = sorted((self.root / table).glob("*.parquet"))
+        parts = self._part_files(table)
         cols = list(columns) if columns else None
         if not parts:
             return schema.empty_table() if cols is None else schema.empty_table().select(cols)

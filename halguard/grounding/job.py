@@ -149,6 +149,8 @@ def read_sources(sources: list[Source], limits: Limits,
         if why is None:
             try:
                 n = normalize_text(src.text, max_chars=room)
+                if not n.text.strip():  # only format characters (zero-width, soft hyphens) and spaces: no passage
+                    continue
                 chunk_source(n.text, sentences_per_chunk=limits.sentences_per_chunk, max_chars=limits.max_chunk_chars,
                              deadline=deadline)
                 scope_of([Source(src.id, n.text)], None)  # memoised per passage: the answer's scope reuses it

@@ -108,10 +108,14 @@ class _BaseGuardCore:
             if request.structured:
                 refuse_to_retype(decision, fallback_source=fallback_source)
         except HallucinationError as exc:  # UnverifiedError too
-            if exc.verdict is not None:
-                self.notify(exc.verdict)
+            self.notify_raised(exc)
             raise
         return decision
+
+    def notify_raised(self, exc: HallucinationError) -> None:
+        """Report the verdict a policy raises with, as :meth:`notify` reports one it returns."""
+        if exc.verdict is not None:
+            self.notify(exc.verdict)
 
     def _fixed(self, decision: GuardDecision) -> GuardOutcome:
         """The outcome without a fallback source: the answer stands, filtered, or a fixed message (unchecked)."""
@@ -219,9 +223,13 @@ class GuardCore(_BaseGuardCore):
         checked too). Raises for ``raise`` (:meth:`decide`)."""
         decision = self.decide(verdict, request, fallback_source=hooks.fallback is not None)
         if decision.action == "repair":
-            text, repaired = repair_decision(decision, request.answer, request.contexts, llm=self.repairer,
-                                             question=request.question, detector=self.detector_for(request),
-                                             cache=self.cache, on_unverified=self.on_unverified)
+            try:
+                text, repaired = repair_decision(decision, request.answer, request.contexts, llm=self.repairer,
+                                                 question=request.question, detector=self.detector_for(request),
+                                                 cache=self.cache, on_unverified=self.on_unverified)
+            except HallucinationError as exc:  # the repair's check did not run and the policy fails closed
+                self.notify_raised(exc)
+                raise
             return self._done(GuardOutcome("repair", repaired, text))
         if decision.action == "fallback" and hooks.fallback is not None:
             answer: FallbackAnswer = hooks.fallback(decision.verdict)
@@ -235,9 +243,14 @@ class GuardCore(_BaseGuardCore):
         """Async twin of :meth:`apply`."""
         decision = self.decide(verdict, request, fallback_source=hooks.fallback is not None)
         if decision.action == "repair":
-            text, repaired = await arepair_decision(decision, request.answer, request.contexts, llm=self.repairer,
-                                                    question=request.question, detector=self.detector_for(request),
-                                                    cache=self.cache, on_unverified=self.on_unverified)
+            try:
+                text, repaired = await arepair_decision(decision, request.answer, request.contexts,
+                                                        llm=self.repairer, question=request.question,
+                                                        detector=self.detector_for(request), cache=self.cache,
+                                                        on_unverified=self.on_unverified)
+            except HallucinationError as exc:
+                self.notify_raised(exc)
+                raise
             return self._done(GuardOutcome("repair", repaired, text))
         if decision.action == "fallback" and hooks.fallback is not None:
             answer = await _maybe_await(hooks.fallback(decision.verdict))

@@ -35,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from halguard.detector import Detector
-from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError
+from halguard.errors import HallucinationError, InvalidInputError, UnverifiedError, verdict_summary
 from halguard.guard.core import GuardCore, _maybe_await
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import GuardHooks, GuardRequest
@@ -349,8 +349,9 @@ class SentenceGate:
         self.core.notify(record)
         self.closed = True
         if unverified:
-            msg = "halguard could not verify a sentence of the streamed answer and the policy fails closed"
+            msg = (f"halguard could not verify a sentence of the streamed answer ({verdict_summary(record)}) and the "
+                   "policy fails closed; the errors are on exc.verdict")
             raise UnverifiedError(msg, verdict=record)
-        flagged = [c.text for c in record.flagged_claims][:3]
-        msg = f"halguard flagged a sentence of the streamed answer as hallucinated: {flagged}"
+        msg = (f"halguard flagged a sentence of the streamed answer as hallucinated ({verdict_summary(record)}); the "
+               "flagged claims are on exc.verdict")  # no text: it reaches logs and traces
         raise HallucinationError(msg, verdict=record)

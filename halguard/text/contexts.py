@@ -34,9 +34,9 @@ class Source:
             return
         try:
             vector = tuple(float(x) for x in self.embedding)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError):
             msg = f"source {self.id!r}: embedding must be a sequence of numbers"
-            raise InputTypeError(msg) from exc
+            raise InputTypeError(msg) from None  # float()'s error quotes the item, which may be text
         if not vector or not all(math.isfinite(x) for x in vector) or not any(vector):
             msg = f"source {self.id!r}: embedding must be a non-empty, finite, non-zero vector"
             raise InvalidInputError(msg)
