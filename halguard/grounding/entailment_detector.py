@@ -23,7 +23,7 @@ from halguard.grounding.calibration import Calibration
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS
 from halguard.grounding.scoring import ENTAILMENT_WEIGHTS, MEANING_WEIGHTS, ScoringWeights
 from halguard.grounding.verifier import LocalVerifier
-from halguard.models.entailment import EntailmentScorer
+from halguard.models.entailment import EntailmentScorer, runtime_of
 
 __all__ = ["EntailmentDetector"]
 
@@ -66,8 +66,6 @@ class EntailmentDetector(LocalVerifier):
                  weights: ScoringWeights | None = None,
                  calibration: str | os.PathLike[str] | Mapping[str, Any] | Calibration | None = "default",
                  num_threads: int | None = DEFAULT_NUM_THREADS, **options: Any) -> None:
-        from halguard.models.claim_checker_model import runtime_of
-
         if "meaning" in options:
             msg = "EntailmentDetector reads every claim with its model: it takes no meaning= option"
             raise TypeError(msg)

@@ -52,6 +52,10 @@ DEFAULT_BATCH_SIZE = 4  # long sequences: a few per pass keeps padding and memor
 _MARK = "the span model marks this text as unsupported by the context"
 
 
+class _NoRoom(Exception):  # noqa: N818 - internal signal, turned into an "unverified" verdict
+    """The question (and the prompt around it) fills the model's window: no room left for the context."""
+
+
 class SpanDetector(Detector):
     """Unsupported spans of an answer from a Hugging Face token-classification model.
 
@@ -201,6 +205,8 @@ class SpanDetector(Detector):
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
         try:
             risks = self._token_risks(answer, [s.text for s in sources], question, deadline)
+        except _NoRoom as why:
+            return self._unverified("question_too_long", str(why))
         except BudgetExceeded:
             return self._unverified("budget_exceeded", f"the check did not finish within time_budget_s="
                                     f"{self.time_budget_s} s; it was stopped, not shortened")
@@ -230,30 +236,16 @@ class SpanDetector(Detector):
         windows that read it)."""
         import torch
 
-        from halguard.models.entailment import _windows
-
-        tok = self.tokenizer
-        budget = self.max_length - self._special
-        context = self._context_text(passages)
-        frame = len(tok(self._first_segment("", len(passages), question), add_special_tokens=False)["input_ids"])
-        answer_offsets = tok(answer, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-        part_len = min(len(answer_offsets), budget // 2)
-        room = budget - frame - part_len
-        if room < 16:
-            msg = f"the question leaves no room for context in the model's {self.max_length}-piece window"
-            raise InvalidInputError(msg)
-        parts = _windows(answer, answer_offsets, part_len) if answer_offsets else [(0, len(answer))]
-        context_offsets = tok(context, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-        windows = (_windows(context, context_offsets, room) if len(context_offsets) > room else [(0, len(context))])
-        units = [(self._first_segment(context[cs:ce], len(passages), question), a, b)
-                 for a, b in parts for cs, ce in windows]
         risks: dict[tuple[int, int], float] = {}
+        # Tokenizing is inside the lock too: a fast tokenizer's truncation setting is state on the shared object.
         with self._run_lock, torch_threads(self.num_threads), torch.inference_mode():
+            units = self._units(answer, passages, question)
             for start in range(0, len(units), self.batch_size):
                 check_deadline(deadline)
                 batch = units[start:start + self.batch_size]
-                enc = tok([u[0] for u in batch], [answer[a:b] for _, a, b in batch], truncation="only_first",
-                          max_length=self.max_length, padding=True, return_offsets_mapping=True, return_tensors="pt")
+                enc = self.tokenizer([u[0] for u in batch], [answer[a:b] for _, a, b in batch], truncation="only_first",
+                                     max_length=self.max_length, padding=True, return_offsets_mapping=True,
+                                     return_tensors="pt")
                 inputs = {k: enc[k] for k in self._inputs if k in enc}
                 if self.device is not None:
                     inputs = {k: v.to(self.device) for k, v in inputs.items()}
@@ -266,6 +258,30 @@ class SpanDetector(Detector):
                         risk = float(probs[i, t])
                         risks[key] = min(risk, risks.get(key, 1.0))
         return risks
+
+    def _units(self, answer: str, passages: list[str], question: str | None) -> list[tuple[str, int, int]]:
+        """``(first segment, answer start, answer end)`` rows: every answer part against every context window."""
+        from halguard.models.entailment import _windows
+
+        tok = self.tokenizer
+        budget = self.max_length - self._special
+        context = self._context_text(passages)
+        frame = len(tok(self._first_segment("", len(passages), question), add_special_tokens=False,
+                        verbose=False)["input_ids"])
+        answer_offsets = tok(answer, add_special_tokens=False, return_offsets_mapping=True,
+                             verbose=False)["offset_mapping"]
+        part_len = min(len(answer_offsets), budget // 2)
+        room = budget - frame - part_len
+        if room < 16:
+            msg = f"the question leaves no room for context in the model's {self.max_length}-piece window"
+            raise _NoRoom(msg)
+        parts = _windows(answer, answer_offsets, part_len) if answer_offsets else [(0, len(answer))]
+        context_offsets = tok(context, add_special_tokens=False, return_offsets_mapping=True,
+                             verbose=False)["offset_mapping"]
+        windows = (_windows(context, context_offsets, room) if len(context_offsets) > room else [(0, len(context))])
+        units = [(self._first_segment(context[cs:ce], len(passages), question), a, b)
+                 for a, b in parts for cs, ce in windows]
+        return units
 
     def _verdict(self, answer: str, passages: list[str], question: str | None,
                  risks: dict[tuple[int, int], float]) -> Verdict:

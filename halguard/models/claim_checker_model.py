@@ -24,6 +24,7 @@ from transformers import AutoConfig, AutoModelForSequenceClassification, BertCon
 from transformers.modeling_outputs import SequenceClassifierOutput
 
 from halguard.grounding.meaning.network import CLASSES, MAX_PAIR_TOKENS, TRAINED_LAYERS, ClaimCheckerNetwork
+from halguard.models.entailment import runtime_of
 
 __all__ = ["MODEL_TYPE", "ClaimCheckerConfig", "ClaimCheckerForSequenceClassification", "ClaimCheckerOutput",
            "export_claim_checker", "runtime_of"]
@@ -98,12 +99,6 @@ class ClaimCheckerForSequenceClassification(PreTrainedModel):
         if claim_logits.dim() == 1:
             claim_logits = claim_logits.unsqueeze(-1)
         return ClaimCheckerOutput(logits=claim_logits, token_logits=token_logits)
-
-
-def runtime_of(config: Any) -> dict[str, Any]:
-    """The ``halguard_runtime`` a model's config asks for (empty for any other model)."""
-    runtime = getattr(config, "halguard_runtime", None)
-    return dict(runtime) if isinstance(runtime, dict) else {}
 
 
 def build_claim_checker(base_path: str | os.PathLike[str], manifest: dict[str, Any],

@@ -28,7 +28,7 @@ from halguard.text.segment import check_deadline
 from halguard.util.memo import BytesLRU
 
 __all__ = ["DEFAULT_BATCH_SIZE", "SPAN_TOKEN_THRESHOLD", "WINDOW_OVERLAP", "EntailmentScorer", "MeaningScore",
-           "merge_spans"]
+           "merge_spans", "runtime_of"]
 
 # A span-head token at or above this P(unsupported) is part of a claim's unsupported span (even odds).
 SPAN_TOKEN_THRESHOLD = 0.5
@@ -119,8 +119,6 @@ class EntailmentScorer:
 
     def __init__(self, model: Any, tokenizer: Any, labels: LabelMap, *, name: str, max_length: int | None = None,
                  batch_size: int | None = None, device: str | None = None, int8: bool | None = None) -> None:
-        from halguard.models.claim_checker_model import runtime_of
-
         runtime = runtime_of(model.config)
         self.name = name
         self.labels = labels
@@ -221,10 +219,11 @@ class EntailmentScorer:
 
         from halguard.grounding.embedding import torch_threads
 
-        units = [u for i, (p, c) in enumerate(zip(premises, claims)) for u in self._units(i, p, c)]
-        risks: list[float] = [0.0] * len(units)
-        spans: list[tuple[tuple[int, int], ...]] = [()] * len(units)
+        # Tokenizing is inside the lock too: a fast tokenizer's truncation setting is state on the shared object.
         with self._run_lock, torch_threads(num_threads), torch.inference_mode():
+            units = [u for i, (p, c) in enumerate(zip(premises, claims)) for u in self._units(i, p, c)]
+            risks: list[float] = [0.0] * len(units)
+            spans: list[tuple[tuple[int, int], ...]] = [()] * len(units)
             for start in range(0, len(units), self.batch_size):
                 check_deadline(deadline)
                 batch = units[start:start + self.batch_size]
@@ -248,8 +247,11 @@ class EntailmentScorer:
         """The rows one pair is read in: itself when it fits the window, else premise windows x claim parts."""
         budget = self.max_length - self._special
         tok = self.tokenizer
-        claim_offsets = tok(claim, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-        premise_offsets = tok(premise, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        # verbose=False: a text longer than the window is expected here (it is what gets windowed), not a mistake.
+        claim_offsets = tok(claim, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
+            "offset_mapping"]
+        premise_offsets = tok(premise, add_special_tokens=False, return_offsets_mapping=True, verbose=False)[
+            "offset_mapping"]
         if len(claim_offsets) + len(premise_offsets) <= budget:
             return [_Unit(pair, 0, premise, claim, 0)]
         part_len = min(len(claim_offsets), budget // 2)
@@ -303,6 +305,13 @@ def _windows(text: str, offsets: Sequence[tuple[int, int]], size: int) -> list[t
         if end == n:
             return out
         start += step
+
+
+def runtime_of(config: Any) -> dict[str, Any]:
+    """The ``halguard_runtime`` a model's config asks for (how its scores are meant to be made: int8, pairs per
+    pass, window, and ``"scoring": "meaning"`` for halguard's own checker); empty for any other model."""
+    runtime = getattr(config, "halguard_runtime", None)
+    return dict(runtime) if isinstance(runtime, dict) else {}
 
 
 def _positive(name: str, value: Any) -> int:
