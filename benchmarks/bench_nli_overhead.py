@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     from halguard import LocalVerifier
     from halguard.grounding.entailment_detector import EntailmentDetector
-    from halguard.models.claim_checker_model import export_claim_checker
+    from halguard.grounding.meaning import export_claim_checker
 
     passages, answer = inputs()
     tmp = Path(tempfile.mkdtemp(prefix="bench-nli-"))

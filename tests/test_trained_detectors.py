@@ -226,7 +226,7 @@ def test_nli_detector_refuses_meaning_and_bad_input(tiny_models, nli):
 
 def test_the_exported_checker_gives_the_built_in_scores(tmp_path):
     from halguard import LocalVerifier
-    from halguard.models.claim_checker_model import export_claim_checker
+    from halguard.grounding.meaning import export_claim_checker
 
     folder = export_claim_checker(tmp_path / "checker")
     assert (folder / "model.safetensors").is_file() and not list(folder.glob("*.bin"))

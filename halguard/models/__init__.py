@@ -5,8 +5,8 @@
 - :mod:`.labels`: what each output class of an entailment model means (from its ``id2label``, or given);
 - :mod:`.entailment`: (premise, claim) pairs scored by any sequence-classification entailment model, long
   premises windowed;
-- :mod:`.claim_checker_model`: halguard's own claim checker as a Hugging Face model (export, and the class
-  the loader builds it with).
+(halguard's own claim checker as a Hugging Face model, and its export, are in
+:mod:`halguard.grounding.meaning.hf_model`: the grounding layer builds on this one.)
 
 Importing this package loads neither torch nor transformers.
 """

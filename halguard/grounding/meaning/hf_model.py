@@ -2,9 +2,10 @@
 
 The shipped claim checker (:mod:`halguard.grounding.meaning`) is the bundled MiniLM with trained top layers and two
 heads. Here it is a transformers ``PreTrainedModel`` registered under the model type ``halguard-claim-checker`` (a
-class halguard ships, so loading it needs no ``trust_remote_code``): :func:`export_claim_checker` writes it as an
-ordinary model folder (``config.json``, ``model.safetensors``, the tokenizer), and ``nli:<that folder>`` loads it
-through the same code as any entailment model, with the same scores as ``LocalVerifier(meaning=True)``.
+class halguard ships, so loading it needs no ``trust_remote_code``):
+:func:`~halguard.grounding.meaning.checker.export_claim_checker` writes it as an ordinary model folder
+(``config.json``, ``model.safetensors``, the tokenizer), and ``nli:<that folder>`` loads it through the same code as
+any entailment model, with the same scores as ``LocalVerifier(meaning=True)``.
 
 Its classes are :data:`~halguard.grounding.meaning.network.CLASSES` (supported, contradicted, missing), so the label
 map reads them like any model's; its ``halguard_runtime`` config entry says how its scores were calibrated (int8 on
@@ -27,7 +28,7 @@ from halguard.grounding.meaning.network import CLASSES, MAX_PAIR_TOKENS, TRAINED
 from halguard.models.entailment import runtime_of
 
 __all__ = ["MODEL_TYPE", "ClaimCheckerConfig", "ClaimCheckerForSequenceClassification", "ClaimCheckerOutput",
-           "export_claim_checker", "runtime_of"]
+           "build_claim_checker", "runtime_of"]
 
 MODEL_TYPE = "halguard-claim-checker"
 # The base model's settings the checker's config copies (the architecture; not its labels or names).
@@ -126,28 +127,6 @@ def build_claim_checker(base_path: str | os.PathLike[str], manifest: dict[str, A
     model.network.load_state_dict({k: v.to(torch.float32) for k, v in tensors.items()}, strict=False)
     model.eval()
     return model
-
-
-def export_claim_checker(out_dir: str | os.PathLike[str]) -> Path:
-    """Write halguard's shipped claim checker to ``out_dir`` as a Hugging Face model folder (safetensors, fp32) that
-    ``nli:<out_dir>`` / :class:`~halguard.grounding.entailment_detector.EntailmentDetector` loads; returns the
-    folder.
-
-    Raises:
-        ModelLoadError: The shipped weights or the bundled MiniLM cannot be read.
-    """
-    from halguard.grounding.meaning.checker import ClaimChecker
-
-    checker = ClaimChecker()
-    model, tokenizer = checker.build_model()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    from halguard.models.hub import quiet_transformers
-
-    with quiet_transformers():
-        model.save_pretrained(out, safe_serialization=True)
-        tokenizer.save_pretrained(out)
-    return out
 
 
 AutoConfig.register(MODEL_TYPE, ClaimCheckerConfig)
