@@ -32,13 +32,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from halguard.grounding.meaning.checker import ClaimChecker, _int8
+    from halguard.grounding.meaning.checker import ClaimChecker
     from halguard.grounding.meaning.evidence import MAX_PREMISE_CHARS
-    from halguard.grounding.meaning.network import encode_pairs
+    from halguard.grounding.meaning.network import encode_pairs, unsupported_risk
 
     torch.set_num_threads(args.threads)
     checker = ClaimChecker()
-    int8, tokenizer = checker._load()
+    scorer = checker._load()  # the generic entailment scorer, holding the int8 model
+    int8, tokenizer = scorer.model.network, scorer.tokenizer
     fp32 = checker._read_fp32()
     rows = bench_adversarial.load_rows()[: args.pairs]
     pairs = [(" ".join(r["context"])[:MAX_PREMISE_CHARS], r["answer"]) for r in rows]
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                     logits, _ = network(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"],
                                         enc["claim_mask"])
                     times[name].append((time.perf_counter() - t0) * 1000)
-                risks[name].append(float(torch.sigmoid(logits)[0]))
+                risks[name].append(float(unsupported_risk(logits)[0]))  # either head shape
     diffs = [abs(a - b) for a, b in zip(risks["fp32"], risks["int8"])]
     report = {"threads": args.threads, "pairs": len(pairs), "repeats": args.repeats}
     for name, values in times.items():

@@ -105,3 +105,21 @@ def root_handler():
     yield add
     for h in added:
         get_dispatcher().event_handlers.remove(h)
+
+
+# -- tiny Hugging Face models (tests/tiny_models.py), built once per session --------------------------------------
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict[str, Path]:
+    """Folders of tiny random models, loaded by path through the real loading code: ``nli-<family>`` (entailment,
+    contradiction, neutral) and ``spans-<family>`` (token classification, LABEL_0/LABEL_1) for each family."""
+    from tests import tiny_models as tm
+
+    root = tmp_path_factory.mktemp("tiny-models")
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    out = {}
+    for family in tm.FAMILIES:
+        out[f"nli-{family}"] = tm.save(family, "sequence", root / f"nli-{family}", id2label=labels,
+                                       label2id={v: k for k, v in labels.items()})
+        out[f"spans-{family}"] = tm.save(family, "token", root / f"spans-{family}")
+    return out

@@ -54,6 +54,7 @@ PAGES = {
     "calibration.md": "test_calibration_page",
     "cli.md": "test_pages_without_python_blocks",
     "consistency.md": "test_consistency_page",
+    "detectors.md": "test_detectors_page",
     "evaluation.md": "test_pages_without_python_blocks",
     "guarantees.md": "test_guarantees_page",
     "how-it-works.md": "test_how_it_works_page",
@@ -365,6 +366,11 @@ def test_calibration_page(verifier, tmp_path, monkeypatch):
 def test_model_card_page():
     (printed,) = run_page("model-card.md", {})
     assert printed[0] == "True"
+
+
+def test_detectors_page():
+    exported, offline = run_page("detectors.md", {})
+    assert exported == ["hallucinated", "supported"] and offline == ["True"]
 
 
 def test_guarantees_page(verifier):

@@ -67,6 +67,12 @@ def test_the_audit_engine_and_the_tools_share_the_core_registry_not_each_other()
     from halguard.tools.cli import _parser
 
     assert DetectorSpec("naive").build().name == "naive-minilm-similarity"
-    bench_choices = next(a.choices for a in _parser()._subparsers._group_actions[0].choices["bench"]._actions
-                         if a.dest == "detector")
-    assert tuple(bench_choices) == DETECTORS
+    import argparse
+
+    import pytest
+
+    bench_type = next(a.type for a in _parser()._subparsers._group_actions[0].choices["bench"]._actions
+                      if a.dest == "detector")
+    assert [bench_type(n) for n in (*DETECTORS, "nli:owner/model")] == [*DETECTORS, "nli:owner/model"]
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown detector"):  # the registry's check, not a copy
+        bench_type("no-such-detector")

@@ -18,7 +18,7 @@ from typing import Any
 
 from halguard.audit.records import AuditRecord
 from halguard.detector import Detector
-from halguard.detectors import DETECTORS, make_detector
+from halguard.detectors import check_detector_name, make_detector
 from halguard.errors import InvalidInputError
 from halguard.schema import Verdict
 
@@ -37,15 +37,18 @@ ANSWER_COLUMNS = ("row_id", "id", "file", "line", "question", "answer", "sources
 
 class DetectorSpec:
     """How a process builds its detector: a name for :func:`halguard.detectors.make_detector` (``local``,
-    ``naive``, ``llm-judge``, ``pas2``, ``budget``) with its options, or a zero-argument factory (picklable: Ray
+    ``naive``, ``llm-judge``, ``pas2``, ``budget``, ``nli:<model>``, ``spans:<model>``) with its options, or a zero-argument factory (picklable: Ray
     ships it to each actor)."""
 
     def __init__(self, name: str | Callable[[], Detector] = "local", *, threshold: float | None = None,
                  llm_url: str | None = None, llm_model: str | None = None,
                  llm_concurrency: int = DEFAULT_LLM_CONCURRENCY) -> None:
-        if not callable(name) and name not in DETECTORS:
-            msg = f"unknown detector {name!r}: choose one of {', '.join(DETECTORS)}, or pass a factory"
-            raise InvalidInputError(msg)
+        if not callable(name):
+            try:
+                check_detector_name(name)
+            except InvalidInputError as exc:
+                msg = f"{exc}, or pass a factory"
+                raise InvalidInputError(msg) from exc
         if llm_concurrency < 1:
             msg = f"llm_concurrency must be at least 1, got {llm_concurrency}"
             raise InvalidInputError(msg)

@@ -20,6 +20,7 @@ import numpy as np
 
 from halguard.errors import ModelLoadError
 from halguard.util.memo import BytesLRU
+from halguard.util.threads import torch_threads  # noqa: F401 - long importable from here
 
 __all__ = [
     "DEFAULT_NUM_THREADS",
@@ -55,27 +56,6 @@ def same_model(name: str | None, model_name: str) -> bool:
     return name.strip().rsplit("/", 1)[-1].lower() == model_name.rsplit("/", 1)[-1].lower()
 
 
-@contextmanager
-def torch_threads(num_threads: int | None) -> Iterator[None]:
-    """Run the block with torch's intra-op thread count set to ``num_threads``, then put the old count back.
-
-    torch's setting is process-wide, so other torch work running in other threads at that moment uses the same
-    count; None leaves torch's setting alone.
-    """
-    if num_threads is None:
-        yield
-        return
-    import torch
-
-    previous = torch.get_num_threads()
-    if previous == num_threads:
-        yield
-        return
-    torch.set_num_threads(num_threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 @contextmanager

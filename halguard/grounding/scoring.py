@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DEFAULT_WEAK_THRESHOLD",
     "DEFAULT_WEIGHTS",
+    "ENTAILMENT_WEIGHTS",
     "MEANING_WEIGHTS",
     "PremiseWeights",
     "ScoringWeights",
@@ -165,6 +166,13 @@ DEFAULT_WEIGHTS = ScoringWeights()
 # +1.0 only moved the pooled F1-best threshold; the per-shape calibration sets the thresholds). Question-aware short
 # answers are not read by the model (measured_claim.read_meaning), so on them the rules decide.
 MEANING_WEIGHTS = ScoringWeights(rules_scale=0.25, meaning=0.25, meaning_bias=0.0, many_claims=0.0)
+# The weights with any other entailment model (EntailmentDetector, ``nli:``): the claim's risk is the model's
+# P(unsupported) where it read the claim (rules_scale 0, meaning 1, no bias, no many-claims correction: an NLI
+# model's score is its own, not one term of a fitted sum). Hand-set, not fitted: halguard has no scores of a
+# stranger's model to fit on. The deterministic findings still hold (combine keeps at least the rules' logit for a
+# claim with a finding), claims the model does not read are the rules' (question-aware short answers, foreign
+# scripts), and ``halguard calibrate --detector nli:...`` fits the thresholds and probabilities on the user's rows.
+ENTAILMENT_WEIGHTS = ScoringWeights(rules_scale=0.0, meaning=1.0, meaning_bias=0.0, many_claims=0.0)
 
 
 @dataclass(frozen=True)

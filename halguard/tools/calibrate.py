@@ -142,15 +142,21 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
 
 def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit: int | None = None,
                     predictions: Path | None = None, base: Calibration | Literal["default"] | None = "default",
-                    floor: float = THRESHOLD_FLOOR, progress: bool = True) -> tuple[Calibration, dict[str, Any]]:
+                    floor: float = THRESHOLD_FLOOR, progress: bool = True,
+                    detector: str = "local") -> tuple[Calibration, dict[str, Any]]:
     """Score (or read the scores of) the labelled rows of ``paths``, fit, cross-validate; returns the calibration
     (its ``provenance`` holds the cross-validated figures) and the report.
 
     ``base``: the calibration whose entries shapes with too few rows keep (``"default"``: the shipped one; None:
-    such shapes get no entry and use the fallback).
+    such shapes get no entry and use the fallback). ``detector``: the :func:`~halguard.detectors.make_detector`
+    name whose scores are calibrated (run without a calibration, so its raw risk is what is fitted); a model
+    detector (``nli:...``, ``spans:...``) is loaded before any row is read.
     """
+    from halguard.detectors import make_detector
     from halguard.tools.bench import load_rows, run_rows
 
+    # Built first: a wrong name or a missing model fails before the rows are read and scored.
+    scorer = None if predictions is not None else _uncalibrated(detector, make_detector)
     if base == "default":
         base = Calibration.default()
 
@@ -176,9 +182,7 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
                    "halguard bench --jsonl-out")
             raise InvalidInputError(msg)
     else:
-        from halguard.grounding.verifier import LocalVerifier
-
-        preds = run_rows(LocalVerifier(calibration=None), rows, progress=progress)
+        preds = run_rows(scorer, rows, progress=progress)
     usable = [{"score": p["score"], "hallucinated": r["hallucinated"], "profile": p["profile"], "group": group_of(r),
                "file": r["_file"], "task": r.get("task_type", "?"), "contradiction": bool(p.get("contradiction"))}
               for r, p in zip(rows, preds) if p.get("score") is not None]
@@ -189,6 +193,7 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
     from halguard import __version__
 
     provenance = {
+        "detector": detector if predictions is None else f"predictions of {Path(predictions).name}",
         "fitted_on": {Path(p).name: sum(1 for u in usable if u["file"] == Path(p).name) for p in paths},
         "unscored_rows": len(rows) - len(usable),
         "kept_from_base": kept,
@@ -218,3 +223,15 @@ def to_markdown(calibration: Calibration, report: dict[str, Any]) -> str:
         lines.append(f"| {name} | {m['n']} | {auc} | {m['f1']:.3f} | {m['accuracy']:.3f} | "
                      f"{m['balanced_accuracy']:.3f} | {m['ece_probability']:.3f} | {m['ece_raw_score']:.3f} |")
     return "\n".join(lines) + "\n"
+
+
+def _uncalibrated(name: str, make_detector: Any) -> Any:
+    """The detector ``name`` scoring with its raw risk (no calibration), as calibration fits it."""
+    from halguard.grounding.verifier import LocalVerifier
+
+    if name in ("local", "local-meaning"):
+        return LocalVerifier(calibration=None, meaning=name == "local-meaning")
+    detector = make_detector(name)
+    if getattr(detector, "calibration", None) is not None:
+        detector.calibration = None  # fitted on the raw risk, whatever the model ships with
+    return detector

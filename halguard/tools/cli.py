@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from pathlib import Path
 
-from halguard.detectors import DETECTORS
+from halguard.detectors import DETECTORS, check_detector_name
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
 from halguard.util.files import read_bytes_limited, read_stream_limited, require_regular_file
 
@@ -30,6 +30,20 @@ EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
 # max_answer_chars, max_context_chars) cannot hold a text it would check: such input is refused before (a file,
 # from its size) or as soon as (stdin) that many bytes arrive, never read whole.
 UTF8_MAX_BYTES_PER_CHAR = 4
+# Read limits for a detector that states none (an LLM judge): LocalVerifier's defaults.
+_DEFAULT_MAX_ANSWER_CHARS, _DEFAULT_MAX_CONTEXT_CHARS = 100_000, 1_000_000
+
+
+_DETECTOR_HELP = (f"one of {', '.join(DETECTORS)}, or nli:<model> (an entailment model reading halguard's claims) / "
+                  "spans:<model> (a span model), <model> a Hugging Face id (pin it with @<revision>) or a folder")
+
+
+def _detector_name(value: str) -> str:
+    """argparse type of a detector name: checked without loading anything."""
+    try:
+        return check_detector_name(value)
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,21 +71,23 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
     check.add_argument("--threshold", type=float, default=None,
                        help="risk threshold for every answer shape (default: the calibration's per-shape one)")
     check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
+    check.add_argument("--detector", type=_detector_name, default="local", help=f"the detector: {_DETECTOR_HELP}")
+    check.add_argument("--device", default=None, help="cpu, cuda or mps for an nli: or spans: model")
 
 
 def _add_bench(sub: argparse._SubParsersAction) -> None:
     """``halguard bench``: detectors over labelled JSONL files."""
     bench = sub.add_parser("bench", help="run a detector over labelled JSONL files and report the figures")
     bench.add_argument("files", nargs="+", help="JSONL files in the development-data schema")
-    bench.add_argument("--detector", choices=DETECTORS, default="local",
-                       help="local-meaning: the local verifier with its claim checker too "
+    bench.add_argument("--detector", type=_detector_name, default="local", metavar="NAME",
+                       help=f"{_DETECTOR_HELP}. local-meaning: the local verifier with its claim checker too "
                             "(LocalVerifier(meaning=True)); llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model "
                             "as paraphraser, answerer and judge; budget: the evidence budget after the local "
                             "verifier; these three on an OpenAI-compatible server (--llm-url)")
-    bench.add_argument("--compare", action="append", choices=DETECTORS, default=None, metavar="NAME",
+    bench.add_argument("--compare", action="append", type=_detector_name, default=None, metavar="NAME",
                        help="also run this detector over the same rows, after the --detector one, with the same "
                             "--llm-url, --llm-model and --threshold; the report adds a side-by-side table "
-                            f"(repeatable; one of {', '.join(DETECTORS)})")
+                            f"(repeatable; {_DETECTOR_HELP})")
     bench.add_argument("--llm-url", default=None, help="OpenAI-compatible base URL for the LLM detectors")
     bench.add_argument("--llm-model", default=None, help="model name on that server")
     bench.add_argument("--limit", type=int, default=None, help="first N rows of each file (after --task)")
@@ -99,7 +115,7 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
     aud.add_argument("--map", nargs="+", default=[], metavar="FIELD=PATH",
                      help="where a field is in the rows: id, question, answer, contexts, model, timestamp, cluster "
                           "(dotted paths; [] maps over a list, e.g. contexts=outputs.docs[].page_content)")
-    aud.add_argument("--detector", choices=DETECTORS, default="local")
+    aud.add_argument("--detector", type=_detector_name, default="local", metavar="NAME", help=_DETECTOR_HELP)
     aud.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="local: this process; ray: Ray Data (pip install \"halguard[ray]\")")
     aud.add_argument("--address", default=None, help="Ray cluster address (default: start Ray on this machine)")
@@ -118,11 +134,15 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("files", nargs="+", help="JSONL files in the development-data schema (answer, context, "
                      "hallucinated; question and group optional)")
     cal.add_argument("--out", required=True, help="write the calibration JSON here (LocalVerifier(calibration=...))")
+    cal.add_argument("--detector", type=_detector_name, default="local", metavar="NAME",
+                     help=f"the detector whose scores are calibrated: {_DETECTOR_HELP} (the LLM detectors are "
+                          "calibrated from a 'halguard bench --jsonl-out' file: --predictions)")
     cal.add_argument("--folds", type=int, default=5, help="grouped cross-validation folds for the reported figures")
     cal.add_argument("--limit", type=int, default=None, help="first N rows of each file")
-    cal.add_argument("--base", default="default",
-                     help="calibration whose entries a shape with too few rows keeps: 'default' (the shipped one), "
-                          "'none', or a calibration JSON file")
+    cal.add_argument("--base", default=None,
+                     help="calibration whose entries a shape with too few rows keeps: 'default' (the shipped one; "
+                          "the default for --detector local), 'none' (the default for any other detector: the "
+                          "shipped thresholds are the local verifier's), or a calibration JSON file")
     cal.add_argument("--predictions", default=None,
                      help="reuse the scores of a 'halguard bench --jsonl-out' file instead of scoring the rows")
     cal.add_argument("--min-threshold", type=float, default=None,
@@ -193,14 +213,14 @@ def _require_files(paths: Sequence[str]) -> list[Path]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from halguard.grounding.verifier import LocalVerifier
+    from halguard.detectors import make_detector
     from halguard.tools.render import format_verdict
 
-    calibration = {"calibration": args.calibration} if args.calibration else {}
-    verifier = LocalVerifier(threshold=args.threshold, **calibration)  # the weak threshold follows the threshold
-    answer = _read_answer(args.answer, verifier.max_answer_chars)
+    # the weak threshold follows the threshold; a missing model fails here, before any input is read
+    verifier = make_detector(args.detector, args.threshold, calibration=args.calibration, device=args.device)
+    answer = _read_answer(args.answer, getattr(verifier, "max_answer_chars", _DEFAULT_MAX_ANSWER_CHARS))
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
-    contexts += _read_contexts(args.context_file, verifier.max_context_chars)
+    contexts += _read_contexts(args.context_file, getattr(verifier, "max_context_chars", _DEFAULT_MAX_CONTEXT_CHARS))
     verifier.warm_up()  # so the reported latency is the check's, not the model load's
     verdict = verifier.verify(answer, contexts, question=args.question)
     if args.format == "json":
@@ -275,10 +295,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not 0.0 <= floor <= 1.0:
         msg = f"--min-threshold must be within [0, 1], got {floor}"
         raise HalguardError(msg)
-    base = {"default": Calibration.default, "none": lambda: None}.get(args.base, lambda: Calibration.load(args.base))()
+    base_name = args.base if args.base is not None else ("default" if args.detector == "local" else "none")
+    base = {"default": Calibration.default, "none": lambda: None}.get(base_name, lambda: Calibration.load(base_name))()
     calibration, report = calibrate_files([Path(f) for f in args.files], folds=args.folds, limit=args.limit,
                                           predictions=Path(args.predictions) if args.predictions else None,
-                                          base=base, floor=floor, progress=not args.quiet)
+                                          base=base, floor=floor, progress=not args.quiet, detector=args.detector)
     calibration.save(args.out)
     markdown = to_markdown(calibration, report)
     print(markdown)

@@ -1,0 +1,88 @@
+"""Tiny Hugging Face models of the families the detectors docs name (BERT, RoBERTa, DeBERTa-v2, ModernBERT), built
+offline with random weights and a WordPiece tokenizer made here, saved as safetensors folders the real loading
+code reads. Built once per test session (tests/conftest.py's ``tiny_models``)."""
+
+from __future__ import annotations
+
+import json
+import string
+from pathlib import Path
+
+WORDS = ("the a an is was in of on and to for by it its with at from not no who what when where how did does "
+         "tower eiffel paris metres tall built completed designed company engineer gustave year years million "
+         "people visit visits france capital city population launched rocket telescope mirror answer question "
+         "passage context summarize following text output briefly bear mind that your response should be "
+         "strictly based passages case do contain necessary information please reply with unable given "
+         "café zürich 東京 naïve").split()
+SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+FAMILIES = ("bert", "roberta", "deberta-v2", "modernbert")
+MAX_POSITIONS = 192
+
+
+def tokenizer(max_length: int = MAX_POSITIONS):
+    """A lower-casing WordPiece tokenizer whose pieces cover any Latin word (letters, digits and their ``##``
+    continuations) and a few accented and CJK characters; BERT's pair template ([CLS] A [SEP] B [SEP])."""
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordPiece
+    from transformers import PreTrainedTokenizerFast
+
+    chars = list(string.ascii_lowercase + string.digits + "éüïç東京") + list(string.punctuation)
+    vocab: dict[str, int] = {}
+    for piece in [*SPECIALS, *WORDS, *chars, *(f"##{c}" for c in chars)]:
+        vocab.setdefault(piece, len(vocab))
+    tok = Tokenizer(WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=100))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                   sep_token="[SEP]", mask_token="[MASK]", model_max_length=max_length)
+
+
+def config(family: str, vocab_size: int, **extra):
+    """A 2-layer, 32-wide config of ``family`` (extra: id2label, num_labels...); wide initial weights, so a random
+    model's outputs differ from text to text."""
+    from transformers import BertConfig, DebertaV2Config, ModernBertConfig, RobertaConfig
+
+    common = dict(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                  intermediate_size=64, pad_token_id=0, initializer_range=0.5, **extra)
+    if family == "bert":
+        return BertConfig(max_position_embeddings=MAX_POSITIONS, **common)
+    if family == "roberta":  # positions start after the padding index
+        return RobertaConfig(max_position_embeddings=MAX_POSITIONS + 1, type_vocab_size=1, bos_token_id=2,
+                             eos_token_id=3, **common)
+    if family == "deberta-v2":
+        return DebertaV2Config(max_position_embeddings=MAX_POSITIONS, type_vocab_size=0, relative_attention=True,
+                               position_buckets=16, pos_att_type=["p2c", "c2p"], **common)
+    if family == "modernbert":
+        return ModernBertConfig(max_position_embeddings=MAX_POSITIONS, global_attn_every_n_layers=2,
+                                local_attention=16, cls_token_id=2, sep_token_id=3, bos_token_id=2, eos_token_id=3,
+                                **common)
+    raise ValueError(family)
+
+
+def save(family: str, kind: str, folder: Path, *, seed: int = 0, **extra) -> Path:
+    """A random ``family`` model for ``kind`` ("sequence" or "token" classification) saved to ``folder``."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
+
+    tok = tokenizer()
+    if family in ("roberta", "deberta-v2", "modernbert"):  # no token types in these families' inputs
+        tok.model_input_names = ["input_ids", "attention_mask"]
+    torch.manual_seed(seed)
+    cfg = config(family, len(tok), **extra)
+    auto = AutoModelForSequenceClassification if kind == "sequence" else AutoModelForTokenClassification
+    model = auto.from_config(cfg)
+    model.eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def edit_config(folder: Path, **changes) -> None:
+    path = folder / "config.json"
+    data = json.loads(path.read_text())
+    data.update(changes)
+    path.write_text(json.dumps(data))
