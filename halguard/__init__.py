@@ -33,6 +33,7 @@ from halguard.errors import (
     InputTypeError,
     InvalidInputError,
     ModelLoadError,
+    ModelNotAvailableError,
     ProviderError,
     UnverifiedError,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "LocalVerifier",
     "MistralChat",
     "ModelLoadError",
+    "ModelNotAvailableError",
     "OpenAIChat",
     "ParaphraseConsistency",
     "ParaphraseThresholds",

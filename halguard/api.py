@@ -28,15 +28,23 @@ def default_detector() -> Detector:
 
 
 def resolve_detector(detector: Any) -> Detector:
-    """``detector``, or the shared default when it is None; the one place a component picks its detector.
+    """``detector``, or the shared default when it is None, or the detector a name stands for (``"local"``,
+    ``"local-meaning"``, ``"naive"``, ``"nli:<model>"``, ``"spans:<model>"``: :func:`halguard.detectors.make_detector`,
+    built now); the one place a component picks its detector.
 
     Raises:
-        InputTypeError: ``detector`` is neither None nor a :class:`~halguard.detector.Detector`.
+        InputTypeError: ``detector`` is neither None, a name nor a :class:`~halguard.detector.Detector`.
+        InvalidInputError: an unknown name, or one that needs options a name cannot give (an LLM detector's URL).
+        ModelNotAvailableError: a model name that is not here and cannot be fetched now.
     """
     if detector is None:
         return default_detector()
+    if isinstance(detector, str):
+        from halguard.detectors import make_detector
+
+        return make_detector(detector)
     if not isinstance(detector, Detector):
-        msg = f"detector must be a halguard.Detector, got {type(detector).__name__}"
+        msg = f"detector must be a halguard.Detector or a detector name, got {type(detector).__name__}"
         raise InputTypeError(msg)
     return detector
 

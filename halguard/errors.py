@@ -38,6 +38,7 @@ __all__ = [
     "InputTypeError",
     "InvalidInputError",
     "ModelLoadError",
+    "ModelNotAvailableError",
     "ProviderError",
     "UnsafePathError",
     "UnverifiedError",
@@ -75,6 +76,11 @@ class InputTypeError(HalguardError, TypeError):
 
 class ModelLoadError(HalguardError, RuntimeError):
     """The local model, or an optional dependency it needs, could not be loaded."""
+
+
+class ModelNotAvailableError(ModelLoadError):
+    """The model is neither a folder here nor in the Hugging Face cache, and cannot be downloaded now (offline, or
+    the hub does not have it). The message names the model and how to fetch it."""
 
 
 class ProviderError(HalguardError, RuntimeError):

@@ -10,7 +10,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackMa
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, field_validator, model_validator
 
 from halguard.api import default_detector, resolve_detector
 from halguard.consistency.sampling import ParaphraseConsistency
@@ -162,6 +162,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             if original is not None:
                 raise original from None
             raise
+
+    @field_validator("detector", mode="before")
+    @classmethod
+    def _named_detector(cls, value: Any) -> Any:
+        """A detector name (``"nli:<model>"``...) is built once, here; the field holds the detector."""
+        return resolve_detector(value) if isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:

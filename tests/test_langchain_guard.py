@@ -284,8 +284,10 @@ def test_chain_errors_propagate_unchanged(verifier):
 def test_bad_options_are_rejected(verifier):
     with pytest.raises(ValueError, match="on_hallucination"):
         with_halguard(rag_chain(GOOD), detector=verifier, on_hallucination="shout")
-    with pytest.raises(InputTypeError, match="detector must be a halguard.Detector, got str"):
-        with_halguard(rag_chain(GOOD), detector="local")
+    with pytest.raises(InputTypeError, match="detector must be a halguard.Detector or a detector name, got int"):
+        with_halguard(rag_chain(GOOD), detector=3)
+    with pytest.raises(ValueError, match="unknown detector 'shout'"):
+        with_halguard(rag_chain(GOOD), detector="shout")
 
 
 def test_callers_output_is_not_mutated(verifier):

@@ -93,3 +93,37 @@ def test_middleware_takes_a_model_detector(tiny_models):
     detector = make_detector(f"spans:{tiny_models['spans-deberta-v2']}")
     state = agent(search_tool(), GOOD, middleware=[HalguardMiddleware(detector=detector)]).invoke(user())
     assert state["halguard"]["detector"] == detector.name
+
+
+def test_every_adapter_takes_a_detector_by_name(tiny_models):
+    from llama_index.core import Settings, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.llms import MockLLM
+
+    from langchain_halguard import HalguardMiddleware, with_halguard
+    from llamaindex_halguard import HalguardQueryEngine
+    from tests.jwst import GOOD, search_tool
+    from tests.test_langchain_guard import QUESTION, rag_chain
+    from tests.test_middleware import agent, user
+
+    nli, spans = f"nli:{tiny_models['nli-bert']}", f"spans:{tiny_models['spans-roberta']}"
+    assert with_halguard(rag_chain(GOOD), detector=nli).invoke(QUESTION)["halguard"].detector == nli
+    state = agent(search_tool(), GOOD, middleware=[HalguardMiddleware(detector=spans)]).invoke(user())
+    assert state["halguard"]["detector"] == spans
+    from llama_index.core import Document
+
+    Settings.embed_model = MockEmbedding(embed_dim=8)
+    index = VectorStoreIndex.from_documents([Document(text="JWST was launched in 2021.")])
+    engine = HalguardQueryEngine(index.as_query_engine(llm=MockLLM()), detector=nli)
+    assert engine.query("When was JWST launched?").metadata["halguard"]["detector"] == nli
+
+
+def test_a_missing_model_by_name_fails_when_the_guard_is_built():
+    from halguard.errors import ModelNotAvailableError
+    from langchain_halguard import HalguardMiddleware, with_halguard
+    from tests.test_langchain_guard import GOOD, rag_chain
+
+    with pytest.raises(ModelNotAvailableError, match="halguard-tests/absent"):
+        with_halguard(rag_chain(GOOD), detector="nli:halguard-tests/absent")
+    with pytest.raises(ModelNotAvailableError, match="halguard-tests/absent"):
+        HalguardMiddleware(detector="spans:halguard-tests/absent")

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from halguard.errors import InvalidInputError, ModelLoadError
+from halguard.errors import InvalidInputError, ModelLoadError, ModelNotAvailableError
 
 __all__ = ["ModelNotAvailableError", "check_model_folder", "load_pretrained", "offline", "resolve_model"]
 
@@ -41,11 +41,6 @@ _TRUE = ("1", "on", "yes", "true")
 # Modules that register halguard's own model types (its exported claim checker) with transformers; imported by
 # name when a model is loaded (they need torch, and they belong to the grounding layer that builds on this one).
 HALGUARD_MODEL_MODULES = ("halguard.grounding.meaning.hf_model",)
-
-
-class ModelNotAvailableError(ModelLoadError):
-    """The model is neither a folder here nor in the Hugging Face cache, and cannot be downloaded now (offline, or
-    the hub does not have it). The message names the model and how to fetch it."""
 
 
 def offline() -> bool:
