@@ -10,7 +10,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackMa
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableSerializable
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import ConfigurableFieldSpec
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, model_validator
 
 from halguard.api import default_detector, resolve_detector
 from halguard.consistency.sampling import ParaphraseConsistency
@@ -99,7 +99,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     bound: Runnable[Any, Any]
     """The chain to guard."""
     detector: Any = Field(default_factory=default_detector)
-    """A :class:`halguard.Detector` (default: the shared LocalVerifier)."""
+    """A :class:`halguard.Detector` or a detector name (``"nli:<model>"``; default: the shared LocalVerifier)."""
     question_key: str = "input"
     """Where the question is in a dict input (also the key a str input is wrapped under)."""
     context_key: str = "context"
@@ -163,18 +163,12 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 raise original from None
             raise
 
-    @field_validator("detector", mode="before")
-    @classmethod
-    def _named_detector(cls, value: Any) -> Any:
-        """A detector name (``"nli:<model>"``...) is built once, here; the field holds the detector."""
-        return resolve_detector(value) if isinstance(value, str) else value
-
     @model_validator(mode="after")
     def _check(self) -> RunnableWithHalguard:
         from langchain_halguard.providers import to_chat_model
 
         validate_policy(self.on_hallucination, self.on_unverified)
-        resolve_detector(self.detector)  # fail at construction, not at the first call
+        self.detector = resolve_detector(self.detector)  # a name is built now: fail at construction, not at a call
         if self.on_hallucination == "repair" and self.repairer is None:
             msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
             raise InvalidInputError(msg)

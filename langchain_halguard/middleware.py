@@ -82,7 +82,7 @@ class HalguardMiddleware(AgentMiddleware):
             state["halguard"]["label"]  # "supported", "hallucinated" or "unverified"
 
     Args:
-        detector: A halguard Detector (default: the shared LocalVerifier).
+        detector: A halguard Detector or a detector name ("nli:<model>"; default: the shared LocalVerifier).
         on_hallucination: ``"annotate" | "raise" | "fallback" | "filter" | "repair" | "end"``.
         on_unverified: ``"fail_open" | "fail_closed"``: whether an answer that could not be checked passes.
         fallback: The message that replaces a rejected answer (default: halguard's).

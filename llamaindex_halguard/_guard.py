@@ -22,7 +22,7 @@ class LlamaIndexGuard:
     """One guard's :class:`~halguard.guard.GuardCore`, fed from nodes and reporting through instrumentation.
 
     Args:
-        detector: A halguard Detector (default: the shared LocalVerifier).
+        detector: A halguard Detector or a detector name ("nli:<model>"; default: the shared LocalVerifier).
         on_hallucination: ``"annotate" | "raise" | "fallback" | "filter" | "repair"``.
         on_unverified: ``"fail_open" | "fail_closed"``.
         embedding_model: The index's embedding model, so nodes' stored vectors can be reused.
