@@ -21,6 +21,7 @@ from pathlib import Path
 from halguard.errors import ModelLoadError
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, _quiet_loading, default_model_path, torch_threads
 from halguard.text.segment import check_deadline
+from halguard.util.cache_budgets import MEANING_SCORES_BYTES
 from halguard.util.memo import BytesLRU
 
 __all__ = ["ClaimChecker", "MeaningScore", "WEIGHTS_DIR"]
@@ -28,7 +29,6 @@ __all__ = ["ClaimChecker", "MeaningScore", "WEIGHTS_DIR"]
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 # A span-head token at or above this P(unsupported) is part of a claim's unsupported span (even odds).
 SPAN_TOKEN_THRESHOLD = 0.5
-_CACHE_BYTES = 8 * 2**20
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,8 @@ class ClaimChecker:
         self._loaded: tuple | None = None
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # one forward pass at a time (torch modules, shared)
-        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(_CACHE_BYTES)
+        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(MEANING_SCORES_BYTES,
+                                                                                  name=f"{__name__}.ClaimChecker.scores")
         self.load_seconds = 0.0
 
     @classmethod
