@@ -18,7 +18,7 @@ from functools import wraps
 from typing import Any, Generic, TypeVar
 
 __all__ = ["BytesLRU", "CacheUsage", "cache_usage", "deep_entry_size", "deep_size_of", "entry_size", "memoize_text",
-           "size_of"]
+           "named_caches", "size_of"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -126,10 +126,14 @@ class CacheUsage:
 _named: weakref.WeakSet[BytesLRU] = weakref.WeakSet()
 
 
+def named_caches() -> list[BytesLRU]:
+    """The caches alive in this process that have a name (halguard's own all do), sorted by name."""
+    return sorted((c for c in list(_named) if c.name), key=lambda c: c.name)  # type: ignore[arg-type, return-value]
+
+
 def cache_usage() -> list[CacheUsage]:
-    """The named caches alive in this process (halguard's own are all named), sorted by name."""
-    return sorted((CacheUsage(c.name, c.bytes, len(c), c.max_bytes) for c in list(_named) if c.name),
-                  key=lambda u: u.name)
+    """What each of :func:`named_caches` holds now, sorted by name."""
+    return [CacheUsage(c.name, c.bytes, len(c), c.max_bytes) for c in named_caches()]  # type: ignore[arg-type]
 
 
 class BytesLRU(Generic[K, V]):
