@@ -1,7 +1,7 @@
 """Memory soak (issue 38): many checks with contexts never seen before; does the process's memory level off?
 
     HF_HUB_OFFLINE=1 python benchmarks/bench_memory_soak.py [--checks 5000] [--every 500] [--roles on|off]
-        [--meaning] [--seed 0] [--threads 1] [--trace] [--json-out F] [--md-out F]
+        [--meaning] [--seed 0] [--threads 1] [--budget-scale 1] [--trace] [--json-out F] [--md-out F]
 
 Each check is ``LocalVerifier().verify(answer, contexts)`` on a check from ``benchmarks/soak_text.py``: three to
 five passages of 150-400 words about made-up companies, people and towns, with a two-to-five-sentence answer, half
@@ -13,6 +13,10 @@ from ``/proc/self/statm``), the bytes and entries each halguard cache counts (``
 the stem memo's entries, and, with the role check on, the strings in spaCy's string store. "RSS - caches" is the
 RSS less every cache's counted bytes: what no budget accounts for. It prints a markdown table and writes it, with
 the JSON of every row, under ``benchmarks/results/`` (git-ignored), after every row (a stopped run keeps its rows).
+
+``--budget-scale F``: every cache's byte budget times F. At the defaults the embedding cache (256 MiB) fills only
+after ~5,000 such checks, so a 5,000-check soak sees RSS still rising as it fills; at 0.25 every cache fills
+within ~1,500 checks and the soak shows where RSS levels off.
 
 ``--trace``: also run ``tracemalloc`` and print, at each row, the ten source lines whose Python allocations grew
 most since the previous row, and the object types whose counts grew most (``gc.get_objects``). Slow (about 2x);
@@ -128,6 +132,9 @@ def main() -> None:
     ap.add_argument("--meaning", action="store_true", help="also run the meaning model")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    ap.add_argument("--budget-scale", type=float, default=1.0,
+                    help="multiply every cache's byte budget by this (default 1: halguard's defaults); below 1 the "
+                         "caches fill within fewer checks, to see RSS level off in a shorter soak")
     ap.add_argument("--trace", action="store_true", help="tracemalloc and object counts at each row (slow)")
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--md-out", type=Path)
@@ -141,11 +148,16 @@ def main() -> None:
     verifier = LocalVerifier(roles=args.roles == "on", meaning=args.meaning, num_threads=args.threads)
     warm = soak_check(args.seed, -1)
     verifier.verify(warm.answer, warm.contexts)  # models loaded, first allocations made: the baseline
+    from halguard.util.memo import named_caches
+
+    for cache in named_caches():  # every cache exists now (the embedder's are made with the shared embedder)
+        cache.max_bytes = int(cache.max_bytes * args.budget_scale)
     tracer = Tracer() if args.trace else None
     started = time.perf_counter()
     rows = [snapshot(0, started)]
     flagged = unverified = 0
-    tag = f"memory_soak_{args.checks}_roles-{args.roles}{'_meaning' if args.meaning else ''}"
+    tag = (f"memory_soak_{args.checks}_roles-{args.roles}{'_meaning' if args.meaning else ''}"
+           f"{f'_budgets-x{args.budget_scale:g}' if args.budget_scale != 1 else ''}")
     for i in range(args.checks):
         check = soak_check(args.seed, i)
         verdict = verifier.verify(check.answer, check.contexts)
@@ -157,6 +169,7 @@ def main() -> None:
             if tracer is not None:
                 print(tracer.report(), flush=True)
             result = {"checks": i + 1, "every": args.every, "roles": args.roles == "on", "meaning": args.meaning,
+                      "budget_scale": args.budget_scale,
                       "seed": args.seed, "torch_threads": args.threads, "changed_answers_flagged": flagged,
                       "unverified": unverified, "python": sys.version.split()[0], "cpus": os.cpu_count(),
                       "rows": rows}
