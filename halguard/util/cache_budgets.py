@@ -32,25 +32,25 @@ __all__ = [
 MIB = 2**20
 
 # Embeddings (and their texts) per LocalEmbedder (``cache_bytes`` overrides it): ~150,000 sentences of a typical
-# RAG context, a few thousand distinct contexts; the soak adds ~44 KiB a check (the candidate pass embeds only the
-# chunks it ranks best), so it holds the last ~6,000 checks' evidence. The largest budget: a context a process
+# RAG context, a few thousand distinct contexts; the soak adds ~48 KiB a check (the candidate pass embeds only the
+# chunks it ranks best), so it holds the last ~5,400 checks' evidence. The largest budget: a context a process
 # sees again (a popular document) is not embedded again, which is most of a repeat check's time.
 EMBEDDINGS_BYTES = 256 * MIB
 # Token windows of texts longer than the model's window (per LocalEmbedder): only over-long chunks are tokenized
 # ahead, so it fills slowly (the soak's chunks never need it).
 EMBEDDING_WINDOWS_BYTES = 16 * MIB
-# Chunks of the sources (halguard.text.contexts.chunk_source): ~65 KiB a check in the soak, the last ~1,000 checks.
+# Chunks of the sources (halguard.text.contexts.chunk_source): ~78 KiB a check in the soak, the last ~840 checks.
 CHUNKS_BYTES = 64 * MIB
-# Per-source stem sets, numbers and normalised word strings (halguard.grounding.signals.scope): ~53, 13 and
-# 16 KiB a check in the soak, so the word sets of the last ~1,200 checks' sources.
+# Per-source stem sets, numbers and normalised word strings (halguard.grounding.signals.scope): ~54, 14 and
+# 17 KiB a check in the soak, so the last ~1,200, ~1,200 and ~3,800 checks' sources.
 SOURCE_TERMS_BYTES = 64 * MIB
 SOURCE_NUMBERS_BYTES = 16 * MIB
 WORD_STRINGS_BYTES = 64 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can
 # be megabytes.
 RECORD_FIELDS_BYTES = 32 * MIB
-# The role check's frames per parsed text (halguard.grounding.roles.parse), counted every level down: ~66 KiB a
-# check in the soak, the last ~500 checks' parses (a parse costs ~20 ms a 1,000-character text).
+# The role check's frames per parsed text (halguard.grounding.roles.parse), counted every level down: ~77 KiB a
+# check in the soak, the last ~400 checks' parses (a parse costs ~20 ms a 1,000-character text).
 ROLE_FRAMES_BYTES = 32 * MIB
 # The meaning model's scores per (evidence, claim) pair: small values, keyed by the pair's texts.
 MEANING_SCORES_BYTES = 8 * MIB
@@ -59,6 +59,7 @@ RESPONSE_CACHE_BYTES = 64 * MIB
 RESPONSE_CACHE_ENTRIES = 10_000
 # The stem memo (halguard.text.lexical.stem): counted in words, each at most 40 characters (longer ones are
 # stemmed without being remembered). Full, it holds ~29 MiB of entries plus its keys (~40 MiB with the words;
-# tracemalloc, 200,000 words of 4-12 letters); the soak adds ~55 new words a check (its names and numbers).
+# tracemalloc, 200,000 words of 4-12 letters); the soak adds ~50 new words a check (its names and numbers), so it
+# is full after ~4,000 checks.
 STEM_MEMO_WORDS = 200_000
 STEM_MEMO_MAX_WORD_CHARS = 40
