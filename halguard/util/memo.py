@@ -141,7 +141,8 @@ class BytesLRU(Generic[K, V]):
     ``max_entries`` entries when that is given.
 
     An entry larger than the whole budget is not kept. ``sizer`` estimates an entry's bytes (default
-    :func:`entry_size`: the key's and the value's :func:`size_of` and what holding an entry costs the cache). A cache with a ``name`` is listed by :func:`cache_usage`.
+    :func:`entry_size`: the key's and the value's :func:`size_of` and what holding an entry costs the cache). A
+    cache with a ``name`` is listed by :func:`cache_usage`.
     """
 
     def __init__(self, max_bytes: int, *, max_entries: int | None = None,

@@ -55,8 +55,8 @@ class ClaimChecker:
         self._loaded: tuple | None = None
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # one forward pass at a time (torch modules, shared)
-        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(MEANING_SCORES_BYTES,
-                                                                                  name=f"{__name__}.ClaimChecker.scores")
+        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(
+            MEANING_SCORES_BYTES, name=f"{__name__}.ClaimChecker.scores")
         self.load_seconds = 0.0
 
     @classmethod
