@@ -156,10 +156,10 @@ def test_without_the_pipeline_the_check_is_absent_not_supportive(monkeypatch, ve
 
 
 def test_the_frame_cache_counts_every_level_of_what_it_holds():
-    from halguard.util.memo import deep_size_of, size_of
+    from halguard.util.memo import deep_entry_size, size_of
 
     parse._frames.cache.clear()
     frames = parsed_frames(NORTHWIND)
     held = parse._frames.cache.bytes
-    assert held == deep_size_of((NORTHWIND, frames))
+    assert held == deep_entry_size(NORTHWIND, frames)
     assert held > 5 * (size_of(NORTHWIND) + size_of(frames))  # a one-level count would let it hold ~10x its budget

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from halguard.errors import ModelLoadError
+from halguard.util.cache_budgets import EMBEDDING_WINDOWS_BYTES, EMBEDDINGS_BYTES
 from halguard.util.memo import BytesLRU
 from halguard.util.threads import torch_threads  # noqa: F401 - long importable from here
 
@@ -39,10 +40,9 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 # (RAGTruth, 151 vs 353 ms) and 0.44x (HaluEval, 48 vs 109 ms); idle, 1 thread took 1.20x of the default on
 # both files. Losing 20% when idle beats losing 2.3x under load.
 DEFAULT_NUM_THREADS = 1
-# Bytes of embeddings (and their texts) kept per embedder: 256 MiB is ~150,000 sentences of a typical RAG context,
-# a few thousand distinct contexts. Counted in bytes because a megabyte passage is a megabyte of key.
-DEFAULT_CACHE_BYTES = 256 * 2**20
-_FIT_CACHE_BYTES = 16 * 2**20  # token windows of texts longer than the model's window
+# Bytes of embeddings (and their texts) kept per embedder (halguard.util.cache_budgets, with its provenance).
+DEFAULT_CACHE_BYTES = EMBEDDINGS_BYTES
+_CACHE_NAME = f"{__name__}.LocalEmbedder"  # the caches' names in util.memo.cache_usage()
 
 
 def same_model(name: str | None, model_name: str) -> bool:
@@ -128,8 +128,9 @@ class LocalEmbedder:
         self._load_lock = threading.Lock()
         # torch modules are not documented as safe for concurrent forward passes: one encode at a time.
         self._encode_lock = threading.Lock()
-        self._cache: BytesLRU[str, np.ndarray] = BytesLRU(cache_bytes)
-        self._fit_cache: BytesLRU[str, list[tuple[int, int]] | None] = BytesLRU(_FIT_CACHE_BYTES)
+        self._cache: BytesLRU[str, np.ndarray] = BytesLRU(cache_bytes, name=f"{_CACHE_NAME}.embeddings")
+        self._fit_cache: BytesLRU[str, list[tuple[int, int]] | None] = BytesLRU(EMBEDDING_WINDOWS_BYTES,
+                                                                                   name=f"{_CACHE_NAME}.fit")
 
     @classmethod
     def shared(cls, model_path: str | Path | None = None, *, device: str | None = None) -> LocalEmbedder:
@@ -289,6 +290,10 @@ class LocalEmbedder:
             stats.batches = (len(todo) + batch_size - 1) // batch_size
             vecs = np.asarray(vecs, dtype=np.float32)
             for t, vec in zip(todo, vecs):
+                # A row of sentence-transformers' output is a view of its whole batch (and of the torch tensor
+                # under it): cached as it is, one row kept eight rows alive, past the byte count and past the
+                # eviction of the others. Each row is kept as its own array.
+                vec = vec.copy()
                 for i in missing[t]:
                     out[i] = vec
                 self._cache.set(t, vec)

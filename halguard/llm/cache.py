@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from halguard.util.cache_budgets import RESPONSE_CACHE_BYTES, RESPONSE_CACHE_ENTRIES
 from halguard.util.files import private_dir, read_private, write_private
 from halguard.util.memo import BytesLRU
 from halguard.util.safejson import loads
@@ -36,6 +37,7 @@ __all__ = ["ResponseCache"]
 CACHE_VERSION = "halguard-cache-v1"
 _FOLDER = "halguard-cache-v1"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+_CACHE_NAME = f"{__name__}.ResponseCache"  # its name in util.memo.cache_usage()
 # An entry file is {"value": reply} as JSON: at most 6 bytes per character of the reply (a control character
 # escaped as \u00XX; UTF-8 needs at most 4) plus the wrapper. A file larger than that for a reply of max_bytes
 # characters holds nothing this cache could remember, so it is not read.
@@ -62,8 +64,8 @@ class ResponseCache:
             writable by group or others (planted replies would be read as hits).
     """
 
-    def __init__(self, path: str | Path | None = None, *, max_entries: int = 10_000,
-                 max_bytes: int = 64 * 2**20) -> None:
+    def __init__(self, path: str | Path | None = None, *, max_entries: int = RESPONSE_CACHE_ENTRIES,
+                 max_bytes: int = RESPONSE_CACHE_BYTES) -> None:
         require_positive_int("max_entries", max_entries)
         require_positive_int("max_bytes", max_bytes)
         self.path = Path(path) / _FOLDER if path is not None else None
@@ -72,7 +74,8 @@ class ResponseCache:
             private_dir(self.path, what="cache folder")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
-        self._memory: BytesLRU[str, str] = BytesLRU(max_bytes, max_entries=max_entries, sizer=_text_bytes)
+        self._memory: BytesLRU[str, str] = BytesLRU(max_bytes, max_entries=max_entries, sizer=_text_bytes,
+                                                    name=_CACHE_NAME)
         self._lock = threading.Lock()  # guards the hit and miss counters
         self.hits = 0
         self.misses = 0
@@ -137,7 +140,8 @@ class ResponseCache:
     def __setstate__(self, state: dict[str, Any]) -> None:
         entries = state.pop("_memory")
         self.__dict__.update(state)
-        self._memory = BytesLRU(self.max_bytes, max_entries=self.max_entries, sizer=_text_bytes)
+        self._memory = BytesLRU(self.max_bytes, max_entries=self.max_entries, sizer=_text_bytes,
+                                name=_CACHE_NAME)
         for key, value in entries:
             self._memory.set(key, value)
         self._lock = threading.Lock()

@@ -25,6 +25,7 @@ from typing import Any
 from halguard.errors import InvalidInputError
 from halguard.models.labels import LabelMap, label_map
 from halguard.text.segment import check_deadline
+from halguard.util.cache_budgets import MEANING_SCORES_BYTES
 from halguard.util.memo import BytesLRU
 
 __all__ = ["DEFAULT_BATCH_SIZE", "SPAN_TOKEN_THRESHOLD", "WINDOW_OVERLAP", "EntailmentScorer", "MeaningScore",
@@ -40,7 +41,6 @@ WINDOW_OVERLAP = 0.25
 DEFAULT_BATCH_SIZE = 8
 # The window when neither the caller nor the model's config names one (most NLI cross-encoders read 512 pieces).
 DEFAULT_MAX_LENGTH = 512
-_CACHE_BYTES = 8 * 2**20
 _DEVICES = ("cpu", "cuda", "mps")
 _OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert")
 
@@ -144,7 +144,8 @@ class EntailmentScorer:
         self.model = _int8(model) if use_int8 else model
         self.int8 = use_int8 and self.model is not model
         self._run_lock = threading.Lock()
-        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(_CACHE_BYTES)
+        self._cache: BytesLRU[tuple[str, str], MeaningScore] = BytesLRU(
+            MEANING_SCORES_BYTES, name=f"{__name__}.EntailmentScorer.scores")
         self.load_seconds = 0.0
         EntailmentScorer._instances.add(self)
 

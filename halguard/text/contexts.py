@@ -9,6 +9,7 @@ from typing import Any, Union
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.text.segment import split_sentences
+from halguard.util.cache_budgets import CHUNKS_BYTES
 from halguard.util.memo import BytesLRU
 
 __all__ = ["Chunk", "ContextInput", "Source", "chunk_source", "normalize_contexts", "split_long_span"]
@@ -135,8 +136,8 @@ class Chunk:
     text: str
 
 
-# Chunks of the sources seen lately, bounded by bytes (texts and chunks are both counted).
-_cache: BytesLRU[tuple[str, int, int], tuple[Chunk, ...]] = BytesLRU(64 * 2**20)
+# Chunks of the sources seen lately, bounded by bytes (texts and chunks are both counted; util.cache_budgets).
+_cache: BytesLRU[tuple[str, int, int], tuple[Chunk, ...]] = BytesLRU(CHUNKS_BYTES, name=f"{__name__}.chunk_source")
 
 
 def split_long_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.number_words import is_number_word, word_numbers
+from halguard.util.cache_budgets import STEM_MEMO_MAX_WORD_CHARS, STEM_MEMO_WORDS
 
 __all__ = [
     "NumberMention",
@@ -81,12 +82,13 @@ def stem(word: str) -> str:
     Words of ordinary length are memoised; a "word" longer than 40 characters (a hash, minified data) is stemmed
     without being remembered, so the memo's 200,000 entries stay small.
     """
-    return _stem_memo(word) if len(word) <= 40 else _stem(word)
+    return _stem_memo(word) if len(word) <= STEM_MEMO_MAX_WORD_CHARS else _stem(word)
 
 
-# functools, not util.memo.BytesLRU: words here are at most 40 characters, so 200,000 entries bound the memo
-# at about 50 MB, and stemming is the hottest call of a check (a C-level cache with no lock and no size estimate).
-@lru_cache(maxsize=200_000)
+# functools, not util.memo.BytesLRU: words here are at most 40 characters, so a count bounds the memo's bytes
+# (util.cache_budgets), and stemming is the hottest call of a check (a C-level cache with no lock and no size
+# estimate).
+@lru_cache(maxsize=STEM_MEMO_WORDS)
 def _stem_memo(word: str) -> str:
     return _stem(word)
 

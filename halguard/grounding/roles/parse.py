@@ -15,7 +15,8 @@ import threading
 from typing import Any
 
 from halguard.grounding.roles.frames import Frame, frames_of
-from halguard.util.memo import deep_size_of, memoize_text
+from halguard.util.cache_budgets import ROLE_FRAMES_BYTES
+from halguard.util.memo import deep_entry_size, memoize_text
 
 __all__ = ["MAX_PARSE_CHARS", "available", "parsed_frames"]
 
@@ -25,6 +26,7 @@ MAX_PARSE_CHARS = 1000
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
+_parse_lock = threading.Lock()
 _nlp: Any = None
 _missing = False
 
@@ -52,12 +54,18 @@ def available() -> bool:
 
 
 # Counted every level down: a 500-character chunk's frames hold about 24 KB, nine times what a one-level count sees.
-@memoize_text(32 * 2**20, sizer=lambda text, frames: deep_size_of((text, frames)))
+@memoize_text(ROLE_FRAMES_BYTES, sizer=deep_entry_size)
 def _frames(text: str) -> tuple[Frame, ...]:
     nlp = _pipeline()
     if nlp is None:
         return ()
-    return tuple(frames_of(nlp(text)))
+    # spaCy keeps every new word a parse meets (its string store, lexemes and tokenizer cache) for the life of the
+    # pipeline: in a long-running process, every name and number of every fresh context, never freed. In a
+    # memory zone what the parse added is freed when it ends, so the frames (plain Python values) are read inside
+    # it. A zone is process-wide (a parse in another thread would have its words freed under it), and zones must
+    # not nest: one parse at a time.
+    with _parse_lock, nlp.memory_zone():
+        return tuple(frames_of(nlp(text)))
 
 
 def parsed_frames(text: str) -> tuple[Frame, ...] | None:

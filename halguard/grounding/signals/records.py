@@ -14,6 +14,7 @@ import re
 
 from halguard.text.lexical import NEGATION_CUES, has_negation
 from halguard.util import safejson
+from halguard.util.cache_budgets import RECORD_FIELDS_BYTES
 from halguard.util.memo import memoize_text
 
 __all__ = ["absent_features", "absent_feature_mentions"]
@@ -73,12 +74,23 @@ def _clause(text: str, start: int, end: int, breaks: list[tuple[int, int]], ends
     return text[left:right]
 
 
-@memoize_text(32 * 2**20)  # bounded by bytes: a record can be megabytes
+_LEADING_SPACE = re.compile(r"\s*")
+
+
 def absent_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
-    stripped = text.strip()
-    if not stripped.startswith(("{", "[")) or len(stripped) > _MAX_RECORD_CHARS:
+    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
+    if text[first : first + 1] not in ("{", "["):  # prose: nothing to read, and nothing to remember
         return frozenset()
+    stripped = text.strip()
+    if len(stripped) > _MAX_RECORD_CHARS:
+        return frozenset()
+    return _record_absent_features(stripped)
+
+
+# Only texts that open like JSON are remembered: a cache of every prose passage's empty answer held the passages.
+@memoize_text(RECORD_FIELDS_BYTES)  # bounded by bytes: a record can be megabytes
+def _record_absent_features(stripped: str) -> frozenset[str]:
     try:
         record = safejson.loads(stripped)
     except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record

@@ -10,19 +10,20 @@ from halguard.grounding.signals.records import absent_features
 from halguard.text.contexts import Source
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import number_values, term_set
+from halguard.util.cache_budgets import SOURCE_NUMBERS_BYTES, SOURCE_TERMS_BYTES, WORD_STRINGS_BYTES
 from halguard.util.memo import memoize_text
 
 __all__ = ["Scope", "scope_of", "word_string"]
 
 
-# Per-source memos, bounded by bytes (a megabyte passage is a megabyte of key): 64 MiB holds the word sets of
-# a few hundred typical RAG contexts, so passages a process sees again are not re-read.
-@memoize_text(64 * 2**20)
+# Per-source memos, bounded by bytes (a megabyte passage is a megabyte of key; budgets in util.cache_budgets), so
+# passages a process sees again are not re-read.
+@memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
     return frozenset(term_set(text))
 
 
-@memoize_text(16 * 2**20)
+@memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(_numbers(text))
 
@@ -35,7 +36,7 @@ def _numbers(text: str) -> set[float]:
 _WORDS = re.compile(r"[^\W_]+")
 
 
-@memoize_text(64 * 2**20)
+@memoize_text(WORD_STRINGS_BYTES)
 def word_string(text: str) -> str:
     """The text's words, lower-cased and joined by single spaces, padded: for word-for-word matching."""
     return " " + " ".join(m.lower() for m in _WORDS.findall(text)) + " "
