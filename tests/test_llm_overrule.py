@@ -224,6 +224,17 @@ def test_grounding_judge_async_twin_never_passes_a_fabrication(answer):
     assert_overruled(v, named)
 
 
+@pytest.mark.parametrize("contexts", [[], ["\u200b\u200b", "  \u00ad\n"], [""]])
+def test_grounding_judge_with_nothing_to_read_is_not_asked(contexts):
+    # No visible passage: an obedient judge would say yes to anything, so it is never asked.
+    model = Steered()
+    judge = GroundingJudge(chat(model))
+    for v in (judge.verify("It was signed.", contexts), asyncio.run(judge.averify("It was signed.", contexts))):
+        assert v.label == "unverified" and v.errors[0].code == "no_context"
+    assert judge.verify(" ", CONTEXT).errors[0].code == "empty_answer"
+    assert model.steps == []  # no call was made
+
+
 @pytest.mark.parametrize("answer", FAITHFUL)
 def test_grounding_judge_keeps_a_faithful_answer_supported(answer):
     model = Steered()

@@ -338,3 +338,20 @@ def test_detector_names():
     for bad in ("nli:", "spans: ", "hhem", None):
         with pytest.raises(InvalidInputError, match="unknown detector"):
             check_detector_name(bad)
+
+
+def test_a_span_models_supported_does_not_stand_against_the_rules(tiny_models):
+    # threshold 1.0: this random model marks nothing, so every verdict it gives on its own is "supported".
+    det = SpanDetector(tiny_models["spans-bert"], threshold=1.0, weak_threshold=1.0)
+    context = ["The treaty was signed in 1803 in Paris."]
+    assert det.verify("The treaty was signed in 1803 in Paris.", context).label == "supported"
+    changed = det.verify("The treaty was signed in 1850 in Paris.", context)
+    assert changed.label == "hallucinated" and changed.errors[-1].code == "llm_overruled"
+    assert any(s.text == "1850" for s in changed.spans)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b", "\u00ad \u200d\n\u2060", "\ufeff"])
+def test_invisible_contexts_are_no_context_for_model_detectors(tiny_models, invisible):
+    for det in (SpanDetector(tiny_models["spans-bert"]), make_detector(f"nli:{tiny_models['nli-bert']}")):
+        verdict = det.verify("The treaty was signed in 1803.", [invisible, invisible])
+        assert verdict.label == "unverified" and verdict.errors[0].code == "no_context"

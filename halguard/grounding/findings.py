@@ -25,16 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from halguard.errors import InputTypeError
 from halguard.grounding.candidates import lexical_ranker
-from halguard.grounding.job import Limits, Unverifiable, read_sources
+from halguard.grounding.job import Limits, Unverifiable, read_inputs, read_sources
 from halguard.grounding.scoring import DEFAULT_WEIGHTS
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.scope import scope_of
 from halguard.schema import ClaimStatus, ClaimVerdict, UnsupportedSpan, Verdict, VerdictError
 from halguard.text.claims import Claim, extract_claims
-from halguard.text.contexts import Source, chunk_source, normalize_contexts
+from halguard.text.contexts import Source, chunk_source
 from halguard.text.normalize import FoldedTooLong, Normalized, normalize_text
 from halguard.text.segment import BudgetExceeded
 
@@ -118,13 +117,7 @@ def deterministic_findings(answer: str, contexts: Any, *, question: str | None =
     Raises:
         InputTypeError: ``answer`` is not a str, ``question`` not a str or None, or a context has a bad type.
     """
-    if not isinstance(answer, str):
-        msg = f"answer must be a str, got {type(answer).__name__}"
-        raise InputTypeError(msg)
-    if question is not None and not isinstance(question, str):
-        msg = f"question must be a str or None, got {type(question).__name__}"
-        raise InputTypeError(msg)
-    sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
+    sources = read_inputs(answer, contexts, question)
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     try:
         return Findings(tuple(_find(answer, sources, question, deadline)))

@@ -17,12 +17,12 @@ from halguard.grounding.signals.scope import Scope, scope_of
 from halguard.schema import SkippedSentence, SkippedSource, Verdict
 from halguard.text.claims import Claim, extract_claims
 from halguard.text.contexts import Chunk, Source, chunk_source, normalize_contexts, split_long_span
-from halguard.text.normalize import FoldedTooLong, Normalized, normalize_text
+from halguard.text.normalize import FoldedTooLong, Normalized, is_blank, normalize_text
 from halguard.text.script import is_mostly_latin, looks_binary
 from halguard.text.segment import BudgetExceeded, check_deadline
 from halguard.util.safejson import MAX_JSON_DEPTH, json_depth
 
-__all__ = ["Job", "Limits", "Unverifiable", "prepare", "read_sources", "restore_offsets"]
+__all__ = ["Job", "Limits", "Unverifiable", "prepare", "read_inputs", "read_sources", "restore_offsets"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,22 @@ class Job:
     skipped_sources: list[SkippedSource] = field(default_factory=list)  # passages that could not be read
 
 
+def read_inputs(answer: Any, contexts: Any, question: Any) -> list[Source]:
+    """The caller's passages (blank ones dropped: only whitespace and invisible format characters), once the answer
+    is a str and the question a str or None.
+
+    Raises:
+        InputTypeError: the answer is not a str, the question not a str or None, or a context has a bad type.
+    """
+    if not isinstance(answer, str):
+        msg = f"answer must be a str, got {type(answer).__name__}"
+        raise InputTypeError(msg)
+    if question is not None and not isinstance(question, str):
+        msg = f"question must be a str or None, got {type(question).__name__}"
+        raise InputTypeError(msg)
+    return [s for s in normalize_contexts(contexts) if not is_blank(s.text)]
+
+
 def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedder: LocalEmbedder,
             deadline: float | None = None) -> Job:
     """Check the input and prepare one answer.
@@ -76,13 +92,7 @@ def prepare(answer: Any, contexts: Any, question: Any, *, limits: Limits, embedd
             too much context, no checkable claim).
         BudgetExceeded: the deadline passed.
     """
-    if not isinstance(answer, str):
-        msg = f"answer must be a str, got {type(answer).__name__}"
-        raise InputTypeError(msg)
-    if question is not None and not isinstance(question, str):
-        msg = f"question must be a str or None, got {type(question).__name__}"
-        raise InputTypeError(msg)
-    sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
+    sources = read_inputs(answer, contexts, question)
     _check_sizes(answer, question, sources, limits)
     # The checks read normalised text (no zero-width characters, compatibility forms folded); restore_offsets puts
     # every offset back on the caller's text. The size limits hold for the folded text too.

@@ -24,13 +24,14 @@ from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError, ModelLoadError
 from halguard.grounding.calibration import Calibration
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, torch_threads
+from halguard.grounding.findings import deterministic_findings, overrule
+from halguard.grounding.job import read_inputs
 from halguard.grounding.profile import answer_profile
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
 from halguard.grounding.verifier import DEFAULT_MAX_QUESTION_CHARS, DEFAULT_TIME_BUDGET_S
 from halguard.models.entailment import check_device
 from halguard.models.labels import _role
 from halguard.schema import ClaimStatus, ClaimVerdict, UnsupportedSpan, Verdict
-from halguard.text.contexts import normalize_contexts
 from halguard.text.segment import BudgetExceeded, check_deadline, split_sentences
 from halguard.util.options import require_positive_int, require_positive_number
 
@@ -177,13 +178,7 @@ class SpanDetector(Detector):
             InputTypeError: The answer is not a str, the question not a str or None, or a context has a bad type.
         """
         started = time.perf_counter()
-        if not isinstance(answer, str):
-            msg = f"answer must be a str, got {type(answer).__name__}"
-            raise InputTypeError(msg)
-        if question is not None and not isinstance(question, str):
-            msg = f"question must be a str or None, got {type(question).__name__}"
-            raise InputTypeError(msg)
-        sources = [s for s in normalize_contexts(contexts) if s.text.strip()]
+        sources = read_inputs(answer, contexts, question)
         verdict = self._check(answer, sources, question, started)
         verdict.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         return verdict
@@ -214,7 +209,14 @@ class SpanDetector(Detector):
             raise
         except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
             return self._unverified("internal_error", f"the span model failed: {type(exc).__name__}: {exc}")
-        return self._verdict(answer, [s.text for s in sources], question, risks)
+        verdict = self._verdict(answer, [s.text for s in sources], question, risks)
+        if verdict.label != "supported":
+            return verdict
+        # A model's "supported" does not stand against the rules: a name or number the passages lack or state
+        # otherwise is flagged whatever the span model marked (halguard.grounding.findings).
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return overrule(verdict, deterministic_findings(answer, sources, question=question, time_budget_s=left),
+                        step=self.name)
 
     # -- the model's reading ------------------------------------------------------------------------------------
 

@@ -20,13 +20,14 @@ import time
 from typing import Any
 
 from halguard.detector import Detector
-from halguard.errors import InputTypeError, ProviderError
+from halguard.errors import ProviderError
 from halguard.grounding.findings import Findings, deterministic_findings, overrule
+from halguard.grounding.job import read_inputs
 from halguard.llm.envelope import Envelope, bind_cache
 from halguard.llm.providers import ChatModel, ChatReply, UsageMeter, as_chat_model
 from halguard.llm.yesno import read_yes_no, verdict_reply
 from halguard.schema import ClaimStatus, ClaimVerdict, Usage, Verdict, VerdictError
-from halguard.text.contexts import normalize_contexts
+from halguard.text.contexts import Source
 from halguard.util.options import require_fraction, require_positive_int
 
 __all__ = ["GROUNDING_PROMPT", "GroundingJudge"]
@@ -65,13 +66,20 @@ class GroundingJudge(Detector):
     def name(self) -> str:  # type: ignore[override]
         return f"llm-judge:{self.chat.name}"
 
-    def _messages(self, answer: str, contexts: Any, question: str | None,
+    def _unusable(self, answer: str, sources: list[Source]) -> Verdict | None:
+        """Nothing to ask the judge (an empty answer, no visible passage): ``unverified``, and no call is made."""
+        if not answer.strip():
+            return Verdict.unverified("empty_answer", "the answer is empty; there is nothing to check",
+                                      detector=self.name, threshold=self.threshold)
+        if not sources:
+            return Verdict.unverified("no_context", "no retrieved context to check the answer against",
+                                      detector=self.name, threshold=self.threshold)
+        return None
+
+    def _messages(self, answer: str, sources: list[Source], question: str | None,
                   envelope: Envelope) -> tuple[list[dict[str, str]], bool]:
-        if not isinstance(answer, str):
-            msg = f"answer must be a str, got {type(answer).__name__}"
-            raise InputTypeError(msg)
         passages, used, cut = [], 0, False
-        for src in normalize_contexts(contexts):
+        for src in sources:
             room = self.max_context_chars - used
             if room <= 0:
                 cut = True
@@ -120,19 +128,27 @@ class GroundingJudge(Detector):
 
     def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
         t0, meter, envelope = time.perf_counter(), UsageMeter(), Envelope.new()  # a fresh boundary and nonce per call
-        messages, cut = self._messages(answer, contexts, question, envelope)
+        sources = read_inputs(answer, contexts, question)
+        unusable = self._unusable(answer, sources)
+        if unusable is not None:
+            return unusable
+        messages, cut = self._messages(answer, sources, question, envelope)
         try:
             reply = self.chat.chat(messages, meter=meter, top_logprobs=self.top_logprobs,
                                    cache=bind_cache(self.chat.cache, envelope))
         except ProviderError as exc:
             return self._verdict(answer, None, str(exc), meter, cut, t0, envelope.nonce)
         verdict = self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
-        found = deterministic_findings(answer, contexts, question=question) if verdict.is_supported else None
+        found = deterministic_findings(answer, sources, question=question) if verdict.is_supported else None
         return self._overruled(verdict, found, t0)
 
     async def averify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
         t0, meter, envelope = time.perf_counter(), UsageMeter(), Envelope.new()
-        messages, cut = self._messages(answer, contexts, question, envelope)
+        sources = read_inputs(answer, contexts, question)
+        unusable = self._unusable(answer, sources)
+        if unusable is not None:
+            return unusable
+        messages, cut = self._messages(answer, sources, question, envelope)
         try:
             reply = await self.chat.achat(messages, meter=meter, top_logprobs=self.top_logprobs,
                                           cache=bind_cache(self.chat.cache, envelope))
@@ -140,6 +156,6 @@ class GroundingJudge(Detector):
             return self._verdict(answer, None, str(exc), meter, cut, t0, envelope.nonce)
         verdict = self._verdict(answer, reply, None, meter, cut, t0, envelope.nonce)
         # The rules are CPU work: off the event loop.
-        found = (await asyncio.to_thread(deterministic_findings, answer, contexts, question=question)
+        found = (await asyncio.to_thread(deterministic_findings, answer, sources, question=question)
                  if verdict.is_supported else None)
         return self._overruled(verdict, found, t0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["FoldedTooLong", "Normalized", "normalize_text"]
+__all__ = ["FoldedTooLong", "Normalized", "is_blank", "normalize_text"]
 
 # The format (Cf) characters of Unicode 14 (Python 3.11's unicodedata), as ranges: a table, because scanning
 # every code point for its category at first use took 0.3 s. A format character added by a later Unicode
@@ -25,6 +25,12 @@ _FORMAT_RANGES = (
 _FORMAT = re.compile("[" + "".join(
     re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _FORMAT_RANGES
 ) + "]")
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only whitespace and format characters (zero-width spaces, soft hyphens,
+    bidirectional marks, tags), which the checks remove. Linear in the text."""
+    return not text.strip() or (not text.isascii() and not _FORMAT.sub("", text).strip())
 
 
 class FoldedTooLong(ValueError):
