@@ -16,7 +16,7 @@ from halguard.detector import Detector
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.schema import Verdict
 
-__all__ = ["BAD_INPUT", "acheck_answer", "check_answer", "internal_error"]
+__all__ = ["BAD_INPUT", "acheck_answer", "check_answer", "internal_error", "log_failure"]
 
 logger = logging.getLogger("halguard.guard")
 
@@ -25,9 +25,16 @@ BAD_INPUT = (InvalidInputError, InputTypeError)
 _MESSAGE_CHARS = 200  # an exception's text can be anything (a whole prompt): the verdict keeps its start
 
 
+def log_failure(log: logging.Logger, what: str, exc: BaseException, *, level: int = logging.WARNING) -> None:
+    """Log that ``what`` failed with ``exc``: its type at ``level``, its text and traceback at DEBUG only, since an
+    exception's text can quote the answer, the question or a passage (docs/guarantees.md, "Files and logs")."""
+    log.log(level, "%s failed: %s (details at DEBUG)", what, type(exc).__name__)
+    log.debug("%s failed", what, exc_info=exc)
+
+
 def internal_error(detector: Detector, exc: BaseException, *, what: str = "the check") -> Verdict:
     """The verdict for a check that failed inside halguard: ``unverified`` with the code ``internal_error``."""
-    logger.warning("halguard %s failed: %s: %s", what, type(exc).__name__, exc)
+    log_failure(logger, f"halguard {what}", exc)
     return Verdict.unverified(
         "internal_error",
         f"{what} failed: {type(exc).__name__}: {str(exc)[:_MESSAGE_CHARS]}",

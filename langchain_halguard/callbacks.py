@@ -21,6 +21,7 @@ from langchain_core.tracers.schemas import Run
 
 from halguard.api import resolve_detector
 from halguard.detector import Detector
+from halguard.failures import log_failure
 from halguard.schema import RequestInfo, Verdict
 from halguard.util.files import append_private
 from halguard.util.options import require_positive_int
@@ -161,8 +162,8 @@ class HalguardCallbackHandler(BaseTracer):
             if found is not None:
                 try:
                     self._record(run, *found, self.detector.verify(found[1], found[2], question=found[0]))
-                except Exception:  # an observer must never break the chain it observes
-                    logger.exception("halguard could not verify run %s", run.id)
+                except Exception as exc:  # an observer must never break the chain it observes
+                    log_failure(logger, f"halguard verifying run {run.id}", exc, level=logging.ERROR)
         return run
 
     async def _aend_chain(self, outputs: dict[str, Any], *, run_id: UUID, inputs: dict[str, Any] | None = None,
@@ -173,8 +174,8 @@ class HalguardCallbackHandler(BaseTracer):
             if found is not None:
                 try:
                     self._record(run, *found, await self.detector.averify(found[1], found[2], question=found[0]))
-                except Exception:
-                    logger.exception("halguard could not verify run %s", run.id)
+                except Exception as exc:
+                    log_failure(logger, f"halguard verifying run {run.id}", exc, level=logging.ERROR)
 
     on_chain_end = _SyncOrAsync("_end_chain", "_aend_chain")  # type: ignore[assignment]
 

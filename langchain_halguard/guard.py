@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from halguard.api import default_detector, resolve_detector
 from halguard.consistency.sampling import ParaphraseConsistency
-from halguard.errors import HalguardError, InvalidInputError
+from halguard.errors import HalguardError, InvalidInputError, verdict_summary
 from halguard.guard import GuardCore
 from halguard.policy import validate_policy
 from halguard.schema import Verdict
@@ -431,8 +431,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     def _report(self, verdict: Verdict) -> None:
         _tag_langsmith_run(verdict)
         if verdict.label != "supported":
-            logger.info("halguard verdict %s (score %s): %s", verdict.label, verdict.score,
-                        [e.code for e in verdict.errors] or [c.text for c in verdict.flagged_claims])
+            logger.info("halguard verdict %s: %s", verdict.label, verdict_summary(verdict))  # positions, codes: no text
 
 
 

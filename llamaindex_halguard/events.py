@@ -17,6 +17,7 @@ from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.instrumentation.events.synthesis import SynthesizeEndEvent
 
 from halguard.api import resolve_detector
+from halguard.failures import log_failure
 from halguard.guard import GuardCore
 from halguard.schema import METADATA_KEY, RequestInfo, Verdict
 from halguard.util.files import append_private
@@ -120,8 +121,8 @@ class HalguardEventHandler(BaseEventHandler):
                                accumulated=_accumulating_span(event.span_id))
             elif isinstance(event, QueryEndEvent):
                 self._query_end(event)
-        except Exception:  # an observer must never break the query it observes
-            logger.exception("halguard could not verify the answer in span %s", event.span_id)
+        except Exception as exc:  # an observer must never break the query it observes
+            log_failure(logger, f"halguard verifying the answer in span {event.span_id}", exc, level=logging.ERROR)
 
     def _guard_verdict(self, event: HalguardVerdictEvent) -> None:
         request = event.verdict.get("request") or {}

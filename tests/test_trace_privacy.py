@@ -316,3 +316,30 @@ def test_a_verdict_with_text_in_its_error_messages_is_described_by_codes():
 
     verdict = Verdict.unverified("provider_error", f"the provider said: {ANSWER}", detector="x", threshold=0.5)
     assert verdict_summary(verdict) == "not checked: provider_error"
+
+
+# -- logs ------------------------------------------------------------------------------------------------------
+
+def test_logs_above_debug_hold_no_text(caplog):
+    """A flagged verdict and a check that fails quoting its input are logged as labels, codes, positions and types."""
+    import logging
+
+    from halguard import Detector, LocalVerifier
+    from halguard.failures import check_answer
+    from langchain_core.runnables import RunnableLambda
+
+    from langchain_halguard import with_halguard
+
+    class Quoting(Detector):
+        def verify(self, answer, contexts, *, question=None):
+            msg = f"cannot read {answer!r} against {contexts!r}"
+            raise RuntimeError(msg)
+
+    answer, context = "Zorblax opened the Quenvale bridge in 1850.", "Zorblax opened the Quenvale bridge in 1803."
+    chain = RunnableLambda(lambda q: {"input": q, "context": [context], "answer": answer})
+    with caplog.at_level(logging.INFO):
+        with_halguard(chain, detector=LocalVerifier()).invoke("Who opened it?")
+        check_answer(Quoting(), answer, [context])
+    shown = [r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG]
+    assert any("hallucinated" in m for m in shown) and any("RuntimeError" in m for m in shown)
+    assert not any(word in m for m in shown for word in ("Zorblax", "Quenvale", "1850"))

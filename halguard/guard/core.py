@@ -19,7 +19,7 @@ from halguard.api import resolve_detector
 from halguard.combine import combine_verdicts, unsampled
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InvalidInputError
-from halguard.failures import acheck_answer, check_answer
+from halguard.failures import acheck_answer, check_answer, log_failure
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import CheckPurpose, FallbackAnswer, GuardHooks, GuardRequest
 from halguard.policy import (
@@ -96,8 +96,8 @@ class _BaseGuardCore:
             return
         try:
             self.on_verdict(verdict)
-        except Exception:  # noqa: BLE001
-            logger.exception("halguard on_verdict callback failed")
+        except Exception as exc:  # noqa: BLE001
+            log_failure(logger, "halguard's on_verdict callback", exc, level=logging.ERROR)
 
     def decide(self, verdict: Verdict, request: GuardRequest, *, fallback_source: bool) -> GuardDecision:
         """The policy's decision; for ``raise`` (and rather than change a structured answer's type) it raises,
