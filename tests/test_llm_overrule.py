@@ -198,10 +198,9 @@ def test_overrule_leaves_every_other_verdict_alone():
 # -- the grounding judge ------------------------------------------------------------------------------------------
 
 
-# "Yes." followed by the note is a two-sentence answer, whose "Yes." the claim split skips as too short to carry a
-# fact (the local verifier flags the note sentence on its words, not on a finding): left out, see the report.
-@pytest.mark.parametrize(("answer", "where"), [(a, w) for a in FABRICATED for w in ("passage", "answer", "question")
-                                               if (a, w) != ("Yes.", "answer")])
+# "Yes." followed by the note is a two-sentence answer whose "Yes." the claim split skips as too short: the rules
+# still read it with the question (findings._skipped_affirmations).
+@pytest.mark.parametrize(("answer", "where"), [(a, w) for a in FABRICATED for w in ("passage", "answer", "question")])
 def test_grounding_judge_never_passes_a_fabrication_an_obedient_judge_calls_supported(answer, where):
     question, named = FABRICATED[answer]
     model = Steered()
@@ -222,6 +221,15 @@ def test_grounding_judge_async_twin_never_passes_a_fabrication(answer):
     v = asyncio.run(GroundingJudge(chat(model)).averify(answer, CONTEXT, question=question))
     assert model.steered == 1
     assert_overruled(v, named)
+
+
+@pytest.mark.parametrize(("answer", "question"), [
+    ("Yes. It was signed in Paris in 1803.", "Was the treaty signed in Paris?"),
+    ("Yes. Thanks for asking.", "Was the treaty signed by Livingston and Monroe?"),
+    ("No. It was signed in Paris.", "Was the treaty signed in Berlin?"),
+])
+def test_a_yes_among_sentences_affirming_what_the_passages_say_has_no_finding(answer, question):
+    assert deterministic_findings(answer, CONTEXT, question=question).all == []
 
 
 @pytest.mark.parametrize("contexts", [[], ["\u200b\u200b", "  \u00ad\n"], [""]])

@@ -32,8 +32,9 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.scope import scope_of
 from halguard.schema import ClaimStatus, ClaimVerdict, UnsupportedSpan, Verdict, VerdictError
-from halguard.text.claims import Claim, extract_claims
+from halguard.text.claims import TOO_SHORT, Claim, asked_sentence_of, extract_claims
 from halguard.text.contexts import Source, chunk_source
+from halguard.text.lexical import affirms
 from halguard.text.normalize import FoldedTooLong, Normalized, normalize_text
 from halguard.text.segment import BudgetExceeded
 
@@ -151,7 +152,8 @@ def _find(answer: str, sources: list[Source], question: str | None, deadline: fl
         if exc.code != "no_context":
             raise
         sources = []  # nothing to find a name or number in: every one the answer states is missing
-    claims = extract_claims(original.text, question, deadline=deadline).claims
+    split = extract_claims(original.text, question, deadline=deadline)
+    claims = split.claims + (_skipped_affirmations(original.text, question, split.skipped) if question else [])
     if not claims:
         return []
     chunks = [ch.text for src in sources
@@ -170,6 +172,14 @@ def _find(answer: str, sources: list[Source], question: str | None, deadline: fl
             start, end = original.span(claim.start, claim.end)
             out.append(ClaimFindings(start, end, answer[start:end], tuple(found)))
     return out
+
+
+def _skipped_affirmations(text: str, question: str, skipped: list[tuple[int, int, str]]) -> list[Claim]:
+    """The "Yes." sentences the claim split skipped as too short (one sentence of several: "Yes. As noted, ..."),
+    as claims read with the question: a "Yes." claims what the question asks, whatever follows it."""
+    asked = asked_sentence_of(question)
+    return [Claim(start=s, end=e, text=text[s:e], check_text=text[s:e], question_aware=True, asked=asked)
+            for s, e, why in skipped if why == TOO_SHORT and affirms(text[s:e])]
 
 
 def _claim_findings(claim: Claim, m: ClaimMeasurements, original: Normalized) -> list[Finding]:

@@ -21,7 +21,9 @@ from halguard.text.segment import check_deadline, split_sentences
 __all__ = [
     "Claim",
     "ClaimSplit",
+    "TOO_SHORT",
     "CitationMarker",
+    "asked_sentence_of",
     "extract_claims",
     "find_citations",
     "is_foreign",
@@ -29,11 +31,13 @@ __all__ = [
     "resolve_citation",
 ]
 
+TOO_SHORT = "too short to carry a fact"
+"""Why a sentence of under three words, with no number, in an answer of several sentences is skipped ("Yes.")."""
 # A one-sentence answer of at most this many words is checked together with the question ("1994" alone states
 # nothing; "In what year did X open? 1994" does). Hand-set, not fitted: a short-answer length, past which a
 # sentence carries its own subject.
 QUESTION_AWARE_MAX_WORDS = 12
-# A short answer is checked with at most this many words of the question's last sentence (``_asked_sentence``).
+# A short answer is checked with at most this many words of the question's last sentence (``asked_sentence_of``).
 # Hand-set, not fitted: a long question, past which the question outweighs a short answer in the embedding.
 QUESTION_CONTEXT_MAX_WORDS = 40
 # A sentence ending like a list intro ("... include:") of at most this many words, stating nothing beyond the
@@ -209,11 +213,11 @@ def _skip_reason(body: str, n_sentences: int, question: str | None,
     short_answer = n_sentences == 1 and question is not None
     # Word counts mean nothing in scripts written without spaces: a whole Chinese sentence is one "word".
     if not short_answer and len(words) < 3 and not number_mentions(body) and not is_foreign(body):
-        return "too short to carry a fact"
+        return TOO_SHORT
     return None
 
 
-def _asked_sentence(question: str) -> str:
+def asked_sentence_of(question: str) -> str:
     """What a short answer is checked together with: the question's last asking sentence, at most
     ``QUESTION_CONTEXT_MAX_WORDS`` words of it. A long preamble ("I have a router from 2019 ... Does it support
     Wi-Fi?") would otherwise outweigh the answer in the embedding: repeating "Where is it?" 20 times turned
@@ -248,7 +252,7 @@ def extract_claims(answer: str, question: str | None = None, *, deadline: float 
     skipped: list[tuple[int, int, str]] = []
     n = len(sentences)
     asked = _asked(question)
-    asked_sentence = _asked_sentence(question) if question else ""
+    asked_sentence = asked_sentence_of(question) if question else ""
     next_marker = 0  # markers and sentences are both in order: one pass over each
     for i, (start, end) in enumerate(sentences):
         if i % 256 == 0:  # a 100 KB answer can hold 14,000 sentences; the budget holds here too
