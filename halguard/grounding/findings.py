@@ -26,7 +26,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from halguard.grounding.candidates import lexical_ranker
-from halguard.grounding.job import Limits, Unverifiable, read_inputs, read_sources
+from halguard.grounding.job import (
+    Limits,
+    Unverifiable,
+    check_context_length,
+    check_text_lengths,
+    read_inputs,
+    read_sources,
+)
 from halguard.grounding.scoring import DEFAULT_WEIGHTS
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
@@ -134,15 +141,9 @@ def deterministic_findings(answer: str, contexts: Any, *, question: str | None =
 
 def _find(answer: str, sources: list[Source], question: str | None, deadline: float | None) -> list[ClaimFindings]:
     limits = FINDINGS_LIMITS
-    if len(answer) > limits.max_answer_chars:
-        msg = f"the answer has {len(answer):,} characters, over {limits.max_answer_chars:,}"
-        raise Unverifiable("answer_too_long", msg)
-    if question is not None and len(question) > limits.max_question_chars:
-        msg = f"the question has {len(question):,} characters, over {limits.max_question_chars:,}"
-        raise Unverifiable("question_too_long", msg)
-    if sum(len(s.text) for s in sources) > limits.max_context_chars:
-        msg = f"the passages have more than {limits.max_context_chars:,} characters"
-        raise Unverifiable("context_too_large", msg)
+    check_text_lengths(answer, question, max_answer_chars=limits.max_answer_chars,
+                       max_question_chars=limits.max_question_chars)
+    check_context_length(sources, max_context_chars=limits.max_context_chars)
     original = normalize_text(answer, max_chars=limits.max_answer_chars)
     if question:
         question = normalize_text(question, max_chars=limits.max_question_chars).text

@@ -22,7 +22,8 @@ from halguard.text.script import is_mostly_latin, looks_binary
 from halguard.text.segment import BudgetExceeded, check_deadline
 from halguard.util.safejson import MAX_JSON_DEPTH, json_depth
 
-__all__ = ["Job", "Limits", "Unverifiable", "prepare", "read_inputs", "read_sources", "restore_offsets"]
+__all__ = ["Job", "Limits", "Unverifiable", "check_context_length", "check_text_lengths", "prepare", "read_inputs",
+           "read_sources", "restore_offsets"]
 
 
 @dataclass(frozen=True)
@@ -188,22 +189,47 @@ def read_sources(sources: list[Source], limits: Limits,
     return kept, ways_back, skipped
 
 
+def check_text_lengths(answer: str, question: str | None, *, max_answer_chars: int, max_question_chars: int) -> None:
+    """The answer's and the question's limits, on the text as given (before folding, which only lengthens it).
+
+    Raises:
+        Unverifiable: ``answer_too_long`` or ``question_too_long``.
+    """
+    if len(answer) > max_answer_chars:
+        raise Unverifiable(
+            "answer_too_long",
+            f"the answer has {len(answer):,} characters, over max_answer_chars={max_answer_chars:,}; "
+            "it was not checked (raise the limit to check it in full)",
+        )
+    if question is not None and len(question) > max_question_chars:
+        raise Unverifiable(
+            "question_too_long",
+            f"the question has {len(question):,} characters, over max_question_chars={max_question_chars:,}; "
+            "the answer was not checked (pass long material as context, or raise the limit)",
+        )
+
+
+def check_context_length(sources: list[Source], *, max_context_chars: int) -> None:
+    """The passages' limit in all, on the text as given: never truncated.
+
+    Raises:
+        Unverifiable: ``context_too_large``.
+    """
+    total = sum(len(s.text) for s in sources)
+    if total > max_context_chars:
+        raise Unverifiable(
+            "context_too_large",
+            f"the context has {total:,} characters, over max_context_chars={max_context_chars:,}; "
+            "it is never truncated, so the answer was not checked (raise the limit)",
+        )
+
+
 def _check_sizes(answer: str, question: str | None, sources: list[Source], limits: Limits) -> None:
     """Limits on the text as given (before folding, which could only make it longer)."""
     if not answer.strip():
         raise Unverifiable("empty_answer", "the answer is empty; there is nothing to check")
-    if len(answer) > limits.max_answer_chars:
-        raise Unverifiable(
-            "answer_too_long",
-            f"the answer has {len(answer):,} characters, over max_answer_chars={limits.max_answer_chars:,}; "
-            "it was not checked (raise the limit to check it in full)",
-        )
-    if question is not None and len(question) > limits.max_question_chars:
-        raise Unverifiable(
-            "question_too_long",
-            f"the question has {len(question):,} characters, over max_question_chars={limits.max_question_chars:,}; "
-            "the answer was not checked (pass long material as context, or raise the limit)",
-        )
+    check_text_lengths(answer, question, max_answer_chars=limits.max_answer_chars,
+                       max_question_chars=limits.max_question_chars)
     if looks_binary(answer):
         raise Unverifiable("not_text", "the answer looks like binary data, not text")
     if not is_mostly_latin(answer, min_letters=8):
@@ -211,13 +237,7 @@ def _check_sizes(answer: str, question: str | None, sources: list[Source], limit
                            "the answer is mostly in a non-Latin script; the local model is English-only")
     if not sources:
         raise Unverifiable("no_context", "no retrieved context to check the answer against")
-    total = sum(len(s.text) for s in sources)
-    if total > limits.max_context_chars:
-        raise Unverifiable(
-            "context_too_large",
-            f"the context has {total:,} characters, over max_context_chars={limits.max_context_chars:,}; "
-            "it is never truncated, so the answer was not checked (raise the limit)",
-        )
+    check_context_length(sources, max_context_chars=limits.max_context_chars)
 
 
 def _fitted(text: str, embedder: LocalEmbedder) -> list[str]:

@@ -25,7 +25,7 @@ from halguard.errors import InputTypeError, InvalidInputError, ModelLoadError
 from halguard.grounding.calibration import Calibration
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, torch_threads
 from halguard.grounding.findings import deterministic_findings, overrule
-from halguard.grounding.job import read_inputs
+from halguard.grounding.job import Unverifiable, check_context_length, check_text_lengths, read_inputs
 from halguard.grounding.profile import answer_profile
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
 from halguard.grounding.verifier import DEFAULT_MAX_QUESTION_CHARS, DEFAULT_TIME_BUDGET_S
@@ -186,17 +186,14 @@ class SpanDetector(Detector):
     def _check(self, answer: str, sources: list, question: str | None, started: float) -> Verdict:
         if not answer.strip():
             return self._unverified("empty_answer", "the answer is empty; there is nothing to check")
-        if len(answer) > self.max_answer_chars:
-            return self._unverified("answer_too_long", f"the answer has {len(answer):,} characters: over "
-                                    f"max_answer_chars={self.max_answer_chars:,}; it was not checked")
-        if question is not None and len(question) > self.max_question_chars:
-            return self._unverified("question_too_long", f"the question has {len(question):,} characters: over "
-                                    f"max_question_chars={self.max_question_chars:,}")
-        if not sources:
-            return self._unverified("no_context", "no retrieved context to check the answer against")
-        if sum(len(s.text) for s in sources) > self.max_context_chars:
-            return self._unverified("context_too_large", f"the context is over max_context_chars="
-                                    f"{self.max_context_chars:,}; it was not checked (never silently cut)")
+        try:
+            check_text_lengths(answer, question, max_answer_chars=self.max_answer_chars,
+                               max_question_chars=self.max_question_chars)
+            if not sources:
+                return self._unverified("no_context", "no retrieved context to check the answer against")
+            check_context_length(sources, max_context_chars=self.max_context_chars)
+        except Unverifiable as exc:
+            return self._unverified(exc.code, exc.message)
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
         try:
             risks = self._token_risks(answer, [s.text for s in sources], question, deadline)
