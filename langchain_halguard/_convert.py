@@ -46,6 +46,7 @@ __all__ = [
     "message_list",
     "replace_answer",
     "with_last_question",
+    "with_verdict",
 ]
 
 MESSAGES_KEY = "messages"  # the state key of LangGraph agents (create_agent, create_react_agent)
@@ -283,7 +284,8 @@ def extract(
     return Extracted(question, answer, contexts, structured, check_question, documents_from)
 
 
-def _with_metadata(message: BaseMessage, verdict: Verdict, replacement: str | None) -> BaseMessage:
+def with_verdict(message: BaseMessage, verdict: Verdict, replacement: str | None) -> BaseMessage:
+    """A copy of ``message`` with the verdict in its ``response_metadata`` and ``replacement`` (if any) as content."""
     update: dict[str, Any] = {
         "response_metadata": {**(message.response_metadata or {}), METADATA_KEY: verdict.to_metadata()}
     }
@@ -297,10 +299,10 @@ def _as_like(old: Any, new: Any, verdict: Verdict | None) -> Any:
     if isinstance(old, BaseMessage):
         text = new if isinstance(new, str) else (_message_text(new) if _message_text(new) is not None else None)
         if isinstance(new, BaseMessage) and verdict is not None:
-            return _with_metadata(new, verdict, None)
+            return with_verdict(new, verdict, None)
         if text is None:
             return new
-        return _with_metadata(old, verdict, text) if verdict is not None else old.model_copy(update={"content": text})
+        return with_verdict(old, verdict, text) if verdict is not None else old.model_copy(update={"content": text})
     if isinstance(old, str):
         text = _message_text(new)
         return text if text is not None else new
@@ -354,11 +356,11 @@ def attach_verdict(
       through the ``halguard_verdict`` event, ``on_verdict`` and the ``halguard_verify`` run.
     """
     if isinstance(output, BaseMessage):
-        return _with_metadata(output, verdict, replacement)
+        return with_verdict(output, verdict, replacement)
     if isinstance(output, Mapping) and answer_key is not None:
         new = dict(output)
         if answer_key in new and isinstance(new[answer_key], BaseMessage):
-            new[answer_key] = _with_metadata(new[answer_key], verdict, replacement)
+            new[answer_key] = with_verdict(new[answer_key], verdict, replacement)
         elif answer_key in new and replacement is not None:
             new[answer_key] = replacement
         elif answer_key not in new and _is_agent_state(new) and new.get(STRUCTURED_KEY) is None:
@@ -366,7 +368,7 @@ def attach_verdict(
             messages = message_list(new[MESSAGES_KEY])
             i = _last(messages, "ai")
             if isinstance(messages[i], BaseMessage):
-                messages[i] = _with_metadata(messages[i], verdict, replacement)
+                messages[i] = with_verdict(messages[i], verdict, replacement)
             elif replacement is not None:
                 messages[i] = _in_shape(messages[i], replacement)
             new[MESSAGES_KEY] = messages

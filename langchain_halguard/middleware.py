@@ -45,6 +45,7 @@ from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
 from langchain_halguard._agent_sentences import astream_model_by_sentence, stream_model_by_sentence
 from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
+from langchain_halguard._convert import with_verdict
 from langchain_halguard._tools import tool_contexts
 
 __all__ = ["HalguardMiddleware", "HalguardState"]
@@ -290,10 +291,8 @@ class HalguardMiddleware(AgentMiddleware):
     def _direct_update(self, tool_message: ToolMessage, outcome: GuardOutcome) -> Command:
         """The tools node's update for a checked ``return_direct`` answer: the checked text in the tool message's
         place (``end`` as ``fallback``: the agent ends there anyway), the verdict on it and in the state."""
-        verdict = outcome.verdict.to_metadata()
-        update: dict[str, Any] = {"content": outcome.text} if outcome.text is not None else {}
-        update["response_metadata"] = {**tool_message.response_metadata, METADATA_KEY: verdict}
-        return Command(update={"messages": [tool_message.model_copy(update=update)], "halguard": verdict})
+        checked = with_verdict(tool_message, outcome.verdict, outcome.text)
+        return Command(update={"messages": [checked], "halguard": outcome.verdict.to_metadata()})
 
     def _update(self, answer_message: AIMessage, outcome: GuardOutcome) -> dict[str, Any]:
         """The state update: the verdict on the answer message and in the state, the checked text in its place."""
