@@ -18,6 +18,7 @@ __all__ = [
     "EMBEDDINGS_BYTES",
     "EMBEDDING_WINDOWS_BYTES",
     "MEANING_SCORES_BYTES",
+    "MENTION_FEATURES_BYTES",
     "RECORD_FIELDS_BYTES",
     "RESPONSE_CACHE_BYTES",
     "RESPONSE_CACHE_ENTRIES",
@@ -63,3 +64,6 @@ RESPONSE_CACHE_ENTRIES = 10_000
 # is full after ~4,000 checks.
 STEM_MEMO_WORDS = 200_000
 STEM_MEMO_MAX_WORD_CHARS = 40
+# Per-source mention features (halguard.text.mentions: initialisms, capitalised words, places, squashed words): about
+# twice a source's word string, read only for a name the stems did not find.
+MENTION_FEATURES_BYTES = 32 * MIB

@@ -24,12 +24,12 @@ recurse or loop.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from halguard.text.dates import date_month_numbers
-from halguard.text.lexical import number_values, stem
+from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.wordnet import known
 
 __all__ = ["Argument", "Frame", "frames_of"]
@@ -69,11 +69,13 @@ class Argument:
     # The names of the head itself, with its compounds, appositions and possessor ("by the Italian engineer Luigi
     # Menabrea on Charles Babbage's Analytical Engine": luigi, menabrea): who the argument is, not what it mentions.
     core_names: frozenset[str] = frozenset()
+    core_text: str = ""  # those names as written, in order ("Luigi Menabrea", "the US"): for the mention matcher
 
     @property
     def identity(self) -> frozenset[str]:
-        """The names that say who the argument is: its head's, else all its names."""
-        return self.core_names or self.names
+        """The names that say who the argument is: its head's. An argument whose head is no name ("a business in
+        Santa Barbara", "the trucking division from Palmera Freight") mentions names but is not one of them."""
+        return self.core_names
 
     @property
     def described_by(self) -> frozenset[str]:
@@ -104,37 +106,53 @@ def _is_name(tok: Any) -> bool:
     # "Northwind's purchase": the tagger sometimes reads a capitalised word as a common noun. Mid-sentence the
     # capital says it is a name; at the start of a sentence, a word WordNet does not know ("Northwind", not
     # "Dizziness").
-    if tok.pos_ not in ("NOUN", "ADJ") or not tok.text[:1].isupper() or tok.text.isupper():
+    # An adjective is no name: "the Colombian-born actress" describes who, it does not say who (issue 44).
+    if tok.pos_ != "NOUN" or not tok.text[:1].isupper() or tok.text.isupper():
         return False
     return tok.i > tok.sent.start or (tok.pos_ == "NOUN" and not known(stem(low)))
 
 
-def _argument_tokens(head: Any) -> list[Any]:
-    """The head and its dependents, without the clauses and conjuncts hanging from them (iterative)."""
+def _argument_tokens(head: Any, exclude: Sequence[Any] = ()) -> list[Any]:
+    """The head and its dependents, without the clauses and conjuncts hanging from them, nor the subtrees of
+    ``exclude`` (iterative)."""
     out, stack = [], [head]
+    skip = {t.i for t in exclude}
     while stack:
         tok = stack.pop()
         out.append(tok)
-        stack.extend(c for c in tok.children if c.dep_ not in _CLAUSAL)
+        stack.extend(c for c in tok.children if c.dep_ not in _CLAUSAL and c.i not in skip)
     return sorted(out, key=lambda t: t.i)
 
 
-def _argument(head: Any, resolved: Any = None, *, span_from: Any = None) -> Argument:
+def _argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude: Sequence[Any] = ()) -> Argument:
     """The argument headed by ``head`` (a relative or reported pronoun read as ``resolved``, the noun it stands
     for). ``span_from``: the token whose dependents make the argument's words, where that is not the head (a
     preposition: "48 seconds behind Faith Wanjiru" is one argument, headed by "Wanjiru")."""
     source = resolved if resolved is not None else head
-    toks = _argument_tokens(span_from if span_from is not None and source is head else source)
+    toks = _argument_tokens(span_from if span_from is not None and source is head else source, exclude)
     doc = source.doc
     start, end = toks[0].idx, toks[-1].idx + len(toks[-1].text)
     text = doc.text[start:end]
     names = frozenset(t.text.lower() for t in toks if _is_name(t))
-    numbers = set(number_values(text)) if any(t.like_num or t.pos_ == "NUM" for t in toks) else set()
+    numbers = set(number_values(_without_enumerators(doc.text, start, end))) if any(
+        t.like_num or t.pos_ == "NUM" for t in toks) else set()
     numbers |= date_month_numbers(text)
     words = frozenset(stem(t.lemma_.lower()) for t in toks if t.pos_ in _CONTENT_POS and t.is_alpha)
     pronoun = source.pos_ == "PRON" and source.lower_ in _PERSONAL | _RELATIVE and not names
-    core = frozenset(t.text.lower() for t in _core(source) if _is_name(t))
-    return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core)
+    core_toks = sorted((t for t in _core(source) if _is_name(t)), key=lambda t: t.i)
+    core = frozenset(t.text.lower() for t in core_toks)
+    return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
+                    " ".join(t.text for t in core_toks))
+
+
+def _without_enumerators(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` with its list markers and references blanked ("3. Smiling", "passage 2"): they number
+    things, they are no quantity of the argument."""
+    part = list(text[start:end])
+    for m in number_mentions(text[start:end]):
+        if is_enumerator(text, start + m.start, start + m.end):
+            part[m.start:m.end] = " " * (m.end - m.start)
+    return "".join(part)
 
 
 _CORE_DEPS = frozenset({"compound", "appos", "poss", "flat", "nmod"})
@@ -261,6 +279,28 @@ def _verb_frame(verb: Any) -> Frame | None:
     return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots))
 
 
+def _gapped_frames(verb: Any, frame: Frame) -> Iterator[Frame]:
+    """The frames of a gapped coordination: "won the Nobel Prize in Physics in 1903 and the Nobel Prize in
+    Chemistry in 1911", where the parser hangs the second object on the verb as a conjunct noun. Each such noun is
+    the object of a frame of its own, with the verb's subject and the noun's own time and prepositional phrases
+    (its "in 1911" is the second event's time, not the first's)."""
+    agents = [("agent", a) for a in frame.get("agent")] if not _is_passive(verb) else []
+    for c in verb.children:
+        if c.dep_ != "conj" or c.pos_ not in ("NOUN", "PROPN", "NUM"):
+            continue
+        slots: list[tuple[str, Argument]] = list(agents)
+        timed: list[Any] = []
+        for prep in c.children:
+            if prep.dep_ == "prep" and _is_time(_argument_tokens(prep)):
+                timed.append(prep)
+        slots.append(("patient", _argument(c, exclude=timed)))
+        for prep in timed:
+            for name, obj, words in _prepositional(prep):
+                slots.append(("time" if name in _TIME_PREPOSITIONS else f"prep:{name}",
+                              _argument(obj, span_from=words)))
+        yield Frame(frame.predicate, frame.stem, frame.negated, False, tuple(slots))
+
+
 def _noun_frame(noun: Any) -> Frame | None:
     """An event noun with a possessor or a "by" object and an "of" object ("Northwind's purchase of Palmera",
     "the purchase of Palmera by Northwind"), or a noun with a "by" / "from" object ("an article by Menabrea",
@@ -300,7 +340,11 @@ def frames_of(doc: Any) -> Iterator[Frame]:
             c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
         if tok.pos_ == "VERB" or copula:
             frame = _verb_frame(tok)
-        elif tok.pos_ == "NOUN":
+            if frame is not None:
+                yield frame
+                yield from _gapped_frames(tok, frame)
+            continue
+        if tok.pos_ == "NOUN":
             frame = _noun_frame(tok)
         if frame is not None:
             yield frame

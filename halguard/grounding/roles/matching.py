@@ -26,9 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from halguard.grounding.roles.frames import Argument, Frame
+from halguard.text.lexical import stem
+from halguard.text.mentions import demonym_of, same_entity
 from halguard.text.wordnet import licensers
 
-__all__ = ["RoleConflict", "SYMMETRIC_PREDICATES", "conflicts"]
+__all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts"]
 
 # Predicates whose agent and patient can be exchanged without changing what is said. Hand-listed from the issue's
 # cases and their neighbours (stems of halguard.text.lexical.stem's lemmas are compared, so list lemmas).
@@ -51,10 +53,37 @@ class RoleConflict:
     reason: str
 
 
+# Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
+# is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
+# the exchange verbs whose two sides English names with two words (the role check compares frames, so a pair here
+# is what stops "bought ... from" against "sold ... to" reading as an antonym or a swap when the roles agree).
+CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
+    ("sell", "buy"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
+    ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+    ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
+    ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+}
+
+
+def _same_stem(a: str, b: str) -> bool:
+    return a == b or b in licensers(a) or a in licensers(b)
+
+
 def _same_predicate(claim: Frame, evidence: Frame) -> bool:
     if claim.predicate == evidence.predicate or claim.stem == evidence.stem:
         return True
-    return evidence.stem in licensers(claim.stem) or claim.stem in licensers(evidence.stem)
+    return _same_stem(claim.stem, evidence.stem)
+
+
+def _converse(claim: Frame, evidence: Frame) -> Frame | None:
+    """``evidence`` read as the claim's predicate where it is that predicate's converse ("sold X to A" as "A bought
+    X from ..."), else None."""
+    for (theirs, ours), roles in CONVERSE_PREDICATES.items():
+        if _same_stem(evidence.stem, stem(theirs)) and _same_stem(claim.stem, stem(ours)) and not _same_stem(
+                claim.stem, evidence.stem):
+            slots = tuple((roles.get(role, role), arg) for role, arg in evidence.slots)
+            return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots)
+    return None
 
 
 def _years(arg: Argument) -> frozenset[float]:
@@ -73,13 +102,28 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
         if a.numbers and b.numbers:
             return "same" if a.numbers <= b.numbers or b.numbers <= a.numbers else (
                 "differ" if not a.numbers & b.numbers else "unknown")
-    if a.names and b.names:
-        return "same" if a.identity & b.identity else "differ"
+    if a.identity and b.identity:
+        return "same" if _same_names(a, b) else "differ"
     if a.numbers and b.numbers:
-        return "same" if a.numbers & b.numbers else "differ"
+        if a.numbers & b.numbers:
+            return "same"
+        # A number differs from a number of the same thing ("5 days" / "7 days"), not from another measure of it
+        # ("64 months" / "over five years").
+        ours, theirs = a.described_by, b.described_by
+        return "differ" if (ours & theirs) or not (ours or theirs) else "unknown"
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"
+
+
+def _same_names(a: Argument, b: Argument) -> bool:
+    """Whether two arguments' names say the same who: a shared name word, or one mention of another form
+    (:mod:`halguard.text.mentions`: "the US" / "the United States", "EU" / "European Union", "Texan" / "Texas")."""
+    if a.identity & b.identity:
+        return True
+    if a.core_text and b.core_text and same_entity(a.core_text, b.core_text):
+        return True
+    return demonym_of(a.identity, b.identity) or demonym_of(b.identity, a.identity)
 
 
 def _misattached(arg: Argument, others: list[Argument]) -> Argument | None:
@@ -147,7 +191,43 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             differing.append((role, arg, theirs))
     if claim.nominal and evidence.nominal and claim.predicate == evidence.predicate:
         same += 1  # the same event noun is itself an agreement ("an article by ..." against "an article by ...")
+    if differing and not _same_event(claim, evidence, {id(arg) for _, arg, _ in differing}):
+        differing = []  # another event of the same predicate (a distractor passage): it neither supports nor conflicts
     return _Alignment(evidence, same + (2 if swapped else 0), swapped, differing)
+
+
+_CORE_ROLES = ("agent", "patient", "recipient", "attr")
+
+
+def _same_event(claim: Frame, evidence: Frame, differing: set[int]) -> bool:
+    """Whether the evidence frame can be the claim frame's event, but for the ``differing`` arguments: every other
+    core argument (agent, patient, recipient, attribute) that both frames have is the same. "Northwind acquired
+    Palmera's parent company in 2015" is not the event of "Northwind bought the trucking division in March 2022":
+    its year is no conflict. (That the frames agree on something at all is the alignment's score.)"""
+    for role in _CORE_ROLES:
+        ours = [a for a in claim.get(role) if id(a) not in differing]
+        theirs = evidence.get(role)
+        if ours and theirs and not all(any(compare(a, b, role) == "same" for b in theirs) for a in ours):
+            return False
+    return True
+
+
+def _converse_swap(claim: Frame, best: _Alignment, original: Frame) -> RoleConflict | None:
+    """The finding for a claim frame that conflicts with a converse evidence frame on who is who: "Northwind
+    bought the division from Palmera" against "Northwind sold its division to Palmera" (the claim's buyer is the
+    passage's seller)."""
+    agents = claim.get("agent")
+    sellers = original.get("agent")
+    if len(agents) != 1 or not sellers or not any(role == "agent" for role, _, _ in best.differing):
+        return None
+    ours = agents[0]
+    if not any(compare(ours, theirs) == "same" for theirs in sellers):
+        return None
+    others = best.frame.get("agent")  # the passage's buyer, where the claim has its seller
+    other = f" / {others[0].core_text or others[0].text}" if others else ""
+    told = " ".join(a.text for _, a in original.slots if a.start > sellers[0].start)
+    return RoleConflict(ours.start, ours.end, f"roles swapped: {ours.text}{other} (the passage: {sellers[0].text} "
+                        f"{original.predicate} {told})")
 
 
 def _where(value_arg: Argument, evidence: Sequence[Frame]) -> str | None:
@@ -171,13 +251,25 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
     """
     out: list[RoleConflict] = []
     for claim in claim_frames:
-        aligned = [_align(claim, e, elsewhere) for e in evidence
-                   if e.negated == claim.negated and _same_predicate(claim, e)]
+        aligned = []
+        originals: dict[int, Frame] = {}  # a converse frame's id -> the evidence frame it was read from
+        for e in evidence:
+            if e.negated != claim.negated:
+                continue
+            if _same_predicate(claim, e):
+                aligned.append(_align(claim, e, elsewhere))
+            elif (read := _converse(claim, e)) is not None:
+                originals[id(read)] = e
+                aligned.append(_align(claim, read, elsewhere))
         support = max((a.score for a in aligned if a.score >= 1 and not a.swapped and not a.differing), default=0)
         conflicting = [a for a in aligned if (a.swapped or (a.differing and a.score >= 1)) and a.score > support]
         if not conflicting:
             continue
         best = max(conflicting, key=lambda a: a.score)
+        original = originals.get(id(best.frame))
+        if original is not None and (swap := _converse_swap(claim, best, original)) is not None:
+            out.append(swap)
+            continue
         if best.swapped is not None:
             ca, cp, ea, ep = best.swapped
             out.append(RoleConflict(min(ca.start, cp.start), max(ca.end, cp.end),

@@ -11,7 +11,7 @@ from halguard.grounding.signals.negation import closest_sentence, denied_premise
 from halguard.grounding.signals.records import absent_feature_mentions
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
-from halguard.grounding.signals.words import missing_names, missing_numbers, novel_terms
+from halguard.grounding.signals.words import found_names, missing_names, missing_numbers, novel_terms
 from halguard.text.claims import Claim
 from halguard.text.lexical import (
     affirmation_end,
@@ -64,7 +64,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
-    novel = [] if own_words else novel_terms(terms, scope, text, closest_terms)
+    novel = [] if own_words else novel_terms(terms, scope, text, closest_terms, found_names(text, scope))
     facts = scope.without_question()
     names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
@@ -78,7 +78,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         names = [*names, whole]
     if affirmed_numbers:
         numbers = [*numbers, whole]
-    flips = antonym_flips(text, closest) if similarity >= weights.antonym_gate else []
+    flips = [(s, e) for s, e in (antonym_flips(text, closest) if similarity >= weights.antonym_gate else [])
+             if _aligned_without(text[s:e], claim_terms, closest_terms, weights.aligned_overlap)]
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -86,8 +87,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         missing_entities=shifted(names),
         missing_numbers=shifted(numbers),
         evidence_has_numbers=bool(number_mentions(evidence)),
-        negation_mismatch=negation_mismatch(_mask(text, denied), closest, similarity, weights.negation_gate,
-                                            overlap, weights.close_copy_overlap),
+        negation_mismatch=(similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap)
+        and negation_mismatch(_mask(text, denied), closest, claim_terms, closest_terms, weights.aligned_overlap),
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
@@ -135,6 +136,14 @@ def _affirmed(text: str, asked: str, facts: Scope) -> tuple[list[str], list[str]
              if not {w.lower() for w in asked[s:e].split()} <= stated]
     numbers = [asked[s:e] for s, e in missing_numbers(asked, facts, set()) if asked[s:e].lower() not in stated]
     return names, numbers
+
+
+def _aligned_without(word: str, claim_terms: set[str], closest_terms: set[str], aligned_overlap: float) -> bool:
+    """Whether the claim, but for ``word`` (an antonym of the evidence's), states what its closest evidence sentence
+    states: at least ``aligned_overlap`` of its other content words are there. "The mimosas are available at a low
+    cost" against "Bottomless mimosas cost $15" shares one word: no proposition to flip."""
+    rest = claim_terms - term_set(word)
+    return bool(rest) and shared_share(rest, closest_terms) >= aligned_overlap
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
