@@ -10,7 +10,11 @@ A guard is judged by what it blocks, so every kind of finding is measured where 
   blocked or not): claims with it that are faithful / hallucinated, and its precision (hallucinated share). Then the
   claims flagged (CONTRADICTION or HALLUCINATION): precision, faithful claims flagged, hallucinated claims caught;
   and CONTRADICTION alone (the status that blocks whatever the threshold).
+- **claim level on one-claim answers**, on files labelled per answer (HaluEval, SummEdits): an answer of one claim is
+  that claim, so its label is the claim's.
 - **answer level**, on every file: per kind, faithful / hallucinated answers with it, and faithful answers flagged.
+- **pooled**: the claim-level counts of every file added up, the figure :data:`halguard.grounding.scoring.
+  FINDING_PRECISION` records.
 
 A kind may block (CONTRADICTION, the floor, exemption from the many-claims correction) only where its claim-level
 precision is at least :data:`halguard.grounding.scoring.BLOCKING_PRECISION` here (docs/how-it-works.md, "Which
@@ -28,15 +32,20 @@ import statistics
 import time
 from collections import Counter
 
-KINDS = ("missing_entities", "missing_numbers", "negation_mismatch", "antonym_flips",
-         "record_conflicts", "role_conflicts", "arithmetic_errors", "novel_terms")
+from halguard.grounding.blocking import COPY_OVERLAP
+
+KINDS = ("missing_entities", "missing_numbers", "changed_numbers", "changed_number_in_copy", "name_swapped",
+         "negation_mismatch", "antonym_flips", "record_conflicts", "role_conflicts", "arithmetic_errors", "novel_terms")
 
 
 def kinds_of(signals) -> set[str]:
     """The finding kinds a claim's reported signals hold."""
     if signals is None:
         return set()
-    return {k for k in KINDS if getattr(signals, k, None)}
+    kinds = {k for k in KINDS if getattr(signals, k, None)}
+    if signals.changed_numbers and (signals.verbatim or signals.evidence_overlap >= COPY_OVERLAP):
+        kinds.add("changed_number_in_copy")
+    return kinds
 
 
 def overlaps(start: int, end: int, labels: list[dict]) -> bool:
@@ -56,6 +65,7 @@ def run(path: str, verifier, limit: int | None, examples=None) -> dict:
     claim_kinds = {k: Counter() for k in KINDS}
     claims = Counter()  # (hallucinated, status)
     answer_kinds = {k: Counter() for k in KINDS}
+    single_kinds = {k: Counter() for k in KINDS}  # files without spans: one-claim answers, by the answer's label
     answers = Counter()  # (hallucinated, flagged)
     flagged_by_task = Counter()
     times = []
@@ -68,8 +78,12 @@ def run(path: str, verifier, limit: int | None, examples=None) -> dict:
         answers[(hall, flagged)] += 1
         flagged_by_task[(r.get("task_type"), hall, flagged)] += 1
         seen: set[str] = set()
+        single = not spans and len(v.claims) == 1  # a one-claim answer: its label is its claim's
         for c, (c_hall, status, ks) in zip(v.claims, _row_claims(v, r)):
             seen |= ks
+            if single:
+                for k in ks:
+                    single_kinds[k][hall] += 1
             if examples is not None and ks and spans:
                 examples.write(json.dumps({"id": r["id"], "task": r.get("task_type"), "hallucinated": c_hall,
                                            "status": status, "kinds": sorted(ks), "claim": c.text,
@@ -98,7 +112,12 @@ def run(path: str, verifier, limit: int | None, examples=None) -> dict:
         t: round(flagged_by_task[(t, False, True)] / max(flagged_by_task[(t, False, True)]
                                                          + flagged_by_task[(t, False, False)], 1), 4)
         for t in tasks}
+    if not spans:
+        out["claim_kinds"] = {k: {"faithful": c[False], "hallucinated": c[True], "precision": prec(c)}
+                              for k, c in single_kinds.items() if c}
+        out["claim_level"] = "one-claim answers, labelled by the answer"
     if spans:
+        out["claim_level"] = "every claim, labelled by the spans"
         flagged_statuses = ("CONTRADICTION", "HALLUCINATION")
         tp = sum(n for (h, s), n in claims.items() if h and s in flagged_statuses)
         fp = sum(n for (h, s), n in claims.items() if not h and s in flagged_statuses)
@@ -166,6 +185,19 @@ def main() -> None:
         print()
     if examples is not None:
         examples.close()
+    if len(results) > 1:
+        pooled: dict[str, Counter] = {}
+        for result in results:
+            for k, c in result.get("claim_kinds", {}).items():
+                pooled.setdefault(k, Counter())
+                pooled[k][False] += c["faithful"]
+                pooled[k][True] += c["hallucinated"]
+        print("### pooled claim level (every file)\n")
+        print("| finding kind | faithful claims | hallucinated claims | claim precision |\n|---|---|---|---|")
+        for k in KINDS:
+            if k in pooled:
+                n = pooled[k][False] + pooled[k][True]
+                print(f"| {k} | {pooled[k][False]} | {pooled[k][True]} | {round(pooled[k][True] / n, 3)} |")
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as fh:
             json.dump(results, fh, indent=1)

@@ -34,7 +34,7 @@ from halguard.grounding.job import (
     read_inputs,
     read_sources,
 )
-from halguard.grounding.scoring import DEFAULT_WEIGHTS
+from halguard.grounding.scoring import BLOCKING_FINDINGS, DEFAULT_WEIGHTS
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.scope import scope_of
@@ -63,8 +63,12 @@ FINDINGS_LIMITS = Limits(max_answer_chars=100_000, max_context_chars=1_000_000, 
 FINDINGS_TIME_BUDGET_S = 10.0
 
 FindingKind = Literal["missing_name", "missing_number", "changed_number", "record_conflict", "wrong_arithmetic"]
-# The kinds the passages state otherwise (a CONTRADICTION, as the local verifier calls them), not merely lack.
-_CONTRADICTING = frozenset({"changed_number", "record_conflict", "wrong_arithmetic"})
+# The kinds the passages state otherwise, by the local verifier's name for each: a CONTRADICTION where that kind is
+# measured precise enough to block (scoring.BLOCKING_FINDINGS, issue 44), else a HALLUCINATION. Either way the
+# finding stands against an LLM's "supported".
+_STATED_OTHERWISE = {"changed_number": frozenset({"changed_numbers", "changed_number_in_copy"}),
+                     "record_conflict": frozenset({"record_conflicts"}),
+                     "wrong_arithmetic": frozenset({"arithmetic_errors"})}
 
 
 @dataclass(frozen=True)
@@ -77,11 +81,14 @@ class Finding:
     end: int
     text: str
     reason: str
+    # The passages state otherwise (a changed number, a record conflict, wrong arithmetic) and the local verifier's
+    # kind for it blocks (halguard.grounding.blocking.BLOCKING_FINDINGS: measured precise on the dev rows).
+    blocks: bool = False
 
     @property
     def contradicts(self) -> bool:
-        """Whether the passages state otherwise (a changed number, a record conflict, wrong arithmetic)."""
-        return self.kind in _CONTRADICTING
+        """Whether this finding is a CONTRADICTION: the passages state otherwise and its kind blocks."""
+        return self.blocks
 
 
 @dataclass(frozen=True)
@@ -187,9 +194,12 @@ def _claim_findings(claim: Claim, m: ClaimMeasurements, original: Normalized) ->
     """The findings among one claim's measurements, on the answer as given."""
     answer = original.original
 
+    blocking = m.finding_kinds() & BLOCKING_FINDINGS
+
     def finding(kind: FindingKind, s: int, e: int, reason: str) -> Finding:
         s, e = original.span(s, e)
-        return Finding(kind, s, e, answer[s:e], reason.format(t=repr(answer[s:e])))
+        return Finding(kind, s, e, answer[s:e], reason.format(t=repr(answer[s:e])),
+                       blocks=bool(_STATED_OTHERWISE.get(kind, frozenset()) & blocking))
 
     out = [finding("missing_name", s, e, "{t}: a name the passages do not contain")
            for s, e in m.missing_entities if (s, e) != m.affirmed_span]

@@ -12,17 +12,29 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from halguard.grounding.blocking import (
+    BLOCKING_FINDINGS,
+    BLOCKING_PRECISION,
+    FINDING_PRECISION,
+    MIN_MEASURED_CLAIMS,
+    measured_precision,
+)
 from halguard.grounding.signals import ClaimMeasurements
 
 __all__ = [
+    "BLOCKING_FINDINGS",
+    "BLOCKING_PRECISION",
     "DEFAULT_PREMISE_WEIGHTS",
     "DEFAULT_THRESHOLD",
     "DEFAULT_WEAK_THRESHOLD",
     "DEFAULT_WEIGHTS",
     "ENTAILMENT_WEIGHTS",
+    "FINDING_PRECISION",
     "MEANING_WEIGHTS",
+    "MIN_MEASURED_CLAIMS",
     "PremiseWeights",
     "ScoringWeights",
+    "measured_precision",
     "weak_threshold_for",
 ]
 
@@ -60,7 +72,8 @@ class ScoringWeights:
     The gates say when a flip is read at all: a negation only against evidence at least ``negation_gate``
     similar (below it the "not" is usually about something else: on RAGTruth an ungated check was right 1 time
     in 20), an antonym at least ``antonym_gate`` (hand-set: antonyms are word-level, so they tolerate looser
-    paraphrase). ``arithmetic_risk`` is the risk of a claim with a wrong calculation, whatever the evidence
+    paraphrase). ``arithmetic_risk`` is the risk of a claim with a wrong calculation where that finding blocks
+    (:data:`BLOCKING_FINDINGS`; else ``arithmetic_error`` weighs it like a missing number), whatever the evidence
     says (hand-set: well above any threshold, below 1 so a certainty is never claimed).
     """
 
@@ -91,6 +104,9 @@ class ScoringWeights:
     count_cap: int = 2
     novel_term_cap: int = 3
     arithmetic_risk: float = 0.97
+    # Wrong arithmetic while it does not block (unmeasured on the dev rows: no RAGTruth claim computes one; issue
+    # 44): a weighted signal, set equal to ``missing_number`` (a number the claim gets wrong), not fitted.
+    arithmetic_error: float = 1.8
     # The claim checker (halguard.grounding.meaning): where it read the claim, the rules' logit is scaled by
     # ``rules_scale`` and the model's logit added with weight ``meaning``, plus ``meaning_bias``. 0 / 1 / 0 leave the
     # rules alone (the weights without a model). Fitted by training/fit_combination.py (see MEANING_WEIGHTS).
@@ -107,12 +123,13 @@ class ScoringWeights:
         noise, however long the answer. The same holds for a name swapped into a copied sentence (``name_swapped``:
         "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). A flip in a loose paraphrase
         is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays corrected."""
-        concrete = bool(s.arithmetic_errors or s.record_conflicts or s.role_conflicts
-                        or (s.missing_numbers and s.evidence_has_numbers))
-        close_flip = bool(s.negation_mismatch or s.antonym_flips) and (
+        blocking = s.finding_kinds() & BLOCKING_FINDINGS  # only kinds measured precise (issue 44)
+        concrete = bool(blocking & {"arithmetic_errors", "record_conflicts", "role_conflicts", "changed_numbers",
+                                    "changed_number_in_copy", "name_swapped"})
+        close_flip = bool(blocking & {"negation_mismatch", "antonym_flips"}) and (
             s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
         )
-        return not (concrete or close_flip or s.name_swapped)
+        return not (concrete or close_flip)
 
     def risk(self, s: ClaimMeasurements, *, claims_in_answer: int = 1) -> float:
         """The claim's risk in 0..1.
@@ -123,7 +140,7 @@ class ScoringWeights:
         correction is for noise: a claim with a concrete contradiction is not corrected (see :meth:`corrected`),
         so one changed year flags a long answer as it flags a short one.
         """
-        if s.arithmetic_errors:
+        if s.arithmetic_errors and "arithmetic_errors" in BLOCKING_FINDINGS:
             return self.arithmetic_risk
         return self.combine(self.signals_logit(s), s.meaning_risk, corrected=self.corrected(s),
                             claims_in_answer=claims_in_answer)
@@ -158,6 +175,7 @@ class ScoringWeights:
             + self.antonym_flip * float(bool(s.antonym_flips))
             + self.record_conflict * min(len(s.record_conflicts), cap)
             + self.role_conflict * min(len(s.role_conflicts), cap)
+            + self.arithmetic_error * min(len(s.arithmetic_errors), cap)
         )
 
 

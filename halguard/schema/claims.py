@@ -36,6 +36,8 @@ class ClaimSignals(_Model):
     missing_entities: list[str] = Field(default_factory=list, description="Names absent from the context.")
     missing_numbers: list[str] = Field(default_factory=list, description="Numbers, dates and amounts absent from "
                                                                          "the context.")
+    changed_numbers: list[str] = Field(default_factory=list, description="Numbers absent from the context whose "
+                                                                         "closest evidence states other numbers.")
     negation_mismatch: bool = Field(default=False, description="The claim negates what its closest evidence states "
                                                                "(or states what it negates).")
     arithmetic_errors: list[str] = Field(default_factory=list, description="Wrong calculations, explained.")
@@ -45,6 +47,8 @@ class ClaimSignals(_Model):
     role_conflicts: list[str] = Field(default_factory=list, description="Who did what to whom, wrong: roles "
                                                                         "swapped, or a name or number of the passage "
                                                                         "attached to the wrong thing, explained.")
+    name_swapped: bool = Field(default=False, description="A name the context lacks in an otherwise copied "
+                                                          "sentence.")
     verbatim: bool = Field(default=False, description="The claim's words appear contiguously in one passage.")
     evidence_overlap: float = Field(default=0.0, description="Share of the claim's content words in its closest "
                                                              "evidence sentence.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["date_month_numbers", "month_of"]
+__all__ = ["date_month_numbers", "month_number", "month_of"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -30,6 +30,15 @@ def month_of(word: str) -> str | None:
     if not word[:1].isupper():
         return None
     return _SHORT.get(word.lower())
+
+
+def month_number(word: str) -> float | None:
+    """The number of the month ``word`` names, capitalised, long or short ("November", "Nov." -> 11.0); else None."""
+    word = word.strip().rstrip(".")
+    if not word[:1].isupper():
+        return None
+    number = _NUMBER_OF.get(word.lower())
+    return None if number is None else float(number)
 
 
 def date_month_numbers(text: str) -> set[float]:

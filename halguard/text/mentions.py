@@ -35,7 +35,7 @@ from halguard.util.cache_budgets import MENTION_FEATURES_BYTES
 from halguard.util.memo import memoize_text
 
 __all__ = ["MAX_RUN_WORDS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned",
-           "same_entity", "strip_titles"]
+           "same_entity", "strip_titles", "title_said"]
 
 # Countries whose first-level subdivisions are written by their codes in addresses and records ("Goleta, CA",
 # "Toronto, ON", "Sydney NSW"): the United States, Canada and Australia. Other countries' ISO subdivision codes are
@@ -140,12 +140,18 @@ _DEMONYM_PREFIX = 2
 _MAX_SQUASHED = 24
 
 _TITLE_OF = {form: forms[0] for forms in TITLES for form in forms}
+_TITLE_FORMS = {forms[0]: forms for forms in TITLES}
 _ACRONYM = re.compile(r"[A-Z](?:\.?[A-Z&])+\.?")
 _SPLIT_UPPER = re.compile(r"\b[A-Z]{2,6}\b")
 
 
+# A JSON record quoted as text keeps its escapes: "...as always.\\n\\nPatty in the front" is the words "always"
+# and "Patty", not "nnPatty".
+_ESCAPES = re.compile(r"\\[nrt]")
+
+
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).replace("’", "'")
+    return _ESCAPES.sub(" ", unicodedata.normalize("NFKC", text).replace("’", "'"))
 
 
 def _words(text: str) -> list[str]:
@@ -164,6 +170,15 @@ def strip_titles(name: str) -> str:
         return ""
     spans = word_spans(name)
     return name[spans[i][0]:]
+
+
+def title_said(word: str, terms: frozenset[str]) -> bool:
+    """Whether ``word`` is a title (:data:`TITLES`) that the passages say in one of its forms ("Rep." for
+    "Representative" or "congressman", by their stems in ``terms``)."""
+    title = _TITLE_OF.get(word.lower().rstrip("."))
+    if title is None:
+        return False
+    return any(stem(form) in terms for form in _TITLE_FORMS[title])
 
 
 def initials(name: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from halguard.text.dates import date_month_numbers
@@ -70,6 +70,13 @@ class Argument:
     # Menabrea on Charles Babbage's Analytical Engine": luigi, menabrea): who the argument is, not what it mentions.
     core_names: frozenset[str] = frozenset()
     core_text: str = ""  # those names as written, in order ("Luigi Menabrea", "the US"): for the mention matcher
+    # A reported clause's pronoun read as its reporter ("Kovar said that it had been bought"): a guess, right for
+    # a company's statement about itself, wrong for "Morris said she remains unconscious". It may agree, never
+    # differ.
+    reported: bool = False
+    # The head is a name, or named by an apposition ("the Italian engineer Luigi Menabrea"), not a description ("the
+    # grandmother of two"): only names differ from names.
+    head_is_name: bool = False
 
     @property
     def identity(self) -> frozenset[str]:
@@ -92,6 +99,10 @@ class Frame:
     negated: bool
     nominal: bool  # an event noun ("purchase of"), not a verb
     slots: tuple[tuple[str, Argument], ...]
+    # The name words (lower-cased) of the sentence the frame was read from: a claim that moves a name within one
+    # sentence ("designed by" the builder) is a conflict; one whose name is the passage's in another sentence is
+    # too often another mention of the same thing ("Duke" / "the Blue Devils").
+    sentence_names: frozenset[str] = frozenset()
 
     def get(self, role: str) -> list[Argument]:
         return [a for r, a in self.slots if r == role]
@@ -141,8 +152,10 @@ def _argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude
     pronoun = source.pos_ == "PRON" and source.lower_ in _PERSONAL | _RELATIVE and not names
     core_toks = sorted((t for t in _core(source) if _is_name(t)), key=lambda t: t.i)
     core = frozenset(t.text.lower() for t in core_toks)
+    reported = resolved is not None and resolved is not head and head.lower_ not in _RELATIVE
     return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
-                    " ".join(t.text for t in core_toks))
+                    " ".join(t.text for t in core_toks), reported,
+                    _is_name(source) or any(c.dep_ == "appos" and _is_name(c) for c in source.children))
 
 
 def _without_enumerators(text: str, start: int, end: int) -> str:
@@ -333,7 +346,15 @@ def _noun_frame(noun: Any) -> Frame | None:
 
 
 def frames_of(doc: Any) -> Iterator[Frame]:
-    """The frames of a parsed text (a spaCy ``Doc``), in text order."""
+    """The frames of a parsed text (a spaCy ``Doc``), in text order, each with its sentence's names."""
+    names: dict[int, frozenset[str]] = {}
+    for frame, sentence in _frames_with_sentences(doc):
+        if sentence.start not in names:
+            names[sentence.start] = frozenset(t.text.lower() for t in sentence if _is_name(t))
+        yield replace(frame, sentence_names=names[sentence.start])
+
+
+def _frames_with_sentences(doc: Any) -> Iterator[tuple[Frame, Any]]:
     for tok in doc:
         frame = None
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
@@ -341,10 +362,11 @@ def frames_of(doc: Any) -> Iterator[Frame]:
         if tok.pos_ == "VERB" or copula:
             frame = _verb_frame(tok)
             if frame is not None:
-                yield frame
-                yield from _gapped_frames(tok, frame)
+                yield frame, tok.sent
+                for gapped in _gapped_frames(tok, frame):
+                    yield gapped, tok.sent
             continue
         if tok.pos_ == "NOUN":
             frame = _noun_frame(tok)
         if frame is not None:
-            yield frame
+            yield frame, tok.sent

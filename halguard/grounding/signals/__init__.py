@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from halguard.grounding.blocking import BLOCKING_FINDINGS, COPY_OVERLAP
 from halguard.schema import ClaimSignals
 
 __all__ = ["ClaimMeasurements"]
@@ -56,13 +57,29 @@ class ClaimMeasurements:
     meaning_risk: float | None = None
     meaning_spans: list[tuple[int, int]] = field(default_factory=list)
 
+    def finding_kinds(self) -> frozenset[str]:
+        """The finding kinds this claim holds, by the names of :data:`halguard.grounding.blocking.FINDING_PRECISION`
+        (``changed_numbers``: numbers the passages lack where the closest evidence has other numbers;
+        ``changed_number_in_copy``: such a number in a claim that otherwise copies its evidence sentence, at least
+        :data:`~halguard.grounding.blocking.COPY_OVERLAP` of its content words there)."""
+        kinds = {kind for kind, value in (
+            ("arithmetic_errors", self.arithmetic_errors), ("negation_mismatch", self.negation_mismatch),
+            ("record_conflicts", self.record_conflicts), ("antonym_flips", self.antonym_flips),
+            ("role_conflicts", self.role_conflicts), ("missing_entities", self.missing_entities),
+            ("missing_numbers", self.missing_numbers), ("name_swapped", self.name_swapped)) if value}
+        if self.missing_numbers and self.evidence_has_numbers:
+            kinds.add("changed_numbers")
+            if self.verbatim or self.evidence_overlap >= COPY_OVERLAP:
+                kinds.add("changed_number_in_copy")
+        return frozenset(kinds)
+
     @property
     def contradicts(self) -> bool:
-        """A CONTRADICTION-strength signal: wrong arithmetic, a negation or antonym flip, a record conflict, a role
-        conflict, or a number the evidence states differently (the closest evidence has numbers, the claim's is
-        not among them)."""
-        return bool(self.arithmetic_errors or self.negation_mismatch or self.record_conflicts or self.antonym_flips
-                    or self.role_conflicts or (self.missing_numbers and self.evidence_has_numbers))
+        """A CONTRADICTION: the claim holds a finding of a kind measured precise enough to block
+        (:data:`halguard.grounding.blocking.BLOCKING_FINDINGS`: claim-level precision of at least
+        :data:`~halguard.grounding.blocking.BLOCKING_PRECISION` on the span-labelled dev rows). A finding of any other
+        kind (a negation flip, a role conflict, ...) is a weighted signal of the risk, not a contradiction."""
+        return bool(self.finding_kinds() & BLOCKING_FINDINGS)
 
     def named(self, answer: str, spans: list[tuple[int, int]], affirmed: list[str]) -> list[str]:
         """The text of each span, the affirmed question terms for the claim's own span (see ``affirmed_names``)."""
@@ -77,11 +94,13 @@ class ClaimMeasurements:
             novel_terms=[answer[s:e] for s, e in self.novel_terms],
             missing_entities=self.named(answer, self.missing_entities, self.affirmed_names),
             missing_numbers=self.named(answer, self.missing_numbers, self.affirmed_numbers),
+            changed_numbers=self.named(answer, self.missing_numbers, []) if self.evidence_has_numbers else [],
             negation_mismatch=self.negation_mismatch,
             arithmetic_errors=[why for _, _, why in self.arithmetic_errors],
             record_conflicts=[answer[s:e] for s, e in self.record_conflicts],
             antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
             role_conflicts=[why for _, _, why in self.role_conflicts],
+            name_swapped=self.name_swapped,
             verbatim=self.verbatim,
             evidence_overlap=round(self.evidence_overlap, 4),
             meaning_support=None if self.meaning_risk is None else round(1.0 - self.meaning_risk, 4),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 
-from halguard.text.lexical import base_form, has_negation, is_negation_cue, negated_terms, term_set, word_spans
+from halguard.text.lexical import STOPWORDS, base_form, is_negation_cue, stem, term_set, word_spans
 from halguard.text.segment import split_sentences
 
 __all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "shared_share"]
@@ -19,6 +20,19 @@ SHARED_PREFIX_MIN = 4
 DENIAL_REACH_WORDS = 3
 # What ends a clause between the cue and the term: "not in Paris; it is in Berlin" denies Paris only.
 _CLAUSE_BREAKS = frozenset(".;:!?,()[]\n")
+
+
+# The cues a polarity flip is read from: the grammatical negators. Lexical ones ("lacked", "without", "unable",
+# "absent") paraphrase too freely ("lacked innovation" for "nothing new", "life without parole" for "no possibility
+# of parole") to call a contradiction; they stay negation for the other uses of halguard.text.lexical.
+FLIP_CUES = frozenset("not no never none nobody nothing neither nor cannot cant dont doesnt didnt isnt arent wasnt "
+                      "werent wont wouldnt shouldnt couldnt hasnt havent hadnt non".split())
+# Words after a negator that make it scope over a quantity or a focus, not a proposition.
+_SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
+# A negator reaches this many words for the word it negates (halguard.text.lexical.negated_terms's window).
+FLIP_WINDOW = 4
+_FLIP_CLAUSE_BREAKS = frozenset(",.;:!?()\"")
+_PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 
 
 def closest_sentence(claim_terms: set[str], evidence: str) -> str:
@@ -65,14 +79,43 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     damages) is a question of support, the other signals', never a contradiction: on RAGTruth the unaligned check
     was right on 3 of 79 claims (docs/how-it-works.md, "Which findings block").
     """
-    negated_claim, negated_evidence = has_negation(claim), has_negation(closest)
-    if negated_claim == negated_evidence:
+    claim_targets, evidence_targets = flip_targets(claim), flip_targets(closest)
+    if bool(claim_targets) == bool(evidence_targets):
         return False
     if shared_share(claim_terms, closest_terms) < aligned_overlap:
         return False
-    if negated_claim:
-        return any(shared_share({t}, closest_terms) == 1.0 for t in negated_terms(claim))
-    return bool(negated_terms(closest) & term_set(claim))
+    if claim_targets:
+        return any(shared_share({t}, closest_terms) == 1.0 for t in claim_targets)
+    return bool(evidence_targets & term_set(claim))
+
+
+def flip_targets(text: str) -> set[str]:
+    """The stems of the words ``text`` negates with a grammatical negator (:data:`FLIP_CUES`): the first content
+    word within :data:`FLIP_WINDOW` words after the cue, in its clause ("did not *lead*", "no *parking*"), and the
+    word of an "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes
+    over a quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment
+    but also ..."), and a "non-" word says its own negation ("a non-confirmatory letter")."""
+    spans = word_spans(text)
+    out: set[str] = set()
+    for i, (s, e) in enumerate(spans):
+        word = text[s:e].lower().replace("’", "'")
+        if not (word.endswith("n't") or word.replace("'", "") in FLIP_CUES):
+            continue
+        following = [(a, b) for a, b in spans[i + 1 : i + 1 + FLIP_WINDOW]]
+        if following and text[following[0][0]:following[0][1]].lower() in _SCOPE_WORDS:
+            continue
+        prev = e
+        for a, b in following:
+            if any(ch in _FLIP_CLAUSE_BREAKS for ch in text[prev:a]):
+                break
+            prev = b
+            w = text[a:b].lower()
+            if w in STOPWORDS or len(w) < 3 or w.replace("'", "") in FLIP_CUES:
+                continue
+            out.add(stem(text[a:b]))
+            break
+    out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
+    return out
 
 
 def denied_premises(claim: str, question_only: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -97,7 +97,30 @@ def _record_absent_features(stripped: str) -> frozenset[str]:
         return frozenset()
     out: set[str] = set()
     _walk(record, out)
-    return frozenset(out)
+    return frozenset(out - _asserted_in_free_text(record, out))
+
+
+# A string value of at least this many words is the record's own prose (a review, a description), not a field value.
+_FREE_TEXT_WORDS = 6
+
+
+def _asserted_in_free_text(record: object, features: set[str]) -> set[str]:
+    """The ``features`` that the record's own prose asserts (a review: "a casual spot with free validated
+    parking"): a record that says both is no evidence of absence, so a claim of the feature contradicts nothing.
+    A mention in a negated clause ("no wifi here") asserts nothing and keeps the feature absent."""
+    if not features:
+        return set()
+    prose: list[str] = []
+    stack: list[object] = [record]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and value.count(" ") + 1 >= _FREE_TEXT_WORDS:
+            prose.append(value)
+    return {f for text in prose for _, _, f in absent_feature_mentions(text, frozenset(features))}
 
 
 _TOKEN = re.compile(r"[\w-]+")
@@ -117,6 +140,25 @@ def _claim_phrases(claim: str) -> dict[str, list[tuple[int, int]]]:
     return found
 
 
+_NEIGHBOUR_BEFORE = re.compile(r"([\w'’&-]+)[ \t]+$")
+_NEIGHBOUR_AFTER = re.compile(r"[ \t]+([\w'’&-]+)")
+
+
+def _in_a_name(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is capitalised and joined to a capitalised word beside it: part of a longer name
+    ("State Street", "Garage Doors"), not the feature ("free Wi-Fi", "OUTDOOR SEATING")."""
+    if not text[start:start + 1].isupper():
+        return False
+    before = _NEIGHBOUR_BEFORE.search(text[max(0, start - 40):start])
+    after = _NEIGHBOUR_AFTER.match(text, end)
+    return any(m is not None and m.group(1)[:1].isupper() and m.group(1).lower() not in _SENTENCE_OPENERS
+               for m in (before, after))
+
+
+# Capitalised words beside a feature that do not make it a name ("The Wi-Fi is free").
+_SENTENCE_OPENERS = frozenset({"the", "a", "an", "its", "their", "free", "and", "or", "with", "offers", "has"})
+
+
 def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[int, int, str]]:
     """Spans of ``claim`` that assert one of ``features``, unless its clause is negated.
 
@@ -134,6 +176,8 @@ def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[
     for phrase in sorted(features):
         for variant in {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}:
             for start, end in phrases.get(variant, ()):
+                if _in_a_name(claim, start, end):
+                    continue  # "State Street", "Garage Doors": a name's word is not the feature
                 if not has_negation(_clause(claim, start, end, breaks, ends), cues=_NEGATION):
                     found.append((start, end, phrase))
     kept: list[tuple[int, int, str]] = []

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
+from halguard.grounding.roles.matching import converse_stems
 from halguard.grounding.signals.scope import Scope, word_string
-from halguard.text.dates import month_of
+from halguard.text.dates import month_number, month_of
 from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
-from halguard.text.mentions import mentioned, strip_titles
+from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.wordnet import licensed
 
 __all__ = ["found_names", "missing_names", "missing_numbers", "novel_terms"]
@@ -23,19 +25,30 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     licenses it (:mod:`halguard.text.wordnet`: "staff" by "personnel", "died" by "death"). Only the evidence, not
     the whole scope: a word far away is too often another sense ("accounted for" would license "record"). A number
     word ("eight", "thousand") is no word to look up: it is a number, which :func:`missing_numbers` compares by
-    value ("eight" / "8"). Words of the ``names`` the passages mention (:func:`found_names`: "California" for a
+    value ("eight" / "8"). The converse of an evidence word is the same event from the other side ("bought" /
+    "sold": the role check reads who is who). A title the passages say in another form ("Rep." / "Representative") is theirs. Words of
+    the ``names`` the passages mention (:func:`found_names`: "California" for a
     record's "CA") are the names' finding, not words to look up.
     """
     return [(s, e) for s, e, st in terms
             if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-            and not any(a <= s and e <= b for a, b in names)]
+            and not converse_stems(st) & set(nearby)
+            and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
 
 
 def found_names(text: str, scope: Scope) -> list[Span]:
-    """The names (capitalised runs) of ``text`` that the scope mentions: every one :func:`missing_names` does not
-    report."""
-    missing = set(missing_names(text, scope))
-    return [sp for sp in entity_mentions(text) if sp not in missing]
+    """The names (capitalised runs) of ``text`` that the scope mentions: every word of them by its stem, or the name
+    in another form (:func:`halguard.text.mentions.mentioned`). A name half of whose words are found is not
+    missing (:func:`missing_names`), but its other words are still words to look up ("the European Union"
+    against "the European Commission")."""
+    found = []
+    for s, e in entity_mentions(text):
+        name = strip_titles(text[s:e])
+        words = content_terms(name)
+        if not name or (words and all(_found(name[a:b], st, scope.terms) for a, b, st in words)) or _mentioned(
+                name, scope):
+            found.append((s, e))
+    return found
 
 
 def _found(word: str, word_stem: str, terms: frozenset[str]) -> bool:
@@ -69,7 +82,36 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
 
 
 def _mentioned(name: str, scope: Scope) -> bool:
+    month = month_number(name)
+    if month is not None and month in scope.numbers:
+        return True  # "November 22, 2019" against a record's "2019-11-22": the date's numbers are checked as numbers
     return mentioned(name, [src.text for src in scope.sources], scope.terms)
+
+
+# A rating's scale: "3.5 out of 5 stars" states 3.5; the 5 is the scale every listing uses, not a fact of this one.
+_RATING_SCALES = frozenset({5.0, 10.0, 100.0})
+_OUT_OF = re.compile(r"\bout\s{1,3}of\s{1,3}$", re.IGNORECASE)
+_DAYS_A_WEEK = re.compile(r"\s{1,3}days?\s{1,3}(?:a|per|each|every)\s{1,3}week\b", re.IGNORECASE)
+_WEEKDAYS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.IGNORECASE)
+
+
+def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope) -> bool:
+    """Whether the number at ``text[start:end]`` is no quantity of the claim's to find in the passages: a rating's
+    scale ("out of 5"), a code's digits joined to a name ("COVID-19", "F-16"), or a count of days a week that the
+    passages' own weekdays give ("open seven days a week" against a record's hours for Monday to Sunday)."""
+    if value in _RATING_SCALES and _OUT_OF.search(text[max(0, start - 12):start]):
+        return True
+    if start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start - 2].isupper():
+        return True
+    if _DAYS_A_WEEK.match(text, end) and 1 <= value <= 7:
+        named = {m.group(1).lower() for src in scope.sources for m in _WEEKDAYS.finditer(src.text[:_WEEKDAY_SCAN])}
+        return len(named) == value
+    return False
+
+
+# The head of a source read for its weekday names: a business record's hours come first, and a long passage is not
+# scanned for a seven-day count.
+_WEEKDAY_SCAN = 20_000
 
 
 def _stands_in_a_source(phrase: str, scope: Scope) -> bool:
@@ -82,7 +124,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     in the claim (``computed``). List markers and passage references ("3. ...", "passage 2") are not numbers."""
     found = []
     for m in number_mentions(text):
-        if is_enumerator(text, m.start, m.end):
+        if is_enumerator(text, m.start, m.end) or _not_a_quantity(text, m.start, m.end, m.value, scope):
             continue
         values = {round(m.value, 6), round(abs(m.value), 6)}
         if m.alt is not None:

@@ -1,0 +1,66 @@
+"""Which findings block: a finding kind earns its force by measurement (issue 44).
+
+A finding blocks an answer (a CONTRADICTION status, flagged from
+:data:`halguard.grounding.calibration.CONTRADICTION_THRESHOLD` whatever the shape's threshold; no many-claims
+correction; kept by :meth:`~halguard.grounding.scoring.ScoringWeights.combine` against the meaning model; wrong
+arithmetic's fixed risk) only where it is measured right: a claim-level precision of at least
+:data:`BLOCKING_PRECISION` on the labelled dev rows, over at least :data:`MIN_MEASURED_CLAIMS` claims. Any other
+kind is a weighted signal of the risk (its weight in :class:`~halguard.grounding.scoring.ScoringWeights`), never a
+contradiction by itself. :mod:`halguard.grounding.scoring` re-exports every name here; this module stands alone so
+that the signals can read it without importing the weights.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BLOCKING_FINDINGS", "BLOCKING_PRECISION", "CONTRADICTION_KINDS", "COPY_OVERLAP", "FINDING_PRECISION",
+           "MIN_MEASURED_CLAIMS", "blocks", "measured_precision"]
+
+BLOCKING_PRECISION = 0.9
+MIN_MEASURED_CLAIMS = 10
+# The kinds that say the passages state otherwise: the only ones that can be a CONTRADICTION. A name or a number the
+# passages lack is unsupported, never contradicted (they are measured below for the table, and weigh as signals).
+CONTRADICTION_KINDS = frozenset({"record_conflicts", "changed_numbers", "changed_number_in_copy", "role_conflicts",
+                                 "negation_mismatch", "antonym_flips", "name_swapped", "arithmetic_errors"})
+# A claim with at least this share of its content words in its closest evidence sentence copies that sentence (the
+# scoring weights' close_copy_overlap): a number changed in a copy is its own finding kind, changed_number_in_copy.
+COPY_OVERLAP = 0.8
+# Per finding kind, (faithful claims, hallucinated claims) holding it, measured by benchmarks/bench_claim_precision.py
+# on DATE at commit COMMIT (the table with every file: docs/how-it-works.md, "Which findings block"):
+# - "spans": every claim of ragtruth_dev (525 answers, 3,681 claims), hallucinated when a labelled span overlaps it;
+# - "one_claim": the answers of halueval_qa_dev and summedits_dev that are one claim, labelled by the answer.
+# Nothing here is fitted: the findings are rules, and the figures are counts. Re-measure after any change to a signal.
+FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
+    "record_conflicts": {"spans": (7, 67), "one_claim": (0, 0)},
+    "changed_numbers": {"spans": (10, 11), "one_claim": (0, 0)},
+    "changed_number_in_copy": {"spans": (0, 0), "one_claim": (0, 0)},
+    "role_conflicts": {"spans": (2, 0), "one_claim": (0, 0)},
+    "negation_mismatch": {"spans": (3, 0), "one_claim": (0, 0)},
+    "antonym_flips": {"spans": (5, 0), "one_claim": (0, 0)},
+    "name_swapped": {"spans": (1, 1), "one_claim": (0, 0)},
+    "arithmetic_errors": {"spans": (0, 0), "one_claim": (0, 0)},
+    "missing_entities": {"spans": (20, 20), "one_claim": (0, 0)},
+    "missing_numbers": {"spans": (16, 21), "one_claim": (0, 0)},
+}
+
+
+def measured_precision(kind: str, source: str | None = None) -> float | None:
+    """A finding kind's claim-level precision on the dev rows (:data:`FINDING_PRECISION`): pooled over both
+    sources, or ``source``'s alone; None where it fired on fewer than :data:`MIN_MEASURED_CLAIMS` claims."""
+    counts = FINDING_PRECISION.get(kind, {})
+    parts = [counts.get(source, (0, 0))] if source else list(counts.values())
+    faithful, hallucinated = sum(f for f, _ in parts), sum(h for _, h in parts)
+    n = faithful + hallucinated
+    return hallucinated / n if n >= MIN_MEASURED_CLAIMS else None
+
+
+def blocks(kind: str) -> bool:
+    """Whether a finding kind blocks: it says the passages state otherwise (:data:`CONTRADICTION_KINDS`), its
+    pooled claim-level precision is at least :data:`BLOCKING_PRECISION`, and so is its precision on the
+    span-labelled RAG answers wherever those measure it (:data:`MIN_MEASURED_CLAIMS` claims or more): a kind right
+    on short QA answers and wrong on long RAG answers does not block."""
+    pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
+    return (kind in CONTRADICTION_KINDS and pooled is not None and pooled >= BLOCKING_PRECISION
+            and (spans is None or spans >= BLOCKING_PRECISION))
+
+
+BLOCKING_FINDINGS = frozenset(k for k in FINDING_PRECISION if blocks(k))

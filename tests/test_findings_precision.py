@@ -1,0 +1,207 @@
+"""Issue 44: findings that are right. Names matched as mentions, role conflicts only between aligned events,
+polarity flips only against an aligned proposition, and only kinds measured precise on real text block."""
+
+from __future__ import annotations
+
+import pytest
+
+from halguard import ClaimStatus, LocalVerifier
+from halguard.grounding.blocking import (
+    BLOCKING_FINDINGS,
+    BLOCKING_PRECISION,
+    CONTRADICTION_KINDS,
+    FINDING_PRECISION,
+    MIN_MEASURED_CLAIMS,
+    measured_precision,
+)
+from halguard.grounding.signals import ClaimMeasurements
+from halguard.text.lexical import term_set
+from halguard.text.mentions import initials, mentioned, same_entity, strip_titles
+
+RECORD = ('{"name": "Bacara Resort & Spa", "address": "8301 Hollister Ave", "city": "Goleta", "state": "CA", '
+          '"categories": "Hotels, Resorts, Spas", "attributes": {"WiFi": "free", "RestaurantsReservations": true}}')
+CURIE = "Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911."
+NORTHWIND_SOLD = ("Northwind Traders sold its trucking division to Palmera Freight in March 2022, ending its "
+                  "freight business.")
+NORTHWIND_2015 = "Northwind Traders acquired Palmera Freight's parent company in 2015."
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return LocalVerifier()
+
+
+def _m(name: str, context: str) -> bool:
+    return mentioned(name, [context], frozenset(term_set(context)))
+
+
+@pytest.mark.parametrize(("name", "context"), [
+    ("California", RECORD),  # a record's state code
+    ("CA", "She moved to Goleta, California, in 2010."),  # and the reverse
+    ("Wi-Fi", RECORD), ("WiFi", "Guests get free Wi-Fi in every room."), ("wifi", "free Wi-Fi"),
+    ("Texan", "The storm damaged two Texas bases."),
+    ("Colombian", "She was born in Barranquilla, Colombia."),
+    ("EU", "The European Union imposed tariffs."), ("European Union", "The EU imposed tariffs."),
+    ("USCIS", "Applications go to US Citizenship and Immigration Services."),
+    ("US Citizenship and Immigration Services", "Applications go to USCIS."),
+    ("the US", "the United States"), ("United States", "the U.S. Senate"), ("U.S.", "the United States"),
+    ("Rep. George Santos", "George Santos, a congressman from New York"), ("Rep.", "anything"),
+    ("°F", "It reached 104 degrees Fahrenheit."), ("F", "It reached 104 degrees Fahrenheit."),
+    ("Patty", '"review_text": "Friendly bar.\\\\n\\\\nPatty in the front is awesome."'),  # a JSON escape
+])
+def test_a_name_said_another_way_is_mentioned(name, context):
+    assert _m(name, context)
+
+
+@pytest.mark.parametrize(("name", "context"), [
+    ("Nevada", RECORD), ("Germany", "France and Spain signed."), ("Japan", "JP Morgan reported earnings."),
+    ("NASA", "the European Space Agency"), ("American", "two Texas bases"), ("Boeing", "Lockheed Martin built it."),
+    ("Oregon", "the state of Washington"), ("Dr. Alan Grant", "Ellie Sattler"),
+])
+def test_a_name_the_passages_lack_is_not_mentioned(name, context):
+    assert not _m(name, context)
+
+
+def test_mention_helpers():
+    assert strip_titles("Rep. George Santos") == "George Santos"
+    assert strip_titles("Gov.") == ""
+    assert initials("US Citizenship and Immigration Services") == "USCIS"
+    assert same_entity("the US", "the United States")
+    assert same_entity("EU", "European Union")
+    assert not same_entity("Airbus", "Boeing")
+
+
+def test_a_crafted_run_of_capitals_stays_bounded():
+    import time
+
+    crafted = " ".join(["Alpha Beta Gamma and Delta of the Epsilon"] * 20_000)  # 840 KB of one capitalised run
+    t0 = time.perf_counter()
+    assert not mentioned("QXZ", [crafted], frozenset(term_set(crafted)))
+    assert time.perf_counter() - t0 < 10.0
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("Marie Curie won the Nobel Prize in Chemistry in 1911.", [CURIE]),
+    ("Bacara Resort & Spa is a resort in Goleta, California.", [RECORD]),
+    ("The resort offers free Wi-Fi.", [RECORD]),
+    ("The storm damaged two Texan bases.", ["The storm damaged two Texas bases on Tuesday, officials said."]),
+    ("Rep. George Santos has refused to resign.",
+     ["Representative George Santos has refused to resign despite the federal charges against him."]),
+    ("The EU imposed new tariffs on steel.", ["The European Union imposed new tariffs on steel imports."]),
+    ("Vergara wore a red dress at the gala.",
+     ["Sofia Vergara, the Colombian-born actress, wore a red dress at the gala on Sunday."]),
+    ("The Colombian-born actress wore a red dress at the gala.",
+     ["Sofia Vergara, the Colombian-born actress, wore a red dress at the gala on Sunday."]),
+    ("Palmera Freight bought the trucking division from Northwind Traders in March 2022.",
+     [NORTHWIND_SOLD, NORTHWIND_2015]),  # the converse of the passage, not a swap
+])
+def test_grounded_answers_the_issue_names_are_supported(verifier, answer, context):
+    v = verifier.verify(answer, context)
+    assert v.label == "supported", [c.reasons for c in v.claims]
+
+
+def test_the_northwind_swap_is_flagged_for_the_swap_not_the_date(verifier):
+    answer = "Northwind Traders bought the trucking division from Palmera Freight in March 2022."
+    v = verifier.verify(answer, [NORTHWIND_SOLD, NORTHWIND_2015])
+    assert v.label == "hallucinated"
+    reasons = " ".join(v.claims[0].reasons)
+    assert "roles swapped: Northwind Traders / Palmera Freight" in reasons
+    assert "2015" not in reasons
+    assert all("March 2022" not in s.text for s in v.spans)
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    # fresh swaps, written for this issue: passive, nominal, relative clause, converse predicates
+    ("Tidewater Credit Union acquired Halvorsen Bank in 2019.",
+     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
+    ("Halvorsen Bank was acquired by Tidewater Credit Union in 2019.",
+     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
+    ("Halvorsen Bank, which Tidewater Credit Union acquired in 2019, paid $340 million.",
+     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
+    ("Bexley Chemicals sued the city of Marlow over groundwater contamination.",
+     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
+    ("The city of Marlow was sued by Bexley Chemicals in 2021.",
+     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
+    ("Devin Marsh hired Orla Quinn as chief financial officer.",
+     "Orla Quinn hired Devin Marsh as chief financial officer in January, after a six-month search."),
+    ("The bridge was designed by Morrow Construction and built by Ines Calder.",
+     "The bridge was designed by Ines Calder and built by Morrow Construction between 1998 and 2001."),
+    ("In March, Hannah Voss replaced Tomas Reyes as head coach.",
+     "In March, Tomas Reyes replaced Hannah Voss as head coach of the national team."),
+    ("The Brisbane Museum of Art lent the painting to the Alder Foundation.",
+     "The Alder Foundation lent the painting to the Brisbane Museum of Art for its spring exhibition."),
+])
+def test_fresh_role_swaps_are_flagged_with_a_role_reason(verifier, answer, context):
+    v = verifier.verify(answer, [context])
+    assert v.label == "hallucinated"
+    assert any(c.signals.role_conflicts for c in v.claims), [c.reasons for c in v.claims]
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("Tidewater Credit Union was acquired by Halvorsen Bank in 2019.",
+     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
+    ("Bexley Chemicals was sued by the city of Marlow in 2021.",
+     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
+    ("Devin Marsh was hired by Orla Quinn as chief financial officer.",
+     "Orla Quinn hired Devin Marsh as chief financial officer in January, after a six-month search."),
+    ("Ines Calder designed the bridge, which Morrow Construction built.",
+     "The bridge was designed by Ines Calder and built by Morrow Construction between 1998 and 2001."),
+])
+def test_role_paraphrases_have_no_role_conflict(verifier, answer, context):
+    v = verifier.verify(answer, [context])
+    assert v.label == "supported"
+    assert not any(c.signals.role_conflicts for c in v.claims)
+
+
+@pytest.mark.parametrize(("answer", "context"), [
+    ("The lawsuit does not name the parties involved.",
+     "The lawsuit, filed on Monday in federal court, seeks damages of $2 million from the company."),
+    ("Hernandez faces life in prison without parole.",
+     "If convicted, Hernandez faces life in prison with no possibility of parole."),
+    ("The donuts were not fresh.", "One reviewer said the donuts tasted stale and the coffee was cold."),
+])
+def test_a_negation_without_an_aligned_proposition_is_no_flip(verifier, answer, context):
+    v = verifier.verify(answer, [context])
+    assert not v.claims[0].signals.negation_mismatch
+    assert v.claims[0].status != ClaimStatus.CONTRADICTION
+
+
+def test_a_negated_copy_is_still_a_flip(verifier):
+    context = ["The museum is open to the public on Mondays. Tickets are sold at the entrance."]
+    v = verifier.verify("The museum is not open to the public on Mondays.", context)
+    assert v.label == "hallucinated"
+    assert v.claims[0].signals.negation_mismatch
+
+
+def test_only_kinds_measured_precise_block():
+    for kind in BLOCKING_FINDINGS:
+        assert kind in CONTRADICTION_KINDS
+        pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
+        assert pooled is not None and pooled >= BLOCKING_PRECISION
+        assert spans is None or spans >= BLOCKING_PRECISION
+    for kind in set(FINDING_PRECISION) - BLOCKING_FINDINGS:
+        pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
+        assert kind not in CONTRADICTION_KINDS or pooled is None or pooled < BLOCKING_PRECISION or (
+            spans is not None and spans < BLOCKING_PRECISION)
+    assert "missing_entities" not in BLOCKING_FINDINGS  # a name the passages lack is unsupported, not contradicted
+
+
+def test_measured_precision_pools_and_needs_enough_claims():
+    assert measured_precision("no_such_kind") is None
+    for kind, counts in FINDING_PRECISION.items():
+        n = sum(f + h for f, h in counts.values())
+        assert (measured_precision(kind) is None) == (n < MIN_MEASURED_CLAIMS)
+
+
+@pytest.mark.parametrize("kind", sorted(FINDING_PRECISION))
+def test_a_finding_contradicts_exactly_when_its_kind_blocks(kind):
+    fields = {"arithmetic_errors": {"arithmetic_errors": [(0, 1, "x")]},
+              "negation_mismatch": {"negation_mismatch": True}, "record_conflicts": {"record_conflicts": [(0, 1)]},
+              "antonym_flips": {"antonym_flips": [(0, 1)]}, "role_conflicts": {"role_conflicts": [(0, 1, "x")]},
+              "missing_entities": {"missing_entities": [(0, 1)]}, "missing_numbers": {"missing_numbers": [(0, 1)]},
+              "changed_numbers": {"missing_numbers": [(0, 1)], "evidence_has_numbers": True},
+              "name_swapped": {"name_swapped": True}}[kind]
+    m = ClaimMeasurements(similarity=0.9, novel_ratio=0.0, **fields)
+    assert kind in m.finding_kinds()
+    blocking = bool(m.finding_kinds() & BLOCKING_FINDINGS)
+    assert m.contradicts is blocking
