@@ -32,8 +32,6 @@ import statistics
 import time
 from collections import Counter
 
-from halguard.grounding.blocking import COPY_OVERLAP
-
 KINDS = ("missing_entities", "missing_numbers", "changed_numbers", "changed_number_in_copy", "name_swapped",
          "negation_mismatch", "antonym_flips", "record_conflicts", "role_conflicts", "arithmetic_errors", "novel_terms")
 
@@ -42,10 +40,7 @@ def kinds_of(signals) -> set[str]:
     """The finding kinds a claim's reported signals hold."""
     if signals is None:
         return set()
-    kinds = {k for k in KINDS if getattr(signals, k, None)}
-    if signals.changed_numbers and (signals.verbatim or signals.evidence_overlap >= COPY_OVERLAP):
-        kinds.add("changed_number_in_copy")
-    return kinds
+    return set(signals.findings) | ({"novel_terms"} if signals.novel_terms else set())
 
 
 def overlaps(start: int, end: int, labels: list[dict]) -> bool:

@@ -71,12 +71,14 @@ def test_a_negation_moved_by_a_paraphrase_is_not_a_flip(verifier):
     assert claim.status != ClaimStatus.CONTRADICTION  # its new words may still flag it, as unsupported
 
 
-def test_a_negation_the_evidence_does_not_state_is_flagged(verifier):
-    # HaluEval: the knowledge says Celeborn is Galadriel's husband; "Celeborn is not married." is invented.
+def test_a_negation_the_evidence_does_not_state_is_unsupported_not_a_flip(verifier):
+    # HaluEval: the knowledge says Celeborn is Galadriel's husband; "Celeborn is not married." is invented. No
+    # sentence states "Celeborn is married" to flip (issue 44: a polarity conflict needs an aligned proposition), so
+    # it is flagged for what the passages do not say.
     _, wrong = _verify(verifier, "halueval-qa-01325-h")
     _, right = _verify(verifier, "halueval-qa-01325-r")
-    assert wrong.claims[0].signals.negation_mismatch is True
-    assert wrong.hallucination_detected and wrong.claims[0].status == ClaimStatus.CONTRADICTION
+    assert wrong.claims[0].signals.negation_mismatch is False
+    assert wrong.hallucination_detected and wrong.claims[0].status == ClaimStatus.HALLUCINATION
     assert right.label == "supported"
 
 

@@ -255,7 +255,7 @@ def test_how_it_works_page(verifier):
     ]
     assert weights == ["supported 0.27"]
     # the role check's block: the swap is named, the passive restatement passes (asserted in the block)
-    assert roles == ["roles swapped: Palmera Freight / Northwind Logistics CONTRADICTION"]
+    assert roles == ["roles swapped: Palmera Freight / Northwind Logistics HALLUCINATION"]  # a role conflict does not block
 
 
 def test_langchain_page(standins):

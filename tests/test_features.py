@@ -32,9 +32,15 @@ def test_a_changed_number_in_a_two_claim_answer_still_passes_the_threshold():
     assert DEFAULT_WEIGHTS.risk(s, claims_in_answer=2) >= 0.5
 
 
-def test_wrong_arithmetic_is_not_corrected():
+def test_wrong_arithmetic_has_its_fixed_risk_only_where_it_blocks():
+    from halguard.grounding.blocking import BLOCKING_FINDINGS
+
     s = _signals(arithmetic_errors=[(0, 4, "2 + 2 is 4, not 5")])
-    assert DEFAULT_WEIGHTS.risk(s, claims_in_answer=50) == 0.97
+    if "arithmetic_errors" in BLOCKING_FINDINGS:
+        assert DEFAULT_WEIGHTS.risk(s, claims_in_answer=50) == 0.97
+    else:  # unmeasured on the dev rows: a weighted signal, like a missing number
+        assert DEFAULT_WEIGHTS.risk(s) == DEFAULT_WEIGHTS.risk(_signals(missing_numbers=[(0, 4)]))
+        assert DEFAULT_WEIGHTS.risk(s) >= 0.5
 
 
 def test_record_conflicts_raise_the_risk_and_are_capped():

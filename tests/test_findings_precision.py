@@ -24,6 +24,10 @@ CURIE = "Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize 
 NORTHWIND_SOLD = ("Northwind Traders sold its trucking division to Palmera Freight in March 2022, ending its "
                   "freight business.")
 NORTHWIND_2015 = "Northwind Traders acquired Palmera Freight's parent company in 2015."
+ACQUIRED = "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."
+SUED = "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."
+HIRED = "Orla Quinn hired Devin Marsh as chief financial officer in January, after a six-month search."
+BRIDGE = "The bridge was designed by Ines Calder and built by Morrow Construction between 1998 and 2001."
 
 
 @pytest.fixture(scope="module")
@@ -112,20 +116,13 @@ def test_the_northwind_swap_is_flagged_for_the_swap_not_the_date(verifier):
 
 @pytest.mark.parametrize(("answer", "context"), [
     # fresh swaps, written for this issue: passive, nominal, relative clause, converse predicates
-    ("Tidewater Credit Union acquired Halvorsen Bank in 2019.",
-     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
-    ("Halvorsen Bank was acquired by Tidewater Credit Union in 2019.",
-     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
-    ("Halvorsen Bank, which Tidewater Credit Union acquired in 2019, paid $340 million.",
-     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
-    ("Bexley Chemicals sued the city of Marlow over groundwater contamination.",
-     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
-    ("The city of Marlow was sued by Bexley Chemicals in 2021.",
-     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
-    ("Devin Marsh hired Orla Quinn as chief financial officer.",
-     "Orla Quinn hired Devin Marsh as chief financial officer in January, after a six-month search."),
-    ("The bridge was designed by Morrow Construction and built by Ines Calder.",
-     "The bridge was designed by Ines Calder and built by Morrow Construction between 1998 and 2001."),
+    ("Tidewater Credit Union acquired Halvorsen Bank in 2019.", ACQUIRED),
+    ("Halvorsen Bank was acquired by Tidewater Credit Union in 2019.", ACQUIRED),
+    ("Halvorsen Bank, which Tidewater Credit Union acquired in 2019, paid $340 million.", ACQUIRED),
+    ("Bexley Chemicals sued the city of Marlow over groundwater contamination.", SUED),
+    ("The city of Marlow was sued by Bexley Chemicals in 2021.", SUED),
+    ("Devin Marsh hired Orla Quinn as chief financial officer.", HIRED),
+    ("The bridge was designed by Morrow Construction and built by Ines Calder.", BRIDGE),
     ("In March, Hannah Voss replaced Tomas Reyes as head coach.",
      "In March, Tomas Reyes replaced Hannah Voss as head coach of the national team."),
     ("The Brisbane Museum of Art lent the painting to the Alder Foundation.",
@@ -138,14 +135,10 @@ def test_fresh_role_swaps_are_flagged_with_a_role_reason(verifier, answer, conte
 
 
 @pytest.mark.parametrize(("answer", "context"), [
-    ("Tidewater Credit Union was acquired by Halvorsen Bank in 2019.",
-     "Halvorsen Bank acquired Tidewater Credit Union in 2019 for $340 million, the largest deal in its history."),
-    ("Bexley Chemicals was sued by the city of Marlow in 2021.",
-     "In 2021 the city of Marlow sued Bexley Chemicals over groundwater contamination near the plant."),
-    ("Devin Marsh was hired by Orla Quinn as chief financial officer.",
-     "Orla Quinn hired Devin Marsh as chief financial officer in January, after a six-month search."),
-    ("Ines Calder designed the bridge, which Morrow Construction built.",
-     "The bridge was designed by Ines Calder and built by Morrow Construction between 1998 and 2001."),
+    ("Tidewater Credit Union was acquired by Halvorsen Bank in 2019.", ACQUIRED),
+    ("Bexley Chemicals was sued by the city of Marlow in 2021.", SUED),
+    ("Devin Marsh was hired by Orla Quinn as chief financial officer.", HIRED),
+    ("Ines Calder designed the bridge, which Morrow Construction built.", BRIDGE),
 ])
 def test_role_paraphrases_have_no_role_conflict(verifier, answer, context):
     v = verifier.verify(answer, [context])
@@ -200,6 +193,8 @@ def test_a_finding_contradicts_exactly_when_its_kind_blocks(kind):
               "antonym_flips": {"antonym_flips": [(0, 1)]}, "role_conflicts": {"role_conflicts": [(0, 1, "x")]},
               "missing_entities": {"missing_entities": [(0, 1)]}, "missing_numbers": {"missing_numbers": [(0, 1)]},
               "changed_numbers": {"missing_numbers": [(0, 1)], "evidence_has_numbers": True},
+              "changed_number_in_copy": {"missing_numbers": [(0, 1)], "evidence_has_numbers": True,
+                                         "evidence_overlap": 1.0},
               "name_swapped": {"name_swapped": True}}[kind]
     m = ClaimMeasurements(similarity=0.9, novel_ratio=0.0, **fields)
     assert kind in m.finding_kinds()

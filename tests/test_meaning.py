@@ -169,7 +169,10 @@ def test_the_model_never_talks_a_finding_down():
 
     from halguard.grounding.signals import ClaimMeasurements
 
-    s = ClaimMeasurements(similarity=0.95, novel_ratio=0.0, missing_numbers=["5,000"], evidence_has_numbers=True)
+    # a number changed in a copy of the evidence: a finding kind that blocks (halguard.grounding.blocking)
+    s = ClaimMeasurements(similarity=0.95, novel_ratio=0.0, missing_numbers=["5,000"], evidence_has_numbers=True,
+                          evidence_overlap=1.0)
+    assert "changed_number_in_copy" in s.finding_kinds() and s.contradicts
     assert not MEANING_WEIGHTS.corrected(s)
     rules = 1 / (1 + math.exp(-MEANING_WEIGHTS.signals_logit(s)))
     assert MEANING_WEIGHTS.risk(replace(s, meaning_risk=0.001)) >= rules - 1e-12

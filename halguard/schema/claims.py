@@ -49,6 +49,10 @@ class ClaimSignals(_Model):
                                                                         "attached to the wrong thing, explained.")
     name_swapped: bool = Field(default=False, description="A name the context lacks in an otherwise copied "
                                                           "sentence.")
+    findings: list[str] = Field(default_factory=list, description="The claim's finding kinds (halguard.grounding."
+                                                                  "blocking.FINDING_PRECISION names them).")
+    blocking: list[str] = Field(default_factory=list, description="Those of its finding kinds that block (measured "
+                                                                  "precise enough: a CONTRADICTION).")
     verbatim: bool = Field(default=False, description="The claim's words appear contiguously in one passage.")
     evidence_overlap: float = Field(default=0.0, description="Share of the claim's content words in its closest "
                                                              "evidence sentence.")

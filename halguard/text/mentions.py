@@ -142,7 +142,6 @@ _MAX_SQUASHED = 24
 _TITLE_OF = {form: forms[0] for forms in TITLES for form in forms}
 _TITLE_FORMS = {forms[0]: forms for forms in TITLES}
 _ACRONYM = re.compile(r"[A-Z](?:\.?[A-Z&])+\.?")
-_SPLIT_UPPER = re.compile(r"\b[A-Z]{2,6}\b")
 
 
 # A JSON record quoted as text keeps its escapes: "...as always.\\n\\nPatty in the front" is the words "always"
@@ -370,22 +369,24 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     if unit and any(f" {u} " in sq for _, _, _, sq in features for u in unit):
         return True
     if terms is not None:
-        return _demonym_found(bare, terms, texts)
+        return _demonym_found(bare, terms)
     return False
 
 
-def _demonym_found(name: str, terms: frozenset[str], texts: Sequence[str]) -> bool:
+def _demonym_found(name: str, terms: frozenset[str]) -> bool:
     """Every word of ``name`` is the passages' (by stem) or a demonym / adjective of one of their places ("Texan"
     for "Texas", "Colombian" for "Colombia"), and at least one is such a word."""
     words = [w for w in _words(name) if w.lower() not in STOPWORDS and len(w) > 2]
-    if not words:
-        return False
+    return _all_said_or_demonyms([stem(w) for w in words], terms)
+
+
+def _all_said_or_demonyms(stems: Sequence[str], said: frozenset[str]) -> bool:
+    """Each of ``stems`` is in ``said`` or a demonym of one there, and at least one is a demonym."""
     related = False
-    for w in words:
-        st = stem(w)
-        if st in terms:
+    for st in stems:
+        if st in said:
             continue
-        if not _place_word(st, terms):
+        if not _place_word(st, said):
             return False
         related = True
     return related
@@ -404,16 +405,7 @@ def _place_word(term_stem: str, terms: frozenset[str]) -> bool:
 def demonym_of(words: Iterable[str], names: Iterable[str]) -> bool:
     """Whether each of ``words`` (lower-cased name words) is one of ``names`` or a demonym / adjective of one of
     them ("texan" of "texas"), and at least one is a demonym."""
-    theirs = frozenset(stem(n) for n in names)
-    related = False
-    for w in words:
-        st = stem(w)
-        if st in theirs:
-            continue
-        if not _place_word(st, theirs):
-            return False
-        related = True
-    return related
+    return _all_said_or_demonyms([stem(w) for w in words], frozenset(stem(n) for n in names))
 
 
 def _shared_prefix(a: str, b: str) -> int:

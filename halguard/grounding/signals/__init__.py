@@ -44,6 +44,8 @@ class ClaimMeasurements:
     role_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
     verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
     evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
+    # and in its whole best evidence chunk (two sentences: "It was completed in 1889." after "The Eiffel Tower ...")
+    window_overlap: float = 0.0
     # A name the passages lack in a copied sentence: every other content word of the claim (at least two) is in its
     # closest evidence sentence ("Orion was built by Boeing." against "... by Lockheed Martin.").
     name_swapped: bool = False
@@ -60,8 +62,9 @@ class ClaimMeasurements:
     def finding_kinds(self) -> frozenset[str]:
         """The finding kinds this claim holds, by the names of :data:`halguard.grounding.blocking.FINDING_PRECISION`
         (``changed_numbers``: numbers the passages lack where the closest evidence has other numbers;
-        ``changed_number_in_copy``: such a number in a claim that otherwise copies its evidence sentence, at least
-        :data:`~halguard.grounding.blocking.COPY_OVERLAP` of its content words there)."""
+        ``changed_number_in_copy``: such a number in a claim that otherwise copies its evidence, at least
+        :data:`~halguard.grounding.blocking.COPY_OVERLAP` of its content words in its closest evidence sentence or
+        its best evidence chunk)."""
         kinds = {kind for kind, value in (
             ("arithmetic_errors", self.arithmetic_errors), ("negation_mismatch", self.negation_mismatch),
             ("record_conflicts", self.record_conflicts), ("antonym_flips", self.antonym_flips),
@@ -69,7 +72,7 @@ class ClaimMeasurements:
             ("missing_numbers", self.missing_numbers), ("name_swapped", self.name_swapped)) if value}
         if self.missing_numbers and self.evidence_has_numbers:
             kinds.add("changed_numbers")
-            if self.verbatim or self.evidence_overlap >= COPY_OVERLAP:
+            if self.verbatim or max(self.evidence_overlap, self.window_overlap) >= COPY_OVERLAP:
                 kinds.add("changed_number_in_copy")
         return frozenset(kinds)
 
@@ -101,6 +104,8 @@ class ClaimMeasurements:
             antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
             role_conflicts=[why for _, _, why in self.role_conflicts],
             name_swapped=self.name_swapped,
+            findings=sorted(self.finding_kinds()),
+            blocking=sorted(self.finding_kinds() & BLOCKING_FINDINGS),
             verbatim=self.verbatim,
             evidence_overlap=round(self.evidence_overlap, 4),
             meaning_support=None if self.meaning_risk is None else round(1.0 - self.meaning_risk, 4),

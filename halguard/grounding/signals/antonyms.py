@@ -4,14 +4,16 @@ A hand-written lexicon of opposite word groups (directions, amounts, outcomes, e
 matched on stems, with common irregular forms listed. A flip needs the claim to use one side of a group,
 the evidence sentence the other side, and neither text to use both sides ("revenue rose while costs
 fell" has both, so it is never a flip for either word). The lexicon is general English, written by hand,
-not taken from the development data. Converse pairs are not in it ("bought from" / "sold to", "before" /
-"after", "above" / "below", "import" / "export", "husband" / "wife"): "A bought X from B" is "B sold X to A",
-so the words alone say nothing; the role check reads them with their roles
+not taken from the development data. Converse pairs are not in it ("before" / "after", "above" / "below",
+"import" / "export", "husband" / "wife"): "A is above B" is "B is below A", so the words alone say nothing.
+"Buy" / "sell" is a flip only where neither text names the other party ("the bank was selling bonds" against
+"buying bonds"): "A bought X from B" is "B sold X to A", which the role check reads with its roles
 (:data:`halguard.grounding.roles.matching.CONVERSE_PREDICATES`).
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from halguard.text.lexical import stem, word_spans
@@ -34,6 +36,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("early earlier earliest", "late later latest"),
     ("first", "last final"),
     ("begin began begun start", "finish"),
+    ("buy bought purchase", "sell sold"),
     ("open", "closed"),
     ("include including", "exclude excluding"),
     ("add", "remove"),
@@ -130,6 +133,16 @@ def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
         if len(sides) != 1 or not other or len(other) != 1:
             continue
         (side, words), = sides.items()
-        if side not in other:
+        if side not in other and not (_GROUPS[group][0].startswith("buy ") and _names_a_party(claim, evidence)):
             spans.extend(words)
     return sorted(spans)
+
+
+_FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
+_TO = re.compile(r"\bto\b", re.IGNORECASE)
+
+
+def _names_a_party(claim: str, evidence: str) -> bool:
+    """Whether the texts name the two sides of an exchange, one "from" and the other "to" ("bought ... from B",
+    "sold ... to A"): then "bought" for "sold" can be the same sale seen from the buyer (the role check decides)."""
+    return bool((_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
@@ -54,7 +56,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
-    opener = affirmation_end(text)  # "Correct, it supports 65 W.": "Correct" is no word to find in the passages
+    # "Correct, it supports 65 W.": "Correct" is no word to find in the passages; nor is a label ("Response 1:").
+    opener = max(affirmation_end(text), _label_end(text))
     terms = [t for t in content_terms(text) if t[0] >= opener]
     claim_terms = {st for _, _, st in terms}
     closest = closest_sentence(claim_terms, evidence)
@@ -79,7 +82,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     if affirmed_numbers:
         numbers = [*numbers, whole]
     flips = [(s, e) for s, e in (antonym_flips(text, closest) if similarity >= weights.antonym_gate else [])
-             if _aligned_without(text[s:e], claim_terms, closest_terms, weights.aligned_overlap)]
+             if _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -92,6 +95,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
+        window_overlap=shared_share(claim_terms, term_set(evidence)) if evidence else 0.0,
         arithmetic_errors=arithmetic,
         content_words=len(terms),
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
@@ -138,10 +142,33 @@ def _affirmed(text: str, asked: str, facts: Scope) -> tuple[list[str], list[str]
     return names, numbers
 
 
+# A label opening a claim: up to three words and a colon ("Facts:", "Response 1:", "Note:"), as response modes and
+# list-writing models put before a sentence.
+_LABEL = re.compile(r"[ \t]*(?:[^\W_]+[ \t]){0,2}[^\W_]+:[ \t\n]")
+
+
+def _label_end(text: str) -> int:
+    m = _LABEL.match(text)
+    return m.end() if m else 0
+
+
+# What ends a clause for the antonym's proposition: ",", ";", ":", a dash, or a coordinating "and" / "but".
+_CLAUSE_EDGE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|whereas)\b", re.IGNORECASE)
+
+
+def _clause_terms(text: str, start: int, end: int) -> set[str]:
+    """The content-word stems of the clause of ``text`` around ``text[start:end]`` ("..., and *weakened* its balance
+    sheet by drawing down on its revolver": the proposition the antonym is in, not the whole compound sentence)."""
+    left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, end)), len(text))
+    return {st for _, _, st in content_terms(text[left:right])}
+
+
 def _aligned_without(word: str, claim_terms: set[str], closest_terms: set[str], aligned_overlap: float) -> bool:
-    """Whether the claim, but for ``word`` (an antonym of the evidence's), states what its closest evidence sentence
-    states: at least ``aligned_overlap`` of its other content words are there. "The mimosas are available at a low
-    cost" against "Bottomless mimosas cost $15" shares one word: no proposition to flip."""
+    """Whether the claim's clause (``claim_terms``), but for ``word`` (an antonym of the evidence's), states what its
+    closest evidence sentence states: at least ``aligned_overlap`` of its other content words are there. "The
+    mimosas are available at a low cost" against "Bottomless mimosas cost $15" shares one word: no proposition to
+    flip."""
     rest = claim_terms - term_set(word)
     return bool(rest) and shared_share(rest, closest_terms) >= aligned_overlap
 

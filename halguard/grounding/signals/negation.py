@@ -32,6 +32,7 @@ _SCOPE_WORDS = frozenset("all every only just necessarily always merely quite to
 # A negator reaches this many words for the word it negates (halguard.text.lexical.negated_terms's window).
 FLIP_WINDOW = 4
 _FLIP_CLAUSE_BREAKS = frozenset(",.;:!?()\"")
+_RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 
 
@@ -79,6 +80,8 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     damages) is a question of support, the other signals', never a contradiction: on RAGTruth the unaligned check
     was right on 3 of 79 claims (docs/how-it-works.md, "Which findings block").
     """
+    if _RECORD_TEXT.search(closest):
+        return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     claim_targets, evidence_targets = flip_targets(claim), flip_targets(closest)
     if bool(claim_targets) == bool(evidence_targets):
         return False

@@ -26,9 +26,9 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     the whole scope: a word far away is too often another sense ("accounted for" would license "record"). A number
     word ("eight", "thousand") is no word to look up: it is a number, which :func:`missing_numbers` compares by
     value ("eight" / "8"). The converse of an evidence word is the same event from the other side ("bought" /
-    "sold": the role check reads who is who). A title the passages say in another form ("Rep." / "Representative") is theirs. Words of
-    the ``names`` the passages mention (:func:`found_names`: "California" for a
-    record's "CA") are the names' finding, not words to look up.
+    "sold": the role check reads who is who). A title the passages say in another form ("Rep." / "Representative")
+    is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
+    "CA") are the names' finding, not words to look up.
     """
     return [(s, e) for s, e, st in terms
             if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
