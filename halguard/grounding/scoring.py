@@ -50,6 +50,11 @@ def weak_threshold_for(threshold: float) -> float:
     return min(DEFAULT_WEAK_THRESHOLD, threshold)
 
 
+# The finding kinds that are spared the many-claims correction only in a close copy of the evidence (a flip in a loose
+# paraphrase is often a paraphrase): every other blocking kind is concrete wherever it is found.
+_FLIPS = frozenset({"negation_mismatch", "antonym_flips"})
+
+
 @dataclass(frozen=True)
 class ScoringWeights:
     """Logistic weights: ``risk = sigmoid(bias + sum(weight * signal) - many_claims * ln(claims))``.
@@ -124,9 +129,8 @@ class ScoringWeights:
         "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). A flip in a loose paraphrase
         is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays corrected."""
         blocking = s.finding_kinds() & BLOCKING_FINDINGS  # only kinds measured precise (issue 44)
-        concrete = bool(blocking & {"arithmetic_errors", "record_conflicts", "role_conflicts", "changed_numbers",
-                                    "changed_number_in_copy", "name_swapped"})
-        close_flip = bool(blocking & {"negation_mismatch", "antonym_flips"}) and (
+        concrete = bool(blocking - _FLIPS)
+        close_flip = bool(blocking & _FLIPS) and (
             s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
         )
         return not (concrete or close_flip)

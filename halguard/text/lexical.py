@@ -314,17 +314,21 @@ def _is_cue(word: str, cues: frozenset[str]) -> bool:
     return w.endswith("n't") or w.replace("'", "") in cues
 
 
-def negated_terms(text: str, *, window: int = 4, take: int = 1) -> set[str]:
+def negated_terms(text: str, *, window: int = 4, take: int = 1, cues: frozenset[str] = NEGATION_CUES,
+                  scoped: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the words a negation applies to: the first ``take`` content word(s) within ``window`` words
-    after each cue, in the same clause ("does not even *meet* the requirements", "no *parking*")."""
+    after each cue (of ``cues``), in the same clause ("does not even *meet* the requirements", "no *parking*").
+    A cue whose next word is in ``scoped`` negates nothing here ("not *all*", "not *only*")."""
     spans = word_spans(text)
     out: set[str] = set()
     for i, (s, e) in enumerate(spans):
-        if not _is_cue(text[s:e], NEGATION_CUES):
+        if not _is_cue(text[s:e], cues):
+            continue
+        if i + 1 < len(spans) and text[spans[i + 1][0] : spans[i + 1][1]].lower() in scoped:
             continue
         got, prev = 0, e
         for s2, e2 in spans[i + 1 : i + 1 + window]:
-            if _CLAUSE_BREAK.search(text, prev, s2) or _is_cue(text[s2:e2], NEGATION_CUES):
+            if _CLAUSE_BREAK.search(text, prev, s2) or _is_cue(text[s2:e2], cues):
                 break
             prev = e2
             word = text[s2:e2].lower()

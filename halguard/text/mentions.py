@@ -305,18 +305,17 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
     close_run()
     for m in _ACRONYM.finditer(text):  # "U.S." is one word to a reader, three to the word splitter
         caps.add(m.group(0).replace(".", ""))
-    places = _mentioned_places(text, spans)
+    places = _mentioned_places(text, spans, words)
     lowered = [w.lower() for w in words]
     squashed = " " + " ".join(lowered) + " " + " ".join(a + b for a, b in zip(lowered, lowered[1:])) + " "
     return frozenset(inits), frozenset(caps), places, squashed
 
 
-def _mentioned_places(text: str, spans: list[tuple[int, int]]) -> frozenset[str]:
+def _mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) -> frozenset[str]:
     """The place keys of the aliases ``text`` holds: names as word runs of up to four, case-folded; codes as
     written in capitals ("CA", "U.S."), standing alone, not inside a longer name ("JP Morgan" names no country)."""
     names, codes = _place_tables()
     found: set[str] = set()
-    words = [text[a:b] for a, b in spans]
     lowered = [w.lower() for w in words]
 
     def joined(i: int, j: int) -> bool:  # words i and j (= i + 1) of one capitalised run: only spaces between

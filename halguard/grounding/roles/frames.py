@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from halguard.text.dates import date_month_numbers
@@ -99,10 +99,6 @@ class Frame:
     negated: bool
     nominal: bool  # an event noun ("purchase of"), not a verb
     slots: tuple[tuple[str, Argument], ...]
-    # The name words (lower-cased) of the sentence the frame was read from: a claim that moves a name within one
-    # sentence ("designed by" the builder) is a conflict; one whose name is the passage's in another sentence is
-    # too often another mention of the same thing ("Duke" / "the Blue Devils").
-    sentence_names: frozenset[str] = frozenset()
 
     def get(self, role: str) -> list[Argument]:
         return [a for r, a in self.slots if r == role]
@@ -346,15 +342,7 @@ def _noun_frame(noun: Any) -> Frame | None:
 
 
 def frames_of(doc: Any) -> Iterator[Frame]:
-    """The frames of a parsed text (a spaCy ``Doc``), in text order, each with its sentence's names."""
-    names: dict[int, frozenset[str]] = {}
-    for frame, sentence in _frames_with_sentences(doc):
-        if sentence.start not in names:
-            names[sentence.start] = frozenset(t.text.lower() for t in sentence if _is_name(t))
-        yield replace(frame, sentence_names=names[sentence.start])
-
-
-def _frames_with_sentences(doc: Any) -> Iterator[tuple[Frame, Any]]:
+    """The frames of a parsed text (a spaCy ``Doc``), in text order."""
     for tok in doc:
         frame = None
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
@@ -362,11 +350,10 @@ def _frames_with_sentences(doc: Any) -> Iterator[tuple[Frame, Any]]:
         if tok.pos_ == "VERB" or copula:
             frame = _verb_frame(tok)
             if frame is not None:
-                yield frame, tok.sent
-                for gapped in _gapped_frames(tok, frame):
-                    yield gapped, tok.sent
+                yield frame
+                yield from _gapped_frames(tok, frame)
             continue
         if tok.pos_ == "NOUN":
             frame = _noun_frame(tok)
         if frame is not None:
-            yield frame, tok.sent
+            yield frame

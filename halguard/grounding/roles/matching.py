@@ -22,15 +22,15 @@ aligns better than every supporting frame: "Ilves beat Chen in their previous me
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from halguard.grounding.roles.frames import Argument, Frame
-from halguard.text.lexical import stem
+from halguard.text.lexical import base_form, stem
 from halguard.text.mentions import demonym_of, same_entity
 from halguard.text.wordnet import licensers
 
-__all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "converse_stems"]
+__all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
 # Predicates whose agent and patient can be exchanged without changing what is said. Hand-listed from the issue's
 # cases and their neighbours (stems of halguard.text.lexical.stem's lemmas are compared, so list lemmas).
@@ -63,18 +63,15 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
     ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
 }
-_CONVERSE_STEMS: dict[str, frozenset[str]] = {}
-for _theirs, _ours in CONVERSE_PREDICATES:
-    for _form in {"buy": ("buy", "bought", "buys", "buying"), "sell": ("sell", "sold", "sells", "selling"),
-                  "lend": ("lend", "lent", "lends", "lending"), "borrow": ("borrow", "borrowed", "borrows")}[_ours]:
-        _CONVERSE_STEMS[stem(_form)] = _CONVERSE_STEMS.get(stem(_form), frozenset()) | {
-            stem(f) for f in {"buy": ("buy", "bought"), "sell": ("sell", "sold"), "lend": ("lend", "lent"),
-                              "borrow": ("borrow", "borrowed")}[_theirs]}
+# The claim word's base form -> its converse's ("buy" -> "sell"), for the word checks.
+_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in CONVERSE_PREDICATES}
 
 
-def converse_stems(term_stem: str) -> frozenset[str]:
-    """The stems of the predicates that say ``term_stem``'s event from the other side ("sell" for "buy")."""
-    return _CONVERSE_STEMS.get(term_stem, frozenset())
+def said_conversely(term_stem: str, nearby: Collection[str]) -> bool:
+    """Whether one of the stems ``nearby`` is the converse of ``term_stem``'s predicate ("sold" for "bought"), read
+    by their base forms: the same event from the other side."""
+    converse = _CONVERSE_BASES.get(base_form(term_stem))
+    return converse is not None and any(base_form(n) == converse for n in nearby)
 
 
 def _same_stem(a: str, b: str) -> bool:
@@ -94,8 +91,7 @@ def _converse(claim: Frame, evidence: Frame) -> Frame | None:
         if _same_stem(evidence.stem, stem(theirs)) and _same_stem(claim.stem, stem(ours)) and not _same_stem(
                 claim.stem, evidence.stem):
             slots = tuple((roles.get(role, role), arg) for role, arg in evidence.slots)
-            return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots,
-                         evidence.sentence_names)
+            return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots)
     return None
 
 
@@ -120,15 +116,12 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
     if a.identity and b.identity:
         if _same_names(a, b):
             return "same"
-        # Not the same name: a difference unless one is a guessed pronoun, or the claim's argument names the
-        # passage's inside it ("The International Committee of the Red Cross" for "The Red Cross": more exact, not
-        # another). The reverse is a moved name: "by Charles Babbage" for "by Luigi Menabrea on Charles Babbage's
-        # engine" picks another name out of the passage's argument.
-        # Two descriptions, or a name and a description ("the grandmother of two" for "Sissa Abu Dahou", "U.S.
-        # Customs agents" for "the administration"), can be the same thing: only two names differ.
-        if not (a.head_is_name and b.head_is_name):
-            return "unknown"
-        return "unknown" if a.reported or b.reported or b.identity <= a.names else "differ"
+        # Not the same name. Only two names differ: a name and a description can be one thing ("the grandmother
+        # of two" for "Sissa Abu Dahou"). Nor is a guessed pronoun a difference, nor a claim naming the passage's
+        # entity inside a longer name ("The International Committee of the Red Cross" for "The Red Cross"). The
+        # reverse is a moved name: "by Charles Babbage" for "by Luigi Menabrea on Charles Babbage's engine".
+        differ = a.head_is_name and b.head_is_name and not (a.reported or b.reported or b.identity <= a.names)
+        return "differ" if differ else "unknown"
     if a.numbers and b.numbers:
         if a.numbers & b.numbers:
             return "same"
@@ -193,29 +186,24 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
         elif crossed:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
             same += 2
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
-
-    def moved(arg: Argument) -> bool:
-        """The claim's name or number is the passage's, in another place."""
-        return elsewhere(arg)
-
     for role, arg in claim.slots:
         if crossed and role in ("agent", "patient"):
             continue
         others = evidence.get(role)
         results = [(compare(arg, other, role), other) for other in others]
         misplaced = _misattached(arg, others)
-        if misplaced is not None and moved(arg):
+        if misplaced is not None and elsewhere(arg):
             differing.append((role, arg, misplaced))
         elif any(r == "same" for r, _ in results):
             same += 1
         elif _adjunct(role) and any(compare(arg, other) == "same" for other in adjuncts):
             same += 1  # the same words in another adjunct ("48 seconds behind" read as an adverb or a preposition)
-        elif not others and _adjunct(role) and arg.names and moved(arg) and (rival := next(
+        elif not others and _adjunct(role) and arg.names and elsewhere(arg) and (rival := next(
                 (o for o in adjuncts if o.names and arg.described_by & o.described_by and compare(arg, o) == "differ"),
                 None)) is not None:
             # "with a header from Jamal Reyes" where the parse hangs "with a header from Lena Okafor" elsewhere
             differing.append((role, arg, rival))
-        elif moved(arg) and len(claim.get(role)) == 1 and (
+        elif elsewhere(arg) and len(claim.get(role)) == 1 and (
                 theirs := next((o for r, o in results if r == "differ"), None)) is not None:
             # (a coordinated argument, "in the United States, Japan and the EU", is where the parser errs most)
             differing.append((role, arg, theirs))

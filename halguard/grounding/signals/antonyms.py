@@ -20,6 +20,8 @@ from halguard.text.lexical import stem, word_spans
 
 __all__ = ["antonym_flips"]
 
+# "Buy" / "sell": a flip only where the texts do not name both sides of the exchange (_names_a_party).
+_EXCHANGE = ("buy bought purchase", "sell sold")
 # (one side, the other side). Irregular forms are listed; regular ones are reached through stemming.
 _GROUPS: tuple[tuple[str, str], ...] = (
     ("increase rise rose risen grow grew grown gain climb surge soar jump expand higher raise boost",
@@ -36,8 +38,8 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("early earlier earliest", "late later latest"),
     ("first", "last final"),
     ("begin began begun start", "finish"),
-    ("buy bought purchase", "sell sold"),
     ("open", "closed"),
+    _EXCHANGE,
     ("include including", "exclude excluding"),
     ("add", "remove"),
     ("love enjoy", "dislike hate"),
@@ -133,7 +135,7 @@ def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
         if len(sides) != 1 or not other or len(other) != 1:
             continue
         (side, words), = sides.items()
-        if side not in other and not (_GROUPS[group][0].startswith("buy ") and _names_a_party(claim, evidence)):
+        if side not in other and not (_GROUPS[group] is _EXCHANGE and _names_a_party(claim, evidence)):
             spans.extend(words)
     return sorted(spans)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from halguard.text.lexical import STOPWORDS, base_form, is_negation_cue, stem, term_set, word_spans
+from halguard.text.lexical import base_form, is_negation_cue, negated_terms, stem, term_set, word_spans
 from halguard.text.segment import split_sentences
 
 __all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "shared_share"]
@@ -29,9 +29,6 @@ FLIP_CUES = frozenset("not no never none nobody nothing neither nor cannot cant 
                       "werent wont wouldnt shouldnt couldnt hasnt havent hadnt non".split())
 # Words after a negator that make it scope over a quantity or a focus, not a proposition.
 _SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
-# A negator reaches this many words for the word it negates (halguard.text.lexical.negated_terms's window).
-FLIP_WINDOW = 4
-_FLIP_CLAUSE_BREAKS = frozenset(",.;:!?()\"")
 _RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 
@@ -93,30 +90,12 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
 
 
 def flip_targets(text: str) -> set[str]:
-    """The stems of the words ``text`` negates with a grammatical negator (:data:`FLIP_CUES`): the first content
-    word within :data:`FLIP_WINDOW` words after the cue, in its clause ("did not *lead*", "no *parking*"), and the
-    word of an "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes
-    over a quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment
-    but also ..."), and a "non-" word says its own negation ("a non-confirmatory letter")."""
-    spans = word_spans(text)
-    out: set[str] = set()
-    for i, (s, e) in enumerate(spans):
-        word = text[s:e].lower().replace("’", "'")
-        if not (word.endswith("n't") or word.replace("'", "") in FLIP_CUES):
-            continue
-        following = [(a, b) for a, b in spans[i + 1 : i + 1 + FLIP_WINDOW]]
-        if following and text[following[0][0]:following[0][1]].lower() in _SCOPE_WORDS:
-            continue
-        prev = e
-        for a, b in following:
-            if any(ch in _FLIP_CLAUSE_BREAKS for ch in text[prev:a]):
-                break
-            prev = b
-            w = text[a:b].lower()
-            if w in STOPWORDS or len(w) < 3 or w.replace("'", "") in FLIP_CUES:
-                continue
-            out.add(stem(text[a:b]))
-            break
+    """The stems of the words ``text`` negates with a grammatical negator (:data:`FLIP_CUES`), as
+    :func:`halguard.text.lexical.negated_terms` reads them ("did not *lead*", "no *parking*"), and the word of an
+    "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes over a
+    quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
+    ..."), and a "non-" word says its own negation ("a non-confirmatory letter")."""
+    out = negated_terms(text, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from halguard.grounding.roles.matching import converse_stems
+from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import month_number, month_of
 from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
@@ -32,7 +32,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     """
     return [(s, e) for s, e, st in terms
             if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-            and not converse_stems(st) & set(nearby)
+            and not said_conversely(st, nearby)
             and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
 
 
