@@ -282,13 +282,17 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
     def close_run() -> None:
         while run and run[-1].lower() in _CONNECTORS:
             run.pop()
-        for i in range(len(run)):
-            if run[i].lower() in _CONNECTORS:
+        # Each word's share of an initialism (a connector's is None: skipped), read once, then joined for every
+        # sub-run that begins and ends on a name word: what initials() gives for that sub-run.
+        shares = [None if w.lower() in _CONNECTORS else (w if len(w) > 1 and w.isupper() else w[0]) for w in run]
+        for i, first in enumerate(shares):
+            if first is None:
                 continue
-            for j in range(i + 2, len(run) + 1):
-                if run[j - 1].lower() in _CONNECTORS:
+            ini = first
+            for share in shares[i + 1:]:
+                if share is None:
                     continue
-                ini = initials(" ".join(run[i:j]))
+                ini += share
                 if len(ini) >= 2:
                     inits.add(ini)
         run.clear()
