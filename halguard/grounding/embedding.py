@@ -8,6 +8,7 @@ answers are checked against it.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -19,14 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from halguard.errors import ModelLoadError
-from halguard.util.cache_budgets import EMBEDDING_WINDOWS_BYTES, EMBEDDINGS_BYTES
-from halguard.util.memo import BytesLRU
+from halguard.util.cache_budgets import EMBEDDING_WINDOWS_BYTES, EMBEDDINGS_BYTES, WORD_STATES_BYTES
+from halguard.util.memo import BytesLRU, deep_entry_size
 from halguard.util.threads import torch_threads  # noqa: F401 - long importable from here
 
 __all__ = [
     "DEFAULT_NUM_THREADS",
     "EncodeStats",
     "LocalEmbedder",
+    "WordStates",
     "default_model_path",
     "same_model",
     "torch_threads",
@@ -131,6 +133,8 @@ class LocalEmbedder:
         self._cache: BytesLRU[str, np.ndarray] = BytesLRU(cache_bytes, name=f"{_CACHE_NAME}.embeddings")
         self._fit_cache: BytesLRU[str, list[tuple[int, int]] | None] = BytesLRU(EMBEDDING_WINDOWS_BYTES,
                                                                                    name=f"{_CACHE_NAME}.fit")
+        self._word_cache: BytesLRU[str, WordStates] = BytesLRU(WORD_STATES_BYTES, sizer=deep_entry_size,
+                                                                name=f"{_CACHE_NAME}.words")
 
     @classmethod
     def shared(cls, model_path: str | Path | None = None, *, device: str | None = None) -> LocalEmbedder:
@@ -153,6 +157,7 @@ class LocalEmbedder:
         for inst in instances:
             inst._cache.clear()
             inst._fit_cache.clear()
+            inst._word_cache.clear()
 
     def __reduce__(self) -> tuple:
         """Pickle by reference: the shared embedder comes back as the receiving process's shared one, any other
@@ -251,6 +256,43 @@ class LocalEmbedder:
         chunk_vecs = bag(chunks)
         return lambda text: chunk_vecs @ bag([text])[0]
 
+    def word_states(self, texts: Sequence[str], *, num_threads: int | None = DEFAULT_NUM_THREADS,
+                    batch_size: int = 8) -> list[WordStates]:
+        """The model's contextual state of each word of ``texts`` (its word pieces' last-layer states, averaged,
+        unit-normalised), as :class:`WordStates` (character spans and one row each), cached per text.
+
+        What BERTScore aligns: the same forward pass as :meth:`encode`, read before the pooling. A word is a run of
+        letters or digits; a text past the model's window is read up to it (its later words get no state).
+        """
+        import torch
+
+        out: list[WordStates | None] = [None] * len(texts)
+        missing: dict[str, list[int]] = {}
+        for i, t in enumerate(texts):
+            known = self._word_cache.get(t)
+            if known is not None:
+                out[i] = known
+            else:
+                missing.setdefault(t, []).append(i)
+        if missing:
+            todo = list(missing)
+            model = self.model
+            transformer = model[0].auto_model
+            with self._encode_lock, torch_threads(num_threads):
+                for first in range(0, len(todo), batch_size):
+                    batch = todo[first:first + batch_size]
+                    enc = model.tokenizer(batch, padding=True, truncation=True, max_length=self.max_seq_length,
+                                          return_offsets_mapping=True, return_tensors="pt", verbose=False)
+                    offsets = enc.pop("offset_mapping").tolist()
+                    with torch.no_grad():
+                        states = transformer(**enc).last_hidden_state.numpy()
+                    for row, text in enumerate(batch):
+                        words = _pool_words(text, offsets[row], states[row])
+                        self._word_cache.set(text, words)
+                        for i in missing[text]:
+                            out[i] = words
+        return out  # type: ignore[return-value]
+
     @property
     def dimension(self) -> int:
         model = self.model
@@ -300,6 +342,44 @@ class LocalEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class WordStates:
+    """The words of a text (character spans) and their contextual states (unit rows, in the same order)."""
+
+    spans: tuple[tuple[int, int], ...]
+    vectors: np.ndarray
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _pool_words(text: str, offsets: list[list[int]], states: np.ndarray) -> WordStates:
+    """Average the word pieces of each word of ``text`` (pieces by their character offsets; special and padding
+    tokens have empty offsets)."""
+    spans: list[tuple[int, int]] = []
+    rows: list[np.ndarray] = []
+    pieces = [(a, b, i) for i, (a, b) in enumerate(offsets) if b > a]
+    k = 0
+    for m in _WORD.finditer(text):
+        s, e = m.span()
+        while k < len(pieces) and pieces[k][1] <= s:
+            k += 1
+        inside = []
+        j = k
+        while j < len(pieces) and pieces[j][0] < e:
+            inside.append(pieces[j][2])
+            j += 1
+        if not inside:
+            if k >= len(pieces):
+                break  # past the model's window
+            continue
+        vec = states[inside].mean(axis=0)
+        rows.append(vec / max(float(np.linalg.norm(vec)), 1e-12))
+        spans.append((s, e))
+    vectors = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, states.shape[-1]), dtype=np.float32)
+    return WordStates(tuple(spans), vectors)
 
 
 def _content_words(text: str) -> str:

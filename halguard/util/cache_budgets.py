@@ -27,6 +27,7 @@ __all__ = [
     "SOURCE_TERMS_BYTES",
     "STEM_MEMO_MAX_WORD_CHARS",
     "STEM_MEMO_WORDS",
+    "WORD_STATES_BYTES",
     "WORD_STRINGS_BYTES",
 ]
 
@@ -37,6 +38,10 @@ MIB = 2**20
 # chunks it ranks best), so it holds the last ~5,400 checks' evidence. The largest budget: a context a process
 # sees again (a popular document) is not embedded again, which is most of a repeat check's time.
 EMBEDDINGS_BYTES = 256 * MIB
+# Contextual word states (384 floats a word) of the claims and evidence sentences whose words are aligned
+# (halguard.grounding.signals.paraphrase): ~1.5 KiB a word, so a 20-word sentence costs ~31 KiB; the last ~1,000
+# sentences aligned.
+WORD_STATES_BYTES = 32 * MIB
 # Token windows of texts longer than the model's window (per LocalEmbedder): only over-long chunks are tokenized
 # ahead, so it fills slowly (the soak's chunks never need it).
 EMBEDDING_WINDOWS_BYTES = 16 * MIB

@@ -342,8 +342,13 @@ def _noun_frame(noun: Any) -> Frame | None:
 
 
 def frames_of(doc: Any) -> Iterator[Frame]:
-    """The frames of a parsed text (a spaCy ``Doc``), in text order."""
+    """The frames of a parsed text (a spaCy ``Doc``), in text order. A headline ("Dollar General Sued for Firing
+    Pregnant Worker") gives none: its grammar drops the words that say who acted ("was"), so its parse reads a
+    passive as active."""
+    headline = _headline_tokens(doc)
     for tok in doc:
+        if tok.i in headline:
+            continue
         frame = None
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
             c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
@@ -357,3 +362,31 @@ def frames_of(doc: Any) -> Iterator[Frame]:
             frame = _noun_frame(tok)
         if frame is not None:
             yield frame
+
+
+# Short words a title leaves lower-case ("for", "of", "the").
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "and", "or", "but", "nor", "for", "of", "on", "in", "at", "to", "by",
+                                "as", "up", "with", "from", "into", "over", "vs"})
+
+
+def _headline_tokens(doc: Any) -> set[int]:
+    """The indices of the tokens of headlines: a line or sentence in title case (at least four words, every one
+    capitalised but the small ones, no end mark). The parser often runs a headline into the next line's sentence,
+    so lines are cut at line breaks too."""
+    out: set[int] = set()
+    for sent in doc.sents:
+        line: list[Any] = []
+        for tok in [*sent, None]:
+            if tok is None or "\n" in tok.text_with_ws:
+                if tok is not None:
+                    line.append(tok)
+                words = [t.text for t in line if t.is_alpha]
+                marks = [t.text for t in line if not t.is_space]
+                if (len(words) >= 4 and marks[-1] not in (".", "!", "?")
+                        and all(w[:1].isupper() or w.lower() in _TITLE_SMALL_WORDS for w in words)):
+                    out.update(t.i for t in line)
+                line = []
+            else:
+                line.append(tok)
+    return out
+

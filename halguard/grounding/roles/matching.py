@@ -23,7 +23,7 @@ aligns better than every supporting frame: "Ilves beat Chen in their previous me
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from halguard.grounding.roles.frames import Argument, Frame
 from halguard.text.lexical import base_form, stem
@@ -120,8 +120,13 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
         # of two" for "Sissa Abu Dahou"). Nor is a guessed pronoun a difference, nor a claim naming the passage's
         # entity inside a longer name ("The International Committee of the Red Cross" for "The Red Cross"). The
         # reverse is a moved name: "by Charles Babbage" for "by Luigi Menabrea on Charles Babbage's engine".
-        differ = a.head_is_name and b.head_is_name and not (a.reported or b.reported or b.identity <= a.names)
+        differ = a.head_is_name and b.head_is_name and not (a.reported or b.reported or b.identity <= a.names
+                                                             or a.identity <= b.names or _misspelt(a, b))
         return "differ" if differ else "unknown"
+    if a.identity or b.identity:
+        # A name against a description: "Sissa Abu Dahou, a 65-year-old grandmother" can be "the grandmother of
+        # two" (their numbers measure other things).
+        return "same" if (a.head and a.head == b.head) or (a.words & b.words) else "unknown"
     if a.numbers and b.numbers:
         if a.numbers & b.numbers:
             return "same"
@@ -132,6 +137,20 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"
+
+
+def _misspelt(a: Argument, b: Argument) -> bool:
+    """Whether two one-word names are one spelling slip apart ("Volume" / "Volum"): passages have typos, and a
+    swap puts another name, not a misspelt one."""
+    if len(a.identity) != 1 or len(b.identity) != 1:
+        return False
+    (x,), (y,) = a.identity, b.identity
+    if min(len(x), len(y)) < 4 or abs(len(x) - len(y)) > 1:
+        return False
+    if len(x) == len(y):
+        return sum(c != d for c, d in zip(x, y)) <= 1
+    short, long_ = (x, y) if len(x) < len(y) else (y, x)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 def _same_names(a: Argument, b: Argument) -> bool:
@@ -204,7 +223,10 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             # "with a header from Jamal Reyes" where the parse hangs "with a header from Lena Okafor" elsewhere
             differing.append((role, arg, rival))
         elif elsewhere(arg) and len(claim.get(role)) == 1 and (
-                theirs := next((o for r, o in results if r == "differ"), None)) is not None:
+                theirs := next((o for r, o in results if r == "differ"), None)) is not None and (
+                (arg.identity and theirs.identity) or elsewhere(replace(arg, names=frozenset()))):
+            # (two numbers differ only where the claim's number is the passage's: "a 65-year-old grandmother from
+            # Luxor" against "the grandmother of two" moved no number, whatever names it shares)
             # (a coordinated argument, "in the United States, Japan and the EU", is where the parser errs most)
             differing.append((role, arg, theirs))
     if claim.nominal and evidence.nominal and claim.predicate == evidence.predicate:
@@ -311,7 +333,18 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             out.append(RoleConflict(min(ca.start, cp.start), max(ca.end, cp.end),
                                     f"roles swapped: {ca.text} / {cp.text} (the passage: {ea.text} "
                                     f"{best.frame.predicate} {ep.text})"))
-        differing = list(best.differing)
+        # A claim argument that another frame of the same event holds in the same role is what the passage says
+        # too ("Christina Aguilera joining Rascal Flatts" where one sentence has "Xtina joined" and another
+        # "Christina Aguilera joined"): the passage's two mentions, not a moved name. (Names only: a number the
+        # coordination gives to another group, "4% of those on placebo", is what a misattached number is.)
+        # A copula says too little of an event for another name to be a conflict ("The US Embassy is in contact"
+        # against "Our U.S. Consulate General in Karachi is ...").
+        differing = [(role, arg, theirs) for role, arg, theirs in best.differing
+                     if not (arg.identity and theirs.identity and not arg.numbers and (claim.predicate == "be" or any(
+                         a is not best and any(compare(arg, o, role) == "same" for o in a.frame.get(role))
+                         for a in aligned)))]
+        if not differing and best.swapped is None:
+            continue
         exchanged = _exchanged(differing)
         if exchanged is not None:  # two arguments that trade places: one swap, said once
             (_, a1, t1), (_, a2, t2) = exchanged
