@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from halguard.errors import CalibrationError
+from halguard.errors import CalibrationError, InvalidInputError
 from halguard.util.files import read_text_limited, write_private
 from halguard.util.safejson import loads
 
@@ -275,16 +275,23 @@ def isotonic_knots(scores: Sequence[float], labels: Sequence[bool]) -> tuple[tup
 
 
 def choose_threshold(scores: Sequence[float], labels: Sequence[bool], *, floor: float = THRESHOLD_FLOOR,
-                     forced: Sequence[bool] | None = None) -> float:
+                     forced: Sequence[bool] | None = None, false_alarm_budget: float | None = None) -> float:
     """The score threshold at or above ``floor`` with the best F1 (flag at or above it); ties go to the higher one.
 
     ``forced``: rows flagged whatever the threshold (a contradicting claim at or above
     :data:`CONTRADICTION_THRESHOLD`), so the threshold is chosen for the rows it actually decides.
+    ``false_alarm_budget``: the best F1 among the thresholds that flag at most this share of the faithful rows
+    (forced rows included; where they alone exceed it, 1.0: only they are flagged).
     """
     forced = [False] * len(scores) if forced is None else list(forced)
+    if false_alarm_budget is not None and not 0.0 <= false_alarm_budget <= 1.0:
+        msg = f"false_alarm_budget must be within [0, 1], got {false_alarm_budget}"
+        raise InvalidInputError(msg)
     positives = sum(1 for y in labels if y)
     if not positives:
         return 1.0
+    negatives = len(labels) - positives
+    allowed = negatives if false_alarm_budget is None else false_alarm_budget * negatives
     # Rows forced in count as flagged at every threshold; the others are swept from the highest score down.
     tp = sum(1 for y, f in zip(labels, forced) if f and y)
     fp = sum(1 for y, f in zip(labels, forced) if f and not y)
@@ -296,6 +303,8 @@ def choose_threshold(scores: Sequence[float], labels: Sequence[bool], *, floor: 
         tp, fp = tp + y, fp + (not y)
         if k + 1 < len(pairs) and pairs[k + 1][0] == s:
             continue  # a threshold sits between distinct scores
+        if fp > allowed:
+            break  # past the false-alarm budget: every lower threshold flags more faithful rows
         f1 = 2 * tp / (tp + fp + positives)
         if f1 > best:
             best, best_t = f1, float(s)
@@ -303,10 +312,11 @@ def choose_threshold(scores: Sequence[float], labels: Sequence[bool], *, floor: 
 
 
 def fit_shape(scores: Sequence[float], labels: Sequence[bool], *, floor: float = THRESHOLD_FLOOR,
-              forced: Sequence[bool] | None = None) -> ShapeCalibration:
-    """One shape's entry from its labelled rows: the F1-best threshold (at or above ``floor``; ``forced`` as in
-    :func:`choose_threshold`), the weak threshold at :data:`WEAK_FRACTION` of it, and the isotonic probability map."""
-    threshold = choose_threshold(scores, labels, floor=floor, forced=forced)
+              forced: Sequence[bool] | None = None, false_alarm_budget: float | None = None) -> ShapeCalibration:
+    """One shape's entry from its labelled rows: the F1-best threshold (at or above ``floor``; ``forced`` and
+    ``false_alarm_budget`` as in :func:`choose_threshold`), the weak threshold at :data:`WEAK_FRACTION` of it, and
+    the isotonic probability map."""
+    threshold = choose_threshold(scores, labels, floor=floor, forced=forced, false_alarm_budget=false_alarm_budget)
     return ShapeCalibration(threshold=threshold, weak_threshold=round(WEAK_FRACTION * threshold, 4),
                             knots=isotonic_knots(scores, labels), rows=len(scores),
                             positives=sum(1 for y in labels if y))

@@ -9,17 +9,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from halguard.grounding.embedding import LocalEmbedder
 from halguard.grounding.index import EvidenceIndex
 from halguard.grounding.job import Job
 from halguard.grounding.meaning import ClaimChecker, join_evidence
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
+from halguard.grounding.signals.paraphrase import said_in_other_words
 from halguard.grounding.signals.roles import claim_role_conflicts
 from halguard.text.claims import Claim
 from halguard.text.segment import check_deadline
 
-__all__ = ["EARLY_DECISION_GRACE_S", "MeasuredClaim", "measure_against_evidence", "measure_claims", "read_meaning"]
+__all__ = ["EARLY_DECISION_GRACE_S", "PARAPHRASE_CHUNKS", "MeasuredClaim", "align_paraphrases", "measure_against_evidence", "measure_claims", "read_meaning"]
 
 # When the budget runs out among the claims' windows, the claims encoded in time are read for at most this long
 # (measure_claims): a flag among them decides the answer. Hand-set: a tenth of a claim's reading for 14,000 tiny
@@ -98,9 +100,42 @@ def read_meaning(job: Job, claims: list[Claim], measured: list[MeasuredClaim], c
             m.signals.meaning_spans = [(claim.start + a, claim.start + b) for a, b in score.spans]
 
 
+# Evidence chunks a claim's novel words are aligned against (align_paraphrases): its best few, as the other word
+# checks read its closest evidence, not the whole context (a word far away is too often another sense).
+PARAPHRASE_CHUNKS = 3
+
+
+def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClaim], embedder: LocalEmbedder, *,
+                      weights: ScoringWeights, num_threads: int | None, deadline: float | None) -> None:
+    """Clear the novel words each claim's best evidence chunks say in other words (:mod:`.signals.paraphrase`),
+    into the claim's signals (``novel_terms`` and ``novel_ratio`` lowered, ``paraphrased`` recorded). One batch of
+    the model for every claim with a novel word; nothing is cleared once the budget is spent."""
+    if deadline is not None and time.monotonic() > deadline:
+        return
+    todo = [(c, m) for c, m in zip(claims, measured)
+            if m.signals.novel_terms and not m.foreign and len(m.idx) and not c.foreign_script]
+    if not todo:
+        return
+    evidence = [[job.chunks[int(j)][1].text for j in m.idx[:PARAPHRASE_CHUNKS] if j >= 0] for _, m in todo]
+    texts = list(dict.fromkeys([c.text for c, _ in todo] + [t for ts in evidence for t in ts]))
+    states = dict(zip(texts, embedder.word_states(texts, num_threads=num_threads)))
+    for (claim, m), chunks in zip(todo, evidence):
+        s = m.signals
+        novel = [(a - claim.start, b - claim.start) for a, b in s.novel_terms]
+        found = said_in_other_words(claim.text, novel, states[claim.text], [(t, states[t]) for t in chunks],
+                                    weights.paraphrase_similarity)
+        if not found:
+            continue
+        cleared = {(p.start + claim.start, p.end + claim.start) for p in found}
+        s.paraphrased = [(p.start + claim.start, p.end + claim.start, p.evidence_word, p.similarity) for p in found]
+        s.novel_terms = [span for span in s.novel_terms if span not in cleared]
+        s.novel_ratio = len(s.novel_terms) / s.content_words if s.content_words else 0.0
+
+
 def measure_claims(job: Job, vectors: dict[str, np.ndarray], index: EvidenceIndex, deadline: float | None, *,
                    top_k: int, weights: ScoringWeights, checker: ClaimChecker | None,
-                   num_threads: int | None, roles: bool = True) -> tuple[list[Claim], list[MeasuredClaim]]:
+                   num_threads: int | None, roles: bool = True,
+                   embedder: LocalEmbedder | None = None) -> tuple[list[Claim], list[MeasuredClaim]]:
     """Each claim encoded in full, measured against the evidence (and read by ``checker``, when given and every
     claim was encoded): ``(claims, their measurements)``, in answer order.
 
@@ -123,6 +158,9 @@ def measure_claims(job: Job, vectors: dict[str, np.ndarray], index: EvidenceInde
         measured.append(measure_against_evidence(job, claim, np.vstack(encoded), index, top_k=top_k, weights=weights,
                                                  roles=roles))
         measured_claims.append(claim)
+    if embedder is not None and complete and weights.paraphrase_similarity <= 1.0:
+        align_paraphrases(job, measured_claims, measured, embedder, weights=weights, num_threads=num_threads,
+                          deadline=deadline)
     if checker is not None and complete:
         read_meaning(job, measured_claims, measured, checker, num_threads=num_threads, deadline=deadline)
     return measured_claims, measured

@@ -327,4 +327,5 @@ class LocalVerifier(Detector):
                         deadline: float | None) -> tuple[list[Claim], list[MeasuredClaim]]:
         """Each claim measured against the evidence (:func:`~halguard.grounding.measured_claim.measure_claims`)."""
         return measure_claims(job, vectors, index, deadline, top_k=self.top_k, weights=self.weights,
-                              checker=self.claim_checker, num_threads=self.num_threads, roles=self.roles)
+                              checker=self.claim_checker, num_threads=self.num_threads, roles=self.roles,
+                              embedder=self.embedder)

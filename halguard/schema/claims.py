@@ -33,6 +33,8 @@ class ClaimSignals(_Model):
     novel_ratio: float = Field(default=0.0, description="Share of the claim's content words found nowhere in the "
                                                         "context or question.")
     novel_terms: list[str] = Field(default_factory=list, description="Content words found nowhere in the context.")
+    paraphrased: list[str] = Field(default_factory=list, description="Words the context never uses that the claim's "
+                                   "evidence says in other words, as 'claim word = evidence word (cosine)'.")
     missing_entities: list[str] = Field(default_factory=list, description="Names absent from the context.")
     missing_numbers: list[str] = Field(default_factory=list, description="Numbers, dates and amounts absent from "
                                                                          "the context.")

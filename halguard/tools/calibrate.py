@@ -51,11 +51,13 @@ def _fold(group: str, folds: int) -> int:
 
 def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: Sequence[str | None], *,
                     contradictions: Sequence[bool] | None = None, base: Calibration | None = None,
-                    floor: float = THRESHOLD_FLOOR) -> tuple[Calibration, list[str]]:
+                    floor: float = THRESHOLD_FLOOR,
+                    false_alarm_budget: float | None = None) -> tuple[Calibration, list[str]]:
     """Fit every shape that has enough rows; returns the calibration and the shapes kept from ``base``.
 
     ``contradictions``: rows with a contradicting claim at or above the contradiction threshold (flagged whatever the
-    shape's threshold); ``floor``: the lowest threshold a shape may get.
+    shape's threshold); ``floor``: the lowest threshold a shape may get; ``false_alarm_budget``: each shape's
+    threshold is the F1-best of those flagging at most this share of its faithful rows.
     """
     if not scores:
         msg = "no scored rows to calibrate on"
@@ -70,10 +72,10 @@ def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: S
     fitted = set()
     for name, (xs, ys, fs) in by_shape.items():
         if name and enough_rows(ys):
-            shapes[name] = fit_shape(xs, ys, floor=floor, forced=fs)
+            shapes[name] = fit_shape(xs, ys, floor=floor, forced=fs, false_alarm_budget=false_alarm_budget)
             fitted.add(name)
     if enough_rows(labels):
-        fallback = fit_shape(scores, labels, floor=floor, forced=forced)
+        fallback = fit_shape(scores, labels, floor=floor, forced=forced, false_alarm_budget=false_alarm_budget)
     elif base is not None:
         fallback = base.fallback
     else:
@@ -95,13 +97,15 @@ def _figures(labels: list[bool], scores: list[float], flagged: list[bool], probs
 
 
 def cross_validate(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS,
-                   base: Calibration | None = None, floor: float = THRESHOLD_FLOOR) -> dict[str, Any]:
+                   base: Calibration | None = None, floor: float = THRESHOLD_FLOOR,
+                   false_alarm_budget: float | None = None) -> dict[str, Any]:
     """Out-of-fold figures of :func:`fit_calibration` per file, per file and task, and per shape.
 
     ``rows``: dicts with ``score``, ``hallucinated``, ``profile``, ``group``, ``file``, ``task`` and optionally
     ``contradiction`` (flagged whatever the threshold).
     """
-    out_of_fold = out_of_fold_predictions(rows, folds=folds, base=base, floor=floor)
+    out_of_fold = out_of_fold_predictions(rows, folds=folds, base=base, floor=floor,
+                                          false_alarm_budget=false_alarm_budget)
     slices: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(rows):
         slices[f"file:{r['file']}"].append(i)
@@ -117,7 +121,8 @@ def cross_validate(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS
 
 def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS,
                             base: Calibration | None = None,
-                            floor: float = THRESHOLD_FLOOR) -> list[tuple[bool, float]]:
+                            floor: float = THRESHOLD_FLOOR,
+                            false_alarm_budget: float | None = None) -> list[tuple[bool, float]]:
     """Per row, ``(flagged, probability)`` from a calibration fitted on the other folds (rows as in
     :func:`cross_validate`)."""
     if folds < 2:
@@ -131,7 +136,7 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
             continue
         cal, _ = fit_calibration([r["score"] for r in train], [r["hallucinated"] for r in train],
                                  [r["profile"] for r in train], base=base, floor=floor,
-                                 contradictions=[bool(r.get("contradiction")) for r in train])
+                                 false_alarm_budget=false_alarm_budget, contradictions=[bool(r.get("contradiction")) for r in train])
         for i, (r, k) in enumerate(zip(rows, fold_of)):
             if k == f:
                 entry = cal.for_profile(r["profile"])
@@ -143,7 +148,8 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
 def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit: int | None = None,
                     predictions: Path | None = None, base: Calibration | Literal["default"] | None = "default",
                     floor: float = THRESHOLD_FLOOR, progress: bool = True,
-                    detector: str = "local") -> tuple[Calibration, dict[str, Any]]:
+                    detector: str = "local",
+                    false_alarm_budget: float | None = None) -> tuple[Calibration, dict[str, Any]]:
     """Score (or read the scores of) the labelled rows of ``paths``, fit, cross-validate; returns the calibration
     (its ``provenance`` holds the cross-validated figures) and the report.
 
@@ -188,8 +194,11 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
               for r, p in zip(rows, preds) if p.get("score") is not None]
     calibration, kept = fit_calibration([u["score"] for u in usable], [u["hallucinated"] for u in usable],
                                         [u["profile"] for u in usable], base=base, floor=floor,
+                                        false_alarm_budget=false_alarm_budget,
                                         contradictions=[u["contradiction"] for u in usable])
-    report = cross_validate(usable, folds=folds, base=base, floor=floor)
+    report = cross_validate(usable, folds=folds, base=base, floor=floor, false_alarm_budget=false_alarm_budget)
+    rule = ("F1-best threshold" if false_alarm_budget is None else
+            f"F1-best threshold flagging at most {false_alarm_budget:.0%} of the shape's faithful answers")
     from halguard import __version__
 
     provenance = {
@@ -197,10 +206,11 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
         "fitted_on": {Path(p).name: sum(1 for u in usable if u["file"] == Path(p).name) for p in paths},
         "unscored_rows": len(rows) - len(usable),
         "kept_from_base": kept,
-        "method": f"per shape: F1-best threshold at or above {floor} (answers with a contradicting claim are flagged "
+        "method": f"per shape: {rule} at or above {floor} (answers with a contradicting claim are flagged "
                   "whatever the threshold), weak threshold 0.8 of it, isotonic map over score bins; "
                   f"figures below: grouped {folds}-fold cross-validation (groups: group, source_id, pair_id or the "
                   "context)",
+        "false_alarm_budget": false_alarm_budget,
         "halguard_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
         "cross_validated": report,

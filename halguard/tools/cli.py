@@ -147,6 +147,9 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                      help="reuse the scores of a 'halguard bench --jsonl-out' file instead of scoring the rows")
     cal.add_argument("--min-threshold", type=float, default=None,
                      help="the lowest threshold a shape may get (default 0.5, the risk model's even odds)")
+    cal.add_argument("--false-alarm-budget", type=float, default=None, metavar="SHARE",
+                     help="per shape, the F1-best threshold among those flagging at most this share of the faithful "
+                          "answers (e.g. 0.1): a cap on false alarms")
     cal.add_argument("--md-out", default=None, help="also write the figures as Markdown here")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -295,11 +298,16 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not 0.0 <= floor <= 1.0:
         msg = f"--min-threshold must be within [0, 1], got {floor}"
         raise HalguardError(msg)
+    budget = args.false_alarm_budget
+    if budget is not None and not 0.0 <= budget <= 1.0:
+        msg = f"--false-alarm-budget must be within [0, 1], got {budget}"
+        raise HalguardError(msg)
     base_name = args.base if args.base is not None else ("default" if args.detector == "local" else "none")
     base = {"default": Calibration.default, "none": lambda: None}.get(base_name, lambda: Calibration.load(base_name))()
     calibration, report = calibrate_files([Path(f) for f in args.files], folds=args.folds, limit=args.limit,
                                           predictions=Path(args.predictions) if args.predictions else None,
-                                          base=base, floor=floor, progress=not args.quiet, detector=args.detector)
+                                          base=base, floor=floor, progress=not args.quiet, detector=args.detector,
+                                          false_alarm_budget=budget)
     calibration.save(args.out)
     markdown = to_markdown(calibration, report)
     print(markdown)

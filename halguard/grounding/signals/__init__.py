@@ -6,6 +6,7 @@
 - :mod:`.arithmetic`: a wrong calculation;
 - :mod:`.records`: a feature that a JSON record in the context marks as absent;
 - :mod:`.verbatim`: the claim copied word for word from one passage;
+- :mod:`.paraphrase`: a novel word its evidence says in other words, by the model's reading;
 - :mod:`halguard.grounding.roles`: who did what to whom, from a dependency parse (its own package);
 - :mod:`.measure`: all of them for one claim, as :class:`ClaimMeasurements`.
 
@@ -58,6 +59,9 @@ class ClaimMeasurements:
     # (offsets in the answer); None where the model did not read the claim (no model, foreign script).
     meaning_risk: float | None = None
     meaning_spans: list[tuple[int, int]] = field(default_factory=list)
+    # Words the context never uses that the claim's evidence says in other words, by the model's reading
+    # (:mod:`.paraphrase`): offsets in the answer, the evidence word and the cosine of their states. Not novel.
+    paraphrased: list[tuple[int, int, str, float]] = field(default_factory=list)
 
     def finding_kinds(self) -> frozenset[str]:
         """The finding kinds this claim holds, by the names of :data:`halguard.grounding.blocking.FINDING_PRECISION`
@@ -95,6 +99,7 @@ class ClaimMeasurements:
             similarity=round(self.similarity, 4),
             novel_ratio=round(self.novel_ratio, 4),
             novel_terms=[answer[s:e] for s, e in self.novel_terms],
+            paraphrased=[f"{answer[s:e]} = {word} ({sim:.2f})" for s, e, word, sim in self.paraphrased],
             missing_entities=self.named(answer, self.missing_entities, self.affirmed_names),
             missing_numbers=self.named(answer, self.missing_numbers, self.affirmed_numbers),
             changed_numbers=self.named(answer, self.missing_numbers, []) if self.evidence_has_numbers else [],

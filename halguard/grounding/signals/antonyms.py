@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from halguard.text.lexical import stem, word_spans
 
-__all__ = ["antonym_flips"]
+__all__ = ["antonym_flips", "lexicon_side"]
 
 # "Buy" / "sell": a flip only where the texts do not name both sides of the exchange (_names_a_party).
 _EXCHANGE = ("buy bought purchase", "sell sold")
@@ -119,6 +119,11 @@ def _sides(text: str) -> dict[int, dict[int, list[tuple[int, int]]]]:
         if hit is not None:
             found.setdefault(hit[0], {}).setdefault(hit[1], []).append((s, e))
     return found
+
+
+def lexicon_side(word: str) -> tuple[int, int] | None:
+    """The (group, side) of ``word`` in the lexicon of opposites, by its stem; None for a word not in it."""
+    return _lexicon().get(stem(word))
 
 
 def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
