@@ -179,6 +179,9 @@ class LocalEmbedder:
         if not self.model_path.is_dir():
             msg = f"no model directory at {self.model_path}"
             raise ModelLoadError(msg)
+        from halguard.models.hub import check_folder_bounds
+
+        check_folder_bounds(self.model_path, str(self.model_path))  # no FIFO, device or oversized file is read
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:

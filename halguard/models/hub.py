@@ -21,14 +21,18 @@ import importlib
 import json
 import os
 import re
+import shlex
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from halguard.errors import InvalidInputError, ModelLoadError, ModelNotAvailableError
+from halguard.util.files import read_text_limited
 
-__all__ = ["ModelNotAvailableError", "check_model_folder", "load_pretrained", "offline", "resolve_model"]
+__all__ = ["CONFIG_BOUNDS", "MAX_MODEL_NAME_CHARS", "ModelNotAvailableError", "check_folder_bounds",
+           "check_model_folder", "load_pretrained", "offline", "resolve_model"]
 
 # What a download fetches: the config, tokenizer files and safetensors weights (never a pickle .bin); a model's own
 # code only with trust_remote_code.
@@ -38,6 +42,30 @@ _PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 # A Hugging Face repo id: "name" or "owner/name" (letters, digits, "-", "_", "."; at most 96 characters each).
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?")
 _TRUE = ("1", "on", "yes", "true")
+# A model's name (a folder path or a hub id) and a revision: longer ones are refused before the file system is
+# asked (a 100,000-character name made the OS raise "File name too long"). 4,096 is Linux's PATH_MAX.
+MAX_MODEL_NAME_CHARS = 4096
+# A branch, tag or commit name: git's ref characters, at most 255 (the hub's limit on a ref name).
+_REVISION = re.compile(r"[A-Za-z0-9][\w.\-/]{0,254}")
+# What a model folder's files may hold, read before transformers sees them (a config that is a link to /dev/zero
+# was read to 5.4 GB): the config and small text files, the tokenizer files (the largest hub tokenizers are ~20 MB),
+# and weights (the largest models halguard runs on a CPU are a few GB; safetensors are mapped, not read).
+MAX_CONFIG_BYTES = 1 << 20
+MAX_TOKENIZER_FILE_BYTES = 128 << 20
+MAX_WEIGHTS_FILE_BYTES = 32 << 30
+# Config values that size tensors, bounded before anything is allocated (num_labels: 10,000,000 hung the load):
+# each well above the largest encoder a guard runs (DeBERTa-v3-large, XLM-R large, ModernBERT: vocab 250,002,
+# hidden 1,024, 24 layers, 8,192 positions) and below what makes a dense layer of gigabytes.
+CONFIG_BOUNDS = {
+    "num_labels": 1_000,
+    "vocab_size": 1_000_000,
+    "hidden_size": 16_384,
+    "num_hidden_layers": 256,
+    "num_attention_heads": 256,
+    "intermediate_size": 65_536,
+    "max_position_embeddings": 1_048_576,
+    "type_vocab_size": 1_024,
+}
 # Modules that register halguard's own model types (its exported claim checker) with transformers; imported by
 # name when a model is loaded (they need torch, and they belong to the grounding layer that builds on this one).
 HALGUARD_MODEL_MODULES = ("halguard.grounding.meaning.hf_model",)
@@ -61,8 +89,10 @@ def _looks_like_path(name: str) -> bool:
 
 
 def _fetch_hint(name: str, revision: str | None) -> str:
-    rev = f" --revision {revision}" if revision else ""
-    return f"`hf download {name}{rev}` (or `huggingface-cli download {name}{rev}`)"
+    """The commands that fetch the model, with the name and revision quoted for a shell."""
+    rev = f" --revision {shlex.quote(revision)}" if revision else ""
+    quoted = shlex.quote(name)
+    return f"`hf download {quoted}{rev}` (or `huggingface-cli download {quoted}{rev}`)"
 
 
 def resolve_model(name: str | os.PathLike[str], *, revision: str | None = None, trust_remote_code: bool = False,
@@ -83,17 +113,29 @@ def resolve_model(name: str | os.PathLike[str], *, revision: str | None = None, 
     if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
         msg = f"a model is named by a Hugging Face id or a folder, got {name!r}"
         raise InvalidInputError(msg)
-    if revision is not None and (not isinstance(revision, str) or not revision.strip()):
-        msg = f"revision must be a branch, tag or commit name, got {revision!r}"
+    if revision is not None and (not isinstance(revision, str) or not _REVISION.fullmatch(revision)
+                                 or ".." in revision):
+        shown = revision[:80] + "..." if isinstance(revision, str) and len(revision) > 80 else revision
+        msg = f"revision must be a branch, tag or commit name (letters, digits, '_', '.', '-', '/'), got {shown!r}"
         raise InvalidInputError(msg)
     text = os.fspath(name)
+    if len(text) > MAX_MODEL_NAME_CHARS or "\x00" in text:
+        msg = (f"a model name is a Hugging Face id or a folder path of at most {MAX_MODEL_NAME_CHARS:,} characters "
+               f"without NUL, got {len(text):,} characters")
+        raise InvalidInputError(msg)
     path = Path(text).expanduser()
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+        exists = is_dir or path.exists()
+    except OSError as exc:  # a component over the file system's name limit, a loop of links
+        msg = f"no model folder at {text[:200]}: {exc.strerror or exc}"
+        raise ModelNotAvailableError(msg) from exc
+    if is_dir:
         if revision is not None:
             msg = f"revision={revision!r} pins a hub model's version; {text} is a folder (it is used as it is)"
             raise InvalidInputError(msg)
         return path
-    if isinstance(name, os.PathLike) or _looks_like_path(text) or path.exists():
+    if isinstance(name, os.PathLike) or _looks_like_path(text) or exists:
         msg = f"no model folder at {text}: it does not exist or is not a folder"
         raise ModelNotAvailableError(msg)
     return _from_hub(text, revision=revision, trust_remote_code=trust_remote_code, quiet=quiet)
@@ -156,14 +198,15 @@ def check_model_folder(folder: Path, name: str, *, trust_remote_code: bool) -> d
             a config that asks for its own code without ``trust_remote_code=True``.
     """
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        config = json.loads(read_text_limited(folder / "config.json", MAX_CONFIG_BYTES, what="config.json"))
+    except (OSError, ValueError) as exc:  # InvalidInputError (a FIFO, a device) and InputTooLargeError included
         msg = f"model {name}: no readable config.json in {folder} ({exc})"
         raise ModelLoadError(msg) from exc
     if not isinstance(config, dict):
         msg = f"model {name}: {folder / 'config.json'} is not a JSON object"
         raise ModelLoadError(msg)
-    files = [p.name for p in folder.iterdir() if p.is_file()]
+    _check_sizes(config, name)
+    files = _checked_files(folder, name)
     if not any(f.endswith(".safetensors") for f in files):
         pickles = sorted(f for f in files if f.endswith(_PICKLE_SUFFIXES))
         found = f" (found {', '.join(pickles)}: pickle weights, which can run code when loaded)" if pickles else ""
@@ -176,6 +219,69 @@ def check_model_folder(folder: Path, name: str, *, trust_remote_code: bool) -> d
                "trust_remote_code=True to load it")
         raise ModelLoadError(msg)
     return config
+
+
+def check_folder_bounds(folder: Path, name: str) -> None:
+    """The bounds every model folder halguard loads is held to, before any library reads it: each file regular
+    and of bounded size, the config (if any) bounded in bytes and in the sizes it gives tensors.
+
+    Raises:
+        ModelLoadError: a file is a FIFO, socket or device, or too large; a size in the config out of bounds.
+    """
+    _checked_files(folder, name)
+    if (folder / "config.json").exists():
+        try:
+            config = json.loads(read_text_limited(folder / "config.json", MAX_CONFIG_BYTES, what="config.json"))
+        except (OSError, ValueError) as exc:
+            msg = f"model {name}: no readable config.json in {folder} ({exc})"
+            raise ModelLoadError(msg) from exc
+        if isinstance(config, dict):
+            _check_sizes(config, name)
+
+
+def _check_sizes(config: dict[str, Any], name: str) -> None:
+    """Refuse config values that would size tensors past :data:`CONFIG_BOUNDS` (and label maps as large)."""
+    for key, bound in CONFIG_BOUNDS.items():
+        value = config.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= bound:
+            shown = value if isinstance(value, (int, float)) else type(value).__name__
+            msg = (f"model {name}: config.json has {key} = {shown}, outside what halguard loads (a whole number "
+                   f"up to {bound:,})")
+            raise ModelLoadError(msg)
+    for key in ("id2label", "label2id"):
+        labels = config.get(key)
+        if isinstance(labels, dict) and len(labels) > CONFIG_BOUNDS["num_labels"]:
+            msg = f"model {name}: config.json's {key} has {len(labels):,} labels, over {CONFIG_BOUNDS['num_labels']:,}"
+            raise ModelLoadError(msg)
+
+
+def _checked_files(folder: Path, name: str) -> list[str]:
+    """The names of the folder's files, each checked to be a regular file (links followed) of a bounded size: a
+    FIFO or a device among them would hang or exhaust whatever reads it."""
+    out = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError as exc:
+        msg = f"model {name}: cannot list {folder} ({exc})"
+        raise ModelLoadError(msg) from exc
+    for entry in entries:
+        try:
+            info = os.stat(entry.path)
+        except OSError:
+            continue  # a dangling link: nothing will read it
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            msg = f"model {name}: {entry.name} in {folder} is not a regular file (a FIFO, socket or device)"
+            raise ModelLoadError(msg)
+        cap = MAX_WEIGHTS_FILE_BYTES if entry.name.endswith(".safetensors") else MAX_TOKENIZER_FILE_BYTES
+        if info.st_size > cap:
+            msg = f"model {name}: {entry.name} holds {info.st_size:,} bytes, over halguard's limit of {cap:,}"
+            raise ModelLoadError(msg)
+        out.append(entry.name)
+    return out
 
 
 @contextmanager
