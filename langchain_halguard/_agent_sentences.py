@@ -34,7 +34,8 @@ from halguard.guard import GuardOutcome
 from halguard.guard.sentences import ReleasedSentence, SentenceGate
 from halguard.schema import METADATA_KEY
 
-__all__ = ["RELAY_RUN_NAME", "astream_model_by_sentence", "stream_model_by_sentence"]
+__all__ = ["RELAY_RUN_NAME", "acall_model_checked", "astream_model_by_sentence", "call_model_checked",
+           "stream_model_by_sentence"]
 
 RELAY_RUN_NAME = "halguard_sentences"
 _NOSTREAM = "nostream"  # langgraph.constants.TAG_NOSTREAM: a model run whose tokens the messages mode leaves out
@@ -163,7 +164,8 @@ def _callbacks(config: dict[str, Any], handler: Any) -> Any:
     hidden = _event_streams()
     for streamer in [h for h in manager.handlers if hidden and isinstance(h, hidden)]:
         manager.remove_handler(streamer)
-    manager.add_handler(handler, inherit=True)
+    if handler is not None:
+        manager.add_handler(handler, inherit=True)
     manager.add_tags([_NOSTREAM], inherit=True)
     return manager
 
@@ -264,3 +266,66 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
     sent = "".join(r.text for r in gate.released)
     await relay.on_llm_end(_end(sent, turn.message_id))
     return _answer(response, sent, outcome, turn.message_id)
+
+
+# -- the whole answer, checked before anything is streamed (streaming="whole") ---------------------------------------
+
+def _checked_response(response: Any, update: dict[str, Any] | None) -> tuple[Any, str | None, str]:
+    """The response with the checked message in its last one's place (``update``: the middleware's state update,
+    None when there was nothing to check), the text to send, and the message id it is sent under."""
+    message_id = _message_id()
+    if update is None:
+        return _with_last(response, {"id": message_id}) if response.result else response, None, message_id
+    checked = update["messages"][0]
+    return (_with_last(response, {"id": message_id, "content": checked.content, "tool_calls": checked.tool_calls,
+                                  "response_metadata": checked.response_metadata}),
+            checked.text, message_id)
+
+
+def call_model_checked(check: Callable[[Any], dict[str, Any] | None], request: Any,
+                       handler: Callable[[Any], Any]) -> Any:
+    """Run the model through ``handler`` with its tokens kept out of the streams a user reads, check its answer
+    whole (``check(response)``: the middleware's state update, None when there is no answer to check), and send the
+    checked message once, as a run of its own (see the module: the same relay as the sentence stream, one token).
+
+    LangGraph's ``"messages"`` mode would otherwise show the model's raw tokens as they come, and the model node's
+    message as it ends, both before ``after_model`` checks anything."""
+    config = ensure_config()
+    manager = _node_manager(config, CallbackManager)
+    token = var_child_runnable_config.set({**config, "callbacks": _callbacks(config, None)})
+    try:
+        response = handler(request)
+        update = check(response)
+    finally:
+        var_child_runnable_config.reset(token)
+    out, text, message_id = _checked_response(response, update)
+    if out is response:
+        return response
+    (relay,) = manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)], name=RELAY_RUN_NAME)
+    if text:
+        relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
+    relay.on_llm_end(_end(text or "", message_id))
+    return out
+
+
+async def acall_model_checked(check: Callable[[Any], Awaitable[dict[str, Any] | None]], request: Any,
+                              handler: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Async twin of :func:`call_model_checked`."""
+    config = ensure_config()
+    manager = _node_manager(config, AsyncCallbackManager)
+    token = var_child_runnable_config.set({**config, "callbacks": _callbacks(config, None)})
+    try:
+        response = await handler(request)
+        update = await check(response)
+    finally:
+        var_child_runnable_config.reset(token)
+    out, text, message_id = _checked_response(response, update)
+    if out is response:
+        return response
+    (relay,) = await manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)],
+                                                 name=RELAY_RUN_NAME)
+    if text:
+        await relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
+    await relay.on_llm_end(_end(text or "", message_id))
+    return out
+

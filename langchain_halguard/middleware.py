@@ -43,7 +43,12 @@ from halguard.guard.sentences import SentenceGate
 from halguard.policy import DEFAULT_FALLBACK, validate_policy
 from halguard.schema import METADATA_KEY, Verdict
 from halguard.text.structured import is_structured, question_with_fields, render_structured
-from langchain_halguard._agent_sentences import astream_model_by_sentence, stream_model_by_sentence
+from langchain_halguard._agent_sentences import (
+    acall_model_checked,
+    astream_model_by_sentence,
+    call_model_checked,
+    stream_model_by_sentence,
+)
 from langchain_halguard._call import VERDICT_EVENT, VERIFY_RUN_NAME
 from langchain_halguard._convert import with_verdict
 from langchain_halguard._tools import tool_contexts
@@ -96,7 +101,9 @@ class HalguardMiddleware(AgentMiddleware):
         check_intermediate: Also check what an AI message says before it calls tools.
         on_verdict: Called with every verdict once the policy is applied (errors in it are logged).
         warm_up: Load what the detector's first check would load now, not at the first request.
-        streaming: ``"whole"`` (the answer is checked when the model is done) or ``"sentence"``: the model's
+        streaming: ``"whole"`` (the answer is checked when the model is done, inside the model call, and the
+            ``"messages"`` stream mode gets the checked message once: never the model's raw tokens) or
+            ``"sentence"``: the model's
             answer reaches the ``"messages"`` stream mode sentence by sentence, each once it is complete and
             checked (``filter`` drops a flagged one, ``fallback`` sends the message instead of the rest); the
             model's raw tokens stay out of it. ``"end"``, ``"repair"`` and structured responses stream whole.
@@ -142,19 +149,49 @@ class HalguardMiddleware(AgentMiddleware):
     # -- hooks ------------------------------------------------------------------------------------------------
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        """With ``streaming="sentence"``: the model's answer streamed sentence by sentence, each checked."""
-        if not self.by_sentence or request.response_format is not None:
+        """The model's answer checked before any of it is streamed: whole (the default; the checked message is sent
+        once) or, with ``streaming="sentence"``, sentence by sentence."""
+        if request.response_format is not None:
             return handler(request)
+        if not self.by_sentence:
+            hooks = self._hooks()  # made here: its runs and events belong to the node's config, not the hidden one
+            return call_model_checked(lambda response: self._checked(request, response, hooks), request, handler)
         return stream_model_by_sentence(lambda: self._gate(request), request, handler,
                                         check_intermediate=self.check_intermediate)
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         """Async twin of :meth:`wrap_model_call`."""
-        if not self.by_sentence or request.response_format is not None:
+        if request.response_format is not None:
             return await handler(request)
         hooks = self._ahooks()
+        if not self.by_sentence:
+            return await acall_model_checked(lambda response: self._achecked(request, response, hooks), request,
+                                             handler)
         return await astream_model_by_sentence(lambda: self._gate(request, hooks), request, handler,
                                                check_intermediate=self.check_intermediate)
+
+    def _checked(self, request: Any, response: Any, hooks: GuardHooks) -> dict[str, Any] | None:
+        """The state update for the model's ``response`` to ``request`` (None: no answer to check in it)."""
+        found = self._response_request(request, response)
+        if found is None:
+            return None
+        message, guard_request = found
+        return self._update(message, self._core.run(guard_request, hooks))
+
+    async def _achecked(self, request: Any, response: Any, hooks: GuardHooks) -> dict[str, Any] | None:
+        """Async twin of :meth:`_checked`."""
+        found = self._response_request(request, response)
+        if found is None:
+            return None
+        message, guard_request = found
+        return self._update(message, await self._core.arun(guard_request, hooks))
+
+    def _response_request(self, request: Any, response: Any) -> tuple[AIMessage, GuardRequest] | None:
+        last = response.result[-1] if getattr(response, "result", None) else None
+        if not isinstance(last, AIMessage):
+            return None
+        return self._request({"messages": [*request.messages, last],
+                              "structured_response": getattr(response, "structured_response", None)})
 
     def _gate(self, request: Any, hooks: GuardHooks | None = None) -> SentenceGate:
         messages = list(request.messages)
@@ -184,7 +221,7 @@ class HalguardMiddleware(AgentMiddleware):
         """Check the model's answer (a final one, or with ``check_intermediate`` one that calls tools)."""
         streamed = _checked_while_streaming(state)
         if streamed is not None:
-            return {"halguard": streamed}
+            return self._recorded(streamed)
         found = self._request(state)
         if found is None:
             return None
@@ -196,12 +233,19 @@ class HalguardMiddleware(AgentMiddleware):
         """Async twin of :meth:`after_model`."""
         streamed = _checked_while_streaming(state)
         if streamed is not None:
-            return {"halguard": streamed}
+            return self._recorded(streamed)
         found = self._request(state)
         if found is None:
             return None
         message, request = found
         return self._update(message, await self._core.arun(request, self._ahooks()))
+
+    def _recorded(self, verdict: dict[str, Any]) -> dict[str, Any]:
+        """The state update for an answer checked in the model call: its verdict, and with ``"end"`` the jump."""
+        action = verdict.get("action")
+        if self.on_hallucination == "end" and isinstance(action, dict) and action.get("action") == "fallback":
+            return {"halguard": verdict, "jump_to": "end"}
+        return {"halguard": verdict}
 
     def _hooks(self) -> GuardHooks:
         config = _config()

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
-from langchain_core.messages import AIMessage  # noqa: E402
+from langchain_core.messages import AIMessage, AIMessageChunk  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
@@ -113,9 +113,18 @@ def test_every_stream_mode_passes_through(verifier, search, mode):
     if mode == "values":
         assert chunks[-1]["messages"][-1].content == KEPT and chunks[-1]["halguard"]["label"] == "hallucinated"
     if mode == "updates":
+        # The answer is checked in the model call (issue 46): the model node's own update carries the checked text,
+        # and no update ever carries the unchecked one.
+        answers = [c["model"]["messages"][-1] for c in chunks if "model" in c and c["model"]]
+        assert answers[-1].content == KEPT
+        assert not any(a.content == MIXED for a in answers)
         (update,) = [c for c in chunks if "HalguardMiddleware.after_model" in c and c[
             "HalguardMiddleware.after_model"]]
-        assert update["HalguardMiddleware.after_model"]["messages"][0].content == KEPT
+        assert update["HalguardMiddleware.after_model"]["halguard"]["label"] == "hallucinated"
+    if mode == "messages":
+        streamed = "".join(m.content for m, _ in chunks if isinstance(m, AIMessageChunk) or (
+            isinstance(m, AIMessage) and not m.tool_calls))
+        assert "Falcon Heavy" not in streamed and KEPT in streamed
 
 
 def test_astream_events_carry_the_verdict_event(verifier, search):
@@ -332,3 +341,41 @@ def test_concurrent_runs_share_one_middleware(verifier, search):
         results = list(pool.map(lambda g: g.invoke(user()), together))
     assert [s["messages"][-1].content for s in results] == [s["messages"][-1].content for s in states]
     assert [s["messages"][-1].content for s in results] == [GOOD, KEPT, GOOD, KEPT]
+
+
+@pytest.mark.parametrize("policy", ["filter", "fallback", "end", "repair"])
+def test_the_default_stream_never_shows_an_unchecked_answer(verifier, search, policy):
+    # streaming="whole" (the default): the model's raw tokens, and the model node's raw message, stay out of the
+    # "messages" mode; what it shows is the checked message, once (issue 46).
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    options = {"repairer": FakeListChatModel(responses=["[]"])} if policy == "repair" else {}
+    graph = agent(search, BAD, middleware=[HalguardMiddleware(detector=verifier, on_hallucination=policy, **options)])
+    chunks = list(graph.stream(user(), stream_mode="messages"))
+    streamed = "".join(m.text for m, _ in chunks if isinstance(m, AIMessage))
+    assert "Falcon Heavy" not in streamed
+    assert streamed  # the checked message (its fallback, what was kept) was sent
+    final = graph.invoke(user())
+    assert "Falcon Heavy" not in final["messages"][-1].text
+    assert final["halguard"]["label"] == "hallucinated"
+
+
+def test_the_default_stream_shows_a_supported_answer_once_and_async_mirrors_it(verifier, search):
+    graph = agent(search, GOOD, middleware=[HalguardMiddleware(detector=verifier, on_hallucination="filter")])
+    chunks = list(graph.stream(user(), stream_mode="messages"))
+    answers = [m for m, _ in chunks if isinstance(m, AIMessage) and m.text]
+    assert "".join(m.text for m in answers) == GOOD
+
+    async def run():
+        return [c async for c in graph.astream(user(), stream_mode="messages")]
+
+    async_answers = [m for m, _ in asyncio.run(run()) if isinstance(m, AIMessage) and m.text]
+    assert "".join(m.text for m in async_answers) == GOOD
+
+
+def test_end_under_the_default_stream_stops_the_agent(verifier, search):
+    graph = agent(search, BAD, GOOD, middleware=[HalguardMiddleware(detector=verifier, on_hallucination="end")])
+    state = graph.invoke(user())
+    assert state["halguard"]["label"] == "hallucinated"
+    assert state["messages"][-1].type == "ai" and not state["messages"][-1].tool_calls
+    assert "Falcon Heavy" not in state["messages"][-1].text
