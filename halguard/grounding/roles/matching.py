@@ -121,7 +121,7 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
         # entity inside a longer name ("The International Committee of the Red Cross" for "The Red Cross"). The
         # reverse is a moved name: "by Charles Babbage" for "by Luigi Menabrea on Charles Babbage's engine".
         differ = a.head_is_name and b.head_is_name and not (a.reported or b.reported or b.identity <= a.names
-                                                             or a.identity <= b.names or _misspelt(a, b))
+                                                             or _misspelt(a, b))
         return "differ" if differ else "unknown"
     if a.identity or b.identity:
         # A name against a description: "Sissa Abu Dahou, a 65-year-old grandmother" can be "the grandmother of
