@@ -27,6 +27,8 @@ from halguard.text.lexical import content_terms, entity_mentions, has_negation, 
 
 __all__ = [
     "ConsistencyJudge",
+    "measured_differences",
+    "overruled",
     "JudgeReplyError",
     "injection_suspected",
     "json_objects",
@@ -294,3 +296,73 @@ class LocalConsistencyJudge:
         if similarity < limits.min_similarity:
             return f"answers differ (similarity {similarity:.2f})"
         return None
+
+
+# -- what no judge overrules -----------------------------------------------------------------------------------------
+
+# The share of the shorter answer's content words the other must use for a "not" on one side only to be a measured
+# difference (the same sentence, negated): hand-set, as close_copy_overlap in halguard.grounding.scoring.
+NEGATION_COPY_OVERLAP = 0.8
+
+
+def measured_differences(question: str, answer: str, paraphrases: list[str], answers: list[str], *,
+                         short_answer_words: int = LocalJudgeThresholds.short_answer_words) -> list[dict[str, Any]]:
+    """The differences between the original ``answer`` and each sampled one that are measured, not judged: both
+    state numbers and share none; two short answers (at most ``short_answer_words`` content words) each name
+    something the other never mentions (names in the questions do not count); or one negates what the other says
+    in nearly the same words. Read from the answers' text only (no model, no instruction in them can change it).
+
+    Returns:
+        One ``{"fact", "answers", "measured": True}`` entry per differing sampled answer, in the judge's shape.
+    """
+    asked = frozenset(st for q in [question, *paraphrases] for _, _, st in content_terms(q))
+    out = []
+    for i, other in enumerate(answers):
+        why = _measured(answer, other, asked, short_answer_words)
+        if why:
+            out.append({"fact": why, "answers": {"original": answer, f"paraphrase {i + 1}": other}, "measured": True})
+    return out
+
+
+def _measured(a: str, b: str, asked: frozenset[str], short_words: int) -> str | None:
+    na, nb = number_values(a), number_values(b)
+    if na and nb and not (na & nb):
+        return f"different numbers: {sorted(na)} vs {sorted(nb)}"
+    # Years each side states and the other lacks: a shared stray number ("1") does not hide "2019" / "2021".
+    ya, yb = _years(na), _years(nb)
+    if ya - yb and yb - ya:
+        return f"different years: {sorted(ya - yb)} vs {sorted(yb - ya)}"
+    words_a = {st for _, _, st in content_terms(a)}
+    words_b = {st for _, _, st in content_terms(b)}
+    if max(len(words_a), len(words_b)) <= short_words:
+        names_a = {st for s, e in entity_mentions(a) for _, _, st in content_terms(a[s:e])} - asked
+        names_b = {st for s, e in entity_mentions(b) for _, _, st in content_terms(b[s:e])} - asked
+        if names_a - term_set(b) and names_b - term_set(a):
+            return f"different names: {sorted(names_a - term_set(b))} vs {sorted(names_b - term_set(a))}"
+    shorter = min(len(words_a), len(words_b))
+    if shorter and len(words_a & words_b) >= NEGATION_COPY_OVERLAP * shorter and has_negation(a) != has_negation(b):
+        return "one answer negates the other"
+    return None
+
+
+def _years(numbers: set[float]) -> set[int]:
+    return {int(n) for n in numbers if n == int(n) and 1000 <= n <= 2999}
+
+
+def overruled(result: JudgeResult | None, measured: list[dict[str, Any]], total: int) -> JudgeResult | None:
+    """``result`` with a judgment of "no conflict" replaced where the answers differ measurably (``measured``, of
+    ``total`` sampled answers): no judgment overrules a deterministic difference, whatever the answers told the
+    judge. A judgment that found a conflict, an error, or no measured difference is returned as it is."""
+    if result is None or result.judgment is None or result.judgment.hallucination_detected or not measured:
+        return result
+    judgment = HallucinationJudgment(
+        hallucination_detected=True,
+        confidence_score=round(len(measured) / max(total, 1), 4),
+        conflicting_facts=measured,
+        reasoning=(f"{len(measured)} of {total} sampled answers differ from the original in what the text itself "
+                   f"states (numbers, names, negation); the judge's 'no conflict' does not stand against that "
+                   f"(its reasoning: {result.judgment.reasoning[:300]!r})"),
+        summary="measured differences between the answers",
+    )
+    return JudgeResult(judgment, None, result.raw_replies, result.judge, result.code)
+
