@@ -117,6 +117,10 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     by ``repairer`` and checked again (``repair``; see :func:`halguard.active.repair.repair_decision`)."""
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
     """What an answer that could not be checked gets: passed with its verdict, or ``UnverifiedError``."""
+    stream_unchecked: Literal["hold", "send"] = "hold"
+    """With ``streaming="sentence"`` and ``filter``, ``fallback`` or ``raise``: what the stream does with sentences its
+    time or length budget left unchecked: held back (dropped, the fallback, ``UnverifiedError``) or sent
+    (``"send"``, the caller's explicit choice to fail open in streams)."""
     fallback: str | Runnable[Any, Any] | None = None
     """With ``on_hallucination="fallback"``: a message, or a Runnable called with the (wrapped) input; its answer
     goes in the answer's place and is checked too (``verdict.action.fallback_verdict``)."""
@@ -189,6 +193,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             fallback_message=self.fallback if isinstance(self.fallback, str) else None,
             repairer=to_chat_model(self.repairer) if self.on_hallucination == "repair" else None,
             sampler=sampler, cache=self.cache, on_verdict=self.on_verdict, warm_up=self.warm_up,
+            stream_unchecked=self.stream_unchecked,
         )
         return self
 

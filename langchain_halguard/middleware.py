@@ -107,6 +107,8 @@ class HalguardMiddleware(AgentMiddleware):
             answer reaches the ``"messages"`` stream mode sentence by sentence, each once it is complete and
             checked (``filter`` drops a flagged one, ``fallback`` sends the message instead of the rest); the
             model's raw tokens stay out of it. ``"end"``, ``"repair"`` and structured responses stream whole.
+        stream_unchecked: With ``streaming="sentence"``: sentences the stream's time or length budget left unchecked
+            are held back (``"hold"``, the default, under every policy but ``"annotate"``) or sent (``"send"``).
     """
 
     state_schema = HalguardState
@@ -117,7 +119,8 @@ class HalguardMiddleware(AgentMiddleware):
                  repairer: Any = None, evidence_tools: Sequence[str] | None = None,
                  trusted_tools: Sequence[str] = (), check_intermediate: bool = False,
                  on_verdict: Callable[[Verdict], Any] | None = None, warm_up: bool = False,
-                 streaming: Literal["whole", "sentence"] = "whole") -> None:
+                 streaming: Literal["whole", "sentence"] = "whole",
+                 stream_unchecked: Literal["hold", "send"] = "hold") -> None:
         super().__init__()
         if fallback is not None and not isinstance(fallback, str):
             msg = f"fallback must be a message (a str), got {type(fallback).__name__}"
@@ -140,7 +143,7 @@ class HalguardMiddleware(AgentMiddleware):
         self.by_sentence = streaming == "sentence" and on_hallucination in ("annotate", "raise", "filter", "fallback")
         self._core = GuardCore(detector, on_hallucination="fallback" if ends else on_hallucination,
                                on_unverified=on_unverified, fallback_message=self.fallback, repairer=repairer,
-                               on_verdict=on_verdict, warm_up=warm_up)
+                               on_verdict=on_verdict, warm_up=warm_up, stream_unchecked=stream_unchecked)
 
     @property
     def detector(self) -> Detector:

@@ -244,7 +244,20 @@ def test_past_the_budget_the_rest_is_unverified_and_the_policy_decides(verifier,
     g = gate(verifier, "filter")
     released, _ = run_gate(g, ANSWER)
     assert released[0].status == "supported"  # the first check ran
-    assert {r.status for r in released[1:]} == {"unverified"}  # fail open: sent, said to be unchecked
+    # Not checked in time: held back under filter by default (issue 46), however on_unverified is set
+    assert {r.status for r in released[1:]} == {"dropped"} and not "".join(r.text for r in released[1:])
+    sending = SentenceGate(GuardCore(verifier, on_hallucination="filter", stream_unchecked="send"),
+                           GuardRequest(QUESTION, "", CONTEXTS))
+    released, _ = run_gate(sending, ANSWER)
+    assert {r.status for r in released[1:]} == {"unverified"}  # the caller chose to send: said to be unchecked
+    annotating = SentenceGate(GuardCore(verifier, on_hallucination="annotate"), GuardRequest(QUESTION, "", CONTEXTS))
+    released, _ = run_gate(annotating, ANSWER)
+    assert {r.status for r in released[1:]} == {"unverified"}  # annotate never holds text back
+    held = SentenceGate(GuardCore(verifier, on_hallucination="fallback"), GuardRequest(QUESTION, "", CONTEXTS))
+    released, _ = run_gate(held, ANSWER)
+    assert [r.status for r in released] == ["supported", "fallback"]
+    with pytest.raises(ValueError, match="stream_unchecked"):
+        GuardCore(verifier, stream_unchecked="maybe")
     closed = SentenceGate(GuardCore(verifier, on_hallucination="fallback", on_unverified="fail_closed"),
                           GuardRequest(QUESTION, "", CONTEXTS))
     released, _ = run_gate(closed, ANSWER)

@@ -52,8 +52,16 @@ class _BaseGuardCore:
 
     def __init__(self, detector: Detector | None = None, *, on_hallucination: str = "annotate",
                  on_unverified: str = "fail_open", fallback_message: str | None = None, repairer: Any = None,
-                 sampler: Any = None, cache: Any = None, on_verdict: Any = None, warm_up: bool = False) -> None:
+                 sampler: Any = None, cache: Any = None, on_verdict: Any = None, warm_up: bool = False,
+                 stream_unchecked: str = "hold") -> None:
         validate_policy(on_hallucination, on_unverified)
+        if stream_unchecked not in STREAM_UNCHECKED:
+            msg = f"stream_unchecked must be one of {STREAM_UNCHECKED}, got {stream_unchecked!r}"
+            raise InvalidInputError(msg)
+        # What a sentence stream does with text its time or length budget left unchecked, under a policy that may
+        # change the answer: "hold" (not sent: dropped by filter, the fallback by fallback, stopped by raise) or
+        # "send" (sent, as on_unverified="fail_open" sends an unverified whole answer).
+        self.stream_unchecked = stream_unchecked
         if on_hallucination == "repair" and repairer is None:
             msg = "on_hallucination='repair' needs repairer= (the chat model that rewrites flagged sentences)"
             raise InvalidInputError(msg)
@@ -136,6 +144,9 @@ class _BaseGuardCore:
     def _done(self, outcome: GuardOutcome) -> GuardOutcome:
         self.notify(outcome.verdict)
         return outcome
+
+
+STREAM_UNCHECKED = ("hold", "send")
 
 
 class GuardCore(_BaseGuardCore):

@@ -17,7 +17,9 @@ sentence costs about the same however long the answer is, and nothing is checked
 Nothing goes out unchecked. A piece's fate is decided by every claim that overlaps it (a claim that began in an
 earlier piece included), so a sentence cut at a space cannot carry a flagged claim out. Text that arrives in one
 chunk is split into its sentences first; only one sentence longer than :data:`MAX_PENDING_CHARS` is cut. What
-cannot be checked (past the stream's length or time budget) is ``unverified`` and follows ``on_unverified``. The
+cannot be checked (past the stream's length or time budget) is ``unverified``: under ``filter``, ``fallback`` and
+``raise`` it is held back (dropped, the fallback, or raised) unless the core was made with
+``stream_unchecked="send"``, and under ``annotate`` it is sent, marked ``unverified``. The
 final verdict is made of the decisions (:mod:`.stream_record`), so its action always matches what was sent; with
 ``filter``, when every sentence was dropped the fallback message goes out (as ``invoke()`` returns it).
 ``repair`` and paraphrase sampling need the whole answer and are not offered here.
@@ -66,6 +68,9 @@ STREAM_CHECK_BUDGET_S = 10.0
 ``time_budget_s`` for a whole answer): past it, the rest of the stream is ``unverified`` (``budget_exceeded``) and
 the policy decides. Thousands of tiny sentences must not add minutes to a stream."""
 SENTENCE_POLICIES = ("annotate", "raise", "filter", "fallback")
+# The gate's own "not checked" verdicts (past the stream's length or time budget): held back by default
+# (GuardCore.stream_unchecked) under a policy that may change the answer.
+_UNCHECKED_CODES = frozenset({"budget_exceeded", "answer_too_long"})
 # Where a new sentence may have begun: a sentence end (and closing quotes) then space then a character, or a line
 # break then a character. Bounded quantifiers only: it runs on every piece of a stream.
 # Zero-width characters read as spaces where the stream is split (same length, so offsets stay the answer's): the
@@ -315,7 +320,18 @@ class SentenceGate:
         claims = [c for c in verdict.claims if c.start < end and start < c.end]
         text = self.text[start:end]
         self.decided = end
+        unchecked = verdict.label == "unverified" and any(e.code in _UNCHECKED_CODES for e in verdict.errors)
+        held = unchecked and self.core.on_hallucination != "annotate" and getattr(
+            self.core, "stream_unchecked", "hold") == "hold"
         closed_fail = verdict.label == "unverified" and self.core.on_unverified == "fail_closed"
+        if held and self.core.on_hallucination == "filter" and not closed_fail:
+            # Not checked in time: held back, as a flagged sentence is (the caller may choose "send").
+            released = ReleasedSentence("", start, end, "dropped", claims)
+            self.decided = end
+            self.record.add(released, verdict)
+            self._starts.append(start)
+            return released
+        closed_fail = closed_fail or held
         flagged = any(c.status.is_flagged for c in claims) or closed_fail
         status: Status = "unverified" if verdict.label == "unverified" else ("flagged" if flagged else "supported")
         if flagged and self.core.on_hallucination == "raise":
