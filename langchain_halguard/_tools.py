@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from halguard.text.echo import ModelWords
 from langchain_halguard._documents import as_message, documents_to_contexts
@@ -27,8 +27,14 @@ def tool_contexts(messages: list[Any], *, keep: Callable[[ToolMessage], bool] | 
     for message in messages:
         found = as_message(message)
         if isinstance(found, AIMessage):
+            # What the model wrote, in its calls and in its own words (a memory or history tool that returns an
+            # earlier answer returns the model's text, not the world's).
+            written.add(found.text)
             for call in found.tool_calls:
                 written.add(call.get("args"))
+            continue
+        if isinstance(found, HumanMessage):
+            written.add(found.text, assembled=False)  # the user's statements, repeated whole, are no evidence
             continue
         if not isinstance(found, ToolMessage) or (keep is not None and not keep(found)):
             continue

@@ -33,7 +33,7 @@ from typing import Any
 from halguard.text.lexical import word_spans
 from halguard.text.normalize import normalize_text
 
-__all__ = ["ECHO_MIN_WORDS", "ECHO_SHARE", "ModelWords"]
+__all__ = ["ASSEMBLED_MIN_WORDS", "ECHO_MIN_WORDS", "ECHO_SHARE", "ModelWords"]
 
 # Runs of this many words in a row are compared: a fact needs at least four ("It was built in 1850" has five),
 # and shorter runs of a query ("launch of JWST") appear in the documents it finds by chance.
@@ -44,6 +44,12 @@ ECHO_MIN_WORDS = 4
 ECHO_SHARE = 0.8
 # Arguments are walked without recursion, to this many values (a tool call's arguments are JSON the model wrote).
 _MAX_ARGUMENT_VALUES = 10_000
+# A statement of a tool's output made of at least this many words, every one written by the model, is its words
+# come back (fragments of three words each, across calls, reassembled): not evidence. Two-word pieces ("It rained")
+# are too common in documents to call assembled.
+ASSEMBLED_MIN_WORDS = 3
+# The model's distinct words kept for that test (a thread's worth; bounded memory on a crafted thread).
+_MAX_VOCABULARY_WORDS = 200_000
 # A statement ends at sentence punctuation followed by a space, at a semicolon or at a line break.
 _STATEMENT = re.compile(r"[^\n;.!?]+(?:[.!?]+(?!\s|$)[^\n;.!?]*)*")
 
@@ -61,7 +67,7 @@ def _runs(words: list[str]) -> list[int]:
 
 
 def _strings(value: Any) -> Iterable[str]:
-    """The strings in a tool call's arguments (keys left out: they are the tool's schema, not the model's words)."""
+    """The strings in a tool call's arguments, keys included (a model can write its sentence as a key)."""
     stack, seen = [value], 0
     while stack and seen < _MAX_ARGUMENT_VALUES:
         item = stack.pop()
@@ -70,6 +76,7 @@ def _strings(value: Any) -> Iterable[str]:
             yield item
         elif isinstance(item, Mapping):
             stack.extend(item.values())
+            stack.extend(k for k in item if isinstance(k, str))
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
 
@@ -97,24 +104,62 @@ class ModelWords:
             written.strip("Saved note 3: The treaty was signed in 1850 by Napoleon.")  # "Saved note 3:"
     """
 
-    __slots__ = ("_statements",)
+    __slots__ = ("_statements", "_vocabulary")
 
     def __init__(self) -> None:
         self._statements: list[_Statement] = []
+        self._vocabulary: set[str] = set()  # every word the model wrote (folded), for pieces assembled from them
 
     def __bool__(self) -> bool:
-        return bool(self._statements)
+        return bool(self._statements or self._vocabulary)
 
-    def add(self, arguments: Any) -> None:
-        """Record what the model wrote: a tool call's arguments (any JSON-like value) or a text."""
+    def add(self, arguments: Any, *, assembled: bool = True) -> None:
+        """Record what was written: a tool call's arguments (any JSON-like value, keys included), a message's text.
+
+        ``assembled``: also count its words as ones a tool's output can be assembled from (the model's own words:
+        its calls' arguments and its messages). A user's turn is recorded with ``assembled=False``: a document
+        made of the question's words is what a search for it finds; only the question's statements, repeated whole,
+        are taken out."""
         for text in _strings(arguments):
+            if assembled:
+                self._vocabulary.update(_words(text)[0][:_MAX_VOCABULARY_WORDS])
             for match in _STATEMENT.finditer(text):
                 words = _words(match.group())[0]
                 if len(words) >= ECHO_MIN_WORDS and _states(match.group()):
                     self._statements.append(_Statement(tuple(_runs(words)), len(words)))
+        if len(self._vocabulary) > _MAX_VOCABULARY_WORDS:  # bounded: a thread of megabytes keeps its first words
+            self._vocabulary = set(list(self._vocabulary)[:_MAX_VOCABULARY_WORDS])
+
+    def _assembled(self, text: str) -> str:
+        """``text`` without its statements made only of words the model wrote (fragments of its sentence sent
+        across calls, its sentence as a key, the fact clause of a longer argument): at least
+        :data:`ASSEMBLED_MIN_WORDS` words, every one of them the model's, function words included; and nothing of
+        an output all of whose words are the model's, however short."""
+        if not self._vocabulary:
+            return text
+        every = _words(text)[0]
+        if every and all(w in self._vocabulary for w in every):
+            return ""  # the whole output is the model's words (a fragment of two words, "Ariane 5" it asked for)
+        cut = []
+        for match in _STATEMENT.finditer(text):
+            words = _words(match.group())[0]
+            if len(words) >= ASSEMBLED_MIN_WORDS and all(w in self._vocabulary for w in words):
+                cut.append(match.span())
+        if not cut:
+            return text
+        kept, at = [], 0
+        for start, end in cut:
+            kept.append(text[at:start])
+            at = end
+        kept.append(text[at:])
+        return " ".join(part.strip() for part in kept if any(ch.isalnum() for ch in part))
 
     def strip(self, text: str) -> str:
-        """``text`` without the statements of the model's it repeats (what is left between them, joined by spaces)."""
+        """``text`` without the statements of the model's it repeats (what is left between them, joined by spaces),
+        nor those it could be assembled from the model's words alone (:meth:`_assembled`)."""
+        if not text:
+            return text
+        text = self._assembled(text)
         if not self._statements or not text:
             return text
         words, spans = _words(text)
