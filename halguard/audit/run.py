@@ -61,10 +61,32 @@ class AuditResult:
     seconds: float
     summary: dict[str, Any]
     id_collisions: int = 0
+    files: tuple[Path, ...] = ()  # the input files read, in order (a folder's, found recursively)
 
     @property
     def rows_per_second(self) -> float | None:
         return round(self.checked / self.seconds, 2) if self.seconds > 0 else None
+
+
+def expand_inputs(paths: Sequence[Path]) -> list[Path]:
+    """The input files: a file as it is; a folder's ``.jsonl``/``.json``/``.ndjson``/``.parquet`` files, found
+    recursively, in a stable (sorted) order, links not followed (a folder that holds none is an error, naming it).
+
+    Raises:
+        InvalidInputError: a folder with no input file in it.
+    """
+    out: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            out.append(path)
+            continue
+        found = sorted(f for f in path.rglob("*") if f.suffix in (*_JSONL, ".parquet") and not f.is_symlink()
+                       and not any(part.startswith(".") for part in f.relative_to(path).parts))
+        if not found:
+            msg = f"{path}: a folder with no .jsonl, .json, .ndjson or .parquet file in it"
+            raise InvalidInputError(msg)
+        out.extend(found)
+    return out
 
 
 def _kind(path: Path) -> str:
@@ -148,6 +170,7 @@ def audit(
     if missing:
         msg = f"no such input: {', '.join(missing)}"
         raise InvalidInputError(msg)
+    paths = expand_inputs(paths)
     for p in paths:
         _check_input(p)
     if engine not in ("local", "ray"):
@@ -178,6 +201,10 @@ def _audit(store: AuditStore, paths: Sequence[Path], fields: FieldMap, spec: Det
     counts = run(paths, fields, spec, store, done, batch_size=batch_size, address=address,
                  num_actors=num_actors, progress=progress)
     errors = counts.pop("errors")
+    if not counts["read"]:
+        msg = (f"read no rows from {', '.join(str(p) for p in paths)}: nothing was checked "
+               f"({len(errors)} unreadable rows; see the files' format in docs/audit.md)")
+        raise InvalidInputError(msg)
     committed = store.commit(errors)
     counts["duplicates"] += committed.repeated
     seconds = time.perf_counter() - start
@@ -197,7 +224,7 @@ def _audit(store: AuditStore, paths: Sequence[Path], fields: FieldMap, spec: Det
         from halguard.audit.report import render_report
 
         store.write_text("report.html", render_report(store, summary))
-    return AuditResult(out_dir=store.root, engine=engine, checked=committed.answers,
+    return AuditResult(out_dir=store.root, engine=engine, checked=committed.answers, files=tuple(paths),
                        skipped_done=counts["skipped_done"], duplicates=counts["duplicates"], input_errors=len(errors),
                        claims=committed.claims, seconds=round(seconds, 3), summary=summary,
                        id_collisions=committed.new_collisions)
@@ -247,7 +274,8 @@ def _run_local(paths: Sequence[Path], fields: FieldMap, spec: DetectorSpec, stor
     store.write_raw(part)
     if progress:
         print(file=sys.stderr)
-    return {"errors": errors, "skipped_done": skipped, "duplicates": duplicates}
+    return {"errors": errors, "skipped_done": skipped, "duplicates": duplicates,
+            "read": checked + skipped + duplicates}
 
 
 # -- the Ray Data engine ------------------------------------------------------------------------------------------
@@ -391,7 +419,7 @@ def _ray_pipeline(ray: Any, paths: Sequence[Path], fields: FieldMap, spec: Detec
             # (extra actor options: Ray 2.60 warns they are deprecated from 2.64; pyproject pins ray below it)
             max_restarts=_RAY_RETRIES, max_task_retries=_RAY_RETRIES)
         verified.materialize().write_parquet(str(store.staging / "raw"))
-    return {"errors": errors, "skipped_done": skipped, "duplicates": 0}
+    return {"errors": errors, "skipped_done": skipped, "duplicates": 0, "read": n_todo + skipped}
 
 
 class _RemoteParse:

@@ -105,6 +105,19 @@ def _refuse_link(path: Path) -> None:
         raise UnsafePathError(msg)
 
 
+def _refuse_linked_parents(path: Path) -> None:
+    """Raise :class:`UnsafePathError` when a folder above ``path`` is a symlink (a link planted one level up
+    redirects the audit as surely as one at ``--out``). The top-level folders a system links for its own layout
+    (``/tmp`` and ``/var`` on macOS) are not the user's to plant: only parents two levels down or more are read."""
+    for parent in path.parents:
+        if len(parent.parts) <= 2 or str(parent) in ("", "."):
+            continue
+        if parent.is_symlink():
+            msg = (f"refusing the unsafe path {path}: its folder {parent} is a symlink, and halguard audit never "
+                   "writes or reads through one (use the real folder's path, or choose another --out)")
+            raise UnsafePathError(msg)
+
+
 def _private_folder(path: Path) -> None:
     """Create ``path`` with mode 0700 whatever the umask, or set 0700 on the folder an earlier run made.
 
@@ -162,6 +175,7 @@ class AuditStore:
             UnsafePathError: the folder, or a folder or file of it that a run reads or replaces, is a symlink.
         """
         _refuse_link(self.root)
+        _refuse_linked_parents(self.root)
         if not self.root.exists():
             self.root.parent.mkdir(parents=True, exist_ok=True)
             _private_folder(self.root)

@@ -43,7 +43,13 @@ UNVERIFIED_RANK = 0.5
 
 
 def load_rows(paths: Iterable[Path], *, task: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-    """Rows of the JSONL files (``limit`` per file, after the ``task`` filter), tagged with their file."""
+    """Rows of the JSONL files (``limit`` per file, after the ``task`` filter), tagged with their file.
+
+    Raises:
+        InvalidInputError: a line that is not JSON or too long, or no row at all (a run that checks nothing must
+            not look like one that passed).
+    """
+    paths = list(paths)
     rows = []
     for path in paths:
         taken = 0
@@ -63,6 +69,10 @@ def load_rows(paths: Iterable[Path], *, task: str | None = None, limit: int | No
             rec["_file"] = Path(path).name
             rows.append(rec)
             taken += 1
+    if not rows:
+        names = ", ".join(str(p) for p in paths)
+        msg = f"read no rows from {names}" + (f" with task_type {task!r}" if task is not None else "")
+        raise InvalidInputError(msg)
     return rows
 
 

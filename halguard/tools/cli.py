@@ -200,7 +200,20 @@ def _read_contexts(paths: Sequence[str], max_chars: int) -> list[tuple[str, str]
 
 
 def _require_files(paths: Sequence[str]) -> list[Path]:
-    """Data files (bench, calibrate): each must be a regular file, checked without reading or blocking."""
+    """Data files (bench, calibrate): each must be a regular file, checked without reading or blocking; a folder
+    stands for its ``.jsonl``/``.json``/``.ndjson`` files, found recursively in a stable order (none: an error)."""
+    expanded: list[str] = []
+    for path in paths:
+        if Path(path).is_dir() and not Path(path).is_symlink():
+            found = sorted(str(f) for f in Path(path).rglob("*") if f.suffix in (".jsonl", ".json", ".ndjson")
+                           and not f.is_symlink() and not any(p.startswith(".") for p in f.relative_to(path).parts))
+            if not found:
+                msg = f"{path}: a folder with no .jsonl, .json or .ndjson file in it"
+                raise HalguardError(msg)
+            expanded.extend(found)
+        else:
+            expanded.append(path)
+    paths = expanded
     for path in paths:
         try:
             require_regular_file(path, what="input")
@@ -276,6 +289,9 @@ def _audit(args: argparse.Namespace) -> int:
                    threshold=args.threshold, llm_url=args.llm_url, llm_model=args.llm_model,
                    llm_concurrency=args.llm_concurrency, progress=not args.quiet)
     s = result.summary
+    shown = ", ".join(str(f) for f in result.files[:5]) + (f" and {len(result.files) - 5} more"
+                                                          if len(result.files) > 5 else "")
+    print(f"read {len(result.files)} input file{'s' if len(result.files) != 1 else ''}: {shown}")
     rate = "-" if s["hallucination_rate"] is None else f"{100 * s['hallucination_rate']:.1f}%"
     print(f"checked {result.checked} answers in {result.seconds:.1f} s ({result.rows_per_second}/s, {args.engine}); "
           f"{result.skipped_done} already done, {result.duplicates} repeated, {result.input_errors} unreadable rows"
@@ -290,7 +306,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration
     from halguard.tools.calibrate import calibrate_files, to_markdown
 
-    _require_files([*args.files, *([args.predictions] if args.predictions else [])])
+    files = _require_files(args.files)
+    _require_files([args.predictions] if args.predictions else [])
     if args.folds < 2:
         msg = f"--folds must be at least 2, got {args.folds}"
         raise HalguardError(msg)
@@ -304,7 +321,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         raise HalguardError(msg)
     base_name = args.base if args.base is not None else ("default" if args.detector == "local" else "none")
     base = {"default": Calibration.default, "none": lambda: None}.get(base_name, lambda: Calibration.load(base_name))()
-    calibration, report = calibrate_files([Path(f) for f in args.files], folds=args.folds, limit=args.limit,
+    calibration, report = calibrate_files(files, folds=args.folds, limit=args.limit,
                                           predictions=Path(args.predictions) if args.predictions else None,
                                           base=base, floor=floor, progress=not args.quiet, detector=args.detector,
                                           false_alarm_budget=budget)
