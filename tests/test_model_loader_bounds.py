@@ -102,3 +102,17 @@ def test_the_embedder_folder_is_held_to_the_same_bounds(tmp_path):
     (folder / "config.json").unlink()
     os.mkfifo(folder / "config.json")
     _fails_fast(lambda: LocalEmbedder(folder).model, ModelLoadError, "FIFO")
+
+
+def test_a_tokenizer_larger_than_the_models_vocabulary_fails_at_load_naming_both(tmp_path):
+    from transformers import AutoModelForTokenClassification
+
+    from halguard.grounding.span_detector import SpanDetector
+
+    tok = tm.tokenizer()
+    model = AutoModelForTokenClassification.from_config(tm.config("bert", len(tok) - 10))
+    folder = tmp_path / "mismatch"
+    model.save_pretrained(folder, safe_serialization=True)
+    tok.save_pretrained(folder)
+    with pytest.raises(ModelLoadError, match=rf"{len(tok):,} tokens.*{len(tok) - 10:,} rows"):
+        SpanDetector(str(folder))

@@ -338,5 +338,24 @@ def load_pretrained(name: str | os.PathLike[str], auto_class: Callable[[], Any],
         msg = (f"model {os.fspath(name)}: its tokenizer is not a fast (Rust) one, and halguard needs the character "
                "offsets only a fast tokenizer gives")
         raise ModelLoadError(msg)
+    _check_vocabulary(model, tokenizer, os.fspath(name))
     model.eval()
     return model, tokenizer, folder
+
+
+def _check_vocabulary(model: Any, tokenizer: Any, name: str) -> None:
+    """A tokenizer that makes ids past the model's embedding table would fail every check ("index out of range"):
+    refused at load, naming both sizes."""
+    try:
+        embeddings = model.get_input_embeddings()
+    except (AttributeError, NotImplementedError):  # a model class that does not say (halguard's own checker)
+        return
+    rows = getattr(embeddings, "num_embeddings", None)
+    try:
+        ids = len(tokenizer)
+    except TypeError:
+        return
+    if isinstance(rows, int) and ids > rows:
+        msg = (f"model {name}: its tokenizer has {ids:,} tokens but the model's embedding table has {rows:,} rows: "
+               "they do not belong together (a tokenizer from another model?)")
+        raise ModelLoadError(msg)
