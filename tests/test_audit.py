@@ -46,10 +46,14 @@ def write_jsonl(path: Path, rows: list, extra_lines: tuple[str, ...] = ()) -> Pa
 def test_the_shapes_are_read_without_a_mapping():
     fields = FieldMap()
     dev = record_from_row(ROWS[0], file="f", line=1, fields=fields)
-    assert dev.id == "ok-1" and dev.row_id.startswith("ok-1#") and dev.contexts == [("p0", PASSAGE)] and dev.model == "m-a" and dev.cluster == "dates"
+    assert dev.id == "ok-1" and dev.row_id.startswith("ok-1#") and [t for _, t in dev.contexts] == [PASSAGE] and dev.contexts[0][0].startswith("p0:") and dev.model == "m-a" and dev.cluster == "dates"
     handler = record_from_row({"run_id": "r1", "question": "q", "answer": "a", "verdict": {},
                                "contexts": [{"id": "wiki/eiffel", "text": PASSAGE}]}, file="f", line=2, fields=fields)
     assert handler.id == "r1" and handler.sources == ["wiki/eiffel"]
+    # Plain passages: distinct ids by position and content (issue 48), the same passage the same id across rows.
+    other = record_from_row({**ROWS[0], "id": "x", "context": ["Another passage."]}, file="f", line=3, fields=fields)
+    again = record_from_row({**ROWS[0], "id": "y"}, file="f", line=4, fields=fields)
+    assert other.contexts[0][0] != dev.contexts[0][0] and again.contexts[0][0] == dev.contexts[0][0]
     llama = record_from_row({"query_str": "q", "response": "a", "source_nodes": [
         {"node": {"id_": "n1", "text": PASSAGE, "metadata": {}}, "score": 0.8},
         {"node": {"text": "Other.", "metadata": {"source": "s.pdf"}}, "score": 0.5}]}, file="f", line=3, fields=fields)

@@ -144,9 +144,15 @@ def _first(row: Mapping[str, Any], name: str, fields: FieldMap) -> Any:
     return next((row[k] for k in _DEFAULTS[name] if k in row and row[k] is not None), None)
 
 
+def _plain_id(index: int, text: str) -> str:
+    """The id of a passage given without one: its position and a hash of its text ("p0:3f2a9c1b7e"), so the same
+    passage has one id across rows and different passages in first place are not one "p0" source."""
+    return f"p{index}:{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
+
+
 def _passage(item: Any, index: int) -> tuple[str, str] | None:
     if isinstance(item, str):
-        return f"p{index}", item
+        return _plain_id(index, item), item
     if isinstance(item, Mapping):
         node = item.get("node") if isinstance(item.get("node"), Mapping) else item  # LlamaIndex NodeWithScore
         text = next((node[k] for k in _TEXT_KEYS if isinstance(node.get(k), str)), None)
@@ -155,7 +161,7 @@ def _passage(item: Any, index: int) -> tuple[str, str] | None:
         meta = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
         ident = next((node[k] for k in _ID_KEYS if isinstance(node.get(k), (str, int)) and node.get(k) != ""),
                      meta.get("source"))
-        return (str(ident) if ident is not None else f"p{index}"), text
+        return (str(ident) if ident is not None else _plain_id(index, text)), text
     return None
 
 
