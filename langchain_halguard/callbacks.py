@@ -25,6 +25,7 @@ from halguard.failures import log_failure
 from halguard.schema import RequestInfo, Verdict
 from halguard.util.files import append_private
 from halguard.util.options import require_positive_int
+from halguard.util.verdict_callback import check_on_verdict
 from langchain_halguard._documents import documents_to_contexts
 
 __all__ = ["HalguardCallbackHandler", "get_halguard_callback"]
@@ -99,7 +100,7 @@ class HalguardCallbackHandler(BaseTracer):
     is the root run's input (``input``/``question``/``query``), else the retriever's query.
 
     It only observes: verdicts are kept keyed by root run id (:attr:`verdicts`, thread-safe, the latest
-    ``max_verdicts``), passed to ``on_verdict(run_id, verdict)``, logged through :mod:`logging` and optionally
+    ``max_verdicts``), passed to ``on_verdict(verdict)`` (the run id is ``verdict.request.id``), logged through :mod:`logging` and optionally
     appended as JSON lines to ``jsonl_path``. Errors are logged, never raised into the chain.
 
     The check runs when the root run ends, before the call returns: ``invoke``, ``batch`` and ``stream`` check
@@ -110,7 +111,9 @@ class HalguardCallbackHandler(BaseTracer):
 
     Args:
         detector: The detector (default: the shared LocalVerifier).
-        on_verdict: Called with ``(root_run_id, verdict)`` after each verification.
+        on_verdict: Called as ``on_verdict(verdict)`` after each verification, the shape every halguard guard
+            uses; the root run's id is ``verdict.request.id``. A callable that cannot take the verdict alone is
+            refused here (``InvalidInputError``).
         jsonl_path: Append one JSON line per verdict to this file (created with mode 0600; a symlink is refused).
         max_verdicts: How many verdicts :attr:`verdicts` keeps (the oldest go first).
         log_context_text: Write the retrieved passages (``contexts``, what ``halguard audit`` re-checks the answer
@@ -125,7 +128,7 @@ class HalguardCallbackHandler(BaseTracer):
         self,
         *,
         detector: Detector | None = None,
-        on_verdict: Callable[[UUID, Verdict], None] | None = None,
+        on_verdict: Callable[[Verdict], Any] | None = None,
         jsonl_path: str | Path | None = None,
         max_verdicts: int = 1000,
         log_context_text: bool = True,
@@ -134,7 +137,7 @@ class HalguardCallbackHandler(BaseTracer):
         super().__init__(**kwargs)
         require_positive_int("max_verdicts", max_verdicts)
         self.detector = resolve_detector(detector)
-        self.on_verdict = on_verdict
+        self.on_verdict = check_on_verdict(on_verdict, "HalguardCallbackHandler")
         self.jsonl_path = Path(jsonl_path) if jsonl_path is not None else None
         self.max_verdicts = max_verdicts
         self.log_context_text = log_context_text
@@ -223,7 +226,7 @@ class HalguardCallbackHandler(BaseTracer):
         level = logging.INFO if verdict.label == "supported" else logging.WARNING
         logger.log(level, "halguard run %s: %s (score %s)", run.id, verdict.label, verdict.score)
         if self.on_verdict is not None:
-            self.on_verdict(run.id, verdict)
+            self.on_verdict(verdict)
 
 
 def _without_context_text(record: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 
 import json
 import logging
+from uuid import UUID
+
+import pytest
 
 from langchain_core.documents import Document
 from langchain_core.language_models import FakeListChatModel
@@ -34,7 +37,8 @@ def chain(*answers):
 def test_handler_verifies_root_runs_and_keeps_verdicts(verifier, tmp_path, caplog):
     seen = []
     path = tmp_path / "verdicts.jsonl"
-    handler = HalguardCallbackHandler(detector=verifier, on_verdict=lambda rid, v: seen.append((rid, v.label)), jsonl_path=path)
+    handler = HalguardCallbackHandler(detector=verifier, on_verdict=lambda v: seen.append((UUID(v.request.id), v.label)),
+                                      jsonl_path=path)
     c = chain(GOOD, BAD)
     with caplog.at_level(logging.INFO, logger="langchain_halguard"):
         c.invoke("When was JWST launched?", {"callbacks": [handler]})
@@ -122,3 +126,21 @@ async def test_context_manager_async(verifier):
         await chain(GOOD).ainvoke("When was JWST launched?")
         assert [v.label for v in cb.verdicts.values()] == ["supported"]  # no flush needed
     assert [v.label for v in cb.verdicts.values()] == ["supported"]
+
+
+def test_one_on_verdict_shape_for_a_batch_and_a_wrong_shape_refused_at_construction(verifier):
+    # Issue 48: on_verdict(verdict) everywhere; verdicts.append works as is, each verdict naming its run.
+    from langchain_halguard import with_halguard
+
+    got = []
+    handler = HalguardCallbackHandler(detector=verifier, on_verdict=got.append)
+    chain(*([GOOD] * 16)).batch(["When was JWST launched?"] * 16, {"callbacks": [handler]})
+    assert len(got) == 16 and len({v.request.id for v in got}) == 16
+    assert set(handler.verdicts) == {UUID(v.request.id) for v in got}
+    for make in (lambda cb: HalguardCallbackHandler(detector=verifier, on_verdict=cb),
+                 lambda cb: with_halguard(chain(GOOD), detector=verifier, on_verdict=cb)):
+        with pytest.raises(ValueError, match=r"on_verdict\(verdict\)"):
+            make(lambda run_id, verdict: None)
+        with pytest.raises(ValueError, match="on_verdict"):
+            make("not callable")
+

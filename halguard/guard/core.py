@@ -19,6 +19,7 @@ from halguard.api import resolve_detector
 from halguard.combine import combine_verdicts, unsampled
 from halguard.detector import Detector
 from halguard.errors import HallucinationError, InvalidInputError
+from halguard.util.verdict_callback import check_on_verdict
 from halguard.failures import acheck_answer, check_answer, log_failure
 from halguard.guard.outcome import GuardOutcome
 from halguard.guard.request import CheckPurpose, FallbackAnswer, GuardHooks, GuardRequest
@@ -72,7 +73,7 @@ class _BaseGuardCore:
         self.repairer = repairer
         self.sampler = sampler
         self.cache = cache
-        self.on_verdict = on_verdict
+        self.on_verdict = check_on_verdict(on_verdict, "the guard")
         if warm_up:  # the first request pays no load (the model, the tables, a sample check)
             self.detector.warm_up()
 
