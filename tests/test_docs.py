@@ -246,7 +246,8 @@ def test_readme_figures_are_the_evaluation_page():
 
 
 def test_how_it_works_page(verifier):
-    claims, roles, weights = run_page("how-it-works.md", {})
+    claims, paraphrased, roles, weights = run_page("how-it-works.md", {})
+    assert paraphrased == ["supported ['lowered = reduced (0.81)']"]  # said in other words (issue 45)
     assert claims == [
         "CONTRADICTION ['launch'] launch 'JWST launched on 25 December 2019 on a Falcon Heavy [1].'",
         "SUPPORTED ['mirror'] mirror 'Its mirror is 6.5 metres across [2].'",

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-
 from pathlib import Path
+from typing import Any
 
 from halguard.detectors import DETECTORS, check_detector_name
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
@@ -62,12 +62,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_check(sub: argparse._SubParsersAction) -> None:
     """``halguard check``: one answer against its contexts."""
-    check = sub.add_parser("check", help="check one answer against its contexts")
-    check.add_argument("--answer", required=True, help="the answer text, or - to read it from stdin")
+    check = sub.add_parser("check", help="check one answer against its contexts, or rows of answers")
+    check.add_argument("rows", nargs="?", default=None,
+                       help="rows to check instead of --answer: a JSONL file (or a .json file holding one object or "
+                            "a list), - for JSONL on stdin, or one JSON object; the row schema of bench and audit "
+                            "(answer, context/contexts, question)")
+    check.add_argument("--answer", default=None, help="the answer text, or - to read it from stdin")
     check.add_argument("--question", help="the question the answer responds to")
     check.add_argument("--context", action="append", default=[], help="a retrieved passage (repeatable)")
     check.add_argument("--context-file", action="append", default=[], help="a file holding one passage (repeatable)")
-    check.add_argument("--format", choices=("json", "table"), default="json")
+    check.add_argument("--format", choices=("json", "jsonl", "table"), default="json",
+                       help="json: the verdict (rows: a list of {id, verdict}); jsonl: one line per row; table")
     check.add_argument("--threshold", type=float, default=None,
                        help="risk threshold for every answer shape (default: the calibration's per-shape one)")
     check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
@@ -232,8 +237,16 @@ def _check(args: argparse.Namespace) -> int:
     from halguard.detectors import make_detector
     from halguard.tools.render import format_verdict
 
+    if (args.rows is None) == (args.answer is None):
+        msg = "give either --answer (one answer) or rows (a JSONL file, - for stdin, or a JSON object), not both"
+        raise HalguardError(msg)
+    if args.rows is not None and (args.context or args.context_file or args.question):
+        msg = "rows carry their own question and contexts: --question, --context and --context-file go with --answer"
+        raise HalguardError(msg)
     # the weak threshold follows the threshold; a missing model fails here, before any input is read
     verifier = make_detector(args.detector, args.threshold, calibration=args.calibration, device=args.device)
+    if args.rows is not None:
+        return _check_rows(args, verifier)
     answer = _read_answer(args.answer, getattr(verifier, "max_answer_chars", _DEFAULT_MAX_ANSWER_CHARS))
     contexts = [(f"context-{i}", text) for i, text in enumerate(args.context)]
     contexts += _read_contexts(args.context_file, getattr(verifier, "max_context_chars", _DEFAULT_MAX_CONTEXT_CHARS))
@@ -241,11 +254,84 @@ def _check(args: argparse.Namespace) -> int:
     verdict = verifier.verify(answer, contexts, question=args.question)
     if args.format == "json":
         print(verdict.model_dump_json(indent=2))
+    elif args.format == "jsonl":
+        print(verdict.model_dump_json())
     else:
         print(format_verdict(verdict))
-    if verdict.label == "supported":
-        return EXIT_SUPPORTED
-    return EXIT_HALLUCINATED if verdict.label == "hallucinated" else EXIT_UNVERIFIED
+    return _exit_code([verdict.label])
+
+
+def _exit_code(labels: Sequence[str]) -> int:
+    """1 when any answer was flagged, else 2 when any could not be checked, else 0."""
+    if "hallucinated" in labels:
+        return EXIT_HALLUCINATED
+    return EXIT_UNVERIFIED if "unverified" in labels else EXIT_SUPPORTED
+
+
+# Rows read by `check` at most (stdin or one JSON file read whole): a one-off command, not an audit.
+_CHECK_ROWS_BYTES = 64 * 2**20
+
+
+def _check_rows(args: argparse.Namespace, verifier: Any) -> int:
+    """``halguard check ROWS``: one verdict per row, in order; an unreadable row is an error naming its line."""
+    import json
+
+    from halguard.audit.records import FieldMap, InputError, iter_jsonl, record_from_row
+    from halguard.tools.render import format_verdict
+    from halguard.util.safejson import loads
+
+    fields = FieldMap()
+    source = args.rows
+    if source == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        data = read_stream_limited(buffer, _CHECK_ROWS_BYTES) if buffer is not None else sys.stdin.read(
+            _CHECK_ROWS_BYTES + 1).encode("utf-8")
+        records = list(_rows_of(data, "<stdin>", fields, loads, iter_jsonl, record_from_row))
+    elif source.lstrip().startswith("{"):
+        records = list(_rows_of(source.encode("utf-8"), "<argument>", fields, loads, iter_jsonl, record_from_row))
+    else:
+        (path,) = _require_files([source])
+        records = list(_rows_of(read_bytes_limited(path, _CHECK_ROWS_BYTES, what="rows"), str(path), fields, loads,
+                                iter_jsonl, record_from_row))
+    bad = [r for r in records if isinstance(r, InputError)]
+    if bad:
+        msg = f"{bad[0].file}:{bad[0].line}: {bad[0].message}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1
+                                                                  else "")
+        raise HalguardError(msg)
+    if not records:
+        msg = f"read no rows from {source}"
+        raise HalguardError(msg)
+    verifier.warm_up()
+    results = []
+    for record in records:
+        verdict = verifier.verify(record.answer, record.contexts, question=record.question)
+        results.append((record.id if record.id is not None else str(record.line), verdict))
+    if args.format == "json":
+        print(json.dumps([{"id": i, "verdict": v.model_dump(mode="json")} for i, v in results], indent=2))
+    elif args.format == "jsonl":
+        for i, v in results:
+            print(json.dumps({"id": i, "verdict": v.model_dump(mode="json")}))
+    else:
+        for i, v in results:
+            print(f"== {i}")
+            print(format_verdict(v))
+    return _exit_code([v.label for _, v in results])
+
+
+def _rows_of(data: bytes, label: str, fields: Any, loads: Any, iter_jsonl: Any, record_from_row: Any) -> Any:
+    """The rows of ``data``: one JSON object or a list of them (a .json file, an argument), else JSONL."""
+    try:
+        whole = loads(data)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        yield record_from_row(whole, file=label, line=1, fields=fields)
+        return
+    if isinstance(whole, list):
+        for number, row in enumerate(whole, 1):
+            yield record_from_row(row, file=label, line=number, fields=fields)
+        return
+    yield from iter_jsonl(label, fields=fields, name=label, data=data)
 
 
 def _bench(args: argparse.Namespace) -> int:
