@@ -21,9 +21,11 @@ released sentence alone, the total time of both streams, and the ratio guarded /
 row's context is seen for the first time (a fresh detector per row shares one embedder whose cache is cleared).
 Torch threads: ``--threads`` (default 1).
 
-``--long``: a 300-sentence answer through the core gate (``SentenceGate``, ``filter``), fed 40 characters at a
+``--long``: a 301-sentence answer through the core gate (``SentenceGate``, ``filter``), fed 40 characters at a
 time with no clock: the answer repeats each RAGTruth Summary row's own answer sentences (its passages are the
-documents) until it has 300 sentences. Per row: the checks' total seconds against the gate's 10 s budget, how many
+documents) until it has 300 sentences, with a fabricated sentence before the last (issue 46: under ``filter``,
+``fallback`` and ``raise`` it must never be sent; ``--load 2`` runs two CPU-bound processes beside it). The checks'
+time is also given as a ratio to one check of the whole answer. Per row: the checks' total seconds against the gate's 10 s budget, how many
 sentences went out unverified, and the median check of sentences 1-20 against 281-300 (incremental checking: the
 last ones cost about what the first ones do).
 """
@@ -31,6 +33,7 @@ last ones cost about what the first ones do).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import time
@@ -178,6 +181,8 @@ def main() -> None:
                     help="a create_agent run (a search tool, then the answer) with HalguardMiddleware, streamed in "
                          "the messages mode, instead of the LCEL chain")
     ap.add_argument("--long", action="store_true", help="300-sentence answers through the core gate (see above)")
+    ap.add_argument("--load", type=int, default=0,
+                    help="with --long: this many CPU-bound processes run beside the stream (issue 46: two)")
     ap.add_argument("--no-prepare", action="store_true",
                     help="do not encode the documents beside the stream (the first sentence's check does it)")
     args = ap.parse_args()
@@ -189,7 +194,12 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     if args.long:
-        long_answers(Path(args.data), args.rows if args.rows != 30 else 5)
+        busy = _busy_processes(args.load)
+        try:
+            long_answers(Path(args.data), args.rows if args.rows != 30 else 5, load=args.load)
+        finally:
+            for proc in busy:
+                proc.terminate()
         return
     rows = [r for r in map(json.loads, open(Path(args.data) / "ragtruth_dev.jsonl", encoding="utf-8"))
             if r["task_type"] == "QA" and len(split_sentences(r["answer"])) >= 2][: args.rows]
@@ -239,8 +249,29 @@ def main() -> None:
     }, indent=1))
 
 
-def long_answers(data: Path, count: int) -> None:
-    """``--long``: 300-sentence answers through the core gate (see the module)."""
+def _spin() -> None:  # pragma: no cover - runs in a child process
+    while True:
+        sum(i * i for i in range(10_000))
+
+
+def _busy_processes(count: int) -> list[Any]:
+    """``count`` CPU-bound processes (the other load a shared 2-core machine has)."""
+    import multiprocessing
+
+    procs = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(count)]
+    for proc in procs:
+        proc.start()
+    return procs
+
+
+# The fabricated sentence put near the end of each long answer (second to last): it must never be sent.
+FABRICATED = "The company was fined 912 million euros by the Zurich Maritime Authority in 1987."
+
+
+def long_answers(data: Path, count: int, *, load: int = 0) -> None:
+    """``--long``: 300-sentence answers through the core gate (see the module), plus a fabricated sentence as the
+    301st, before the last: under each policy that changes the answer, whether it was ever sent."""
+    from halguard.errors import HalguardError
     from halguard.guard import GuardCore, GuardRequest
     from halguard.guard.sentences import SentenceGate
 
@@ -252,7 +283,8 @@ def long_answers(data: Path, count: int) -> None:
     for row in rows:
         spans = split_sentences(row["answer"])
         sentences = [row["answer"][a:b].strip() for a, b in spans]
-        text = " ".join(sentences[i % len(sentences)] for i in range(300))
+        body = [sentences[i % len(sentences)] for i in range(300)]
+        text = " ".join([*body[:-1], FABRICATED, body[-1]])
         timings: list[float] = []
         verify = verifier.verify
 
@@ -269,15 +301,32 @@ def long_answers(data: Path, count: int) -> None:
         rest, _ = gate.close()
         del verifier.verify
         released += rest
+        t0 = time.perf_counter()
+        verifier.verify(text, row["context"], question=row["question"])
+        whole_s = time.perf_counter() - t0
+        sent = {"filter": "".join(r.text for r in released)}
+        for policy in ("fallback", "raise"):
+            other = SentenceGate(GuardCore(verifier, on_hallucination=policy),
+                                 GuardRequest(row["question"], "", row["context"]))
+            with contextlib.suppress(HalguardError):  # raise stops the stream: what went out before it counts
+                for i in range(0, len(text), 40):
+                    other.feed(text[i:i + 40])
+                other.close()
+            sent[policy] = "".join(r.text for r in other.released)  # every piece decided: what went out
         results.append({"chars": len(text), "sentences": len(released), "checks_s": round(gate._spent, 2),  # noqa: SLF001
+                        "whole_answer_check_s": round(whole_s, 2),
+                        "ratio_to_whole_check": round(gate._spent / whole_s, 2) if whole_s else None,  # noqa: SLF001
                         "unverified": sum(r.status == "unverified" for r in released),
+                        "fabrication_sent": {p: FABRICATED in t for p, t in sent.items()},
                         "first_20_ms": round(statistics.median(timings[:20]) * 1000, 1),
                         "last_20_ms": round(statistics.median(timings[-20:]) * 1000, 1)})
         print(json.dumps(results[-1]), flush=True)
-    print(json.dumps({"rows": len(results), "torch_threads": torch_threads(),
+    print(json.dumps({"rows": len(results), "torch_threads": torch_threads(), "busy_processes": load,
                       "checks_s_median": statistics.median(r["checks_s"] for r in results),
                       "checks_s_max": max(r["checks_s"] for r in results),
-                      "unverified_total": sum(r["unverified"] for r in results)}, indent=1))
+                      "ratio_to_whole_check_median": statistics.median(r["ratio_to_whole_check"] or 0 for r in results),
+                      "unverified_total": sum(r["unverified"] for r in results),
+                      "fabrication_ever_sent": any(any(r["fabrication_sent"].values()) for r in results)}, indent=1))
 
 
 def torch_threads() -> int:
