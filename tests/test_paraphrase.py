@@ -11,8 +11,6 @@ from halguard import LocalVerifier
 from halguard.grounding.calibration import Calibration, choose_threshold
 from halguard.grounding.embedding import LocalEmbedder
 from halguard.grounding.signals.paraphrase import said_in_other_words
-from halguard.grounding.signals.scope import scope_of
-from halguard.text.contexts import Source
 from halguard.tools.cli import main
 
 
@@ -89,13 +87,6 @@ def test_nothing_is_cleared_once_the_budget_is_spent(verifier):
                                                         "foreign": False, "idx": [0]})()],
                       Recording(), weights=verifier.weights, num_threads=1, deadline=time.monotonic() - 1)
     assert calls == []
-
-
-def test_a_record_key_in_camel_case_is_its_words():
-    scope = scope_of([Source("0", json.dumps({"OutdoorSeating": True, "RestaurantsTakeOut": True}))], None)
-    assert {"outdoor", "seat", "takeout"} <= scope.terms
-    scope = scope_of([Source("0", "McDonald's sells burgers on the iPhone app.")], None)
-    assert "donald" not in scope.terms and "phone" not in scope.terms
 
 
 def test_a_false_alarm_budget_picks_the_best_threshold_within_it():

@@ -20,21 +20,7 @@ __all__ = ["Scope", "scope_of", "word_string"]
 # passages a process sees again are not re-read.
 @memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
-    """The text's stems, and the words of its CamelCase identifiers: a record's key "OutdoorSeating" uses "outdoor",
-    "seating" and "outdoorseating"; "RestaurantsTakeOut" uses "takeout" (each word and each pair joined)."""
-    terms = set(term_set(text))
-    for m in _CAMEL_CASE.finditer(text):
-        parts = _CAMEL_PART.findall(m.group(0))
-        words = [*parts, *(a + b for a, b in zip(parts, parts[1:]))]
-        terms |= term_set(" ".join(words))
-    return frozenset(terms)
-
-
-# An identifier of two or more capitalised words of at least three letters each, run together ("OutdoorSeating",
-# "BusinessAcceptsCreditCards"); not "McDonald" or "iPhone", whose parts are no words of the text. Linear: the
-# alternation's branches start differently from what ends them.
-_CAMEL_CASE = re.compile(r"\b(?:[A-Z][a-z]{2,}){2,12}\b")
-_CAMEL_PART = re.compile(r"[A-Z][a-z]+")
+    return frozenset(term_set(text))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
