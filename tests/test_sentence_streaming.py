@@ -138,6 +138,13 @@ def test_fallback_ends_the_stream(verifier, retriever):
     guarded = with_halguard(lcel(retriever), detector=verifier, on_hallucination="fallback",
                             fallback="I can't confirm that.", streaming="sentence")
     assert list(guarded.stream(QUESTION)) == [KEPT + " ", "I can't confirm that."]
+    # The verdict records what the user saw: the sentence sent before the flagged one, then the message (issue 48).
+    seen = []
+    recording = with_halguard(lcel(retriever), detector=verifier, on_hallucination="fallback",
+                              fallback="I can't confirm that.", streaming="sentence", on_verdict=seen.append)
+    streamed = "".join(recording.stream(QUESTION))
+    assert seen[-1].action.action == "fallback"
+    assert seen[-1].action.filtered_answer == streamed.strip()
 
 
 def test_astream_and_events(verifier, retriever):

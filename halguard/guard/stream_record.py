@@ -108,7 +108,8 @@ class StreamRecord:
             if on_hallucination == "filter":  # every sentence was dropped: the message went out instead
                 action = PolicyAction(action="filter", removed=self._removed(), filtered_answer="")
                 return GuardOutcome("filter", whole.model_copy(update={"action": action}), sent)
-            action = PolicyAction(action="fallback")
+            # What the user saw: the sentences sent before the flagged one, then the message (issue 48).
+            action = PolicyAction(action="fallback", filtered_answer=sent)
             verdict = with_fallback_verdict(whole.model_copy(update={"action": action}), fallback_unchecked(whole))
             return GuardOutcome("fallback", verdict, sent)
         removed = self._removed()

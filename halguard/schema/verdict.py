@@ -23,7 +23,8 @@ class PolicyAction(_Model):
         default_factory=list, description="With 'filter': the flagged sentences removed from the answer."
     )
     filtered_answer: str | None = Field(default=None, description="With 'filter' and 'repair': the answer that was "
-                                        "returned.")
+                                        "returned; with 'fallback' in a sentence stream: what was sent (the "
+                                        "sentences before the flagged one, then the message).")
     fallback_verdict: Verdict | None = Field(
         default=None,
         description="With 'fallback': the check of the answer that was returned instead. A fixed fallback "
