@@ -118,9 +118,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
     on_unverified: Literal["fail_open", "fail_closed"] = "fail_open"
     """What an answer that could not be checked gets: passed with its verdict, or ``UnverifiedError``."""
     stream_unchecked: Literal["hold", "send"] = "hold"
-    """With ``streaming="sentence"`` and ``filter``, ``fallback`` or ``raise``: what the stream does with sentences its
-    time or length budget left unchecked: held back (dropped, the fallback, ``UnverifiedError``) or sent
-    (``"send"``, the caller's explicit choice to fail open in streams)."""
+    """Sentences a stream's budget left unchecked, under filter/fallback/raise: held back, or sent (``"send"``)."""
     fallback: str | Runnable[Any, Any] | None = None
     """With ``on_hallucination="fallback"``: a message, or a Runnable called with the (wrapped) input; its answer
     goes in the answer's place and is checked too (``verdict.action.fallback_verdict``)."""

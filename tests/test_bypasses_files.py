@@ -421,7 +421,7 @@ def test_item5_data_files_of_bench_calibrate_and_audit_are_regular_and_streamed(
     cases = [
         (["bench", "/dev/zero"], "is a device"),
         (["bench", str(fifo)], "is a FIFO"),
-        (["bench", str(tmp_path)], "is a folder"),
+        (["bench", str(tmp_path)], "is a FIFO"),  # a folder is read (issue 48): the FIFO in it is refused, named
         (["bench", str(long_line), "--quiet"], "long.jsonl:1: a line over 16,777,216 bytes"),
         (["calibrate", str(fifo), "--out", str(tmp_path / "c.json")], "is a FIFO"),
         (["calibrate", str(rows), "--out", str(tmp_path / "c.json"), "--predictions", str(fifo)], "is a FIFO"),
@@ -437,6 +437,7 @@ def test_item5_data_files_of_bench_calibrate_and_audit_are_regular_and_streamed(
     parts = tmp_path / "parts"
     parts.mkdir()
     os.mkfifo(parts / "pipe.parquet")  # a FIFO among Parquet parts: that file's error, not a hang
+    write_lines(parts / "rows.jsonl", [{"id": "ok", "answer": "a", "context": ["a"]}])  # a run reads some rows
     start = time.monotonic()
     result = audit([parts], tmp_path / "out2", progress=False)
     assert time.monotonic() - start < 30 and result.input_errors == 1

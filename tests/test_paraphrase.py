@@ -50,6 +50,11 @@ def test_siblings_and_opposites_are_never_aligned(verifier, answer, context):
     assert verdict.claims[0].signals.paraphrased == []
 
 
+def test_a_negated_claim_is_not_cleared_by_a_positive_evidence_word(verifier):
+    verdict = verifier.verify("Celeborn is not married.", ["Celeborn is an Elf, and the husband of Galadriel."])
+    assert verdict.claims[0].signals.paraphrased == [] and verdict.label == "hallucinated"
+
+
 def test_the_alignment_vetoes_units_and_opposites_before_the_threshold(embedder):
     claim, evidence = "Prices fell by a week.", "Prices rose by a day."
     states = embedder.word_states([claim, evidence])

@@ -170,9 +170,10 @@ def audit(
     if missing:
         msg = f"no such input: {', '.join(missing)}"
         raise InvalidInputError(msg)
-    paths = expand_inputs(paths)
     for p in paths:
-        _check_input(p)
+        if not p.is_dir():
+            _check_input(p)  # a file named by the caller; a folder's files are each their own error if unreadable
+    paths = expand_inputs(paths)
     if engine not in ("local", "ray"):
         msg = f"engine must be 'local' or 'ray', got {engine!r}"
         raise InvalidInputError(msg)

@@ -28,6 +28,7 @@ from halguard.text.lexical import content_terms, entity_mentions, has_negation, 
 __all__ = [
     "ConsistencyJudge",
     "measured_differences",
+    "measured_first",
     "overruled",
     "JudgeReplyError",
     "injection_suspected",
@@ -365,4 +366,14 @@ def overruled(result: JudgeResult | None, measured: list[dict[str, Any]], total:
         summary="measured differences between the answers",
     )
     return JudgeResult(judgment, None, result.raw_replies, result.judge, result.code)
+
+
+def measured_first(inputs: tuple[str, str, list[str], list[str]] | None,
+                   result: JudgeResult | None) -> JudgeResult | None:
+    """A judge's result on ``inputs`` (question, answer, paraphrases, sampled answers), unless it found no conflict
+    where the answers differ measurably (:func:`overruled`)."""
+    if inputs is None:
+        return result
+    question, answer, paraphrases, answers = inputs
+    return overruled(result, measured_differences(question, answer, paraphrases, answers), len(answers))
 

@@ -25,13 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from halguard.consistency.judges import (
-    ConsistencyJudge,
-    JudgeResult,
-    LocalConsistencyJudge,
-    measured_differences,
-    overruled,
-)
+from halguard.consistency.judges import ConsistencyJudge, JudgeResult, LocalConsistencyJudge, measured_first
 from halguard.consistency.paraphrases import (
     DEFAULT_PARAPHRASE_THRESHOLDS,
     FALLBACK_TEMPLATES,
@@ -76,16 +70,6 @@ def _judge_inputs(
     if original.answer is None or original.non_answer or not ok:
         return None
     return question, original.answer, [p for p, _ in ok], [a for _, a in ok]
-
-
-def _measured_first(inputs: tuple[str, str, list[str], list[str]] | None,
-                    result: JudgeResult | None) -> JudgeResult | None:
-    """The judge's result, unless it found no conflict where the answers differ measurably
-    (:func:`~halguard.consistency.judges.overruled`)."""
-    if inputs is None:
-        return result
-    question, answer, paraphrases, answers = inputs
-    return overruled(result, measured_differences(question, answer, paraphrases, answers), len(answers))
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -353,7 +337,7 @@ class ParaphraseConsistency:
         t_judge = time.perf_counter()
         inputs = _judge_inputs(question, original, paraphrases, rest)
         result = self.judge.judge(*inputs, meter=meter, cache=self.cache) if inputs else None
-        result = _measured_first(inputs, result)
+        result = measured_first(inputs, result)
         timing = (t_par - t0, time.perf_counter() - t_judge)
         return self._report(question, made, original, rest, result, t0, meter, len(missing), timing)
 
@@ -386,7 +370,7 @@ class ParaphraseConsistency:
         t_judge = time.perf_counter()
         inputs = _judge_inputs(question, original, paraphrases, rest)
         result = await self.judge.ajudge(*inputs, meter=meter, cache=self.cache) if inputs else None
-        result = _measured_first(inputs, result)
+        result = measured_first(inputs, result)
         timing = (t_par - t0, time.perf_counter() - t_judge)
         return self._report(question, made, original, rest, result, t0, meter, len(missing), timing)
 

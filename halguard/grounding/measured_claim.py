@@ -19,6 +19,7 @@ from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.paraphrase import said_in_other_words
 from halguard.grounding.signals.roles import claim_role_conflicts
 from halguard.text.claims import Claim
+from halguard.text.lexical import has_negation
 from halguard.text.segment import check_deadline
 
 __all__ = ["EARLY_DECISION_GRACE_S", "PARAPHRASE_CHUNKS", "MeasuredClaim", "align_paraphrases", "measure_against_evidence", "measure_claims", "read_meaning"]
@@ -120,6 +121,10 @@ def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClai
     texts = list(dict.fromkeys([c.text for c, _ in todo] + [t for ts in evidence for t in ts]))
     states = dict(zip(texts, embedder.word_states(texts, num_threads=num_threads)))
     for (claim, m), chunks in zip(todo, evidence):
+        if has_negation(claim.text) and not any(has_negation(t) for t in chunks):
+            # "Celeborn is not married" against "the husband of Galadriel": a word said otherwise under a negation
+            # the evidence lacks says the opposite; its novelty stays (the negation check needs an aligned sentence)
+            continue
         s = m.signals
         novel = [(a - claim.start, b - claim.start) for a, b in s.novel_terms]
         found = said_in_other_words(claim.text, novel, states[claim.text], [(t, states[t]) for t in chunks],

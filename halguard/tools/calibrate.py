@@ -197,8 +197,7 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
                                         false_alarm_budget=false_alarm_budget,
                                         contradictions=[u["contradiction"] for u in usable])
     report = cross_validate(usable, folds=folds, base=base, floor=floor, false_alarm_budget=false_alarm_budget)
-    rule = ("F1-best threshold" if false_alarm_budget is None else
-            f"F1-best threshold flagging at most {false_alarm_budget:.0%} of the shape's faithful answers")
+    rule = "F1-best threshold" + ("" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms")
     from halguard import __version__
 
     provenance = {
