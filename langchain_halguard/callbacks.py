@@ -100,7 +100,8 @@ class HalguardCallbackHandler(BaseTracer):
     is the root run's input (``input``/``question``/``query``), else the retriever's query.
 
     It only observes: verdicts are kept keyed by root run id (:attr:`verdicts`, thread-safe, the latest
-    ``max_verdicts``), passed to ``on_verdict(verdict)`` (the run id is ``verdict.request.id``), logged through :mod:`logging` and optionally
+    ``max_verdicts``), passed to ``on_verdict(verdict)`` (the run id is ``verdict.request.id``),
+    logged through :mod:`logging` and optionally
     appended as JSON lines to ``jsonl_path``. Errors are logged, never raised into the chain.
 
     The check runs when the root run ends, before the call returns: ``invoke``, ``batch`` and ``stream`` check

@@ -205,8 +205,8 @@ def test_a_finding_contradicts_exactly_when_its_kind_blocks(kind):
 def test_a_headline_is_not_read_as_who_acted(verifier):
     # "Dollar General Sued for ..." drops the "was" that says Dollar General was sued: its parse is no evidence that
     # Dollar General sued anyone (a RAGTruth dev summary was flagged for it).
-    context = ("Dollar General Sued for Firing Pregnant Worker\nA Dollar General worker in Georgia was reportedly fired "
-               "after informing her store manager of her pregnancy, leading to a lawsuit filed by the U.S. Equal "
+    context = ("Dollar General Sued for Firing Pregnant Worker\nA Dollar General worker in Georgia was reportedly "
+               "fired after informing her store manager of her pregnancy, leading to a lawsuit filed by the U.S. Equal "
                "Employment Opportunity Commission (EEOC).")
     verdict = verifier.verify("Dollar General has been sued by the EEOC for firing a pregnant worker in Georgia.",
                               [context])
@@ -214,8 +214,8 @@ def test_a_headline_is_not_read_as_who_acted(verifier):
 
 
 def test_a_name_against_a_description_is_no_role_conflict(verifier):
-    context = ("The grandmother of two dressed as a man for 43 years to find work. Sissa Abu Dahou, who lives in Luxor, "
-               "Egypt, put on a man's robe after her husband died.")
+    context = ("The grandmother of two dressed as a man for 43 years to find work. Sissa Abu Dahou, who lives in "
+               "Luxor, Egypt, put on a man's robe after her husband died.")
     verdict = verifier.verify("Sissa Abu Dahou, a 65-year-old grandmother from Luxor, Egypt, dressed as a man for 43 "
                               "years.", [context])
     assert not any(c.signals and c.signals.role_conflicts for c in verdict.claims)

@@ -37,8 +37,8 @@ def chain(*answers):
 def test_handler_verifies_root_runs_and_keeps_verdicts(verifier, tmp_path, caplog):
     seen = []
     path = tmp_path / "verdicts.jsonl"
-    handler = HalguardCallbackHandler(detector=verifier, on_verdict=lambda v: seen.append((UUID(v.request.id), v.label)),
-                                      jsonl_path=path)
+    handler = HalguardCallbackHandler(detector=verifier, jsonl_path=path,
+                                      on_verdict=lambda v: seen.append((UUID(v.request.id), v.label)))
     c = chain(GOOD, BAD)
     with caplog.at_level(logging.INFO, logger="langchain_halguard"):
         c.invoke("When was JWST launched?", {"callbacks": [handler]})

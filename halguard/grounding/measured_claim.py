@@ -22,7 +22,8 @@ from halguard.text.claims import Claim
 from halguard.text.lexical import has_negation
 from halguard.text.segment import check_deadline
 
-__all__ = ["EARLY_DECISION_GRACE_S", "PARAPHRASE_CHUNKS", "PARAPHRASE_MIN_RISK", "MeasuredClaim", "align_paraphrases", "measure_against_evidence", "measure_claims", "read_meaning"]
+__all__ = ["EARLY_DECISION_GRACE_S", "PARAPHRASE_CHUNKS", "PARAPHRASE_MIN_RISK", "MeasuredClaim",
+           "align_paraphrases", "measure_against_evidence", "measure_claims", "read_meaning"]
 
 # When the budget runs out among the claims' windows, the claims encoded in time are read for at most this long
 # (measure_claims): a flag among them decides the answer. Hand-set: a tenth of a claim's reading for 14,000 tiny

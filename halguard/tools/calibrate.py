@@ -136,7 +136,8 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
             continue
         cal, _ = fit_calibration([r["score"] for r in train], [r["hallucinated"] for r in train],
                                  [r["profile"] for r in train], base=base, floor=floor,
-                                 false_alarm_budget=false_alarm_budget, contradictions=[bool(r.get("contradiction")) for r in train])
+                                 false_alarm_budget=false_alarm_budget,
+                                 contradictions=[bool(r.get("contradiction")) for r in train])
         for i, (r, k) in enumerate(zip(rows, fold_of)):
             if k == f:
                 entry = cal.for_profile(r["profile"])
@@ -197,7 +198,8 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
                                         false_alarm_budget=false_alarm_budget,
                                         contradictions=[u["contradiction"] for u in usable])
     report = cross_validate(usable, folds=folds, base=base, floor=floor, false_alarm_budget=false_alarm_budget)
-    rule = "F1-best threshold" + ("" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms")
+    budget = "" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms"
+    rule = "F1-best threshold" + budget
     from halguard import __version__
 
     provenance = {
