@@ -146,6 +146,10 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
     return out_of_fold
 
 
+def _budget_words(false_alarm_budget: float | None) -> str:
+    return "" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms"
+
+
 def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit: int | None = None,
                     predictions: Path | None = None, base: Calibration | Literal["default"] | None = "default",
                     floor: float = THRESHOLD_FLOOR, progress: bool = True,
@@ -198,8 +202,7 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
                                         false_alarm_budget=false_alarm_budget,
                                         contradictions=[u["contradiction"] for u in usable])
     report = cross_validate(usable, folds=folds, base=base, floor=floor, false_alarm_budget=false_alarm_budget)
-    budget = "" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms"
-    rule = "F1-best threshold" + budget
+    rule = "F1-best threshold" + _budget_words(false_alarm_budget)
     from halguard import __version__
 
     provenance = {
