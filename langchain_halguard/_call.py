@@ -16,6 +16,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
 from halguard.errors import InputTypeError, InvalidInputError
 from halguard.guard import FallbackAnswer, GuardHooks, GuardOutcome, GuardRequest, evidence_of
+from halguard.guard.sentences import SentenceGate
 from halguard.policy import fallback_unchecked
 from halguard.schema import Verdict
 from langchain_halguard._convert import (
@@ -29,6 +30,7 @@ from langchain_halguard._convert import (
     replace_answer,
     with_last_question,
 )
+from langchain_halguard._graph import find_graph
 from langchain_halguard._retrieved import RetrievedDocuments
 
 __all__ = [
@@ -87,6 +89,33 @@ class GuardedCall:
     def request(self, output: Any) -> GuardRequest:
         """What the wrapped chain's output is checked on (bad input raises: the caller's mistake, not a verdict)."""
         return self._as_request(self._extract(self.inner, output, self.retrieved))
+
+    def _as_streamed(self, request: GuardRequest) -> bool:
+        """Whether ``invoke`` decides as the sentence stream does: ``streaming="sentence"`` with ``fallback`` on a
+        text answer of a chain (issue 48: ``invoke`` returns what ``stream`` shows, the sentences before the flagged
+        one and then the message, and its verdict records that)."""
+        g = self.guard
+        return (g.streaming == "sentence" and g.on_hallucination == "fallback" and g.consistency == "off"
+                and isinstance(g.fallback, str | None) and isinstance(request.answer, str) and not request.structured
+                and find_graph(g.bound) is None)
+
+    def decide(self, output: Any) -> GuardOutcome:
+        """The guard's outcome for the wrapped chain's ``output`` (the whole answer checked, or as streamed)."""
+        request, core = self.request(output), self.guard._core
+        if not self._as_streamed(request):
+            return core.run(request, self.hooks())
+        gate = SentenceGate(core, request, self.hooks())
+        gate.feed(request.answer)
+        return gate.close()[1]
+
+    async def adecide(self, output: Any) -> GuardOutcome:
+        """Async twin of :meth:`decide`."""
+        request, core = self.request(output), self.guard._core
+        if not self._as_streamed(request):
+            return await core.arun(request, self.ahooks())
+        gate = SentenceGate(core, request, self.ahooks())
+        await gate.afeed(request.answer)
+        return (await gate.aclose())[1]
 
     # -- hooks ------------------------------------------------------------------------------------------
 

@@ -247,7 +247,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
         call = GuardedCall(self, input_, inner, retrieved, history, run_manager, config)
-        result = call.respond(output, self._core.run(call.request(output), call.hooks()))
+        result = call.respond(output, call.decide(output))
         self._write_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -263,7 +263,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
         if self._paused(wrapper or output):
             return rewrap(wrapper, output)
         call = GuardedCall(self, input_, inner, retrieved, history, run_manager, config)
-        result = call.respond(output, await self._core.arun(call.request(output), call.ahooks()))
+        result = call.respond(output, await call.adecide(output))
         await self._awrite_back(config, output, result)
         return rewrap(wrapper, result)
 
@@ -361,7 +361,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
             yield from stream.unchecked()
             return
         call = GuardedCall(self, seen["original"], seen["input"], retrieved, history, run_manager, config)
-        result = call.respond(output, self._core.run(call.request(output), call.hooks()))
+        result = call.respond(output, call.decide(output))
         self._write_back(config, output, result)
         yield from stream.final(output, result)
 
@@ -405,7 +405,7 @@ class RunnableWithHalguard(RunnableSerializable[Any, Any]):
                 yield chunk
             return
         call = GuardedCall(self, seen["original"], seen["input"], retrieved, history, run_manager, config)
-        result = call.respond(output, await self._core.arun(call.request(output), call.ahooks()))
+        result = call.respond(output, await call.adecide(output))
         await self._awrite_back(config, output, result)
         for chunk in stream.final(output, result):
             yield chunk

@@ -145,6 +145,9 @@ def test_fallback_ends_the_stream(verifier, retriever):
     streamed = "".join(recording.stream(QUESTION))
     assert seen[-1].action.action == "fallback"
     assert seen[-1].action.filtered_answer == streamed.strip()
+    # invoke() returns what the stream showed, sync and async, with the same record.
+    assert recording.invoke(QUESTION).strip() == streamed.strip() == seen[-1].action.filtered_answer
+    assert asyncio.run(recording.ainvoke(QUESTION)).strip() == streamed.strip()
 
 
 def test_astream_and_events(verifier, retriever):
