@@ -413,3 +413,19 @@ def test_crafted_answers_through_the_query_engine_never_send_the_fabrication(ind
     response = engine.query(QUESTION)
     sent = "".join(response.response_gen)
     assert "1925" not in sent and "330" in sent
+
+
+@pytest.mark.parametrize("mode", ["context", "condense_plus_context"])
+def test_chat_engine_fallback_stream_keeps_and_records_what_was_sent(index, verifier, mode):
+    # Issue 48: a sentence stream cut short by fallback: the memory and the verdict hold what the user saw (the
+    # checked sentence before the flagged one, then the message), as the LangChain guard's invoke() returns it.
+    answer = f"It is 330 metres tall. {BAD}"
+    engine = HalguardChatEngine(index.as_chat_engine(chat_mode=mode, llm=llm(answer), similarity_top_k=2),
+                                detector=verifier, on_hallucination="fallback", fallback="Not in the documents.",
+                                streaming="sentence")
+    stream = engine.stream_chat(QUESTION)
+    shown = "".join(stream.response_gen)
+    assert shown.startswith("It is 330 metres tall.") and shown.endswith("Not in the documents.")
+    assert engine.chat_history[-1].content.strip() == shown.strip()
+    verdict = get_verdict(stream)
+    assert verdict.action.action == "fallback" and verdict.action.filtered_answer == shown.strip()
