@@ -196,6 +196,20 @@ def _end(text: str, message_id: str) -> LLMResult:
     return LLMResult(generations=[[ChatGeneration(message=AIMessage(content=text, id=message_id))]])
 
 
+def _send_once(relay: Any, text: str, message_id: str) -> None:
+    """``text`` as the relay run's one token, and the run ended with it."""
+    if text:
+        relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
+    relay.on_llm_end(_end(text, message_id))
+
+
+async def _asend_once(relay: Any, text: str, message_id: str) -> None:
+    """Async twin of :func:`_send_once`."""
+    if text:
+        await relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
+    await relay.on_llm_end(_end(text, message_id))
+
+
 def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any, handler: Callable[[Any], Any], *,
                              check_intermediate: bool = False) -> Any:
     """Run the model through ``handler`` with its answer released sentence by sentence (see the module)."""
@@ -215,8 +229,7 @@ def stream_model_by_sentence(make_gate: Callable[[], SentenceGate], request: Any
         if not step:  # a tool call with no text: nothing to send
             relay.on_llm_end(LLMResult(generations=[[]]))
             return response
-        relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
-        relay.on_llm_end(_end(step, turn.message_id))
+        _send_once(relay, step, turn.message_id)
         return _with_last(response, {"id": turn.message_id})  # the messages mode then does not send it again
     gate = turn.gate
     if turn.hold and turn.held:
@@ -252,8 +265,7 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
         if not step:
             await relay.on_llm_end(LLMResult(generations=[[]]))
             return response
-        await relay.on_llm_new_token(step, chunk=_chunk(step, turn.message_id))
-        await relay.on_llm_end(_end(step, turn.message_id))
+        await _asend_once(relay, step, turn.message_id)
         return _with_last(response, {"id": turn.message_id})  # the messages mode then does not send it again
     gate = turn.gate
     if turn.hold and turn.held:
@@ -270,12 +282,10 @@ async def astream_model_by_sentence(make_gate: Callable[[], SentenceGate], reque
 
 # -- the whole answer, checked before anything is streamed (streaming="whole") ---------------------------------------
 
-def _checked_response(response: Any, update: dict[str, Any] | None) -> tuple[Any, str | None, str]:
-    """The response with the checked message in its last one's place (``update``: the middleware's state update,
-    None when there was nothing to check), the text to send, and the message id it is sent under."""
+def _checked_response(response: Any, update: dict[str, Any]) -> tuple[Any, str, str]:
+    """The response with the checked message (``update``: the middleware's state update) in its last one's place,
+    under a new message id, with the text to send and that id."""
     message_id = _message_id()
-    if update is None:
-        return _with_last(response, {"id": message_id}) if response.result else response, None, message_id
     checked = update["messages"][0]
     return (_with_last(response, {"id": message_id, "content": checked.content, "tool_calls": checked.tool_calls,
                                   "response_metadata": checked.response_metadata}),
@@ -298,13 +308,11 @@ def call_model_checked(check: Callable[[Any], dict[str, Any] | None], request: A
         update = check(response)
     finally:
         var_child_runnable_config.reset(token)
-    out, text, message_id = _checked_response(response, update)
-    if out is response:
+    if update is None:  # no answer to check (a tool call): the model node sends its message as it ends
         return response
+    out, text, message_id = _checked_response(response, update)
     (relay,) = manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)], name=RELAY_RUN_NAME)
-    if text:
-        relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
-    relay.on_llm_end(_end(text or "", message_id))
+    _send_once(relay, text, message_id)
     return out
 
 
@@ -319,13 +327,11 @@ async def acall_model_checked(check: Callable[[Any], Awaitable[dict[str, Any] | 
         update = await check(response)
     finally:
         var_child_runnable_config.reset(token)
-    out, text, message_id = _checked_response(response, update)
-    if out is response:
+    if update is None:
         return response
+    out, text, message_id = _checked_response(response, update)
     (relay,) = await manager.on_chat_model_start({"name": RELAY_RUN_NAME}, [list(request.messages)],
                                                  name=RELAY_RUN_NAME)
-    if text:
-        await relay.on_llm_new_token(text, chunk=_chunk(text, message_id))
-    await relay.on_llm_end(_end(text or "", message_id))
+    await _asend_once(relay, text, message_id)
     return out
 

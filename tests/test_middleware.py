@@ -379,3 +379,13 @@ def test_end_under_the_default_stream_stops_the_agent(verifier, search):
     assert state["halguard"]["label"] == "hallucinated"
     assert state["messages"][-1].type == "ai" and not state["messages"][-1].tool_calls
     assert "Falcon Heavy" not in state["messages"][-1].text
+
+
+def test_the_default_stream_sends_text_beside_a_tool_call_as_the_model_wrote_it(verifier, search):
+    # Not an answer to check (check_intermediate is off): the model node sends its message, tool calls included.
+    step = call(text="Let me look that up.")
+    graph = create_agent(ToolCallingFake(responses=[step, AIMessage(content=GOOD)]), tools=[search],
+                         middleware=[HalguardMiddleware(detector=verifier, on_hallucination="filter")])
+    chunks = [m for m, _ in graph.stream(user(), stream_mode="messages") if isinstance(m, AIMessage)]
+    assert any(m.text == "Let me look that up." and m.tool_calls for m in chunks)
+    assert "".join(m.text for m in chunks if not m.tool_calls) == GOOD
