@@ -320,22 +320,15 @@ class SentenceGate:
         claims = [c for c in verdict.claims if c.start < end and start < c.end]
         text = self.text[start:end]
         self.decided = end
-        unchecked = verdict.label == "unverified" and any(e.code in _UNCHECKED_CODES for e in verdict.errors)
-        held = unchecked and self.core.on_hallucination != "annotate" and getattr(
-            self.core, "stream_unchecked", "hold") == "hold"
         closed_fail = verdict.label == "unverified" and self.core.on_unverified == "fail_closed"
-        if held and self.core.on_hallucination == "filter" and not closed_fail:
-            # Not checked in time: held back, as a flagged sentence is (the caller may choose "send").
-            released = ReleasedSentence("", start, end, "dropped", claims)
-            self.decided = end
-            self.record.add(released, verdict)
-            self._starts.append(start)
-            return released
-        closed_fail = closed_fail or held
-        flagged = any(c.status.is_flagged for c in claims) or closed_fail
+        # Not checked in time (past the stream's budget): held back as a flagged sentence is, under a policy that
+        # may change the answer, unless the caller chose to send it (GuardCore.stream_unchecked).
+        held = (self.core.on_hallucination != "annotate" and self.core.stream_unchecked == "hold"
+                and verdict.label == "unverified" and any(e.code in _UNCHECKED_CODES for e in verdict.errors))
+        flagged = any(c.status.is_flagged for c in claims) or closed_fail or held
         status: Status = "unverified" if verdict.label == "unverified" else ("flagged" if flagged else "supported")
         if flagged and self.core.on_hallucination == "raise":
-            self._raise(verdict, closed_fail)
+            self._raise(verdict, closed_fail or held)
         if flagged and self.core.on_hallucination == "filter":
             if closed_fail:
                 self._raise(verdict, True)
