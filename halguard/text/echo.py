@@ -25,6 +25,7 @@ word runs.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -121,14 +122,14 @@ class ModelWords:
         made of the question's words is what a search for it finds; only the question's statements, repeated whole,
         are taken out."""
         for text in _strings(arguments):
-            if assembled:
-                self._vocabulary.update(_words(text)[0][:_MAX_VOCABULARY_WORDS])
+            # Bounded: a thread of megabytes keeps the words it wrote first.
+            room = _MAX_VOCABULARY_WORDS - len(self._vocabulary)
+            if assembled and room > 0:
+                self._vocabulary.update(_words(text)[0][:room])
             for match in _STATEMENT.finditer(text):
                 words = _words(match.group())[0]
                 if len(words) >= ECHO_MIN_WORDS and _states(match.group()):
                     self._statements.append(_Statement(tuple(_runs(words)), len(words)))
-        if len(self._vocabulary) > _MAX_VOCABULARY_WORDS:  # bounded: a thread of megabytes keeps its first words
-            self._vocabulary = set(list(self._vocabulary)[:_MAX_VOCABULARY_WORDS])
 
     def _assembled(self, text: str) -> str:
         """``text`` without its statements made only of words the model wrote (fragments of its sentence sent
@@ -137,22 +138,17 @@ class ModelWords:
         an output all of whose words are the model's, however short."""
         if not self._vocabulary:
             return text
-        every = _words(text)[0]
-        if every and all(w in self._vocabulary for w in every):
+        words, spans = _words(text)
+        if words and all(w in self._vocabulary for w in words):
             return ""  # the whole output is the model's words (a fragment of two words, "Ariane 5" it asked for)
+        starts = [a for a, _ in spans]
         cut = []
         for match in _STATEMENT.finditer(text):
-            words = _words(match.group())[0]
-            if len(words) >= ASSEMBLED_MIN_WORDS and all(w in self._vocabulary for w in words):
+            first, last = bisect.bisect_left(starts, match.start()), bisect.bisect_left(starts, match.end())
+            inside = words[first:last]
+            if len(inside) >= ASSEMBLED_MIN_WORDS and all(w in self._vocabulary for w in inside):
                 cut.append(match.span())
-        if not cut:
-            return text
-        kept, at = [], 0
-        for start, end in cut:
-            kept.append(text[at:start])
-            at = end
-        kept.append(text[at:])
-        return " ".join(part.strip() for part in kept if any(ch.isalnum() for ch in part))
+        return _without(text, cut) if cut else text
 
     def strip(self, text: str) -> str:
         """``text`` without the statements of the model's it repeats (what is left between them, joined by spaces),
@@ -179,15 +175,25 @@ class ModelWords:
         for i, run in enumerate(runs):
             if run in echoed_runs:
                 echoed[i:i + ECHO_MIN_WORDS] = [True] * ECHO_MIN_WORDS
-        kept, at, i = [], 0, 0
+        cut, i = [], 0
         while i < len(words):
             if not echoed[i]:
                 i += 1
                 continue
-            kept.append(text[at:spans[i][0]])
+            first = i
             while i < len(words) and echoed[i]:
                 i += 1
-            at = spans[i - 1][1]
-        kept.append(text[at:])
-        # A piece without a word (the echo's full stop, a closing quote) is dropped.
-        return " ".join(part.strip() for part in kept if any(ch.isalnum() for ch in part))
+            cut.append((spans[first][0], spans[i - 1][1]))
+        return _without(text, cut)
+
+
+def _without(text: str, cut: list[tuple[int, int]]) -> str:
+    """``text`` without the ``cut`` spans (in order, not overlapping): what is left between them, joined by spaces;
+    a piece without a word (an echo's full stop, a closing quote) is dropped."""
+    kept, at = [], 0
+    for start, end in cut:
+        kept.append(text[at:start])
+        at = end
+    kept.append(text[at:])
+    return " ".join(part.strip() for part in kept if any(ch.isalnum() for ch in part))
+
