@@ -197,11 +197,7 @@ def check_model_folder(folder: Path, name: str, *, trust_remote_code: bool) -> d
         ModelLoadError: No readable ``config.json``; no ``.safetensors`` weights (naming a pickle one found instead);
             a config that asks for its own code without ``trust_remote_code=True``.
     """
-    try:
-        config = json.loads(read_text_limited(folder / "config.json", MAX_CONFIG_BYTES, what="config.json"))
-    except (OSError, ValueError) as exc:  # InvalidInputError (a FIFO, a device) and InputTooLargeError included
-        msg = f"model {name}: no readable config.json in {folder} ({exc})"
-        raise ModelLoadError(msg) from exc
+    config = _read_config(folder, name)
     if not isinstance(config, dict):
         msg = f"model {name}: {folder / 'config.json'} is not a JSON object"
         raise ModelLoadError(msg)
@@ -230,13 +226,22 @@ def check_folder_bounds(folder: Path, name: str) -> None:
     """
     _checked_files(folder, name)
     if (folder / "config.json").exists():
-        try:
-            config = json.loads(read_text_limited(folder / "config.json", MAX_CONFIG_BYTES, what="config.json"))
-        except (OSError, ValueError) as exc:
-            msg = f"model {name}: no readable config.json in {folder} ({exc})"
-            raise ModelLoadError(msg) from exc
+        config = _read_config(folder, name)
         if isinstance(config, dict):
             _check_sizes(config, name)
+
+
+def _read_config(folder: Path, name: str) -> Any:
+    """The folder's ``config.json``, parsed, read as a regular file of at most :data:`MAX_CONFIG_BYTES`.
+
+    Raises:
+        ModelLoadError: it is missing, not a regular file (a FIFO, a device), too large or not JSON.
+    """
+    try:
+        return json.loads(read_text_limited(folder / "config.json", MAX_CONFIG_BYTES, what="config.json"))
+    except (OSError, ValueError) as exc:  # InvalidInputError (a FIFO, a device) and InputTooLargeError included
+        msg = f"model {name}: no readable config.json in {folder} ({exc})"
+        raise ModelLoadError(msg) from exc
 
 
 def _check_sizes(config: dict[str, Any], name: str) -> None:
