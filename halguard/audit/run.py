@@ -34,7 +34,7 @@ from halguard.audit.records import AuditRecord, FieldMap, InputError, iter_jsonl
 from halguard.audit.store import AuditStore
 from halguard.audit.verify import BatchVerifier, DetectorSpec
 from halguard.errors import HalguardError, InvalidInputError
-from halguard.util.files import require_regular_file
+from halguard.util.files import files_in, require_regular_file
 
 __all__ = ["DEFAULT_BATCH_SIZE", "AuditResult", "audit", "iter_records"]
 
@@ -80,8 +80,7 @@ def expand_inputs(paths: Sequence[Path]) -> list[Path]:
         if not path.is_dir():
             out.append(path)
             continue
-        found = sorted(f for f in path.rglob("*") if f.suffix in (*_JSONL, ".parquet") and not f.is_symlink()
-                       and not any(part.startswith(".") for part in f.relative_to(path).parts))
+        found = files_in(path, (*_JSONL, ".parquet"))
         if not found:
             msg = f"{path}: a folder with no .jsonl, .json, .ndjson or .parquet file in it"
             raise InvalidInputError(msg)

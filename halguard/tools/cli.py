@@ -21,7 +21,7 @@ from typing import Any
 
 from halguard.detectors import DETECTORS, check_detector_name
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
-from halguard.util.files import read_bytes_limited, read_stream_limited, require_regular_file
+from halguard.util.files import files_in, read_bytes_limited, read_stream_limited, require_regular_file
 
 __all__ = ["main"]
 
@@ -210,8 +210,7 @@ def _require_files(paths: Sequence[str]) -> list[Path]:
     expanded: list[str] = []
     for path in paths:
         if Path(path).is_dir() and not Path(path).is_symlink():
-            found = sorted(str(f) for f in Path(path).rglob("*") if f.suffix in (".jsonl", ".json", ".ndjson")
-                           and not f.is_symlink() and not any(p.startswith(".") for p in f.relative_to(path).parts))
+            found = [str(f) for f in files_in(path, (".jsonl", ".json", ".ndjson"))]
             if not found:
                 msg = f"{path}: a folder with no .jsonl, .json or .ndjson file in it"
                 raise HalguardError(msg)
@@ -276,23 +275,20 @@ def _check_rows(args: argparse.Namespace, verifier: Any) -> int:
     """``halguard check ROWS``: one verdict per row, in order; an unreadable row is an error naming its line."""
     import json
 
-    from halguard.audit.records import FieldMap, InputError, iter_jsonl, record_from_row
+    from halguard.audit.records import InputError
     from halguard.tools.render import format_verdict
-    from halguard.util.safejson import loads
 
-    fields = FieldMap()
     source = args.rows
     if source == "-":
         buffer = getattr(sys.stdin, "buffer", None)
         data = read_stream_limited(buffer, _CHECK_ROWS_BYTES) if buffer is not None else sys.stdin.read(
             _CHECK_ROWS_BYTES + 1).encode("utf-8")
-        records = list(_rows_of(data, "<stdin>", fields, loads, iter_jsonl, record_from_row))
+        records = _rows_of(data, "<stdin>")
     elif source.lstrip().startswith("{"):
-        records = list(_rows_of(source.encode("utf-8"), "<argument>", fields, loads, iter_jsonl, record_from_row))
+        records = _rows_of(source.encode("utf-8"), "<argument>")
     else:
         (path,) = _require_files([source])
-        records = list(_rows_of(read_bytes_limited(path, _CHECK_ROWS_BYTES, what="rows"), str(path), fields, loads,
-                                iter_jsonl, record_from_row))
+        records = _rows_of(read_bytes_limited(path, _CHECK_ROWS_BYTES, what="rows"), str(path))
     bad = [r for r in records if isinstance(r, InputError)]
     if bad:
         msg = f"{bad[0].file}:{bad[0].line}: {bad[0].message}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1
@@ -318,20 +314,22 @@ def _check_rows(args: argparse.Namespace, verifier: Any) -> int:
     return _exit_code([v.label for _, v in results])
 
 
-def _rows_of(data: bytes, label: str, fields: Any, loads: Any, iter_jsonl: Any, record_from_row: Any) -> Any:
-    """The rows of ``data``: one JSON object or a list of them (a .json file, an argument), else JSONL."""
+def _rows_of(data: bytes, label: str) -> list[Any]:
+    """The rows of ``data`` as audit records (or the :class:`~halguard.audit.records.InputError` of a row that
+    cannot be one): one JSON object or a list of them (a .json file, an argument), else JSONL."""
+    from halguard.audit.records import FieldMap, iter_jsonl, record_from_row
+    from halguard.util.safejson import loads
+
+    fields = FieldMap()
     try:
         whole = loads(data)
     except ValueError:
         whole = None
     if isinstance(whole, dict):
-        yield record_from_row(whole, file=label, line=1, fields=fields)
-        return
+        whole = [whole]
     if isinstance(whole, list):
-        for number, row in enumerate(whole, 1):
-            yield record_from_row(row, file=label, line=number, fields=fields)
-        return
-    yield from iter_jsonl(label, fields=fields, name=label, data=data)
+        return [record_from_row(row, file=label, line=number, fields=fields) for number, row in enumerate(whole, 1)]
+    return list(iter_jsonl(label, fields=fields, name=label, data=data))
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ __all__ = [
     "append_private",
     "check_private_dir",
     "chmod_private",
+    "files_in",
     "iter_lines_limited",
     "open_regular",
     "private_dir",
@@ -275,3 +276,13 @@ def _limited_lines(fh: BinaryIO, max_line_bytes: int) -> Iterator[tuple[int, byt
             yield number, None
             continue
         yield number, line
+
+
+def files_in(folder: str | Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The files under ``folder`` (recursively) whose names end in one of ``suffixes``, in sorted order: links and
+    hidden files and folders (a name starting with ".") left out. What ``audit``, ``bench`` and ``calibrate`` read
+    of a folder they are given."""
+    root = Path(folder)
+    return sorted(f for f in root.rglob("*") if f.suffix in suffixes and not f.is_symlink()
+                  and not any(part.startswith(".") for part in f.relative_to(root).parts))
+
