@@ -185,15 +185,22 @@ def initials(name: str) -> str:
     Citizenship and Immigration Services" -> "USCIS"); connectors skipped. Upper-case."""
     out = []
     for w in _words(name):
-        if w.lower() in _CONNECTORS:
-            continue
-        if len(w) > 1 and w.isupper():
-            out.append(w)
-        elif w[:1].isupper():
-            out.append(w[0])
-        else:
+        share = _initial_share(w)
+        if share == "":
             return ""  # a lower-case content word: not a proper name's run
+        if share is not None:
+            out.append(share)
     return "".join(out)
+
+
+def _initial_share(word: str) -> str | None:
+    """What ``word`` gives an initialism: an all-capitals word whole, a capitalised word its first letter, a
+    connector nothing (None), a lower-case content word "" (no initialism)."""
+    if word.lower() in _CONNECTORS:
+        return None
+    if len(word) > 1 and word.isupper():
+        return word
+    return word[0] if word[:1].isupper() else ""
 
 
 def _acronym_text(name: str) -> str | None:
@@ -284,7 +291,7 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
             run.pop()
         # Each word's share of an initialism (a connector's is None: skipped), read once, then joined for every
         # sub-run that begins and ends on a name word: what initials() gives for that sub-run.
-        shares = [None if w.lower() in _CONNECTORS else (w if len(w) > 1 and w.isupper() else w[0]) for w in run]
+        shares = [_initial_share(w) for w in run]
         for i, first in enumerate(shares):
             if first is None:
                 continue
