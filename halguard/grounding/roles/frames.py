@@ -389,4 +389,3 @@ def _headline_tokens(doc: Any) -> set[int]:
             else:
                 line.append(tok)
     return out
-

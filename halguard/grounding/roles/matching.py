@@ -270,6 +270,20 @@ def _exchanged(differing: list[tuple[str, Argument, Argument]]
     return None
 
 
+def _other_mention(claim: Frame, differing: tuple[str, Argument, Argument], best: _Alignment,
+                   aligned: list[_Alignment]) -> bool:
+    """Whether a name the claim puts where the passage has another name is no moved name but the passage's own
+    mention: the claim's frame is a copula (it says too little of an event: "The US Embassy is in contact" against
+    "Our U.S. Consulate General in Karachi is ..."), or another frame of the same event holds the claim's name in the
+    same role ("Christina Aguilera joined" beside "Xtina joined"). Names only: a number the coordination gives to
+    another group ("4% of those on placebo") is what a misattached number is."""
+    role, ours, theirs = differing
+    if not (ours.identity and theirs.identity) or ours.numbers:
+        return False
+    return claim.predicate == "be" or any(
+        a is not best and any(compare(ours, o, role) == "same" for o in a.frame.get(role)) for a in aligned)
+
+
 def _converse_swap(claim: Frame, best: _Alignment, original: Frame) -> RoleConflict | None:
     """The finding for a claim frame that conflicts with a converse evidence frame on who is who: "Northwind
     bought the division from Palmera" against "Northwind sold its division to Palmera" (the claim's buyer is the
@@ -333,16 +347,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             out.append(RoleConflict(min(ca.start, cp.start), max(ca.end, cp.end),
                                     f"roles swapped: {ca.text} / {cp.text} (the passage: {ea.text} "
                                     f"{best.frame.predicate} {ep.text})"))
-        # A claim argument that another frame of the same event holds in the same role is what the passage says
-        # too ("Christina Aguilera joining Rascal Flatts" where one sentence has "Xtina joined" and another
-        # "Christina Aguilera joined"): the passage's two mentions, not a moved name. (Names only: a number the
-        # coordination gives to another group, "4% of those on placebo", is what a misattached number is.)
-        # A copula says too little of an event for another name to be a conflict ("The US Embassy is in contact"
-        # against "Our U.S. Consulate General in Karachi is ...").
-        differing = [(role, arg, theirs) for role, arg, theirs in best.differing
-                     if not (arg.identity and theirs.identity and not arg.numbers and (claim.predicate == "be" or any(
-                         a is not best and any(compare(arg, o, role) == "same" for o in a.frame.get(role))
-                         for a in aligned)))]
+        differing = [d for d in best.differing if not _other_mention(claim, d, best, aligned)]
         if not differing and best.swapped is None:
             continue
         exchanged = _exchanged(differing)
