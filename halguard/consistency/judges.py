@@ -280,8 +280,7 @@ class LocalConsistencyJudge:
         na, nb = number_values(a), number_values(b)
         if na and nb and not (na & nb):
             return f"different numbers: {sorted(na)} vs {sorted(nb)}"
-        names_a = {st for s, e in entity_mentions(a) for _, _, st in content_terms(a[s:e])}
-        names_b = {st for s, e in entity_mentions(b) for _, _, st in content_terms(b[s:e])}
+        names_a, names_b = _name_stems(a), _name_stems(b)
         # Each answer names something the other never mentions (not even as a plain word).
         limits = self.thresholds
         if names_a - term_set(b) and names_b - term_set(a) and similarity < limits.min_similarity + limits.names_margin:
@@ -336,14 +335,18 @@ def _measured(a: str, b: str, asked: frozenset[str], short_words: int) -> str | 
     words_a = {st for _, _, st in content_terms(a)}
     words_b = {st for _, _, st in content_terms(b)}
     if max(len(words_a), len(words_b)) <= short_words:
-        names_a = {st for s, e in entity_mentions(a) for _, _, st in content_terms(a[s:e])} - asked
-        names_b = {st for s, e in entity_mentions(b) for _, _, st in content_terms(b[s:e])} - asked
+        names_a, names_b = _name_stems(a) - asked, _name_stems(b) - asked
         if names_a - term_set(b) and names_b - term_set(a):
             return f"different names: {sorted(names_a - term_set(b))} vs {sorted(names_b - term_set(a))}"
     shorter = min(len(words_a), len(words_b))
     if shorter and len(words_a & words_b) >= NEGATION_COPY_OVERLAP * shorter and has_negation(a) != has_negation(b):
         return "one answer negates the other"
     return None
+
+
+def _name_stems(text: str) -> set[str]:
+    """The stems of the words of ``text``'s names (capitalised runs)."""
+    return {st for s, e in entity_mentions(text) for _, _, st in content_terms(text[s:e])}
 
 
 def _years(numbers: set[float]) -> set[int]:
