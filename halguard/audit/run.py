@@ -98,15 +98,15 @@ def _kind(path: Path) -> str:
 
 
 def _check_input(path: Path) -> None:
-    """An input must be a folder of Parquet files or a regular file: a FIFO or a device is refused unread, without
-    blocking (a FIFO named ``log.jsonl`` with no writer would hang the run)."""
+    """A file the caller named must be an input kind and a regular file: a FIFO or a device is refused unread,
+    without blocking (a FIFO named ``log.jsonl`` with no writer would hang the run). A folder's files are not
+    checked here: each unreadable one is its own input error (:func:`iter_records`)."""
     _kind(path)
-    if not path.is_dir():
-        try:
-            require_regular_file(path, what="input")
-        except OSError as exc:
-            msg = f"cannot read input {path}: {exc}"
-            raise InvalidInputError(msg) from exc
+    try:
+        require_regular_file(path, what="input")
+    except OSError as exc:
+        msg = f"cannot read input {path}: {exc}"
+        raise InvalidInputError(msg) from exc
 
 
 def iter_records(paths: Sequence[Path], fields: FieldMap) -> Iterator[AuditRecord | InputError]:
@@ -171,7 +171,7 @@ def audit(
         raise InvalidInputError(msg)
     for p in paths:
         if not p.is_dir():
-            _check_input(p)  # a file named by the caller; a folder's files are each their own error if unreadable
+            _check_input(p)
     paths = expand_inputs(paths)
     if engine not in ("local", "ray"):
         msg = f"engine must be 'local' or 'ray', got {engine!r}"

@@ -102,7 +102,7 @@ def read_meaning(job: Job, claims: list[Claim], measured: list[MeasuredClaim], c
             m.signals.meaning_spans = [(claim.start + a, claim.start + b) for a, b in score.spans]
 
 
-# Evidence chunks a claim's novel words are aligned against (align_paraphrases): its best few, as the other word
+# Evidence chunks a claim's novel words are aligned against (align_paraphrases): its best one, as the other word
 # checks read its closest evidence, not the whole context (a word far away is too often another sense).
 PARAPHRASE_CHUNKS = 1
 # Claims are read only where clearing a word can matter: a risk (before the many-claims correction, which only

@@ -2,7 +2,7 @@
 
 A content word of a claim that the context never uses (:func:`.words.novel_terms`, after WordNet's synonyms and
 derivations) is looked up once more, by meaning: the verifier's own MiniLM reads the claim and its best evidence
-chunks, and each word gets its contextual state (its word pieces' last-layer states, averaged:
+chunk, and each word gets its contextual state (its word pieces' last-layer states, averaged:
 :meth:`halguard.grounding.embedding.LocalEmbedder.word_states`). The word is *said in other words* when some
 content word of the evidence has a state at least ``paraphrase_similarity`` close (greedy matching, as BERTScore
 aligns tokens): "lowered" by "reduced", "firm" by "company", "biggest" by "largest".
