@@ -60,3 +60,12 @@ def test_an_unreadable_row_names_its_line(tmp_path, capsys, verifier):
     rows.write_text(json.dumps(GOOD) + "\nnot json\n")
     assert main(["check", str(rows)]) == 2
     assert ":2: not JSON" in capsys.readouterr().err
+
+
+def test_a_folder_of_rows_is_read_file_by_file(tmp_path, capsys, verifier):
+    (tmp_path / "rows" / "more").mkdir(parents=True)
+    (tmp_path / "rows" / "a.jsonl").write_text(json.dumps(GOOD) + "\n")
+    (tmp_path / "rows" / "more" / "b.jsonl").write_text(json.dumps(BAD) + "\n")
+    assert main(["check", str(tmp_path / "rows"), "--format", "jsonl"]) == 1
+    assert [g["id"] for g in _lines(capsys.readouterr().out)] == ["good", "bad"]
+

@@ -286,9 +286,9 @@ def _check_rows(args: argparse.Namespace, verifier: Any) -> int:
         records = _rows_of(data, "<stdin>")
     elif source.lstrip().startswith("{"):
         records = _rows_of(source.encode("utf-8"), "<argument>")
-    else:
-        (path,) = _require_files([source])
-        records = _rows_of(read_bytes_limited(path, _CHECK_ROWS_BYTES, what="rows"), str(path))
+    else:  # a file, or a folder's files in order (as bench reads it)
+        records = [r for path in _require_files([source])
+                   for r in _rows_of(read_bytes_limited(path, _CHECK_ROWS_BYTES, what="rows"), str(path))]
     bad = [r for r in records if isinstance(r, InputError)]
     if bad:
         msg = f"{bad[0].file}:{bad[0].line}: {bad[0].message}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1
