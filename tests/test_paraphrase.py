@@ -73,6 +73,13 @@ def test_word_states_are_words_with_unit_rows_and_cached(embedder):
     assert embedder.word_states([text])[0] is states
 
 
+def test_word_states_stop_at_the_deadline(embedder):
+    texts = [f"A text never read before, number {i}." for i in range(20)]
+    assert embedder.word_states(texts, deadline=time.monotonic() - 1) == [None] * 20
+    read = embedder.word_states(texts[:1])
+    assert embedder.word_states(texts[:2], deadline=time.monotonic() - 1) == [read[0], None]  # cached: no batch run
+
+
 def test_nothing_is_cleared_once_the_budget_is_spent(verifier):
     from halguard.grounding.measured_claim import align_paraphrases
 

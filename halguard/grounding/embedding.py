@@ -260,12 +260,13 @@ class LocalEmbedder:
         return lambda text: chunk_vecs @ bag([text])[0]
 
     def word_states(self, texts: Sequence[str], *, num_threads: int | None = DEFAULT_NUM_THREADS,
-                    batch_size: int = 8) -> list[WordStates]:
+                    batch_size: int = 8, deadline: float | None = None) -> list[WordStates | None]:
         """The model's contextual state of each word of ``texts`` (its word pieces' last-layer states, averaged,
         unit-normalised), as :class:`WordStates` (character spans and one row each), cached per text.
 
         What BERTScore aligns: the same forward pass as :meth:`encode`, read before the pooling. A word is a run of
-        letters or digits; a text past the model's window is read up to it (its later words get no state).
+        letters or digits; a text past the model's window is read up to it (its later words get no state). Past
+        ``deadline`` (``time.monotonic()``) no further batch is run: the texts not read yet get None.
         """
         import torch
 
@@ -283,6 +284,8 @@ class LocalEmbedder:
             transformer = model[0].auto_model
             with self._encode_lock, torch_threads(num_threads):
                 for first in range(0, len(todo), batch_size):
+                    if deadline is not None and time.monotonic() > deadline:
+                        break
                     batch = todo[first:first + batch_size]
                     enc = model.tokenizer(batch, padding=True, truncation=True, max_length=self.max_seq_length,
                                           return_offsets_mapping=True, return_tensors="pt", verbose=False)
@@ -294,7 +297,7 @@ class LocalEmbedder:
                         self._word_cache.set(text, words)
                         for i in missing[text]:
                             out[i] = words
-        return out  # type: ignore[return-value]
+        return out
 
     @property
     def dimension(self) -> int:

@@ -118,7 +118,8 @@ def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClai
                       weights: ScoringWeights, num_threads: int | None, deadline: float | None) -> None:
     """Clear the novel words each claim's best evidence chunks say in other words (:mod:`.signals.paraphrase`),
     into the claim's signals (``novel_terms`` and ``novel_ratio`` lowered, ``paraphrased`` recorded). One batch of
-    the model for every claim with a novel word; nothing is cleared once the budget is spent."""
+    the model for every claim with a novel word, batch by batch until the budget is spent (a claim not read by then
+    keeps its novel words)."""
     if deadline is not None and time.monotonic() > deadline:
         return
     todo = [(c, m) for c, m in zip(claims, measured)
@@ -128,8 +129,10 @@ def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClai
         return
     evidence = [[job.chunks[int(j)][1].text for j in m.idx[:PARAPHRASE_CHUNKS] if j >= 0] for _, m in todo]
     texts = list(dict.fromkeys([c.text for c, _ in todo] + [t for ts in evidence for t in ts]))
-    states = dict(zip(texts, embedder.word_states(texts, num_threads=num_threads)))
+    states = dict(zip(texts, embedder.word_states(texts, num_threads=num_threads, deadline=deadline)))
     for (claim, m), chunks in zip(todo, evidence):
+        if states[claim.text] is None or any(states[t] is None for t in chunks):
+            continue  # not read before the deadline: its words stay novel
         if has_negation(claim.text) and not any(has_negation(t) for t in chunks):
             # "Celeborn is not married" against "the husband of Galadriel": a word said otherwise under a negation
             # the evidence lacks says the opposite; its novelty stays (the negation check needs an aligned sentence)
