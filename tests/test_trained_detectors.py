@@ -261,7 +261,7 @@ def reference_token_risks(folder, first, answer):
 def test_span_offsets_are_exact_on_unicode_text(tiny_models, family):
     folder = tiny_models[f"spans-{family}"]
     probe = SpanDetector(folder, threshold=0.5)
-    first = probe._first_segment(probe._context_text([t for _, t in CONTEXT]), 2, "Where is it?")
+    first = probe._first_segment([t for _, t in CONTEXT], "Where is it?")
     risks = reference_token_risks(folder, first, UNICODE_ANSWER)
     threshold = sorted(risks.values())[len(risks) // 2]  # about half the tokens flagged
     verdict = SpanDetector(folder, threshold=threshold).verify(UNICODE_ANSWER, CONTEXT, question="Where is it?")
@@ -279,13 +279,13 @@ def test_span_offsets_are_exact_on_unicode_text(tiny_models, family):
 
 def test_span_layouts_follow_the_model_card(tiny_models):
     det = SpanDetector(tiny_models["spans-modernbert"])
-    context = det._context_text(["First passage.", "Second passage."])
-    assert context == "passage 1: First passage.\npassage 2: Second passage."
-    qa = det._first_segment(context, 2, "What is it?")
+    passages = ["First passage.", "Second passage."]
+    context = "passage 1: First passage.\npassage 2: Second passage."
+    qa = det._first_segment(passages, "What is it?")
     assert qa.startswith("Briefly answer the following question:\nWhat is it?\n") and "following 2 passages" in qa
-    assert det._first_segment(context, 2, None) == f"Summarize the following text:\n{context}\noutput:"
+    assert det._first_segment(passages, None) == f"Summarize the following text:\n{context}\noutput:"
     plain = SpanDetector(tiny_models["spans-modernbert"], layout="plain")
-    assert plain._first_segment("ctx", 1, "q?") == "ctx\n\nq?"
+    assert plain._first_segment(["ctx"], "q?") == "ctx\n\nq?"
 
 
 def test_a_long_context_is_read_in_windows_that_fit(tiny_models):

@@ -45,10 +45,11 @@ def config(family: str, vocab_size: int, **extra):
     model's outputs differ from text to text."""
     from transformers import BertConfig, DebertaV2Config, ModernBertConfig, RobertaConfig
 
+    positions = extra.pop("max_position_embeddings", MAX_POSITIONS)
     common = dict(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                   intermediate_size=64, pad_token_id=0, initializer_range=0.5, **extra)
     if family == "bert":
-        return BertConfig(max_position_embeddings=MAX_POSITIONS, **common)
+        return BertConfig(max_position_embeddings=positions, **common)
     if family == "roberta":  # positions start after the padding index
         return RobertaConfig(max_position_embeddings=MAX_POSITIONS + 1, type_vocab_size=1, bos_token_id=2,
                              eos_token_id=3, **common)
@@ -56,7 +57,7 @@ def config(family: str, vocab_size: int, **extra):
         return DebertaV2Config(max_position_embeddings=MAX_POSITIONS, type_vocab_size=0, relative_attention=True,
                                position_buckets=16, pos_att_type=["p2c", "c2p"], **common)
     if family == "modernbert":
-        return ModernBertConfig(max_position_embeddings=MAX_POSITIONS, global_attn_every_n_layers=2,
+        return ModernBertConfig(max_position_embeddings=positions, global_attn_every_n_layers=2,
                                 local_attention=16, cls_token_id=2, sep_token_id=3, bos_token_id=2, eos_token_id=3,
                                 **common)
     raise ValueError(family)
@@ -86,3 +87,42 @@ def edit_config(folder: Path, **changes) -> None:
     data = json.loads(path.read_text())
     data.update(changes)
     path.write_text(json.dumps(data))
+
+
+def byte_level_tokenizer(max_length: int = MAX_POSITIONS):
+    """A byte-level BPE tokenizer (as ModernBERT's and RoBERTa's): pieces carry their leading space, and a character
+    outside the merges (CJK, emoji) is several byte pieces that share one character range. Trained here on
+    :data:`WORDS`; RoBERTa's pair template (<s> A </s></s> B </s>)."""
+    from tokenizers import Tokenizer, decoders, pre_tokenizers, processors, trainers
+    from tokenizers.models import BPE
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<pad>", "<unk>", "<s>", "</s>", "<mask>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator([" ".join(WORDS)] * 4, trainer)
+    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
+                                                      ("<s>", tok.token_to_id("<s>")), trim_offsets=False)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                                   pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>",
+                                   model_max_length=max_length)
+
+
+def save_byte_level(family: str, kind: str, folder: Path, *, seed: int = 0, **extra) -> Path:
+    """:func:`save` with :func:`byte_level_tokenizer`."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
+
+    tok = byte_level_tokenizer()
+    tok.model_input_names = ["input_ids", "attention_mask"]
+    torch.manual_seed(seed)
+    cfg = config(family, len(tok), **extra)
+    auto = AutoModelForSequenceClassification if kind == "sequence" else AutoModelForTokenClassification
+    model = auto.from_config(cfg)
+    model.eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    tok.save_pretrained(folder)
+    return folder

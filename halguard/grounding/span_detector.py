@@ -7,9 +7,21 @@ own answer (tokenizer offsets, Unicode included: the answer is never rewritten),
 a status from the tokens in it, and applies its thresholds, calibration and the guards' policies as for any
 detector.
 
-A context longer than the model's window is read in overlapping windows, never cut: a token is supported when some
-window supports it (its lowest P(hallucinated)). An answer too long for half the window is read in overlapping
-parts the same way.
+Two readings (``reading=``):
+
+- ``"evidence"`` (the default), halguard's: the passages are grouped whole into windows that fit beside the answer
+  (a passage too long for a window alone is read in overlapping windows, each with its "passage i:" line), and a
+  token is supported when some window supports it (its lowest P(hallucinated)); an answer too long for half the
+  window is read in overlapping parts the same way. A fact stated in one passage is not flagged because another
+  window lacks it.
+- ``"reference"``: LettuceDetect 0.2.3's own ``predict(..., output_format="spans")``
+  (:mod:`halguard.models.readings.lettucedetect`): its passage chunks, renumbered in each chunk, the highest
+  probability over the chunks, the answer kept whole (an answer longer than the window is ``unverified``), its
+  window of 4,096 pieces. Its spans (start, end, confidence) are the verdict's.
+
+Both keep blank passages (so "passage i" numbers are the caller's), feed the model no token types (LettuceDetect
+never does), keep whitespace inside a span's edge tokens as the authors do, and read byte-level tokens that share a
+character range one by one.
 """
 
 from __future__ import annotations
@@ -32,6 +44,9 @@ from halguard.grounding.verifier import DEFAULT_MAX_QUESTION_CHARS, DEFAULT_TIME
 from halguard.models.entailment import check_device
 from halguard.models.labels import _role
 from halguard.schema import ClaimStatus, ClaimVerdict, UnsupportedSpan, Verdict
+from halguard.models.readings import READINGS
+from halguard.models.readings import lettucedetect as lettuce
+from halguard.text.contexts import normalize_contexts
 from halguard.text.segment import BudgetExceeded, check_deadline, split_sentences
 from halguard.util.options import require_positive_int, require_positive_number
 
@@ -41,11 +56,6 @@ __all__ = ["LAYOUTS", "SpanDetector"]
 # TransformerDetector: passages numbered "passage i: ...", a question-answering prompt with the question, a
 # summary prompt without); "plain": the passages, then the question, one per paragraph.
 LAYOUTS = ("lettucedetect", "plain")
-_QA_PROMPT = ("Briefly answer the following question:\n{question}\nBear in mind that your response should be strictly "
-              "based on the following {count} passages:\n{context}\nIn case the passages do not contain the "
-              "necessary information to answer the question, please reply with: \"Unable to answer based on given "
-              "passages.\"\noutput:")
-_SUMMARY_PROMPT = "Summarize the following text:\n{context}\noutput:"
 # Answer tokens per forward pass when the model's config names no window (LettuceDetect's ModernBERT models read
 # 4,096 pieces; a BERT-family model 512).
 _DEFAULT_MAX_LENGTH = 512
@@ -63,6 +73,8 @@ class SpanDetector(Detector):
     Args:
         model: A hub id (``"KRLabsOrg/lettucedect-base-modernbert-en-v1"``) or a model folder.
         layout: How the context and question make the first segment (:data:`LAYOUTS`; default LettuceDetect's).
+        reading: ``"evidence"`` (halguard's windows; default) or ``"reference"`` (LettuceDetect's own reading,
+            exactly; the LettuceDetect layout only): see the module docstring.
         hallucinated_label: The class that means "not supported": an index or a label name. Default: read from
             ``id2label`` (a label such as ``hallucinated`` / ``unsupported``); with two classes named ``LABEL_0``
             and ``LABEL_1``, class 1, as LettuceDetect's models use it.
@@ -70,7 +82,8 @@ class SpanDetector(Detector):
         trust_remote_code: Allow a model that runs its own Python code.
         device: ``cpu`` (default), ``cuda`` / ``cuda:N`` or ``mps``.
         batch_size: Windows per forward pass.
-        max_length: Pieces per window (default: the tokenizer's limit, within the model's positions).
+        max_length: Pieces per window (default: the tokenizer's limit, within the model's positions; with
+            ``reading="reference"``, LettuceDetect's 4,096 within the model's positions).
         threshold: Token (and so answer) risk at or above which text is flagged. Default None: the calibration's
             for the answer's shape, or 0.5.
         weak_threshold: Risk from which an unflagged sentence is WEAK_SUPPORT (default: the calibration's, or 0.4).
@@ -83,6 +96,7 @@ class SpanDetector(Detector):
     """
 
     def __init__(self, model: str | os.PathLike[str], *, layout: Literal["lettucedetect", "plain"] = "lettucedetect",
+                 reading: Literal["evidence", "reference"] = "evidence",
                  hallucinated_label: int | str | None = None, revision: str | None = None,
                  trust_remote_code: bool = False, device: str | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
                  max_length: int | None = None, threshold: float | None = None, weak_threshold: float | None = None,
@@ -97,6 +111,12 @@ class SpanDetector(Detector):
 
         if layout not in LAYOUTS:
             msg = f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}"
+            raise InvalidInputError(msg)
+        if reading not in READINGS:
+            msg = f"reading must be one of {', '.join(READINGS)}, got {reading!r}"
+            raise InvalidInputError(msg)
+        if reading == "reference" and layout != "lettucedetect":
+            msg = "reading='reference' is LettuceDetect's own reading: it takes layout='lettucedetect'"
             raise InvalidInputError(msg)
         for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
@@ -128,9 +148,12 @@ class SpanDetector(Detector):
             model_obj = model_obj.to(self.device)
         self.model, self.tokenizer = model_obj, tokenizer
         self.load_seconds = time.perf_counter() - started
-        self.layout = layout
+        self.layout, self.reading = layout, reading
         self.batch_size = batch_size
-        self.max_length = max_length if max_length is not None else _model_window(model_obj, tokenizer)
+        window = _model_window(model_obj, tokenizer)
+        if max_length is None:
+            max_length = min(lettuce.DEFAULT_MAX_LENGTH, window) if reading == "reference" else window
+        self.max_length = max_length
         require_positive_int("max_length", self.max_length)
         self._special = tokenizer.num_special_tokens_to_add(pair=True)
         self._fixed_threshold, self._fixed_weak = threshold, weak_threshold
@@ -139,16 +162,18 @@ class SpanDetector(Detector):
         self.time_budget_s = time_budget_s
         self.max_answer_chars, self.max_context_chars = max_answer_chars, max_context_chars
         self.max_question_chars = max_question_chars
-        import inspect
-
-        accepted = set(inspect.signature(model_obj.forward).parameters)
-        self._inputs = tuple(k for k in ("input_ids", "attention_mask", "token_type_ids") if k in accepted
-                             and (k != "token_type_ids" or (getattr(model_obj.config, "type_vocab_size", 0) or 0) >= 2))
+        # No token types, whatever the family: LettuceDetect trains and reads its span models without them (a
+        # BERT-family model given them matched 0 of 585 of its tokens).
+        self._inputs = ("input_ids", "attention_mask")
         self._run_lock = threading.Lock()
 
     @property
     def name(self) -> str:  # type: ignore[override]
         return f"spans:{self.model_name}"
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "SpanDetector"
 
     def warm_up(self) -> float:
         """Loaded at construction: returns the seconds that took."""
@@ -179,11 +204,14 @@ class SpanDetector(Detector):
         """
         started = time.perf_counter()
         sources = read_inputs(answer, contexts, question)
-        verdict = self._check(answer, sources, question, started)
+        # The passages as given, blank ones included: the model reads "passage i" by the caller's numbering.
+        passages = [s.text for s in normalize_contexts(contexts)] if sources else []
+        verdict = self._check(answer, sources, passages, question, started)
         verdict.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         return verdict
 
-    def _check(self, answer: str, sources: list, question: str | None, started: float) -> Verdict:
+    def _check(self, answer: str, sources: list, passages: list[str], question: str | None,
+               started: float) -> Verdict:
         if not answer.strip():
             return self._unverified("empty_answer", "the answer is empty; there is nothing to check")
         try:
@@ -196,9 +224,14 @@ class SpanDetector(Detector):
             return self._unverified(exc.code, exc.message)
         deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
         try:
-            risks = self._token_risks(answer, [s.text for s in sources], question, deadline)
+            if self.reading == "reference":
+                return self._reference_verdict(answer, passages, question, deadline)
+            risks = self._token_risks(answer, passages, question, deadline)
         except _NoRoom as why:
             return self._unverified("question_too_long", str(why))
+        except lettuce.AnswerTooLong as why:
+            return self._unverified("answer_too_long", f"{why}; LettuceDetect's reading never splits an answer "
+                                    "(reading='evidence' reads it in parts)")
         except BudgetExceeded:
             return self._unverified("budget_exceeded", f"the check did not finish within time_budget_s="
                                     f"{self.time_budget_s} s; it was stopped, not shortened")
@@ -206,7 +239,7 @@ class SpanDetector(Detector):
             raise
         except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
             return self._unverified("internal_error", f"the span model failed: {type(exc).__name__}: {exc}")
-        verdict = self._verdict(answer, [s.text for s in sources], question, risks)
+        verdict = self._verdict(answer, passages, question, sorted(risks.items()))
         if verdict.label != "supported":
             return verdict
         # A model's "supported" does not stand against the rules: a name or number the passages lack or state
@@ -217,25 +250,42 @@ class SpanDetector(Detector):
 
     # -- the model's reading ------------------------------------------------------------------------------------
 
-    def _first_segment(self, context: str, count: int, question: str | None) -> str:
+    def _first_segment(self, passages: Sequence[str], question: str | None) -> str:
         if self.layout == "plain":
+            context = "\n\n".join(passages)
             return context if question is None else f"{context}\n\n{question}"
-        if question is None:
-            return _SUMMARY_PROMPT.format(context=context)
-        return _QA_PROMPT.format(question=question, count=count, context=context)
+        return lettuce.format_prompt(passages, question)
 
-    def _context_text(self, passages: Sequence[str]) -> str:
-        if self.layout == "plain":
-            return "\n\n".join(passages)
-        return "\n".join(f"passage {i + 1}: {p}" for i, p in enumerate(passages))
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
-    def _token_risks(self, answer: str, passages: list[str], question: str | None,
-                     deadline: float | None) -> dict[tuple[int, int], float]:
-        """P(hallucinated) of each answer token, keyed by its character range in ``answer`` (lowest over the
-        windows that read it)."""
+    def _run(self, inputs: dict[str, Any]) -> Any:
+        """One forward pass: the logits of the model inputs ``inputs``."""
+        if self.device is not None:
+            inputs = {k: v.to(self.device) for k, v in inputs.items()}
+        return self.model(**{k: inputs[k] for k in self._inputs if k in inputs}).logits.detach().cpu()
+
+    def _reference_verdict(self, answer: str, passages: list[str], question: str | None,
+                           deadline: float | None) -> Verdict:
+        """The verdict of LettuceDetect's own reading (:mod:`halguard.models.readings.lettucedetect`)."""
         import torch
 
-        risks: dict[tuple[int, int], float] = {}
+        with self._run_lock, torch_threads(self.num_threads), torch.inference_mode():
+            reading = lettuce.read(self.tokenizer, self._run, passages, answer, question, max_length=self.max_length,
+                                   hallucinated=self._hallucinated, before_each=lambda: check_deadline(deadline))
+        tokens = [((s, e, k), p) for k, (s, e, p, _) in enumerate(reading.tokens)]
+        spans = [(sp["start"] + reading.base, sp["end"] + reading.base, float(sp["confidence"]))
+                 for sp in reading.spans]
+        # Its tokens are marked at even odds (argmax): a threshold below that cannot add spans.
+        return self._verdict(answer, passages, question, tokens, spans=spans, floor=0.5)
+
+    def _token_risks(self, answer: str, passages: list[str], question: str | None,
+                     deadline: float | None) -> dict[tuple[int, int, int], float]:
+        """P(hallucinated) of each answer token, keyed by its character range in ``answer`` and its place among the
+        tokens sharing that range (byte-level pieces of one character), lowest over the windows that read it."""
+        import torch
+
+        risks: dict[tuple[int, int, int], float] = {}
         # Tokenizing is inside the lock too: a fast tokenizer's truncation setting is state on the shared object.
         with self._run_lock, torch_threads(self.num_threads), torch.inference_mode():
             units = self._units(answer, passages, question)
@@ -245,80 +295,100 @@ class SpanDetector(Detector):
                 enc = self.tokenizer([u[0] for u in batch], [answer[a:b] for _, a, b in batch], truncation="only_first",
                                      max_length=self.max_length, padding=True, return_offsets_mapping=True,
                                      return_tensors="pt")
-                inputs = {k: enc[k] for k in self._inputs if k in enc}
-                if self.device is not None:
-                    inputs = {k: v.to(self.device) for k, v in inputs.items()}
-                probs = torch.softmax(self.model(**inputs).logits.float(), dim=-1)[..., self._hallucinated].cpu()
+                probs = torch.softmax(self._run(dict(enc)).float(), dim=-1)[..., self._hallucinated]
                 for i, (_, a, _) in enumerate(batch):
+                    seen: dict[tuple[int, int], int] = {}
                     for t, ((s, e), seq) in enumerate(zip(enc["offset_mapping"][i].tolist(), enc.sequence_ids(i))):
                         if seq != 1 or e <= s:
                             continue
-                        key = (a + s, a + e)
-                        risk = float(probs[i, t])
-                        risks[key] = min(risk, risks.get(key, 1.0))
+                        rank = seen.get((a + s, a + e), 0)
+                        seen[(a + s, a + e)] = rank + 1
+                        key = (a + s, a + e, rank)
+                        risks[key] = min(float(probs[i, t]), risks.get(key, 1.0))
         return risks
 
     def _units(self, answer: str, passages: list[str], question: str | None) -> list[tuple[str, int, int]]:
-        """``(first segment, answer start, answer end)`` rows: every answer part against every context window."""
+        """``(first segment, answer start, answer end)`` rows: every answer part against every passage window."""
         from halguard.models.entailment import _windows
 
-        tok = self.tokenizer
         budget = self.max_length - self._special
-        context = self._context_text(passages)
-        frame = len(tok(self._first_segment("", len(passages), question), add_special_tokens=False,
-                        verbose=False)["input_ids"])
-        answer_offsets = tok(answer, add_special_tokens=False, return_offsets_mapping=True,
-                             verbose=False)["offset_mapping"]
+        answer_offsets = self.tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True,
+                                        verbose=False)["offset_mapping"]
         part_len = min(len(answer_offsets), budget // 2)
-        room = budget - frame - part_len
+        room = budget - self._count(self._first_segment([""], question)) - part_len
         if room < 16:
             msg = f"the question leaves no room for context in the model's {self.max_length}-piece window"
             raise _NoRoom(msg)
         parts = _windows(answer, answer_offsets, part_len) if answer_offsets else [(0, len(answer))]
-        context_offsets = tok(context, add_special_tokens=False, return_offsets_mapping=True,
-                             verbose=False)["offset_mapping"]
-        windows = (_windows(context, context_offsets, room) if len(context_offsets) > room else [(0, len(context))])
-        units = [(self._first_segment(context[cs:ce], len(passages), question), a, b)
-                 for a, b in parts for cs, ce in windows]
-        return units
+        return [(self._first_segment(group, question), a, b) for a, b in parts
+                for group in self._passage_windows(passages, room)]
+
+    def _passage_windows(self, passages: list[str], room: int) -> list[list[str]]:
+        """The passages grouped whole into windows of ``room`` pieces, in order (LettuceDetect's grouping); a
+        passage too long for a window alone is read in overlapping windows of its own, never cut."""
+        from halguard.models.entailment import _windows
+
+        groups: list[list[str]] = []
+        current: list[str] = []
+        used = 0
+        for passage in passages:
+            size = self._count(self._first_segment([passage], None)) - self._count(self._first_segment([""], None))
+            if size > room:
+                if current:
+                    groups.append(current)
+                    current, used = [], 0
+                offsets = self.tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True,
+                                         verbose=False)["offset_mapping"]
+                groups.extend([passage[s:e]] for s, e in _windows(passage, offsets, max(1, room - 8)))
+                continue
+            cost = size + (8 if current else 0)  # the next "passage i:" line and its newline
+            if used + cost > room and current:
+                groups.append(current)
+                current, used, cost = [], 0, size
+            current.append(passage)
+            used += cost
+        if current or not groups:
+            groups.append(current)
+        return groups
 
     def _verdict(self, answer: str, passages: list[str], question: str | None,
-                 risks: dict[tuple[int, int], float]) -> Verdict:
+                 tokens: list[tuple[tuple[int, int, int], float]], *,
+                 spans: list[tuple[int, int, float]] | None = None, floor: float = 0.0) -> Verdict:
+        """The verdict from the answer's tokens (in order) and, for the reference reading, the authors' spans."""
         sentences = split_sentences(answer) or [(0, len(answer))]
         profile = answer_profile(answer, passages, question=question, sentences=len(sentences))
         threshold, weak = self.operating_point(profile)
-        tokens = sorted(risks.items())
-        spans = []
-        for s, e in _runs(tokens, threshold):
-            s, e = _strip(answer, s, e)
-            if e > s:
-                confidence = max(r for (a, b), r in tokens if a < e and s < b)
-                spans.append(UnsupportedSpan(start=s, end=e, text=answer[s:e], confidence=round(confidence, 6),
-                                             reason=_MARK))
+        threshold = max(threshold, floor)
+        if spans is None:
+            spans = [(s, e, max(r for (a, b, _), r in tokens if a < e and s < b)) for s, e in _runs(tokens, threshold)]
+        else:  # the authors' spans; a higher threshold drops the weaker ones, as their min_confidence does
+            spans = [sp for sp in spans if sp[2] >= threshold]
+        found = [UnsupportedSpan(start=s, end=e, text=answer[s:e], confidence=round(c, 6), reason=_MARK)
+                 for s, e, c in spans if e > s]
         claims = []
         for s, e in sentences:
-            inside = [r for (a, b), r in tokens if a < e and s < b]
-            score = max(inside, default=0.0)
-            status = (ClaimStatus.HALLUCINATION if score >= threshold
-                      else ClaimStatus.WEAK_SUPPORT if score >= weak else ClaimStatus.SUPPORTED)
-            marked = [sp.text for sp in spans if sp.start < e and s < sp.end]
+            score = max((r for (a, b, _), r in tokens if a < e and s < b), default=0.0)
+            marked = [sp for sp in found if sp.start < e and s < sp.end]
+            status = (ClaimStatus.HALLUCINATION if marked else ClaimStatus.WEAK_SUPPORT if score >= weak
+                      else ClaimStatus.SUPPORTED)
             claims.append(ClaimVerdict(text=answer[s:e], start=s, end=e, status=status, score=round(score, 6),
-                                       reasons=[f"the span model marks {t!r} as unsupported" for t in marked]))
+                                       reasons=[f"the span model marks {sp.text!r} as unsupported" for sp in marked]))
         score = max((r for _, r in tokens), default=0.0)
-        hallucinated = score >= threshold
+        hallucinated = bool(found)
         probability = (None if self.calibration is None
                        else self.calibration.for_profile(profile).probability(score))
         return Verdict(label="hallucinated" if hallucinated else "supported", hallucination_detected=hallucinated,
-                       score=score, threshold=threshold, claims=claims, spans=spans, detector=self.name,
+                       score=score, threshold=threshold, claims=claims, spans=found, detector=self.name,
                        profile=profile, probability=probability)
 
 
-def _runs(tokens: list[tuple[tuple[int, int], float]], threshold: float) -> list[tuple[int, int]]:
+def _runs(tokens: list[tuple[tuple[int, int, int], float]], threshold: float) -> list[tuple[int, int]]:
     """Character ranges of the runs of consecutive tokens at or above ``threshold`` (tokens in answer order;
-    overlapping ranges, from overlapping answer parts, join a run)."""
+    overlapping ranges, from overlapping answer parts, join a run). A run keeps the whitespace its edge tokens
+    carry, as LettuceDetect's spans do."""
     runs: list[list[int]] = []
     previous_flagged = False
-    for (s, e), risk in tokens:
+    for (s, e, _), risk in tokens:
         if risk < threshold:
             previous_flagged = False
             continue
@@ -328,14 +398,6 @@ def _runs(tokens: list[tuple[tuple[int, int], float]], threshold: float) -> list
             runs.append([s, e])
         previous_flagged = True
     return [(s, e) for s, e in runs]
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _hallucinated_class(config: Any, given: int | str | None, name: str) -> int:
