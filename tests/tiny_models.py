@@ -126,3 +126,76 @@ def save_byte_level(family: str, kind: str, folder: Path, *, seed: int = 0, **ex
     model.save_pretrained(folder, safe_serialization=True)
     tok.save_pretrained(folder)
     return folder
+
+
+def t5_tokenizer(max_length: int = 512):
+    """A T5-style tokenizer: ``<pad>`` 0, ``</s>`` 1, ``<unk>`` 2, ``</s>`` appended to every text (flan-t5's
+    template), the pieces of :func:`tokenizer` otherwise."""
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordPiece
+    from transformers import PreTrainedTokenizerFast
+
+    chars = list(string.ascii_lowercase + string.digits + "éüïç東京") + list(string.punctuation)
+    vocab: dict[str, int] = {}
+    for piece in ["<pad>", "</s>", "<unk>", *WORDS, *chars, *(f"##{c}" for c in chars)]:
+        vocab.setdefault(piece, len(vocab))
+    tok = Tokenizer(WordPiece(vocab, unk_token="<unk>", max_input_chars_per_word=100))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
+                                                       special_tokens=[("</s>", 1)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+                                   model_max_length=max_length)
+    fast.model_input_names = ["input_ids", "attention_mask"]
+    return fast
+
+
+def t5_config(vocab_size: int, **extra):
+    from transformers import T5Config
+
+    return T5Config(vocab_size=vocab_size, d_model=32, d_kv=8, num_heads=2, num_layers=2, d_ff=64,
+                    decoder_start_token_id=0, pad_token_id=0, eos_token_id=1, initializer_factor=1.0, **extra)
+
+
+def save_hhem(folder: Path, foundation: Path, *, seed: int = 0, keep_tied: bool = False):
+    """A tiny HHEM-2.1-open: ``foundation`` holds the T5 config and tokenizer (as google/flan-t5-base does), and
+    ``folder`` the published layout: config.json with model_type HHEMv2, auto_map, foundation and prompt, and the
+    wrapper's ``t5.``-prefixed weights. Returns the T5ForTokenClassification the weights came from."""
+    import torch
+    from safetensors.torch import save_file
+    from transformers import T5ForTokenClassification
+
+    tok = t5_tokenizer()
+    foundation.mkdir(parents=True, exist_ok=True)
+    cfg = t5_config(len(tok))
+    cfg.save_pretrained(foundation)
+    tok.save_pretrained(foundation)
+    torch.manual_seed(seed)
+    model = T5ForTokenClassification(cfg).eval()
+    state = {f"t5.{k}": v.clone().contiguous() for k, v in model.state_dict().items()
+             if keep_tied or k != "transformer.encoder.embed_tokens.weight"}
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(state, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["HHEMv2ForSequenceClassification"], "model_type": "HHEMv2",
+        "auto_map": {"AutoConfig": "configuration_hhem_v2.HHEMv2Config",
+                     "AutoModelForSequenceClassification": "modeling_hhem_v2.HHEMv2ForSequenceClassification"},
+        "foundation": str(foundation),
+        "prompt": "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: "
+                  "{text2}"}))
+    return model
+
+
+def save_t5_seq2seq(folder: Path, *, seed: int = 0):
+    """A tiny T5 encoder-decoder with a vocabulary past id 209 (MiniCheck-Flan-T5's label tokens are 3 and 209)."""
+    import torch
+    from transformers import T5ForConditionalGeneration
+
+    tok = t5_tokenizer()
+    assert len(tok) > 209
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration(t5_config(len(tok))).eval()
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    tok.save_pretrained(folder)
+    return folder

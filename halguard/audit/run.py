@@ -157,8 +157,10 @@ def audit(
     llm_concurrency: int = 4,
     report: bool = True,
     progress: bool = True,
+    detector_options: dict[str, Any] | None = None,
 ) -> AuditResult:
-    """Verify every row of ``inputs`` into ``out_dir`` (see the module docstring).
+    """Verify every row of ``inputs`` into ``out_dir`` (see the module docstring). ``detector_options``: the named
+    detector's options (:func:`halguard.detectors.make_detector`).
 
     Raises:
         InvalidInputError: an input is missing or of an unknown kind, or an option is out of range.
@@ -180,7 +182,7 @@ def audit(
         msg = "batch_size and num_actors must be at least 1"
         raise InvalidInputError(msg)
     spec = DetectorSpec(detector, threshold=threshold, llm_url=llm_url, llm_model=llm_model,
-                        llm_concurrency=llm_concurrency)
+                        llm_concurrency=llm_concurrency, options=detector_options)
     fields = fields or FieldMap()
     store = AuditStore(out_dir)
     store.open()

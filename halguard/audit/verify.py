@@ -18,7 +18,7 @@ from typing import Any
 
 from halguard.audit.records import AuditRecord
 from halguard.detector import Detector
-from halguard.detectors import check_detector_name, make_detector
+from halguard.detectors import check_detector_name, check_detector_options, make_detector
 from halguard.errors import InvalidInputError
 from halguard.schema import Verdict
 
@@ -37,18 +37,24 @@ ANSWER_COLUMNS = ("row_id", "id", "file", "line", "question", "answer", "sources
 
 class DetectorSpec:
     """How a process builds its detector: a name for :func:`halguard.detectors.make_detector` (``local``,
-    ``naive``, ``llm-judge``, ``pas2``, ``budget``, ``nli:<model>``, ``spans:<model>``) with its options, or a zero-argument factory (picklable: Ray
-    ships it to each actor)."""
+    ``naive``, ``llm-judge``, ``pas2``, ``budget``, ``nli:<model>``, ``hhem:<model>``, ``minicheck:<model>``,
+    ``spans:<model>``) with its options (``options``: those it takes by name, checked now), or a zero-argument
+    factory (picklable: Ray ships it to each actor)."""
 
     def __init__(self, name: str | Callable[[], Detector] = "local", *, threshold: float | None = None,
                  llm_url: str | None = None, llm_model: str | None = None,
-                 llm_concurrency: int = DEFAULT_LLM_CONCURRENCY) -> None:
+                 llm_concurrency: int = DEFAULT_LLM_CONCURRENCY, options: dict[str, Any] | None = None) -> None:
         if not callable(name):
             try:
                 check_detector_name(name)
             except InvalidInputError as exc:
                 msg = f"{exc}, or pass a factory"
                 raise InvalidInputError(msg) from exc
+            options = check_detector_options(name, dict(options or {}))
+        elif options:
+            msg = "options go with a detector name; a factory builds its detector with its own"
+            raise InvalidInputError(msg)
+        self.options = dict(options or {})
         if llm_concurrency < 1:
             msg = f"llm_concurrency must be at least 1, got {llm_concurrency}"
             raise InvalidInputError(msg)
@@ -62,7 +68,8 @@ class DetectorSpec:
                 msg = f"the detector factory returned a {type(detector).__name__}, not a halguard Detector"
                 raise InvalidInputError(msg)
             return detector
-        return make_detector(self.name, self.threshold, llm_url=self.llm_url, llm_model=self.llm_model)
+        return make_detector(self.name, self.threshold, llm_url=self.llm_url, llm_model=self.llm_model,
+                             **self.options)
 
 
 

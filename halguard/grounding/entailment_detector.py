@@ -1,4 +1,6 @@
-"""EntailmentDetector (``nli:<model>``): halguard's check with any entailment model reading the claims.
+"""EntailmentDetector (``nli:<model>``, ``hhem:<model>``, ``minicheck:<model>``): halguard's check with an
+entailment-style model reading the claims (each family fed as its authors feed it:
+:mod:`halguard.models.readings.pair_inputs`).
 
 halguard does what it always does (claims, the evidence search, the deterministic findings, spans, calibration,
 the guards' policies); the model named by the caller reads each claim against its best evidence windows, as
@@ -86,4 +88,4 @@ class EntailmentDetector(LocalVerifier):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return f"nli:{self.model_name}"
+        return f"{getattr(self.claim_checker, 'family', 'nli')}:{self.model_name}"

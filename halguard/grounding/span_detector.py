@@ -112,11 +112,9 @@ class SpanDetector(Detector):
         if layout not in LAYOUTS:
             msg = f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}"
             raise InvalidInputError(msg)
-        if reading not in READINGS:
-            msg = f"reading must be one of {', '.join(READINGS)}, got {reading!r}"
-            raise InvalidInputError(msg)
-        if reading == "reference" and layout != "lettucedetect":
-            msg = "reading='reference' is LettuceDetect's own reading: it takes layout='lettucedetect'"
+        if reading not in READINGS or (reading == "reference" and layout != "lettucedetect"):
+            msg = (f"reading must be one of {', '.join(READINGS)} (reference: LettuceDetect's own reading, with "
+                   f"layout='lettucedetect'), got reading={reading!r} with layout={layout!r}")
             raise InvalidInputError(msg)
         for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))

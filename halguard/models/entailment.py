@@ -24,6 +24,7 @@ from typing import Any
 
 from halguard.errors import InvalidInputError
 from halguard.models.labels import LabelMap, label_map
+from halguard.models.readings.pair_inputs import PairInputs
 from halguard.text.segment import check_deadline
 from halguard.util.cache_budgets import MEANING_SCORES_BYTES
 from halguard.util.memo import BytesLRU
@@ -113,14 +114,20 @@ class EntailmentScorer:
         device: ``cpu`` (default), ``cuda`` / ``cuda:N`` or ``mps``.
         int8: Run the linear layers in int8 on CPU (None: as the config's ``halguard_runtime`` says; off for other
             models).
+        inputs: How a pair is fed to the model (:class:`~halguard.models.readings.pair_inputs.PairInputs`; default
+            a cross-encoder's pair encoding).
+        family: The detector family's name prefix (``nli``, ``minicheck``, ``hhem``), for ``Verdict.detector``.
     """
 
     _instances: weakref.WeakSet[EntailmentScorer] = weakref.WeakSet()
 
     def __init__(self, model: Any, tokenizer: Any, labels: LabelMap, *, name: str, max_length: int | None = None,
-                 batch_size: int | None = None, device: str | None = None, int8: bool | None = None) -> None:
+                 batch_size: int | None = None, device: str | None = None, int8: bool | None = None,
+                 inputs: PairInputs | None = None, family: str = "nli") -> None:
         runtime = runtime_of(model.config)
         self.name = name
+        self.family = family
+        self.pair_inputs = inputs if inputs is not None else PairInputs("cross-encoder")
         self.labels = labels
         self.device = check_device(device)
         self.batch_size = _positive("batch_size", batch_size if batch_size is not None
@@ -128,7 +135,7 @@ class EntailmentScorer:
         self.max_length = _positive("max_length", max_length if max_length is not None
                                     else runtime.get("max_length") or _model_window(model, tokenizer))
         self.tokenizer = tokenizer
-        self._special = tokenizer.num_special_tokens_to_add(pair=True)
+        self._special = self.pair_inputs.overhead(tokenizer)
         if self.max_length - self._special < 8:
             msg = f"max_length={self.max_length} leaves no room for a premise and a claim (model {name})"
             raise InvalidInputError(msg)
@@ -264,7 +271,33 @@ class EntailmentScorer:
                 units.append(_Unit(pair, p, premise[s:e], claim[a:b], a))
         return units
 
+    def support(self, premises: Sequence[str], claims: Sequence[str], *, truncate: bool = True) -> list[float]:
+        """P(supported) of each (premise, claim) as one forward pass reads it (no windows: the caller sized the
+        pairs, or wants the model's own truncation). Call it inside :meth:`running`."""
+        enc = self.pair_inputs.encode(self.tokenizer, premises, claims, self.max_length, truncate=truncate)
+        inputs = {k: enc[k] for k in self._inputs if k in enc}
+        if self.device is not None:
+            inputs = {k: v.to(self.device) for k, v in inputs.items()}
+        return self.pair_inputs.support(self.model, inputs, self.labels).detach().cpu().tolist()
+
+    def running(self, num_threads: int | None = 1) -> Any:
+        """The context a forward pass runs in: this scorer's lock, ``num_threads`` torch threads, no autograd."""
+        import contextlib
+
+        import torch
+
+        from halguard.util.threads import torch_threads
+
+        stack = contextlib.ExitStack()
+        stack.enter_context(self._run_lock)
+        stack.enter_context(torch_threads(num_threads))
+        stack.enter_context(torch.inference_mode())
+        return stack
+
     def _forward(self, batch: list[_Unit]) -> tuple[list[float], list[tuple[tuple[int, int], ...]]]:
+        if not self.pair_inputs.paired:
+            support = self.support([u.premise for u in batch], [u.claim for u in batch])
+            return [1.0 - p for p in support], [()] * len(batch)
         # "longest_first" as in training; a window is sized to fit, so nothing is cut but the odd piece a
         # substring tokenizes into at its edge (which the overlap reads in the next window).
         enc = self.tokenizer([u.premise for u in batch], [u.claim for u in batch], truncation="longest_first",

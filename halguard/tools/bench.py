@@ -332,6 +332,7 @@ def bench(paths: list[Path], *, detector: str = "local", limit: int | None = Non
           threshold: float | None = None, progress: bool = True, llm_url: str | None = None,
           llm_model: str | None = None, compare: Sequence[str] = (),
           compared_preds: dict[str, list[dict[str, Any]]] | None = None,
+          detector_options: dict[str, Any] | None = None,
           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run the whole benchmark; returns (report, the main detector's per-row predictions).
 
@@ -367,7 +368,8 @@ def bench(paths: list[Path], *, detector: str = "local", limit: int | None = Non
         raise InvalidInputError(msg)
     # Every detector is built before any runs: a bad option (an LLM detector without --llm-url) fails in seconds,
     # not after the main run. Building loads no model; warm_up does, in _run_one.
-    detectors = [make_detector(n, threshold, llm_url=llm_url, llm_model=llm_model) for n in names]
+    detectors = [make_detector(n, threshold, llm_url=llm_url, llm_model=llm_model,
+                               **(detector_options or {} if i == 0 else {})) for i, n in enumerate(names)]
     rows = load_rows(paths, task=task, limit=limit)
     # Without compare the run is as it always was; with it every detector starts from the same empty caches.
     fresh = bool(compare)

@@ -152,22 +152,22 @@ def _budget_words(false_alarm_budget: float | None) -> str:
 
 def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit: int | None = None,
                     predictions: Path | None = None, base: Calibration | Literal["default"] | None = "default",
-                    floor: float = THRESHOLD_FLOOR, progress: bool = True,
-                    detector: str = "local",
-                    false_alarm_budget: float | None = None) -> tuple[Calibration, dict[str, Any]]:
+                    floor: float = THRESHOLD_FLOOR, progress: bool = True, detector: str = "local",
+                    false_alarm_budget: float | None = None,
+                    detector_options: dict[str, Any] | None = None) -> tuple[Calibration, dict[str, Any]]:
     """Score (or read the scores of) the labelled rows of ``paths``, fit, cross-validate; returns the calibration
     (its ``provenance`` holds the cross-validated figures) and the report.
 
     ``base``: the calibration whose entries shapes with too few rows keep (``"default"``: the shipped one; None:
     such shapes get no entry and use the fallback). ``detector``: the :func:`~halguard.detectors.make_detector`
     name whose scores are calibrated (run without a calibration, so its raw risk is what is fitted); a model
-    detector (``nli:...``, ``spans:...``) is loaded before any row is read.
+    detector (``nli:...``, ``spans:...``; ``detector_options`` by name) is loaded before any row is read.
     """
     from halguard.detectors import make_detector
     from halguard.tools.bench import load_rows, run_rows
 
     # Built first: a wrong name or a missing model fails before the rows are read and scored.
-    scorer = None if predictions is not None else _uncalibrated(detector, make_detector)
+    scorer = None if predictions is not None else _uncalibrated(detector, make_detector, detector_options or {})
     if base == "default":
         base = Calibration.default()
 
@@ -239,13 +239,13 @@ def to_markdown(calibration: Calibration, report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _uncalibrated(name: str, make_detector: Any) -> Any:
+def _uncalibrated(name: str, make_detector: Any, options: dict[str, Any]) -> Any:
     """The detector ``name`` scoring with its raw risk (no calibration), as calibration fits it."""
     from halguard.grounding.verifier import LocalVerifier
 
-    if name in ("local", "local-meaning"):
+    if name in ("local", "local-meaning") and not options:
         return LocalVerifier(calibration=None, meaning=name == "local-meaning")
-    detector = make_detector(name)
+    detector = make_detector(name, **options)
     if getattr(detector, "calibration", None) is not None:
         detector.calibration = None  # fitted on the raw risk, whatever the model ships with
     return detector

@@ -19,8 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from halguard.detectors import DETECTORS, check_detector_name
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
+from halguard.tools.detector_args import DETECTOR_HELP as _DETECTOR_HELP
+from halguard.tools.detector_args import add_option_argument
+from halguard.tools.detector_args import detector_name as _detector_name
+from halguard.tools.detector_args import options as _options
 from halguard.util.files import files_in, read_bytes_limited, read_stream_limited, require_regular_file
 
 __all__ = ["main"]
@@ -32,18 +35,6 @@ EXIT_SUPPORTED, EXIT_HALLUCINATED, EXIT_UNVERIFIED = 0, 1, 2
 UTF8_MAX_BYTES_PER_CHAR = 4
 # Read limits for a detector that states none (an LLM judge): LocalVerifier's defaults.
 _DEFAULT_MAX_ANSWER_CHARS, _DEFAULT_MAX_CONTEXT_CHARS = 100_000, 1_000_000
-
-
-_DETECTOR_HELP = (f"one of {', '.join(DETECTORS)}, or nli:<model> (an entailment model reading halguard's claims) / "
-                  "spans:<model> (a span model), <model> a Hugging Face id (pin it with @<revision>) or a folder")
-
-
-def _detector_name(value: str) -> str:
-    """argparse type of a detector name: checked without loading anything."""
-    try:
-        return check_detector_name(value)
-    except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,6 +68,7 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
                        help="risk threshold for every answer shape (default: the calibration's per-shape one)")
     check.add_argument("--calibration", default=None, help="a calibration JSON from 'halguard calibrate'")
     check.add_argument("--detector", type=_detector_name, default="local", help=f"the detector: {_DETECTOR_HELP}")
+    add_option_argument(check)
     check.add_argument("--device", default=None, help="cpu, cuda or mps for an nli: or spans: model")
 
 
@@ -89,6 +81,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
                             "(LocalVerifier(meaning=True)); llm-judge: a prompted grounding judge; pas2: paraphrase sampling with the model "
                             "as paraphraser, answerer and judge; budget: the evidence budget after the local "
                             "verifier; these three on an OpenAI-compatible server (--llm-url)")
+    add_option_argument(bench)
     bench.add_argument("--compare", action="append", type=_detector_name, default=None, metavar="NAME",
                        help="also run this detector over the same rows, after the --detector one, with the same "
                             "--llm-url, --llm-model and --threshold; the report adds a side-by-side table "
@@ -121,6 +114,7 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
                      help="where a field is in the rows: id, question, answer, contexts, model, timestamp, cluster "
                           "(dotted paths; [] maps over a list, e.g. contexts=outputs.docs[].page_content)")
     aud.add_argument("--detector", type=_detector_name, default="local", metavar="NAME", help=_DETECTOR_HELP)
+    add_option_argument(aud)
     aud.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="local: this process; ray: Ray Data (pip install \"halguard[ray]\")")
     aud.add_argument("--address", default=None, help="Ray cluster address (default: start Ray on this machine)")
@@ -142,6 +136,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("--detector", type=_detector_name, default="local", metavar="NAME",
                      help=f"the detector whose scores are calibrated: {_DETECTOR_HELP} (the LLM detectors are "
                           "calibrated from a 'halguard bench --jsonl-out' file: --predictions)")
+    add_option_argument(cal)
     cal.add_argument("--folds", type=int, default=5, help="grouped cross-validation folds for the reported figures")
     cal.add_argument("--limit", type=int, default=None, help="first N rows of each file")
     cal.add_argument("--base", default=None,
@@ -243,7 +238,8 @@ def _check(args: argparse.Namespace) -> int:
         msg = "rows carry their own question and contexts: --question, --context and --context-file go with --answer"
         raise HalguardError(msg)
     # the weak threshold follows the threshold; a missing model fails here, before any input is read
-    verifier = make_detector(args.detector, args.threshold, calibration=args.calibration, device=args.device)
+    verifier = make_detector(args.detector, args.threshold, calibration=args.calibration, device=args.device,
+                             **_options(args))
     if args.rows is not None:
         return _check_rows(args, verifier)
     answer = _read_answer(args.answer, getattr(verifier, "max_answer_chars", _DEFAULT_MAX_ANSWER_CHARS))
@@ -343,7 +339,8 @@ def _bench(args: argparse.Namespace) -> int:
     compared_preds: dict[str, list] = {}
     report, preds = bench(_require_files(args.files), detector=args.detector, limit=args.limit,
                           task=args.task, threshold=args.threshold, progress=not args.quiet, llm_url=args.llm_url,
-                          llm_model=args.llm_model, compare=args.compare or (), compared_preds=compared_preds)
+                          llm_model=args.llm_model, compare=args.compare or (), compared_preds=compared_preds,
+                          detector_options=_options(args))
     markdown = to_markdown(report)
     print(markdown)
     if args.json_out:
@@ -371,7 +368,7 @@ def _audit(args: argparse.Namespace) -> int:
     result = audit(args.inputs, args.out, detector=args.detector, engine=args.engine, fields=FieldMap.parse(args.map),
                    address=args.address, num_actors=args.num_actors, batch_size=args.batch_size,
                    threshold=args.threshold, llm_url=args.llm_url, llm_model=args.llm_model,
-                   llm_concurrency=args.llm_concurrency, progress=not args.quiet)
+                   llm_concurrency=args.llm_concurrency, progress=not args.quiet, detector_options=_options(args))
     s = result.summary
     shown = ", ".join(str(f) for f in result.files[:5]) + (f" and {len(result.files) - 5} more"
                                                           if len(result.files) > 5 else "")
@@ -408,7 +405,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     calibration, report = calibrate_files(files, folds=args.folds, limit=args.limit,
                                           predictions=Path(args.predictions) if args.predictions else None,
                                           base=base, floor=floor, progress=not args.quiet, detector=args.detector,
-                                          false_alarm_budget=budget)
+                                          false_alarm_budget=budget, detector_options=_options(args))
     calibration.save(args.out)
     markdown = to_markdown(calibration, report)
     print(markdown)
