@@ -29,7 +29,8 @@ def default_detector() -> Detector:
 
 def resolve_detector(detector: Any) -> Detector:
     """``detector``, or the shared default when it is None, or the detector a name stands for (``"local"``,
-    ``"local-meaning"``, ``"naive"``, ``"nli:<model>"``, ``"spans:<model>"``: :func:`halguard.detectors.make_detector`,
+    ``"local-meaning"``, ``"naive"``, ``"nli:<model>"``, ``"hhem:<model>"``, ``"minicheck:<model>"``,
+    ``"spans:<model>"``: :func:`halguard.detectors.make_detector`,
     built now); the one place a component picks its detector.
 
     Raises:

@@ -12,7 +12,8 @@ from halguard.detector import Detector
 from halguard.errors import InvalidInputError
 from halguard.schema import Verdict
 from halguard.tools.bench import bench, make_detector, to_markdown
-from halguard.tools.cli import DETECTORS, _parser, main
+from halguard.detectors import DETECTORS
+from halguard.tools.cli import _parser, main
 
 ROWS = [
     {"id": "r1", "task_type": "QA", "question": "How tall?", "context": ["The tower is 330 metres tall."],

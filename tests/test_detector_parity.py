@@ -60,6 +60,22 @@ def test_reference_spans_are_lettucedetects_own(span_models, model, row):
 
 
 @pytest.mark.parametrize("model", ["modernbert-bytes", "bert-wordpiece"])
+@pytest.mark.parametrize("row", ["short", "summary", "unicode"])
+def test_inside_one_window_both_readings_give_the_authors_spans(span_models, model, row):
+    """The default reading differs from the authors' only where the input takes several windows."""
+    passages, answer, question = ROWS[row]
+    window = WINDOWS[model]
+    evidence = SpanDetector(span_models[model], max_length=window)
+    reference = SpanDetector(span_models[model], reading="reference", max_length=window)
+    assert len(evidence._units(answer, passages, question)) == 1
+    spans = [(s.start, s.end, round(s.confidence, 4)) for s in reference.verify(answer, passages,
+                                                                                 question=question).spans]
+    assert [(s.start, s.end, round(s.confidence, 4)) for s in evidence._verdict(
+        answer, passages, question, sorted(evidence._token_risks(answer, passages, question, None).items())).spans
+    ] == spans
+
+
+@pytest.mark.parametrize("model", ["modernbert-bytes", "bert-wordpiece"])
 def test_the_rows_exercise_what_they_claim(span_models, model):
     from transformers import AutoTokenizer
 

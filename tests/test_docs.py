@@ -370,8 +370,9 @@ def test_model_card_page():
 
 
 def test_detectors_page():
-    exported, offline = run_page("detectors.md", {})
+    options, exported, offline = run_page("detectors.md", {})
     assert exported == ["hallucinated", "supported"] and offline == ["True"]
+    assert options == ["('max_length', 512)", "{'reading': 'reference'}", "True"]
 
 
 def test_guarantees_page(verifier):

@@ -5,6 +5,8 @@
 - :mod:`.labels`: what each output class of an entailment model means (from its ``id2label``, or given);
 - :mod:`.entailment`: (premise, claim) pairs scored by any sequence-classification entailment model, long
   premises windowed;
+- :mod:`.readings`: the field's detectors (HHEM-2.1-open, MiniCheck, LettuceDetect) fed and read as their authors'
+  code does;
 (halguard's own claim checker as a Hugging Face model, and its export, are in
 :mod:`halguard.grounding.meaning.hf_model`: the grounding layer builds on this one.)
 
