@@ -63,12 +63,13 @@ def config(family: str, vocab_size: int, **extra):
     raise ValueError(family)
 
 
-def save(family: str, kind: str, folder: Path, *, seed: int = 0, **extra) -> Path:
-    """A random ``family`` model for ``kind`` ("sequence" or "token" classification) saved to ``folder``."""
+def save(family: str, kind: str, folder: Path, *, seed: int = 0, tok=None, **extra) -> Path:
+    """A random ``family`` model for ``kind`` ("sequence" or "token" classification) saved to ``folder``, with
+    ``tok`` (default :func:`tokenizer`)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
 
-    tok = tokenizer()
+    tok = tok if tok is not None else tokenizer()
     if family in ("roberta", "deberta-v2", "modernbert"):  # no token types in these families' inputs
         tok.model_input_names = ["input_ids", "attention_mask"]
     torch.manual_seed(seed)
@@ -112,20 +113,9 @@ def byte_level_tokenizer(max_length: int = MAX_POSITIONS):
 
 def save_byte_level(family: str, kind: str, folder: Path, *, seed: int = 0, **extra) -> Path:
     """:func:`save` with :func:`byte_level_tokenizer`."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
-
     tok = byte_level_tokenizer()
     tok.model_input_names = ["input_ids", "attention_mask"]
-    torch.manual_seed(seed)
-    cfg = config(family, len(tok), **extra)
-    auto = AutoModelForSequenceClassification if kind == "sequence" else AutoModelForTokenClassification
-    model = auto.from_config(cfg)
-    model.eval()
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder, safe_serialization=True)
-    tok.save_pretrained(folder)
-    return folder
+    return save(family, kind, folder, seed=seed, tok=tok, **extra)
 
 
 def t5_tokenizer(max_length: int = 512):

@@ -19,33 +19,23 @@ claim).
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
-from halguard.detector import Detector
-from halguard.errors import InputTypeError, InvalidInputError
-from halguard.grounding.calibration import Calibration
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS
-from halguard.grounding.job import Unverifiable, check_context_length, check_text_lengths, read_inputs
+from halguard.grounding.job import Unverifiable
+from halguard.grounding.model_detector import ModelDetector
 from halguard.grounding.profile import answer_profile
-from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
 from halguard.grounding.verifier import DEFAULT_MAX_QUESTION_CHARS, DEFAULT_TIME_BUDGET_S
 from halguard.models.entailment import EntailmentScorer
 from halguard.schema import ClaimStatus, ClaimVerdict, Verdict
-from halguard.text.contexts import normalize_contexts
-from halguard.text.segment import BudgetExceeded, check_deadline
-from halguard.util.options import require_positive_int, require_positive_number
+from halguard.text.segment import check_deadline
 
 __all__ = ["ReferenceDetector"]
 
 _REASON = "the model, reading the whole answer against the whole context as its authors do, finds it unsupported"
 
 
-class _TooLong(Exception):  # noqa: N818 - internal signal, turned into an "unverified" verdict
-    pass
-
-
-class ReferenceDetector(Detector):
+class ReferenceDetector(ModelDetector):
     """The authors' reading of an entailment-style model over a whole answer.
 
     Args:
@@ -64,28 +54,12 @@ class ReferenceDetector(Detector):
                  num_threads: int | None = DEFAULT_NUM_THREADS, time_budget_s: float | None = DEFAULT_TIME_BUDGET_S,
                  max_answer_chars: int = 100_000, max_context_chars: int = 1_000_000,
                  max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS, sentences: Any = None) -> None:
-        from halguard.grounding.verifier_options import load_calibration
-
-        for label, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not 0.0 <= value <= 1.0):
-                msg = f"{label} must be a number from 0 to 1, got {value!r}"
-                raise InvalidInputError(msg)
-        for label, value in (("max_answer_chars", max_answer_chars), ("max_context_chars", max_context_chars),
-                             ("max_question_chars", max_question_chars)):
-            require_positive_int(label, value)
-        if num_threads is not None:
-            require_positive_int("num_threads", num_threads)
-        require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
+        self._set_options(threshold=threshold, weak_threshold=weak_threshold, calibration=calibration,
+                          num_threads=num_threads, time_budget_s=time_budget_s, max_answer_chars=max_answer_chars,
+                          max_context_chars=max_context_chars, max_question_chars=max_question_chars)
         self.scorer = scorer
         self.model_name = scorer.name
-        self.calibration: Calibration | None = (None if calibration is None
-                                                else load_calibration(calibration, meaning=False))
-        self._fixed_threshold, self._fixed_weak = threshold, weak_threshold
-        self.threshold = threshold if threshold is not None else DEFAULT_THRESHOLD
-        self.num_threads, self.time_budget_s = num_threads, time_budget_s
-        self.max_answer_chars, self.max_context_chars = max_answer_chars, max_context_chars
-        self.max_question_chars = max_question_chars
+        self.load_seconds = scorer.load_seconds
         self._sentences = sentences
         if scorer.pair_inputs.family.startswith("minicheck") and sentences is None:
             from halguard.models.readings.minicheck import punkt_sentences
@@ -100,64 +74,10 @@ class ReferenceDetector(Detector):
     def class_name(cls) -> str:
         return "ReferenceDetector"
 
-    def warm_up(self) -> float:
-        """Loaded at construction: returns the seconds that took."""
-        return self.scorer.load_seconds
-
-    def operating_point(self, profile: str | None) -> tuple[float, float]:
-        """``(threshold, weak_threshold)`` for an answer of this shape (explicit ones win over the calibration)."""
-        if self.calibration is None:
-            threshold, weak = DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
-        else:
-            entry = self.calibration.for_profile(profile)
-            threshold, weak = entry.threshold, entry.weak_threshold
-        if self._fixed_threshold is not None:
-            threshold = self._fixed_threshold
-            weak = min(DEFAULT_WEAK_THRESHOLD, threshold) if self._fixed_weak is None else weak
-        if self._fixed_weak is not None:
-            weak = self._fixed_weak
-        return threshold, min(weak, threshold)
-
-    def _unverified(self, code: str, message: str) -> Verdict:
-        return Verdict.unverified(code, message, detector=self.name, threshold=self.threshold)
-
-    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
-        """Check ``answer`` against ``contexts``: bad types raise, anything that cannot be checked is ``unverified``.
-
-        Raises:
-            InputTypeError: The answer is not a str, the question not a str or None, or a context has a bad type.
-        """
-        started = time.perf_counter()
-        sources = read_inputs(answer, contexts, question)
-        verdict = self._check(answer, contexts, sources, question)
-        verdict.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        return verdict
-
-    def _check(self, answer: str, contexts: Any, sources: list, question: str | None) -> Verdict:
-        if not answer.strip():
-            return self._unverified("empty_answer", "the answer is empty; there is nothing to check")
-        try:
-            check_text_lengths(answer, question, max_answer_chars=self.max_answer_chars,
-                               max_question_chars=self.max_question_chars)
-            if not sources:
-                return self._unverified("no_context", "no retrieved context to check the answer against")
-            check_context_length(sources, max_context_chars=self.max_context_chars)
-        except Unverifiable as exc:
-            return self._unverified(exc.code, exc.message)
-        document = "\n".join(s.text for s in normalize_contexts(contexts))
-        deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
-        try:
-            with self.scorer.running(self.num_threads):
-                support = self._support(document, answer, deadline)
-        except _TooLong as why:
-            return self._unverified("context_too_long", str(why))
-        except BudgetExceeded:
-            return self._unverified("budget_exceeded", f"the check did not finish within time_budget_s="
-                                    f"{self.time_budget_s} s; it was stopped, not shortened")
-        except (InputTypeError, InvalidInputError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
-            return self._unverified("internal_error", f"the model failed: {type(exc).__name__}: {exc}")
+    def _read(self, answer: str, sources: list, passages: list[str], question: str | None,
+              deadline: float | None) -> Verdict:
+        with self.scorer.running(self.num_threads):
+            support = self._support("\n".join(passages), answer, deadline)
         return self._verdict(answer, [s.text for s in sources], question, 1.0 - support)
 
     def _support(self, document: str, answer: str, deadline: float | None) -> float:
@@ -174,7 +94,7 @@ class ReferenceDetector(Detector):
             if pieces > scorer.max_length:
                 msg = (f"HHEM reads the whole context untruncated: {pieces:,} pieces, over max_length="
                        f"{scorer.max_length:,} (reading='evidence' reads long contexts in windows)")
-                raise _TooLong(msg)
+                raise Unverifiable("context_too_long", msg)
             return scorer.support([document], [answer], truncate=False)[0]
         chunks = document_chunks(document, family=family, tokenizer=scorer.tokenizer, split=self._sentences,
                                  max_input_length=scorer.max_length)

@@ -19,7 +19,7 @@ Two readings (``reading=``):
   probability over the chunks, the answer kept whole (an answer longer than the window is ``unverified``), its
   window of 4,096 pieces. Its spans (start, end, confidence) are the verdict's.
 
-Both keep blank passages (so "passage i" numbers are the caller's), feed the model no token types (LettuceDetect
+Both keep blank passages (numbered, as LettuceDetect numbers them), feed the model no token types (LettuceDetect
 never does), keep whitespace inside a span's edge tokens as the authors do, and read byte-level tokens that share a
 character range one by one.
 """
@@ -32,23 +32,20 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from halguard.detector import Detector
-from halguard.errors import InputTypeError, InvalidInputError, ModelLoadError
-from halguard.grounding.calibration import Calibration
+from halguard.errors import InvalidInputError, ModelLoadError
 from halguard.grounding.embedding import DEFAULT_NUM_THREADS, torch_threads
 from halguard.grounding.findings import deterministic_findings, overrule
-from halguard.grounding.job import Unverifiable, check_context_length, check_text_lengths, read_inputs
+from halguard.grounding.job import Unverifiable
+from halguard.grounding.model_detector import ModelDetector
 from halguard.grounding.profile import answer_profile
-from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
 from halguard.grounding.verifier import DEFAULT_MAX_QUESTION_CHARS, DEFAULT_TIME_BUDGET_S
 from halguard.models.entailment import check_device
 from halguard.models.labels import _role
 from halguard.schema import ClaimStatus, ClaimVerdict, UnsupportedSpan, Verdict
 from halguard.models.readings import READINGS
 from halguard.models.readings import lettucedetect as lettuce
-from halguard.text.contexts import normalize_contexts
-from halguard.text.segment import BudgetExceeded, check_deadline, split_sentences
-from halguard.util.options import require_positive_int, require_positive_number
+from halguard.text.segment import check_deadline, split_sentences
+from halguard.util.options import require_positive_int
 
 __all__ = ["LAYOUTS", "SpanDetector"]
 
@@ -67,7 +64,7 @@ class _NoRoom(Exception):  # noqa: N818 - internal signal, turned into an "unver
     """The question (and the prompt around it) fills the model's window: no room left for the context."""
 
 
-class SpanDetector(Detector):
+class SpanDetector(ModelDetector):
     """Unsupported spans of an answer from a Hugging Face token-classification model.
 
     Args:
@@ -105,7 +102,6 @@ class SpanDetector(Detector):
                  time_budget_s: float | None = DEFAULT_TIME_BUDGET_S, max_answer_chars: int = 100_000,
                  max_context_chars: int = 1_000_000, max_question_chars: int = DEFAULT_MAX_QUESTION_CHARS,
                  quiet: bool = True) -> None:
-        from halguard.grounding.verifier_options import load_calibration
         from halguard.models.entailment import _model_window
         from halguard.models.hub import load_pretrained
 
@@ -116,21 +112,11 @@ class SpanDetector(Detector):
             msg = (f"reading must be one of {', '.join(READINGS)} (reference: LettuceDetect's own reading, with "
                    f"layout='lettucedetect'), got reading={reading!r} with layout={layout!r}")
             raise InvalidInputError(msg)
-        for name, value in (("threshold", threshold), ("weak_threshold", weak_threshold)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not 0.0 <= value <= 1.0):
-                msg = f"{name} must be a number from 0 to 1, got {value!r}"
-                raise InvalidInputError(msg)
         require_positive_int("batch_size", batch_size)
-        for name, value in (("max_answer_chars", max_answer_chars), ("max_context_chars", max_context_chars),
-                            ("max_question_chars", max_question_chars)):
-            require_positive_int(name, value)
-        if num_threads is not None:
-            require_positive_int("num_threads", num_threads)
-        require_positive_number("time_budget_s", time_budget_s, allow_none=True, unit="seconds")
+        self._set_options(threshold=threshold, weak_threshold=weak_threshold, calibration=calibration,
+                          num_threads=num_threads, time_budget_s=time_budget_s, max_answer_chars=max_answer_chars,
+                          max_context_chars=max_context_chars, max_question_chars=max_question_chars)
         self.device = check_device(device)
-        self.calibration: Calibration | None = (None if calibration is None
-                                                else load_calibration(calibration, meaning=False))
         started = time.perf_counter()
 
         def auto():
@@ -154,12 +140,6 @@ class SpanDetector(Detector):
         self.max_length = max_length
         require_positive_int("max_length", self.max_length)
         self._special = tokenizer.num_special_tokens_to_add(pair=True)
-        self._fixed_threshold, self._fixed_weak = threshold, weak_threshold
-        self.threshold = threshold if threshold is not None else DEFAULT_THRESHOLD
-        self.num_threads = num_threads
-        self.time_budget_s = time_budget_s
-        self.max_answer_chars, self.max_context_chars = max_answer_chars, max_context_chars
-        self.max_question_chars = max_question_chars
         # No token types, whatever the family: LettuceDetect trains and reads its span models without them (a
         # BERT-family model given them matched 0 of 585 of its tokens).
         self._inputs = ("input_ids", "attention_mask")
@@ -173,70 +153,17 @@ class SpanDetector(Detector):
     def class_name(cls) -> str:
         return "SpanDetector"
 
-    def warm_up(self) -> float:
-        """Loaded at construction: returns the seconds that took."""
-        return self.load_seconds
-
-    def operating_point(self, profile: str | None) -> tuple[float, float]:
-        """``(threshold, weak_threshold)`` for an answer of this shape (explicit ones win over the calibration)."""
-        if self.calibration is None:
-            threshold, weak = DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD
-        else:
-            entry = self.calibration.for_profile(profile)
-            threshold, weak = entry.threshold, entry.weak_threshold
-        if self._fixed_threshold is not None:
-            threshold = self._fixed_threshold
-            weak = min(DEFAULT_WEAK_THRESHOLD, threshold) if self._fixed_weak is None else weak
-        if self._fixed_weak is not None:
-            weak = self._fixed_weak
-        return threshold, min(weak, threshold)
-
-    def _unverified(self, code: str, message: str) -> Verdict:
-        return Verdict.unverified(code, message, detector=self.name, threshold=self.threshold)
-
-    def verify(self, answer: str, contexts: Any, *, question: str | None = None) -> Verdict:
-        """Check ``answer`` against ``contexts``: bad types raise, anything that cannot be checked is ``unverified``.
-
-        Raises:
-            InputTypeError: The answer is not a str, the question not a str or None, or a context has a bad type.
-        """
-        started = time.perf_counter()
-        sources = read_inputs(answer, contexts, question)
-        # The passages as given, blank ones included: the model reads "passage i" by the caller's numbering.
-        passages = [s.text for s in normalize_contexts(contexts)] if sources else []
-        verdict = self._check(answer, sources, passages, question, started)
-        verdict.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        return verdict
-
-    def _check(self, answer: str, sources: list, passages: list[str], question: str | None,
-               started: float) -> Verdict:
-        if not answer.strip():
-            return self._unverified("empty_answer", "the answer is empty; there is nothing to check")
-        try:
-            check_text_lengths(answer, question, max_answer_chars=self.max_answer_chars,
-                               max_question_chars=self.max_question_chars)
-            if not sources:
-                return self._unverified("no_context", "no retrieved context to check the answer against")
-            check_context_length(sources, max_context_chars=self.max_context_chars)
-        except Unverifiable as exc:
-            return self._unverified(exc.code, exc.message)
-        deadline = None if self.time_budget_s is None else time.monotonic() + self.time_budget_s
+    def _read(self, answer: str, sources: list, passages: list[str], question: str | None,
+              deadline: float | None) -> Verdict:
         try:
             if self.reading == "reference":
                 return self._reference_verdict(answer, passages, question, deadline)
             risks = self._token_risks(answer, passages, question, deadline)
         except _NoRoom as why:
-            return self._unverified("question_too_long", str(why))
+            raise Unverifiable("question_too_long", str(why)) from why
         except lettuce.AnswerTooLong as why:
-            return self._unverified("answer_too_long", f"{why}; LettuceDetect's reading never splits an answer "
-                                    "(reading='evidence' reads it in parts)")
-        except BudgetExceeded:
-            return self._unverified("budget_exceeded", f"the check did not finish within time_budget_s="
-                                    f"{self.time_budget_s} s; it was stopped, not shortened")
-        except (InputTypeError, InvalidInputError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a guardrail turns its own failures into "unverified"
-            return self._unverified("internal_error", f"the span model failed: {type(exc).__name__}: {exc}")
+            msg = f"{why}; LettuceDetect's reading never splits an answer (reading='evidence' reads it in parts)"
+            raise Unverifiable("answer_too_long", msg) from why
         verdict = self._verdict(answer, passages, question, sorted(risks.items()))
         if verdict.label != "supported":
             return verdict
