@@ -410,3 +410,17 @@ def test_families_work_through_the_adapters(hhem, minicheck):
         nodes = [NodeWithScore(node=TextNode(text="JWST was launched in 2021.", id_="a"), score=0.9)]
         post = HalguardNodePostprocessor(detector=name).postprocess_nodes(nodes, query_str="When was JWST launched?")
         assert "halguard" in post[0].node.metadata
+
+
+def test_a_family_name_on_another_familys_model_names_the_family(hhem, tiny_models, tmp_path):
+    from halguard.detectors import make_detector
+    from halguard.errors import ModelLoadError, ModelNotAvailableError
+
+    with pytest.raises(ModelLoadError, match="not a MiniCheck model: its model_type is 'HHEMv2'"):
+        make_detector(f"minicheck:{hhem[0]}")
+    moved = tmp_path / "hhem-without-foundation"
+    moved.mkdir()
+    for f in hhem[0].iterdir():
+        (moved / f.name).write_bytes(f.read_bytes())
+    with pytest.raises(ModelNotAvailableError, match="is built on"):
+        make_detector(f"hhem:{moved}", foundation=str(tmp_path / "absent-flan"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from halguard.errors import ModelLoadError
+from halguard.errors import ModelLoadError, ModelNotAvailableError
 
 __all__ = ["HHEM_MODEL_TYPE", "REFERENCE_MAX_PIECES", "WINDOW_PIECES", "load_hhem"]
 
@@ -74,7 +74,11 @@ def load_hhem(name: str | os.PathLike[str], *, revision: str | None = None,
     if not isinstance(base, (str, os.PathLike)) or not str(base).strip():
         msg = f"model {text}: its config names no foundation (the T5 it is built on); pass foundation="
         raise ModelLoadError(msg)
-    base_folder = resolve_model(base, quiet=quiet)
+    try:
+        base_folder = resolve_model(base, quiet=quiet)
+    except ModelNotAvailableError as exc:
+        msg = f"HHEM {text} is built on {base}, whose config and tokenizer it needs: {exc}"
+        raise ModelNotAvailableError(msg) from exc
     check_folder_bounds(base_folder, os.fspath(base))
     model, tokenizer = _build(folder, base_folder, text, os.fspath(base), quiet)
     return EntailmentScorer(model, tokenizer, LabelMap(("unsupported", "supported")), name=text,

@@ -100,7 +100,8 @@ def load_minicheck(name: str | os.PathLike[str], *, revision: str | None = None,
     from halguard.models.readings.pair_inputs import MINICHECK_T5_LABEL_IDS, PairInputs
 
     text = os.fspath(name)
-    config = check_model_folder(resolve_model(name, revision=revision, quiet=quiet), text, trust_remote_code=False)
+    # The architecture first: a model of another family is named as such, whatever else is wrong with it.
+    config = check_model_folder(resolve_model(name, revision=revision, quiet=quiet), text, trust_remote_code=True)
     kind = config.get("model_type")
     if kind not in MAX_INPUT_LENGTH:
         msg = (f"model {text} is not a MiniCheck model: its model_type is {kind!r}, and minicheck: reads RoBERTa "
