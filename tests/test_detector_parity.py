@@ -424,3 +424,21 @@ def test_a_family_name_on_another_familys_model_names_the_family(hhem, tiny_mode
         (moved / f.name).write_bytes(f.read_bytes())
     with pytest.raises(ModelNotAvailableError, match="is built on"):
         make_detector(f"hhem:{moved}", foundation=str(tmp_path / "absent-flan"))
+
+
+def test_reference_readings_agree_sync_async_and_under_threads(hhem, span_models):
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from halguard.detectors import make_detector
+
+    detectors = [make_detector(f"hhem:{hhem[0]}", reading="reference"),
+                 SpanDetector(span_models["bert-wordpiece"], reading="reference", max_length=WINDOWS["bert-wordpiece"])]
+    rows = [ROWS[k] for k in ("short", "long", "blank passages", "unicode")]
+    for det in detectors:
+        alone = [det.verify(a, p, question=q).model_dump(exclude={"latency_ms"}) for p, a, q in rows]
+        with ThreadPoolExecutor(4) as pool:
+            threaded = list(pool.map(lambda r: det.verify(r[1], r[0], question=r[2]), rows * 2))
+        assert [v.model_dump(exclude={"latency_ms"}) for v in threaded] == alone * 2
+        p, a, q = rows[0]
+        assert asyncio.run(det.averify(a, p, question=q)).model_dump(exclude={"latency_ms"}) == alone[0]
