@@ -163,13 +163,14 @@ def main() -> None:
     parser.add_argument("--json-out", default=None)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--examples", default=None, help="write each claim with a finding to this JSONL file")
+    parser.add_argument("--meaning", action="store_true", help="LocalVerifier(meaning=True): with the claim checker")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(args.threads)
     from halguard import LocalVerifier
 
-    verifier = LocalVerifier()
+    verifier = LocalVerifier(meaning=args.meaning)
     verifier.warm_up()
     results = []
     examples = open(args.examples, "w", encoding="utf-8") if args.examples else None  # noqa: SIM115
