@@ -442,3 +442,25 @@ def test_reference_readings_agree_sync_async_and_under_threads(hhem, span_models
         assert [v.model_dump(exclude={"latency_ms"}) for v in threaded] == alone * 2
         p, a, q = rows[0]
         assert asyncio.run(det.averify(a, p, question=q)).model_dump(exclude={"latency_ms"}) == alone[0]
+
+
+def test_calibrate_and_bench_take_a_reference_reading(tmp_path, tiny_models):
+    import json
+
+    from halguard.detectors import make_detector
+    from halguard.tools.cli import main
+    from tests.test_trained_detectors_everywhere import ROWS as LABELLED
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps(r) + "\n" for r in LABELLED), encoding="utf-8")
+    name = f"nli:{tiny_models['nli-bert']}"
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", str(rows), "--detector", name, "--detector-option", "reading=reference", "--out",
+                 str(out), "--folds", "2", "--quiet"]) == 0
+    detector = make_detector(name, calibration=str(out), reading="reference")
+    verdict = detector.verify(LABELLED[0]["answer"], LABELLED[0]["context"])
+    assert verdict.probability is not None and len(verdict.claims) == 1
+    report = tmp_path / "bench.json"
+    assert main(["bench", str(rows), "--detector", name, "--detector-option", "reading=reference", "--limit", "6",
+                 "--quiet", "--json-out", str(report)]) == 0
+    assert json.loads(report.read_text())["detector"] == name
