@@ -464,3 +464,16 @@ def test_calibrate_and_bench_take_a_reference_reading(tmp_path, tiny_models):
     assert main(["bench", str(rows), "--detector", name, "--detector-option", "reading=reference", "--limit", "6",
                  "--quiet", "--json-out", str(report)]) == 0
     assert json.loads(report.read_text())["detector"] == name
+
+
+@pytest.mark.parametrize("reading", ["evidence", "reference"])
+def test_thousands_of_passages_finish_within_the_budget(span_models, reading):
+    import time
+
+    det = SpanDetector(span_models["bert-wordpiece"], reading=reading, max_length=WINDOWS["bert-wordpiece"],
+                       time_budget_s=1.0)
+    passages = ["", "The tower is in Paris.", "  "] * 2000
+    started = time.perf_counter()
+    verdict = det.verify("The tower is in Paris.", passages)
+    assert time.perf_counter() - started < 15
+    assert verdict.label == "unverified" and verdict.errors[0].code == "budget_exceeded"

@@ -256,8 +256,9 @@ class SpanDetector(ModelDetector):
         groups: list[list[str]] = []
         current: list[str] = []
         used = 0
+        frame = self._count(self._first_segment([""], None))
         for passage in passages:
-            size = self._count(self._first_segment([passage], None)) - self._count(self._first_segment([""], None))
+            size = self._count(self._first_segment([passage], None)) - frame
             if size > room:
                 if current:
                     groups.append(current)
