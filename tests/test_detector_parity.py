@@ -412,6 +412,28 @@ def test_families_work_through_the_adapters(hhem, minicheck):
         assert "halguard" in post[0].node.metadata
 
 
+def test_families_work_in_the_agent_middleware_and_query_engine(hhem, minicheck):
+    from llama_index.core import Document, Settings, VectorStoreIndex
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.llms import MockLLM
+
+    from halguard.detectors import make_detector
+    from langchain_halguard import HalguardMiddleware
+    from llamaindex_halguard import HalguardQueryEngine
+    from tests.jwst import GOOD, search_tool
+    from tests.test_middleware import agent, user
+
+    reference = make_detector(f"hhem:{hhem[0]}", reading="reference")
+    for detector in (reference, f"minicheck:{minicheck['roberta']}"):
+        name = detector if isinstance(detector, str) else detector.name
+        state = agent(search_tool(), GOOD, middleware=[HalguardMiddleware(detector=detector)]).invoke(user())
+        assert state["halguard"]["detector"] == name
+    Settings.embed_model = MockEmbedding(embed_dim=8)
+    index = VectorStoreIndex.from_documents([Document(text="JWST was launched in 2021.")])
+    engine = HalguardQueryEngine(index.as_query_engine(llm=MockLLM()), detector=reference)
+    assert engine.query("When was JWST launched?").metadata["halguard"]["detector"] == reference.name
+
+
 def test_a_family_name_on_another_familys_model_names_the_family(hhem, tiny_models, tmp_path):
     from halguard.detectors import make_detector
     from halguard.errors import ModelLoadError, ModelNotAvailableError
