@@ -499,3 +499,26 @@ def test_thousands_of_passages_finish_within_the_budget(span_models, reading):
     verdict = det.verify("The tower is in Paris.", passages)
     assert time.perf_counter() - started < 15
     assert verdict.label == "unverified" and verdict.errors[0].code == "budget_exceeded"
+
+
+def test_hhem_refuses_a_foundation_tokenizer_past_its_embedding_table(tmp_path):
+    import json
+
+    from safetensors.torch import save_file
+    from transformers import T5ForTokenClassification
+
+    from halguard.detectors import make_detector
+    from halguard.errors import ModelLoadError
+
+    foundation, folder = tmp_path / "flan", tmp_path / "hhem"
+    foundation.mkdir()
+    folder.mkdir()
+    small = tm.t5_config(50)  # 50 rows, and a tokenizer of several hundred tokens beside it
+    small.save_pretrained(foundation)
+    tm.t5_tokenizer().save_pretrained(foundation)
+    model = T5ForTokenClassification(small)
+    save_file({f"t5.{k}": v.clone().contiguous() for k, v in model.state_dict().items()
+               if k != "transformer.encoder.embed_tokens.weight"}, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"model_type": "HHEMv2", "foundation": str(foundation)}))
+    with pytest.raises(ModelLoadError, match="do not belong together"):
+        make_detector(f"hhem:{folder}")

@@ -88,4 +88,4 @@ class EntailmentDetector(LocalVerifier):
 
     @property
     def name(self) -> str:  # type: ignore[override]
-        return f"{getattr(self.claim_checker, 'family', 'nli')}:{self.model_name}"
+        return f"{self.claim_checker.family}:{self.model_name}"

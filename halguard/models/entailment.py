@@ -13,12 +13,13 @@ to ``num_threads`` for the run. Scores are cached per (premise, claim).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,17 +117,15 @@ class EntailmentScorer:
             models).
         inputs: How a pair is fed to the model (:class:`~halguard.models.readings.pair_inputs.PairInputs`; default
             a cross-encoder's pair encoding).
-        family: The detector family's name prefix (``nli``, ``minicheck``, ``hhem``), for ``Verdict.detector``.
     """
 
     _instances: weakref.WeakSet[EntailmentScorer] = weakref.WeakSet()
 
     def __init__(self, model: Any, tokenizer: Any, labels: LabelMap, *, name: str, max_length: int | None = None,
                  batch_size: int | None = None, device: str | None = None, int8: bool | None = None,
-                 inputs: PairInputs | None = None, family: str = "nli") -> None:
+                 inputs: PairInputs | None = None) -> None:
         runtime = runtime_of(model.config)
         self.name = name
-        self.family = family
         self.pair_inputs = inputs if inputs is not None else PairInputs("cross-encoder")
         self.labels = labels
         self.device = check_device(device)
@@ -190,6 +189,11 @@ class EntailmentScorer:
         scorer.load_seconds = time.perf_counter() - started
         return scorer
 
+    @property
+    def family(self) -> str:
+        """The detector name prefix of this model's family (``nli``, ``minicheck``, ``hhem``)."""
+        return self.pair_inputs.prefix
+
     @classmethod
     def clear_shared_caches(cls) -> None:
         """Empty every scorer's score cache (the models stay loaded)."""
@@ -223,12 +227,10 @@ class EntailmentScorer:
 
     def _score_pairs(self, premises: list[str], claims: list[str], num_threads: int | None,
                      deadline: float | None) -> list[MeaningScore]:
-        import torch
 
-        from halguard.util.threads import torch_threads
 
         # Tokenizing is inside the lock too: a fast tokenizer's truncation setting is state on the shared object.
-        with self._run_lock, torch_threads(num_threads), torch.inference_mode():
+        with self.running(num_threads):
             units = [u for i, (p, c) in enumerate(zip(premises, claims)) for u in self._units(i, p, c)]
             risks: list[float] = [0.0] * len(units)
             spans: list[tuple[tuple[int, int], ...]] = [()] * len(units)
@@ -280,19 +282,15 @@ class EntailmentScorer:
             inputs = {k: v.to(self.device) for k, v in inputs.items()}
         return self.pair_inputs.support(self.model, inputs, self.labels).detach().cpu().tolist()
 
-    def running(self, num_threads: int | None = 1) -> Any:
+    @contextlib.contextmanager
+    def running(self, num_threads: int | None = 1) -> Iterator[None]:
         """The context a forward pass runs in: this scorer's lock, ``num_threads`` torch threads, no autograd."""
-        import contextlib
-
         import torch
 
         from halguard.util.threads import torch_threads
 
-        stack = contextlib.ExitStack()
-        stack.enter_context(self._run_lock)
-        stack.enter_context(torch_threads(num_threads))
-        stack.enter_context(torch.inference_mode())
-        return stack
+        with self._run_lock, torch_threads(num_threads), torch.inference_mode():
+            yield
 
     def _forward(self, batch: list[_Unit]) -> tuple[list[float], list[tuple[tuple[int, int], ...]]]:
         if not self.pair_inputs.paired:

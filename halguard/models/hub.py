@@ -32,7 +32,7 @@ from halguard.errors import InvalidInputError, ModelLoadError, ModelNotAvailable
 from halguard.util.files import read_text_limited
 
 __all__ = ["CONFIG_BOUNDS", "MAX_MODEL_NAME_CHARS", "ModelNotAvailableError", "check_folder_bounds",
-           "check_model_folder", "load_pretrained", "offline", "resolve_model"]
+           "check_model_folder", "check_vocabulary", "load_pretrained", "offline", "resolve_model"]
 
 # What a download fetches: the config, tokenizer files and safetensors weights (never a pickle .bin); a model's own
 # code only with trust_remote_code.
@@ -343,12 +343,12 @@ def load_pretrained(name: str | os.PathLike[str], auto_class: Callable[[], Any],
         msg = (f"model {os.fspath(name)}: its tokenizer is not a fast (Rust) one, and halguard needs the character "
                "offsets only a fast tokenizer gives")
         raise ModelLoadError(msg)
-    _check_vocabulary(model, tokenizer, os.fspath(name))
+    check_vocabulary(model, tokenizer, os.fspath(name))
     model.eval()
     return model, tokenizer, folder
 
 
-def _check_vocabulary(model: Any, tokenizer: Any, name: str) -> None:
+def check_vocabulary(model: Any, tokenizer: Any, name: str) -> None:
     """A tokenizer that makes ids past the model's embedding table would fail every check ("index out of range"):
     refused at load, naming both sizes."""
     try:

@@ -83,11 +83,11 @@ def load_hhem(name: str | os.PathLike[str], *, revision: str | None = None,
     model, tokenizer = _build(folder, base_folder, text, os.fspath(base), quiet)
     return EntailmentScorer(model, tokenizer, LabelMap(("unsupported", "supported")), name=text,
                             max_length=max_length or WINDOW_PIECES, batch_size=batch_size, device=device, int8=False,
-                            inputs=PairInputs("hhem", prompt=_prompt(config)), family="hhem")
+                            inputs=PairInputs("hhem", prompt=_prompt(config)))
 
 
 def _build(folder: Any, base_folder: Any, name: str, base: str, quiet: bool) -> tuple[Any, Any]:
-    from halguard.models.hub import quiet_transformers
+    from halguard.models.hub import check_vocabulary, quiet_transformers
 
     try:
         import torch
@@ -125,5 +125,6 @@ def _build(folder: Any, base_folder: Any, name: str, base: str, quiet: bool) -> 
                "foundation the one it was trained on?")
         raise ModelLoadError(msg)
     model.load_state_dict({k: v.float() for k, v in ours.items()}, strict=False)
+    check_vocabulary(model, tokenizer, name)  # as load_pretrained does for every other model
     model.eval()
     return model, tokenizer

@@ -135,4 +135,4 @@ def load_minicheck(name: str | os.PathLike[str], *, revision: str | None = None,
         window = min(window, _model_window(model, tokenizer))
     return EntailmentScorer(model, tokenizer, LabelMap(("unsupported", "supported")), name=text,
                             max_length=max_length or window, batch_size=batch_size, device=device,
-                            int8=False, inputs=PairInputs(family, separator=tokenizer.eos_token), family="minicheck")
+                            int8=False, inputs=PairInputs(family, separator=tokenizer.eos_token))

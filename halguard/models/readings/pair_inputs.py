@@ -22,6 +22,7 @@ from typing import Any
 __all__ = ["FAMILIES", "HHEM_PROMPT", "MINICHECK_T5_LABEL_IDS", "PairInputs"]
 
 FAMILIES = ("cross-encoder", "minicheck", "minicheck-t5", "hhem")
+_PREFIXES = {"cross-encoder": "nli", "minicheck": "minicheck", "minicheck-t5": "minicheck", "hhem": "hhem"}
 # HHEM-2.1-open's config.prompt (its {text1} is the premise, {text2} the hypothesis).
 HHEM_PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
 # MiniCheck-Flan-T5's two label tokens in the T5 vocabulary: (no support, support).
@@ -42,6 +43,11 @@ class PairInputs:
     family: str
     separator: str = ""
     prompt: str = HHEM_PROMPT
+
+    @property
+    def prefix(self) -> str:
+        """The detector name prefix this family goes by (``nli``, ``minicheck``, ``hhem``)."""
+        return _PREFIXES[self.family]
 
     @property
     def paired(self) -> bool:
