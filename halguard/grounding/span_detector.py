@@ -253,29 +253,23 @@ class SpanDetector(ModelDetector):
         passage too long for a window alone is read in overlapping windows of its own, never cut."""
         from halguard.models.entailment import _windows
 
-        groups: list[list[str]] = []
-        current: list[str] = []
-        used = 0
+        items: list[str] = []
+        sizes: list[int] = []
         frame = self._count(self._first_segment([""], None))
         for passage in passages:
             size = self._count(self._first_segment([passage], None)) - frame
-            if size > room:
-                if current:
-                    groups.append(current)
-                    current, used = [], 0
-                offsets = self.tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True,
-                                         verbose=False)["offset_mapping"]
-                groups.extend([passage[s:e]] for s, e in _windows(passage, offsets, max(1, room - 8)))
+            if size <= room:
+                items.append(passage)
+                sizes.append(size)
                 continue
-            cost = size + (8 if current else 0)  # the next "passage i:" line and its newline
-            if used + cost > room and current:
-                groups.append(current)
-                current, used, cost = [], 0, size
-            current.append(passage)
-            used += cost
-        if current or not groups:
-            groups.append(current)
-        return groups
+            offsets = self.tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True,
+                                     verbose=False)["offset_mapping"]
+            for s, e in _windows(passage, offsets, max(1, room - 8)):
+                items.append(passage[s:e])
+                sizes.append(room)  # a whole window: it stands alone
+        # Eight pieces between two passages: the next "passage i:" line and its newline.
+        groups = lettuce.group_greedily(sizes, room, separator=8)
+        return [[items[i] for i in group] for group in groups] or [[]]
 
     def _verdict(self, answer: str, passages: list[str], question: str | None,
                  tokens: list[tuple[tuple[int, int, int], float]], *,

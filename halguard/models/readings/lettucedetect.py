@@ -74,32 +74,43 @@ def _count(tokenizer: Any, text: str) -> int:
     return len(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
 
+def group_greedily(sizes: Sequence[int], budget: int, *, separator: int) -> list[list[int]]:
+    """The indices of items of ``sizes`` pieces, in order, grouped greedily into groups of at most ``budget`` pieces
+    with ``separator`` pieces between two items of a group; an item as large as the budget stands alone (the loop
+    of its ``_group_passages_into_chunks``; halguard's own span windows use it too)."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    used = 0
+    for index, size in enumerate(sizes):
+        cost = size + (separator if current else 0)
+        if used + cost > budget and current:
+            groups.append(current)
+            current, used, cost = [], 0, size
+        current.append(index)
+        used += cost
+    if current:
+        groups.append(current)
+    return groups
+
+
 def passage_groups(tokenizer: Any, passages: Sequence[str], question: str | None, answer: str,
-                   max_length: int) -> list[list[str]]:
-    """Its ``_group_passages_into_chunks``: the passages as they fit, whole, beside the answer."""
-    budget = max_length - _count(tokenizer, answer) - _PAIR_SPECIALS
+                   max_length: int, *, answer_pieces: int | None = None) -> list[list[str]]:
+    """Its ``_group_passages_into_chunks``: the passages as they fit, whole, beside the answer (``answer_pieces``:
+    the answer's length in pieces, when the caller has it)."""
+    pieces = _count(tokenizer, answer) if answer_pieces is None else answer_pieces
+    budget = max_length - pieces - _PAIR_SPECIALS
     if _count(tokenizer, format_prompt(passages, question)) <= budget:
         return [list(passages)]
     passage_budget = budget - _count(tokenizer, format_prompt([""], question))
     if passage_budget <= 0:
         return [list(passages)]
-    groups: list[list[str]] = []
-    current: list[str] = []
-    used = 0
-    for i, passage in enumerate(passages):
-        size = _count(tokenizer, f"passage {i + 1}: {passage}")
-        cost = size + (1 if current else 0)  # the newline between passages
-        if used + cost > passage_budget and current:
-            groups.append(current)
-            current, used, cost = [], 0, size
-        current.append(passage)
-        used += cost
-    if current:
-        groups.append(current)
-    return groups or [list(passages)]
+    sizes = [_count(tokenizer, f"passage {i + 1}: {p}") for i, p in enumerate(passages)]
+    # One piece between two passages: the newline that joins their lines.
+    groups = group_greedily(sizes, passage_budget, separator=1)
+    return [[passages[i] for i in group] for group in groups] or [list(passages)]
 
 
-def _encode(tokenizer: Any, prompt: str, answer: str, max_length: int) -> tuple[Any, Any, int]:
+def _encode(tokenizer: Any, prompt: str, answer: str, max_length: int, answer_pieces: int) -> tuple[Any, Any, int]:
     """(input ids and attention mask, offsets, index of the first answer token), as its
     ``HallucinationDataset.prepare_tokenized_input``."""
     try:
@@ -112,7 +123,7 @@ def _encode(tokenizer: Any, prompt: str, answer: str, max_length: int) -> tuple[
     if encoding["input_ids"].shape[1] > max_length:
         msg = f"the answer alone does not fit the model's {max_length}-piece window"
         raise AnswerTooLong(msg)
-    start = encoding["input_ids"].shape[1] - _count(tokenizer, answer) - 1
+    start = encoding["input_ids"].shape[1] - answer_pieces - 1
     inputs = {k: encoding[k] for k in ("input_ids", "attention_mask") if k in encoding}
     return inputs, offsets, start
 
@@ -137,7 +148,8 @@ def read(tokenizer: Any, run: Callable[[dict[str, Any]], Any], passages: Sequenc
     """
     import torch
 
-    groups = passage_groups(tokenizer, passages, question, answer, max_length)
+    answer_pieces = _count(tokenizer, answer)
+    groups = passage_groups(tokenizer, passages, question, answer, max_length, answer_pieces=answer_pieces)
     prompts = [format_prompt(g, question) for g in groups]
     per_chunk: list[list[float]] = []
     argmax_flags: list[bool] = []
@@ -145,7 +157,7 @@ def read(tokenizer: Any, run: Callable[[dict[str, Any]], Any], passages: Sequenc
     for k, prompt in enumerate(prompts):
         if before_each is not None:
             before_each()
-        inputs, chunk_offsets, chunk_start = _encode(tokenizer, prompt, answer, max_length)
+        inputs, chunk_offsets, chunk_start = _encode(tokenizer, prompt, answer, max_length, answer_pieces)
         logits = run(inputs)[0].float()
         probs = torch.softmax(logits, dim=-1)[:, hallucinated]
         # Every position from the answer's first token to the end, the closing special token included.
