@@ -15,7 +15,7 @@ from halguard.grounding.blocking import (
     measured_precision,
 )
 from halguard.grounding.signals import ClaimMeasurements
-from halguard.text.lexical import term_set
+from halguard.text.lexical import entity_mentions, term_set
 from halguard.text.mentions import initials, mentioned, same_entity, strip_titles
 
 RECORD = ('{"name": "Bacara Resort & Spa", "address": "8301 Hollister Ave", "city": "Goleta", "state": "CA", '
@@ -35,6 +35,10 @@ def verifier():
     return LocalVerifier()
 
 
+DEA_CASE = ("The conviction was the result of Operation Pullin Chains, led by the U.S. Attorney's Office and the Drug "
+            "Enforcement Administration. This operation targeted dealers.")
+
+
 def _m(name: str, context: str) -> bool:
     return mentioned(name, [context], frozenset(term_set(context)))
 
@@ -52,6 +56,10 @@ def _m(name: str, context: str) -> bool:
     ("Rep. George Santos", "George Santos, a congressman from New York"), ("Rep.", "anything"),
     ("°F", "It reached 104 degrees Fahrenheit."), ("F", "It reached 104 degrees Fahrenheit."),
     ("Patty", '"review_text": "Friendly bar.\\\\n\\\\nPatty in the front is awesome."'),  # a JSON escape
+    ("DEA", DEA_CASE),  # the long form at the end of a long capitalised stretch and of its sentence
+    ("USA", "Disposal of a faded or worn American flag is done by burning."),  # the adjective's country
+    ("American", "She returned to the United States in 2019."),
+    ("Pennsylvanians", "Think carefully, Pennsylvania. This is about all of us."),  # place in -a + n
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -61,6 +69,8 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("Nevada", RECORD), ("Germany", "France and Spain signed."), ("Japan", "JP Morgan reported earnings."),
     ("NASA", "the European Space Agency"), ("American", "two Texas bases"), ("Boeing", "Lockheed Martin built it."),
     ("Oregon", "the state of Washington"), ("Dr. Alan Grant", "Ellie Sattler"),
+    ("DEAT", DEA_CASE),  # a run ends with its sentence: "Administration. This" is no name
+    ("Ohioans", "Think carefully, Pennsylvania."), ("USA", "He played for a Latin American club."),
 ])
 def test_a_name_the_passages_lack_is_not_mentioned(name, context):
     assert not _m(name, context)
@@ -73,6 +83,12 @@ def test_mention_helpers():
     assert same_entity("the US", "the United States")
     assert same_entity("EU", "European Union")
     assert not same_entity("Airbus", "Boeing")
+
+
+def test_letters_joined_by_an_ampersand_are_one_word():
+    names = [t[s:e] for t in ("The event ended with a Q&A and a signing.", "R&D grew while AT&T paid.")
+             for s, e in entity_mentions(t)]
+    assert names == ["AT&T"]  # "Q&A" and "R&D" abbreviate common words; "AT&T" is a name, not the word "at"
 
 
 def test_a_crafted_run_of_capitals_stays_bounded():

@@ -5,7 +5,13 @@ import json
 import pytest
 
 from halguard import ClaimStatus
-from halguard.grounding.signals.records import absent_feature_mentions, absent_features
+from halguard.grounding.signals.records import (
+    absent_feature_mentions,
+    absent_features,
+    stated_feature_words,
+    unknown_feature_mentions,
+    unknown_features,
+)
 
 # Trimmed from a RAGTruth Data2txt record (Yelp business listing), tests/data/README.md has the license.
 RECORD = json.dumps({
@@ -93,3 +99,61 @@ def test_offsets_stay_exact_around_characters_that_change_length_when_lowered():
 def test_overlapping_features_keep_the_longest_match():
     found = absent_feature_mentions("They have outdoor seating.", frozenset({"outdoor seating", "seating"}))
     assert [p for _, _, p in found] == ["outdoor seating"]
+
+
+# A listing with every kind of value a feature can have: affirmed, absent, unknown, and the record's own words.
+LISTING = json.dumps({
+    "name": "Sound Garden",
+    "city": "Goleta",
+    "categories": "Karaoke, Music Venues, Bars",
+    "hours": {"Monday": "17:0-23:0"},
+    "attributes": {
+        "RestaurantsTakeOut": True,
+        "RestaurantsDelivery": "True",
+        "WiFi": "None",
+        "OutdoorSeating": None,
+        "Music": "None",
+        "NoiseLevel": "u'loud'",
+        "HappyHour": "False",
+        "BusinessParking": {"garage": None, "street": True},
+    },
+})
+
+
+def test_stated_features_are_the_keys_whose_values_say_yes_or_no():
+    words = stated_feature_words(LISTING).split()
+    assert {"take", "out", "takeout", "delivery", "noise", "level", "noiselevel", "parking", "street", "happy",
+            "happyhour"} <= set(words)  # "HappyHour": "False" states it: "there is no happy hour" is the record's
+    for unstated in ("wifi", "outdoor", "music", "garage", "city", "name", "hours", "monday"):
+        assert unstated not in words  # unknown, or a name, a place, a time: no feature the record states
+    assert stated_feature_words("plain prose") == ""
+
+
+def test_unknown_features_are_the_none_keys_the_record_does_not_say_otherwise():
+    feats = unknown_features(LISTING)
+    assert {"wi fi", "outdoor seating", "garage"} <= feats
+    assert "music" not in feats  # "Music": "None" in a record whose categories are "Music Venues"
+    assert "happy hour" not in feats and "take out" not in feats
+    assert unknown_features("plain prose") == frozenset()
+
+
+@pytest.mark.parametrize(("claim", "expected"), [
+    ("It offers WiFi and outdoor seating.", ["outdoor seating", "wi fi"]),
+    ("Whether it has WiFi is unknown.", []),  # says what the record says
+    ("There is no WiFi.", []),
+    ("Takeout and delivery are available.", []),
+])
+def test_claims_asserting_unknown_features(claim, expected):
+    found = unknown_feature_mentions(claim, unknown_features(LISTING))
+    assert sorted(phrase for _, _, phrase in found) == expected
+
+
+def test_verifier_reads_a_records_keys_and_its_unknowns(verifier):
+    v = verifier.verify("Sound Garden in Goleta offers takeout and delivery. It also offers free WiFi.", [LISTING])
+    said, unknown = v.claims
+    assert said.signals.record_unknowns == [] and not {"takeout", "delivery"} & set(said.signals.novel_terms)
+    assert unknown.signals.record_unknowns == ["WiFi"]
+    assert "record_unknowns" in unknown.signals.findings and "record_unknowns" not in unknown.signals.blocking
+    assert unknown.status != ClaimStatus.CONTRADICTION  # the record does not say there is none
+    assert any("record leaves unknown: WiFi" in r for r in unknown.reasons)
+    assert unknown.score > said.score

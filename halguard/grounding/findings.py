@@ -62,7 +62,8 @@ FINDINGS_LIMITS = Limits(max_answer_chars=100_000, max_context_chars=1_000_000, 
 # files' answers, so only a pathological input reaches it.
 FINDINGS_TIME_BUDGET_S = 10.0
 
-FindingKind = Literal["missing_name", "missing_number", "changed_number", "record_conflict", "wrong_arithmetic"]
+FindingKind = Literal["missing_name", "missing_number", "changed_number", "record_conflict", "record_unknown",
+                      "wrong_arithmetic"]
 # The kinds the passages state otherwise, by the local verifier's name for each: a CONTRADICTION where that kind is
 # measured precise enough to block (scoring.BLOCKING_FINDINGS, issue 44), else a HALLUCINATION. Either way the
 # finding stands against an LLM's "supported".
@@ -208,6 +209,8 @@ def _claim_findings(claim: Claim, m: ClaimMeasurements, original: Normalized) ->
     out += [finding(number[0], s, e, number[1]) for s, e in m.missing_numbers if (s, e) != m.affirmed_span]
     out += [finding("record_conflict", s, e, "{t}: a feature a record in the passages marks as absent")
             for s, e in m.record_conflicts]
+    out += [finding("record_unknown", s, e, "{t}: a feature a record in the passages leaves unknown")
+            for s, e in m.record_unknowns]
     out += [finding("wrong_arithmetic", s, e, why) for s, e, why in m.arithmetic_errors]
     if m.affirmed_span is not None:  # "Yes." to "Was it built in Berlin?" claims Berlin
         s, e = original.span(*m.affirmed_span)

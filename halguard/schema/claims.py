@@ -45,6 +45,8 @@ class ClaimSignals(_Model):
     arithmetic_errors: list[str] = Field(default_factory=list, description="Wrong calculations, explained.")
     record_conflicts: list[str] = Field(default_factory=list, description="Features a JSON record in the context "
                                                                           "marks as absent.")
+    record_unknowns: list[str] = Field(default_factory=list, description="Features a JSON record in the context "
+                                                                         "leaves unknown (\"None\").")
     antonym_flips: list[str] = Field(default_factory=list, description="Words whose opposite the evidence uses.")
     role_conflicts: list[str] = Field(default_factory=list, description="Who did what to whom, wrong: roles "
                                                                         "swapped, or a name or number of the passage "

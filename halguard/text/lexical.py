@@ -155,7 +155,10 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
     runs: list[list[int]] = []  # [start, end, words, initial-only]
     for i, (s, e) in enumerate(word_spans(text)):
         w = text[s:e]
-        if not w[0].isupper() or w.lower() in STOPWORDS or w.lower() in _NOT_NAMES:
+        if _letters_and_letters(text, s, e):
+            continue  # "Q&A", "R&D", "M&A": an abbreviation of common words, not a name ("AT&T" is one)
+        ampersand = (s > 0 and text[s - 1] == "&") or (e < len(text) and text[e] == "&")  # "AT&T": not "at"
+        if not w[0].isupper() or (not ampersand and (w.lower() in STOPWORDS or w.lower() in _NOT_NAMES)):
             continue
         j = s - 1
         while j >= 0 and text[j].isspace():  # the character before the word (not a copy of the text so far)
@@ -167,6 +170,17 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         else:
             runs.append([s, e, 1, initial])
     return [(s, e) for s, e, n, initial in runs if n > 1 or not initial]
+
+
+def _letters_and_letters(text: str, start: int, end: int) -> bool:
+    """Whether the word ``text[start:end]`` is one letter of single letters joined by "&" ("Q&A", "R&D")."""
+    if end - start != 1:
+        return False
+    left = start >= 2 and text[start - 1] == "&" and text[start - 2].isalpha() and (
+        start < 3 or not text[start - 3].isalnum())
+    right = end + 1 < len(text) and text[end] == "&" and text[end + 1].isalpha() and (
+        end + 2 >= len(text) or not text[end + 2].isalnum())
+    return left or right
 
 
 @dataclass(frozen=True)

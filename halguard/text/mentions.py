@@ -4,11 +4,10 @@ Every finding that asks "is this name in the context?" asks it here (:func:`ment
 :func:`same_entity` whether two of its arguments name one thing. A name the passages' words do not contain by their
 stems can still be theirs:
 
-- **places by code or name** (``pycountry``: ISO 3166 countries by name, common and official name, alpha-2 and
-  alpha-3 codes, and the first-level subdivisions of :data:`SUBDIVISION_COUNTRIES` by name and postal code):
-  "Goleta, California" against a record's ``"state": "CA"``, "the United States" against "the US";
-- **demonyms and place adjectives** (WordNet's pertainyms and derivations, :mod:`halguard.text.wordnet`, where the
-  two words also begin alike): "two Texan bases" against "two Texas bases", "the Colombian-born actress";
+- **places by code or name** (:mod:`halguard.text.places`, from ``pycountry``): "Goleta, California" against a
+  record's ``"state": "CA"``, "the United States" against "the US";
+- **demonyms and place adjectives** (:mod:`halguard.text.places`, from WordNet): "two Texan bases" against "two
+  Texas bases", "the Colombian-born actress", "a USA flag" against "an American flag", "Pennsylvanians";
 - **titles** and their abbreviations (:data:`TITLES`): "Rep. George Santos" is George Santos; a title alone names
   no one;
 - **acronyms and initialisms** built from the passages' own long forms, and the reverse: "the EU" against "the
@@ -24,48 +23,25 @@ repetition, word runs capped at :data:`MAX_RUN_WORDS`.
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Iterable
 
 from halguard.text.lexical import STOPWORDS, stem, word_spans
-from halguard.text.wordnet import licensers
+from halguard.text.places import (
+    ACRONYM,
+    SUBDIVISION_COUNTRIES,
+    all_said_or_demonyms,
+    demonym_of,
+    demonym_place_keys,
+    mentioned_places,
+    place_keys,
+)
 from halguard.util.cache_budgets import MENTION_FEATURES_BYTES
 from halguard.util.memo import memoize_text
 
 __all__ = ["MAX_RUN_WORDS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned",
            "same_entity", "strip_titles", "title_said"]
 
-# Countries whose first-level subdivisions are written by their codes in addresses and records ("Goleta, CA",
-# "Toronto, ON", "Sydney NSW"): the United States, Canada and Australia. Other countries' ISO subdivision codes are
-# numbers or codes no text uses ("FR-75"), which would only add chance matches.
-SUBDIVISION_COUNTRIES = ("US", "CA", "AU")
-
-# Short forms of countries that ISO 3166 does not list (pycountry has "United States", "USA", "US"; not "U.S.",
-# "America", "UK", "Britain"). Hand-typed from common English usage; keys are canonical ISO alpha-2 codes.
-_COUNTRY_SHORT_FORMS = {
-    "US": ("U.S.", "U.S.A.", "America", "United States of America"),
-    "GB": ("UK", "U.K.", "Britain", "Great Britain", "United Kingdom"),
-    "RU": ("Russia",),
-    "KR": ("South Korea", "Korea"),
-    "KP": ("North Korea",),
-    "IR": ("Iran",),
-    "SY": ("Syria",),
-    "VN": ("Vietnam",),
-    "TW": ("Taiwan",),
-    "VE": ("Venezuela",),
-    "BO": ("Bolivia",),
-    "TZ": ("Tanzania",),
-    "LA": ("Laos",),
-    "MD": ("Moldova",),
-    "CZ": ("Czech Republic",),
-    "NL": ("Holland",),
-    "AE": ("UAE", "U.A.E.", "Emirates"),
-}
-
-# Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
-# precedes: "Rep. George Santos" is found when "George Santos" is. Hand-typed (no maintained list exists in a
 # package halguard installs); English honorifics and offices as news text abbreviates them.
 TITLES = (
     ("rep", "representative", "congressman", "congresswoman"),
@@ -132,16 +108,12 @@ UNIT_SYMBOLS = {
 MAX_RUN_WORDS = 8
 # Words inside a name that its initialism skips ("US Citizenship and Immigration Services" is USCIS).
 _CONNECTORS = frozenset({"and", "of", "for", "the", "&", "on", "in", "de", "la", "du", "des", "der", "von", "van"})
-# A demonym and its place begin alike ("Texan" / "Texas", "French" / "France"): WordNet also relates a word to its
-# more general and more specific words ("American" / "Texan"), which name other places.
-_DEMONYM_PREFIX = 2
 # A name squashed (no spaces, hyphens, case) is compared with a passage's words joined in twos only up to this
 # length: "WiFi" against "Wi-Fi".
 _MAX_SQUASHED = 24
 
 _TITLE_OF = {form: forms[0] for forms in TITLES for form in forms}
 _TITLE_FORMS = {forms[0]: forms for forms in TITLES}
-_ACRONYM = re.compile(r"[A-Z](?:\.?[A-Z&])+\.?")
 
 
 # A JSON record quoted as text keeps its escapes: "...as always.\\n\\nPatty in the front" is the words "always"
@@ -206,70 +178,9 @@ def _initial_share(word: str) -> str | None:
 def _acronym_text(name: str) -> str | None:
     """The acronym ``name`` is ("EU", "U.S.", "USCIS"), upper-cased without dots, or None."""
     stripped = name.strip()
-    if not _ACRONYM.fullmatch(stripped):
+    if not ACRONYM.fullmatch(stripped):
         return None
     return stripped.replace(".", "")
-
-
-# --- places -----------------------------------------------------------------------------------------------------
-
-_places_lock = threading.Lock()
-_places: tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]] | None = None
-
-
-def _place_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
-    """(lower-cased name -> place keys, code as written in capitals -> place keys), built once from pycountry and
-    the short forms above (pycountry missing: the short forms only)."""
-    global _places
-    if _places is not None:
-        return _places
-    with _places_lock:
-        if _places is not None:
-            return _places
-        names: dict[str, set[str]] = {}
-        codes: dict[str, set[str]] = {}
-
-        def add(key: str, alias: str) -> None:
-            bare = alias.strip().replace(".", "")
-            if not bare:
-                return
-            if bare.isupper() and len(bare) <= 4:
-                codes.setdefault(bare, set()).add(key)
-            else:
-                names.setdefault(bare.lower(), set()).add(key)
-
-        try:
-            import pycountry
-        except ImportError:  # pragma: no cover - a dependency; without it places match by their words only
-            pycountry = None
-        if pycountry is not None:
-            for c in pycountry.countries:
-                key = f"country:{c.alpha_2}"
-                for attr in ("name", "common_name", "official_name", "alpha_2", "alpha_3"):
-                    value = getattr(c, attr, None)
-                    if value:
-                        add(key, value)
-            for country in SUBDIVISION_COUNTRIES:
-                for sub in pycountry.subdivisions.get(country_code=country) or ():
-                    key = f"subdivision:{sub.code}"
-                    add(key, sub.name)
-                    add(key, sub.code.split("-", 1)[1])
-        for alpha2, forms in _COUNTRY_SHORT_FORMS.items():
-            for form in forms:
-                add(f"country:{alpha2}", form)
-        _places = ({a: frozenset(k) for a, k in names.items()}, {a: frozenset(k) for a, k in codes.items()})
-    return _places
-
-
-def _place_keys(name: str) -> frozenset[str]:
-    """The places ``name`` can be ("California" -> the US state; "CA" -> California, Canada), or none. A code
-    counts only written in capitals ("CA", "U.S."; not "ca")."""
-    names, codes = _place_tables()
-    bare = name.strip()
-    for article in ("the ", "The "):
-        bare = bare.removeprefix(article)
-    bare = bare.replace(".", "")
-    return names.get(bare.lower(), frozenset()) | codes.get(bare, frozenset())
 
 
 # --- a passage's mentions, per source ---------------------------------------------------------------------------
@@ -304,46 +215,47 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
                     inits.add(ini)
         run.clear()
 
-    for w in words:
+    def slide_run() -> None:
+        # A run at the cap: the initialisms that begin on its first word are read, then that word is dropped, so
+        # a name that straddles the cap ("... Office and the Drug Enforcement Administration") keeps its own.
+        shares = [_initial_share(w) for w in run]
+        if shares[0] is not None:
+            ini = shares[0]
+            for share in shares[1:]:
+                if share is not None:
+                    ini += share
+                    if len(ini) >= 2:
+                        inits.add(ini)
+        del run[0]
+        while run and run[0].lower() in _CONNECTORS:
+            del run[0]
+
+    for i, w in enumerate(words):
         if len(w) >= 2 and w.isupper() and w.isalpha():
             caps.add(w)
+        if run and _breaks_run(text[spans[i - 1][1]:spans[i][0]], words[i - 1]):
+            close_run()  # "... the Drug Enforcement Administration. This ..." is no name of four words
         if w[:1].isupper() or (run and w.lower() in _CONNECTORS):
             run.append(w)
             if len(run) >= MAX_RUN_WORDS:
-                close_run()
+                slide_run()
         else:
             close_run()
     close_run()
-    for m in _ACRONYM.finditer(text):  # "U.S." is one word to a reader, three to the word splitter
+    for m in ACRONYM.finditer(text):  # "U.S." is one word to a reader, three to the word splitter
         caps.add(m.group(0).replace(".", ""))
-    places = _mentioned_places(text, spans, words)
+    places = mentioned_places(text, spans, words)
     lowered = [w.lower() for w in words]
     squashed = " " + " ".join(lowered) + " " + " ".join(a + b for a, b in zip(lowered, lowered[1:])) + " "
     return frozenset(inits), frozenset(caps), places, squashed
 
 
-def _mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) -> frozenset[str]:
-    """The place keys of the aliases ``text`` holds: names as word runs of up to four, case-folded; codes as
-    written in capitals ("CA", "U.S."), standing alone, not inside a longer name ("JP Morgan" names no country)."""
-    names, codes = _place_tables()
-    found: set[str] = set()
-    lowered = [w.lower() for w in words]
-
-    def joined(i: int, j: int) -> bool:  # words i and j (= i + 1) of one capitalised run: only spaces between
-        return 0 <= i and j < len(spans) and words[i][:1].isupper() and words[j][:1].isupper() and \
-            text[spans[i][1]:spans[j][0]].strip() == ""
-
-    for i, w in enumerate(words):
-        if w in codes and not joined(i - 1, i) and not joined(i, i + 1):
-            found |= codes[w]
-        for n in range(1, 5):
-            if i + n > len(words):
-                break
-            found |= names.get(" ".join(lowered[i:i + n]), frozenset())
-    for m in _ACRONYM.finditer(text):
-        if "." in m.group(0):
-            found |= codes.get(m.group(0).replace(".", ""), frozenset())
-    return frozenset(found)
+def _breaks_run(gap: str, before: str) -> bool:
+    """Whether the characters ``gap`` between two words end a name's run: a comma, a colon, a bracket, a quote, or a
+    full stop after a word longer than a letter ("Administration. This"; "U.S. Attorney" stays one run)."""
+    if any(ch in gap for ch in ',;:()[]"'):
+        return True
+    return "." in gap and len(before) > 1
 
 
 # --- the questions ----------------------------------------------------------------------------------------------
@@ -369,7 +281,9 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     ini = initials(bare)
     if len(ini) >= 2 and len(_words(bare)) >= 2 and any(ini in caps for _, caps, _, _ in features):
         return True
-    places = _place_keys(bare)
+    places = place_keys(bare)
+    if not places and " " not in bare:
+        places = demonym_place_keys(bare)  # "American" against "the United States"
     if places and any(places & found for _, _, found, _ in features):
         return True
     squashed = re.sub(r"[^\w]+", "", bare.lower().replace("_", ""))
@@ -387,44 +301,7 @@ def _demonym_found(name: str, terms: frozenset[str]) -> bool:
     """Every word of ``name`` is the passages' (by stem) or a demonym / adjective of one of their places ("Texan"
     for "Texas", "Colombian" for "Colombia"), and at least one is such a word."""
     words = [w for w in _words(name) if w.lower() not in STOPWORDS and len(w) > 2]
-    return _all_said_or_demonyms([stem(w) for w in words], terms)
-
-
-def _all_said_or_demonyms(stems: Sequence[str], said: frozenset[str]) -> bool:
-    """Each of ``stems`` is in ``said`` or a demonym of one there, and at least one is a demonym."""
-    related = False
-    for st in stems:
-        if st in said:
-            continue
-        if not _place_word(st, said):
-            return False
-        related = True
-    return related
-
-
-@lru_cache(maxsize=4096)
-def _related_places(term_stem: str) -> tuple[str, ...]:
-    low = term_stem.lower()
-    return tuple(o for o in licensers(low) if _shared_prefix(o, low) >= _DEMONYM_PREFIX)
-
-
-def _place_word(term_stem: str, terms: frozenset[str]) -> bool:
-    return any(o in terms for o in _related_places(term_stem))
-
-
-def demonym_of(words: Iterable[str], names: Iterable[str]) -> bool:
-    """Whether each of ``words`` (lower-cased name words) is one of ``names`` or a demonym / adjective of one of
-    them ("texan" of "texas"), and at least one is a demonym."""
-    return _all_said_or_demonyms([stem(w) for w in words], frozenset(stem(n) for n in names))
-
-
-def _shared_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+    return all_said_or_demonyms([stem(w) for w in words], terms)
 
 
 def same_entity(a: str, b: str) -> bool:
@@ -434,7 +311,7 @@ def same_entity(a: str, b: str) -> bool:
     a, b = strip_titles(_fold(a)).strip(), strip_titles(_fold(b)).strip()
     if not a or not b:
         return False
-    if _place_keys(a) & _place_keys(b):
+    if place_keys(a) & place_keys(b):
         return True
     for x, y in ((a, b), (b, a)):
         acronym = _acronym_text(x)

@@ -10,7 +10,7 @@ from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
-from halguard.grounding.signals.records import absent_feature_mentions
+from halguard.grounding.signals.records import absent_feature_mentions, unknown_feature_mentions
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import found_names, missing_names, missing_numbers, novel_terms
@@ -99,6 +99,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         arithmetic_errors=arithmetic,
         content_words=len(terms),
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
+        record_unknowns=shifted([(s, e) for s, e, _ in unknown_feature_mentions(text, scope.unknown)]),
         name_swapped=name_swapped,
         affirmed_names=affirmed_names,
         affirmed_numbers=affirmed_numbers,

@@ -17,12 +17,17 @@ from halguard.util import safejson
 from halguard.util.cache_budgets import RECORD_FIELDS_BYTES
 from halguard.util.memo import memoize_text
 
-__all__ = ["absent_features", "absent_feature_mentions"]
+__all__ = ["absent_feature_mentions", "absent_features", "stated_feature_words", "unknown_feature_mentions",
+           "unknown_features"]
 
 # Key prefixes that name the record type, not the feature ("RestaurantsTakeOut" is about take-out).
 _KEY_PREFIXES = ("restaurants", "business")
 # "None" is left out on purpose: listings use it for "unknown", not for "absent".
 _ABSENT_VALUES = {"false", "no"}
+# Values that say nothing about the feature ("None" in listings is "unknown"): a key with one states no feature.
+_UNKNOWN_VALUES = {"none", "null", "", "unknown", "n/a"}
+# A string value of at most this many words is a field's value ("free", "full_bar"), not the record's prose.
+_VALUE_WORDS = 3
 _MAX_RECORD_CHARS = 2_000_000
 
 
@@ -159,7 +164,8 @@ def _in_a_name(text: str, start: int, end: int) -> bool:
 _SENTENCE_OPENERS = frozenset({"the", "a", "an", "its", "their", "free", "and", "or", "with", "offers", "has"})
 
 
-def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[int, int, str]]:
+def absent_feature_mentions(claim: str, features: frozenset[str], *, cues: frozenset[str] = _NEGATION
+                            ) -> list[tuple[int, int, str]]:
     """Spans of ``claim`` that assert one of ``features``, unless its clause is negated.
 
     A phrase matches on word boundaries, case-insensitively, and also written as one word ("takeout" for "take
@@ -178,10 +184,113 @@ def absent_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[
             for start, end in phrases.get(variant, ()):
                 if _in_a_name(claim, start, end):
                     continue  # "State Street", "Garage Doors": a name's word is not the feature
-                if not has_negation(_clause(claim, start, end, breaks, ends), cues=_NEGATION):
+                if not has_negation(_clause(claim, start, end, breaks, ends), cues=cues):
                     found.append((start, end, phrase))
     kept: list[tuple[int, int, str]] = []
     for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
         if not kept or f[0] >= kept[-1][1]:
             kept.append(f)
     return kept
+
+
+def stated_feature_words(text: str) -> str:
+    """The features a JSON record states, as words: each key whose value says the feature is there (``true``,
+    ``"yes"``, a short value such as ``"free"``) or is not (``false``, ``"no"``), and a group with any such key,
+    said as its words and squashed ("RestaurantsTakeOut": true -> "take out takeout"; "WiFi": "free" -> "wi fi
+    wifi"). "" if the text is no record. A record's keys are how it says what a business offers: a claim that says
+    it in words ("takeout and delivery are available", "it does not take reservations") uses the record's words,
+    and whether it says the record's polarity is the record conflicts' question (:func:`absent_feature_mentions`).
+    A feature left unknown (``"None"``) is not stated (:func:`unknown_features`)."""
+    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
+    if text[first : first + 1] not in ("{", "["):
+        return ""
+    stripped = text.strip()
+    if len(stripped) > _MAX_RECORD_CHARS:
+        return ""
+    return _record_stated_words(stripped)
+
+
+@memoize_text(RECORD_FIELDS_BYTES)
+def _record_stated_words(stripped: str) -> str:
+    try:
+        record = safejson.loads(stripped)
+    except ValueError:
+        return ""
+    phrases: set[str] = set()
+    stack: list[tuple[object, str | None]] = [(record, None)]
+    while stack:
+        value, key = stack.pop()
+        if isinstance(value, dict):
+            if key is not None and any(_states(v) for v in value.values()):
+                phrases.add(_key_phrase(key))
+            stack.extend((v, str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, key) for v in value)
+        elif key is not None and _states(value):
+            phrases.add(_key_phrase(key))
+    return " ".join(f"{p} {p.replace(' ', '')}" for p in sorted(phrases) if len(p) >= 3)
+
+
+def _states(value: object) -> bool:
+    """Whether a field's value says the feature is there or not: a boolean, or a short string that is not unknown
+    ("free", "yes", "no", "full_bar")."""
+    if isinstance(value, bool):
+        return True
+    if not isinstance(value, str):
+        return False
+    v = _unquote(value)
+    if v in ("true", "yes") or v in _ABSENT_VALUES:
+        return True
+    if v not in _UNKNOWN_VALUES and v.count(" ") < _VALUE_WORDS:
+        # a level, not a name, an address or a time: "free", "full_bar" ("Santa Barbara", "17:0-21:0" are not)
+        raw = value.strip()
+        raw = (raw[1:] if raw[:2] in ("u'", 'u"') else raw).strip("'\"")
+        return raw == v and not any(ch.isdigit() for ch in v)
+    return False
+
+
+# A claim that says a feature is unknown or unclear agrees with a record that leaves it unknown.
+_UNKNOWN_CUES = _NEGATION | {"unknown", "unclear", "unspecified", "unlisted", "uncertain"}
+
+
+def unknown_features(text: str) -> frozenset[str]:
+    """Feature phrases a JSON record leaves unknown (``null`` or ``"None"``: listings say so for a feature nobody
+    reported), except those the record's own values say ("Music": "None" in a record whose categories are "Music
+    Venues"); empty if not JSON."""
+    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
+    if text[first : first + 1] not in ("{", "["):
+        return frozenset()
+    stripped = text.strip()
+    if len(stripped) > _MAX_RECORD_CHARS:
+        return frozenset()
+    return _record_unknown_features(stripped)
+
+
+@memoize_text(RECORD_FIELDS_BYTES)
+def _record_unknown_features(stripped: str) -> frozenset[str]:
+    try:
+        record = safejson.loads(stripped)
+    except ValueError:
+        return frozenset()
+    unknown: set[str] = set()
+    said: set[str] = set()
+    stack: list[tuple[object, str | None]] = [(record, None)]
+    while stack:
+        value, key = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, key) for v in value)
+        elif key is not None and (value is None or (isinstance(value, str) and _unquote(value) in ("none", "null"))):
+            phrase = _key_phrase(key)
+            if len(phrase) >= 3:
+                unknown.add(phrase)
+        elif isinstance(value, str):
+            said.update(w.lower() for w in _TOKEN.findall(value))
+    return frozenset(f for f in unknown if not all(w in said for w in f.split()))
+
+
+def unknown_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple[int, int, str]]:
+    """Spans of ``claim`` that assert one of ``features`` (a record leaves it unknown), unless its clause negates it
+    or calls it unknown (:func:`absent_feature_mentions`'s matching)."""
+    return absent_feature_mentions(claim, features, cues=_UNKNOWN_CUES)

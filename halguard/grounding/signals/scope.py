@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from halguard.grounding.signals.records import absent_features
+from halguard.grounding.signals.records import absent_features, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import number_values, term_set
@@ -20,7 +20,7 @@ __all__ = ["Scope", "scope_of", "word_string"]
 # passages a process sees again are not re-read.
 @memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
-    return frozenset(term_set(text))
+    return frozenset(term_set(text) | term_set(stated_feature_words(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -54,11 +54,12 @@ class Scope:
     # question can carry a false premise ("Does it support 100 W charging?") that an answer echoes.
     context_terms: frozenset[str] = frozenset()
     context_numbers: frozenset[float] = frozenset()
+    unknown: frozenset[str] = frozenset()  # features a JSON record in these sources leaves unknown ("None")
 
     def without_question(self) -> Scope:
         """This scope with the question's words and numbers left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers)
+                     self.context_numbers, self.unknown)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
@@ -77,4 +78,5 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
         terms |= term_set(question)
         numbers |= _numbers(question)
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
-    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers)
+    unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
+    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown)
