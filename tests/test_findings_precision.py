@@ -60,6 +60,7 @@ def _m(name: str, context: str) -> bool:
     ("USA", "Disposal of a faded or worn American flag is done by burning."),  # the adjective's country
     ("American", "She returned to the United States in 2019."),
     ("Pennsylvanians", "Think carefully, Pennsylvania. This is about all of us."),  # place in -a + n
+    ("LAX", "He grabbed the camera in July 2013 at Los Angeles International Airport."),  # an airport's code
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -71,6 +72,7 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("Oregon", "the state of Washington"), ("Dr. Alan Grant", "Ellie Sattler"),
     ("DEAT", DEA_CASE),  # a run ends with its sentence: "Administration. This" is no name
     ("Ohioans", "Think carefully, Pennsylvania."), ("USA", "He played for a Latin American club."),
+    ("JFK", "He landed at Los Angeles International Airport."), ("SFO", "He flew in from San Francisco."),
 ])
 def test_a_name_the_passages_lack_is_not_mentioned(name, context):
     assert not _m(name, context)

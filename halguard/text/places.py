@@ -1,7 +1,8 @@
 """Places by name, code and demonym: what :mod:`halguard.text.mentions` matches a place name by.
 
 ISO 3166 countries (name, common and official name, alpha-2 and alpha-3 codes) and the first-level subdivisions of
-:data:`SUBDIVISION_COUNTRIES` (name and postal code) come from ``pycountry``; short forms ISO does not list from
+:data:`SUBDIVISION_COUNTRIES` (name and postal code) come from ``pycountry``; airports by IATA code and name from
+``airportsdata`` ("LAX" / "Los Angeles International Airport"); short forms ISO does not list from
 :data:`_COUNTRY_SHORT_FORMS`; demonyms and place adjectives ("Texan", "Colombian", "American") from WordNet's
 pertainyms and derivations (:mod:`halguard.text.wordnet`), and the English rule that makes a place in -a a demonym in
 -an ("Pennsylvanian"). A place is a key ("country:US", "subdivision:US-CA"); two names name one place when their keys
@@ -100,6 +101,17 @@ def _place_tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]
                     key = f"subdivision:{sub.code}"
                     add(key, sub.name)
                     add(key, sub.code.split("-", 1)[1])
+        try:
+            import airportsdata
+        except ImportError:  # pragma: no cover - a dependency; without it airports match by their words only
+            airportsdata = None
+        if airportsdata is not None:
+            # An airport by its IATA code and its name ("LAX" / "Los Angeles International Airport"); not by its
+            # city alone: a city can have several airports, and a claim naming one is more than its passage said.
+            for code, airport in airportsdata.load("IATA").items():
+                if len(code) == 3 and airport.get("name"):
+                    add(f"airport:{code}", code)
+                    add(f"airport:{code}", airport["name"])
         for alpha2, forms in _COUNTRY_SHORT_FORMS.items():
             for form in forms:
                 add(f"country:{alpha2}", form)
