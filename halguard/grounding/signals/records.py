@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 
 from halguard.text.lexical import NEGATION_CUES, has_negation
 from halguard.util import safejson
@@ -48,16 +49,24 @@ def _unquote(value: str) -> str:
     return v.strip("'\"")
 
 
-def _walk(record: object, out: set[str]) -> None:
-    """Collect the absent features of a parsed record (iteratively: a deep record cannot exhaust the stack)."""
+def _fields(record: object) -> Iterator[tuple[str | None, object]]:
+    """Every value of a parsed record with the key it stands under (a list's items under the list's key; a group,
+    the dict itself, under its key before its fields), iteratively: a deep record cannot exhaust the stack."""
     stack: list[tuple[object, str | None]] = [(record, None)]
     while stack:
         value, key = stack.pop()
+        if isinstance(value, list):
+            stack.extend((v, key) for v in value)
+            continue
+        yield key, value
         if isinstance(value, dict):
             stack.extend((v, str(k)) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, key) for v in value)
-        elif key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
+
+
+def _walk(record: object, out: set[str]) -> None:
+    """Collect the absent features of a parsed record."""
+    for key, value in _fields(record):
+        if key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
             phrase = _key_phrase(key)
             if len(phrase) >= 3:
                 out.add(phrase)
@@ -82,15 +91,20 @@ def _clause(text: str, start: int, end: int, breaks: list[tuple[int, int]], ends
 _LEADING_SPACE = re.compile(r"\s*")
 
 
+def _record_text(text: str) -> str | None:
+    """``text`` stripped where it opens like JSON and is not over :data:`_MAX_RECORD_CHARS`; else None (prose:
+    nothing to read, and nothing to remember)."""
+    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
+    if text[first : first + 1] not in ("{", "["):
+        return None
+    stripped = text.strip()
+    return stripped if len(stripped) <= _MAX_RECORD_CHARS else None
+
+
 def absent_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
-    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
-    if text[first : first + 1] not in ("{", "["):  # prose: nothing to read, and nothing to remember
-        return frozenset()
-    stripped = text.strip()
-    if len(stripped) > _MAX_RECORD_CHARS:
-        return frozenset()
-    return _record_absent_features(stripped)
+    stripped = _record_text(text)
+    return _record_absent_features(stripped) if stripped is not None else frozenset()
 
 
 # Only texts that open like JSON are remembered: a cache of every prose passage's empty answer held the passages.
@@ -201,13 +215,8 @@ def stated_feature_words(text: str) -> str:
     it in words ("takeout and delivery are available", "it does not take reservations") uses the record's words,
     and whether it says the record's polarity is the record conflicts' question (:func:`absent_feature_mentions`).
     A feature left unknown (``"None"``) is not stated (:func:`unknown_features`)."""
-    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
-    if text[first : first + 1] not in ("{", "["):
-        return ""
-    stripped = text.strip()
-    if len(stripped) > _MAX_RECORD_CHARS:
-        return ""
-    return _record_stated_words(stripped)
+    stripped = _record_text(text)
+    return _record_stated_words(stripped) if stripped is not None else ""
 
 
 @memoize_text(RECORD_FIELDS_BYTES)
@@ -216,18 +225,8 @@ def _record_stated_words(stripped: str) -> str:
         record = safejson.loads(stripped)
     except ValueError:
         return ""
-    phrases: set[str] = set()
-    stack: list[tuple[object, str | None]] = [(record, None)]
-    while stack:
-        value, key = stack.pop()
-        if isinstance(value, dict):
-            if key is not None and any(_states(v) for v in value.values()):
-                phrases.add(_key_phrase(key))
-            stack.extend((v, str(k)) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, key) for v in value)
-        elif key is not None and _states(value):
-            phrases.add(_key_phrase(key))
+    phrases = {_key_phrase(key) for key, value in _fields(record) if key is not None and (
+        any(_states(v) for v in value.values()) if isinstance(value, dict) else _states(value))}
     return " ".join(f"{p} {p.replace(' ', '')}" for p in sorted(phrases) if len(p) >= 3)
 
 
@@ -257,13 +256,8 @@ def unknown_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record leaves unknown (``null`` or ``"None"``: listings say so for a feature nobody
     reported), except those the record's own values say ("Music": "None" in a record whose categories are "Music
     Venues"); empty if not JSON."""
-    first = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # matches every text
-    if text[first : first + 1] not in ("{", "["):
-        return frozenset()
-    stripped = text.strip()
-    if len(stripped) > _MAX_RECORD_CHARS:
-        return frozenset()
-    return _record_unknown_features(stripped)
+    stripped = _record_text(text)
+    return _record_unknown_features(stripped) if stripped is not None else frozenset()
 
 
 @memoize_text(RECORD_FIELDS_BYTES)
@@ -274,14 +268,8 @@ def _record_unknown_features(stripped: str) -> frozenset[str]:
         return frozenset()
     unknown: set[str] = set()
     said: set[str] = set()
-    stack: list[tuple[object, str | None]] = [(record, None)]
-    while stack:
-        value, key = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((v, str(k)) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, key) for v in value)
-        elif key is not None and (value is None or (isinstance(value, str) and _unquote(value) in ("none", "null"))):
+    for key, value in _fields(record):
+        if key is not None and (value is None or (isinstance(value, str) and _unquote(value) in ("none", "null"))):
             phrase = _key_phrase(key)
             if len(phrase) >= 3:
                 unknown.add(phrase)
