@@ -34,13 +34,13 @@ FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
     "record_conflicts": {"spans": (7, 67), "one_claim": (0, 0)},
     "record_unknowns": {"spans": (5, 19), "one_claim": (0, 0)},
     "changed_number_in_copy": {"spans": (1, 0), "one_claim": (0, 88)},
-    "name_swapped": {"spans": (1, 1), "one_claim": (0, 231)},
+    "name_swapped": {"spans": (0, 1), "one_claim": (0, 231)},
     "negation_mismatch": {"spans": (2, 0), "one_claim": (0, 37)},
     "changed_numbers": {"spans": (10, 11), "one_claim": (2, 243)},
     "role_conflicts": {"spans": (5, 1), "one_claim": (0, 36)},
     "antonym_flips": {"spans": (6, 0), "one_claim": (0, 14)},
     "arithmetic_errors": {"spans": (0, 0), "one_claim": (0, 0)},
-    "missing_entities": {"spans": (14, 20), "one_claim": (15, 694)},
+    "missing_entities": {"spans": (12, 20), "one_claim": (15, 694)},
     "missing_numbers": {"spans": (16, 21), "one_claim": (2, 269)},
 }
 
