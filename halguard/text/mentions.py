@@ -42,6 +42,8 @@ from halguard.util.memo import memoize_text
 __all__ = ["MAX_RUN_WORDS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned",
            "same_entity", "strip_titles", "title_said"]
 
+# Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
+# precedes: "Rep. George Santos" is found when "George Santos" is. Hand-typed (no maintained list exists in a
 # package halguard installs); English honorifics and offices as news text abbreviates them.
 TITLES = (
     ("rep", "representative", "congressman", "congresswoman"),
@@ -197,35 +199,30 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
     caps: set[str] = set()
     run: list[str] = []
 
-    def close_run() -> None:
-        while run and run[-1].lower() in _CONNECTORS:
-            run.pop()
-        # Each word's share of an initialism (a connector's is None: skipped), read once, then joined for every
-        # sub-run that begins and ends on a name word: what initials() gives for that sub-run.
-        shares = [_initial_share(w) for w in run]
-        for i, first in enumerate(shares):
-            if first is None:
-                continue
-            ini = first
-            for share in shares[i + 1:]:
-                if share is None:
-                    continue
+    def read_from(shares: list[str | None], i: int) -> None:
+        # The initialisms of the sub-runs that begin on word i and end on a name word: what initials() gives for
+        # each (a connector's share is None: skipped).
+        if shares[i] is None:
+            return
+        ini = shares[i]
+        for share in shares[i + 1:]:
+            if share is not None:
                 ini += share
                 if len(ini) >= 2:
                     inits.add(ini)
+
+    def close_run() -> None:
+        while run and run[-1].lower() in _CONNECTORS:
+            run.pop()
+        shares = [_initial_share(w) for w in run]  # each word's share of an initialism, read once
+        for i in range(len(shares)):
+            read_from(shares, i)
         run.clear()
 
     def slide_run() -> None:
         # A run at the cap: the initialisms that begin on its first word are read, then that word is dropped, so
         # a name that straddles the cap ("... Office and the Drug Enforcement Administration") keeps its own.
-        shares = [_initial_share(w) for w in run]
-        if shares[0] is not None:
-            ini = shares[0]
-            for share in shares[1:]:
-                if share is not None:
-                    ini += share
-                    if len(ini) >= 2:
-                        inits.add(ini)
+        read_from([_initial_share(w) for w in run], 0)
         del run[0]
         while run and run[0].lower() in _CONNECTORS:
             del run[0]

@@ -142,8 +142,11 @@ def mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) 
             text[spans[i][1]:spans[j][0]].strip() == ""
 
     for i, w in enumerate(words):
-        if w in codes and not joined(i - 1, i) and not joined(i, i + 1):
+        alone = not joined(i - 1, i) and not joined(i, i + 1)
+        if alone and w in codes:
             found |= codes[w]
+        if alone and len(w) > 3 and w[:1].isupper():  # "a worn American flag" mentions the United States
+            found |= demonym_place_keys(w)
         for n in range(1, 5):
             if i + n > len(words):
                 break
@@ -151,9 +154,6 @@ def mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) 
     for m in ACRONYM.finditer(text):
         if "." in m.group(0):
             found |= codes.get(m.group(0).replace(".", ""), frozenset())
-    for i, w in enumerate(words):  # "a worn American flag" mentions the United States ("USA flag")
-        if len(w) > 3 and w[:1].isupper() and not joined(i - 1, i) and not joined(i, i + 1):
-            found |= demonym_place_keys(w)
     return frozenset(found)
 
 

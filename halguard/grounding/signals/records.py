@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from halguard.text.lexical import NEGATION_CUES, has_negation
 from halguard.util import safejson
@@ -41,12 +42,18 @@ def _key_phrase(key: str) -> str:
     return phrase
 
 
-def _unquote(value: str) -> str:
-    """``"u'no'"`` (a Python 2 repr some exports keep) and ``"'no'"`` read as ``no``."""
-    v = value.strip().lower()
-    if v[:2] in ("u'", 'u"'):
+def _bare(value: str) -> str:
+    """A string value without its quotes, as written: ``"u'Free'"`` (a Python 2 repr some exports keep) and
+    ``"'Free'"`` read as ``Free``."""
+    v = value.strip()
+    if v[:2].lower() in ("u'", 'u"'):
         v = v[1:]
     return v.strip("'\"")
+
+
+def _unquote(value: str) -> str:
+    """A string value without its quotes, lower-cased: ``"u'no'"`` reads as ``no``."""
+    return _bare(value).lower()
 
 
 def _fields(record: object) -> Iterator[tuple[str | None, object]]:
@@ -101,22 +108,39 @@ def _record_text(text: str) -> str | None:
     return stripped if len(stripped) <= _MAX_RECORD_CHARS else None
 
 
-def absent_features(text: str) -> frozenset[str]:
-    """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
+class _Reading(NamedTuple):
+    """What a record says of its features: absent, stated (as words), unknown."""
+
+    absent: frozenset[str]
+    stated_words: str
+    unknown: frozenset[str]
+
+
+_NOT_A_RECORD = _Reading(frozenset(), "", frozenset())
+
+
+def _reading(text: str) -> _Reading:
     stripped = _record_text(text)
-    return _record_absent_features(stripped) if stripped is not None else frozenset()
+    return _NOT_A_RECORD if stripped is None else _read_record(stripped)
 
 
 # Only texts that open like JSON are remembered: a cache of every prose passage's empty answer held the passages.
 @memoize_text(RECORD_FIELDS_BYTES)  # bounded by bytes: a record can be megabytes
-def _record_absent_features(stripped: str) -> frozenset[str]:
+def _read_record(stripped: str) -> _Reading:
+    """The record parsed once and read three ways."""
     try:
         record = safejson.loads(stripped)
     except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
-        return frozenset()
-    out: set[str] = set()
-    _walk(record, out)
-    return frozenset(out - _asserted_in_free_text(record, out))
+        return _NOT_A_RECORD
+    absent: set[str] = set()
+    _walk(record, absent)
+    return _Reading(frozenset(absent - _asserted_in_free_text(record, absent)), _stated_words(record),
+                    _unknown_features(record))
+
+
+def absent_features(text: str) -> frozenset[str]:
+    """Feature phrases a JSON record marks as absent ("outdoor seating", "upscale"); empty if not JSON."""
+    return _reading(text).absent
 
 
 # A string value of at least this many words is the record's own prose (a review, a description), not a field value.
@@ -215,16 +239,10 @@ def stated_feature_words(text: str) -> str:
     it in words ("takeout and delivery are available", "it does not take reservations") uses the record's words,
     and whether it says the record's polarity is the record conflicts' question (:func:`absent_feature_mentions`).
     A feature left unknown (``"None"``) is not stated (:func:`unknown_features`)."""
-    stripped = _record_text(text)
-    return _record_stated_words(stripped) if stripped is not None else ""
+    return _reading(text).stated_words
 
 
-@memoize_text(RECORD_FIELDS_BYTES)
-def _record_stated_words(stripped: str) -> str:
-    try:
-        record = safejson.loads(stripped)
-    except ValueError:
-        return ""
+def _stated_words(record: object) -> str:
     phrases = {_key_phrase(key) for key, value in _fields(record) if key is not None and (
         any(_states(v) for v in value.values()) if isinstance(value, dict) else _states(value))}
     return " ".join(f"{p} {p.replace(' ', '')}" for p in sorted(phrases) if len(p) >= 3)
@@ -237,15 +255,13 @@ def _states(value: object) -> bool:
         return True
     if not isinstance(value, str):
         return False
-    v = _unquote(value)
+    written = _bare(value)
+    v = written.lower()
     if v in ("true", "yes") or v in _ABSENT_VALUES:
         return True
-    if v not in _UNKNOWN_VALUES and v.count(" ") < _VALUE_WORDS:
-        # a level, not a name, an address or a time: "free", "full_bar" ("Santa Barbara", "17:0-21:0" are not)
-        raw = value.strip()
-        raw = (raw[1:] if raw[:2] in ("u'", 'u"') else raw).strip("'\"")
-        return raw == v and not any(ch.isdigit() for ch in v)
-    return False
+    # a level, not a name, an address or a time: "free", "full_bar" ("Santa Barbara", "17:0-21:0" are not)
+    return (v not in _UNKNOWN_VALUES and v.count(" ") < _VALUE_WORDS and written == v
+            and not any(ch.isdigit() for ch in v))
 
 
 # A claim that says a feature is unknown or unclear agrees with a record that leaves it unknown.
@@ -256,16 +272,10 @@ def unknown_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record leaves unknown (``null`` or ``"None"``: listings say so for a feature nobody
     reported), except those the record's own values say ("Music": "None" in a record whose categories are "Music
     Venues"); empty if not JSON."""
-    stripped = _record_text(text)
-    return _record_unknown_features(stripped) if stripped is not None else frozenset()
+    return _reading(text).unknown
 
 
-@memoize_text(RECORD_FIELDS_BYTES)
-def _record_unknown_features(stripped: str) -> frozenset[str]:
-    try:
-        record = safejson.loads(stripped)
-    except ValueError:
-        return frozenset()
+def _unknown_features(record: object) -> frozenset[str]:
     unknown: set[str] = set()
     said: set[str] = set()
     for key, value in _fields(record):
