@@ -492,8 +492,10 @@ def test_calibrate_and_bench_take_a_reference_reading(tmp_path, tiny_models):
 def test_thousands_of_passages_finish_within_the_budget(span_models, reading):
     import time
 
+    # The budget is a fraction of the reading (about 1 s on an idle 2-core machine): a faster machine read all
+    # 6,000 passages within a 1 s budget and rightly gave a verdict.
     det = SpanDetector(span_models["bert-wordpiece"], reading=reading, max_length=WINDOWS["bert-wordpiece"],
-                       time_budget_s=1.0)
+                       time_budget_s=0.2)
     passages = ["", "The tower is in Paris.", "  "] * 2000
     started = time.perf_counter()
     verdict = det.verify("The tower is in Paris.", passages)

@@ -19,8 +19,9 @@ BLOCKING_PRECISION = 0.9
 MIN_MEASURED_CLAIMS = 10
 # The kinds that say the passages state otherwise: the only ones that can be a CONTRADICTION. A name or a number the
 # passages lack is unsupported, never contradicted (they are measured below for the table, and weigh as signals).
-CONTRADICTION_KINDS = frozenset({"record_conflicts", "changed_numbers", "changed_number_in_copy", "role_conflicts",
-                                 "negation_mismatch", "antonym_flips", "name_swapped", "arithmetic_errors"})
+CONTRADICTION_KINDS = frozenset({"record_conflicts", "hours_conflicts", "changed_numbers", "changed_number_in_copy",
+                                 "role_conflicts", "negation_mismatch", "antonym_flips", "name_swapped",
+                                 "arithmetic_errors"})
 # A claim with at least this share of its content words in its closest evidence sentence copies that sentence (the
 # scoring weights' close_copy_overlap): a number changed in a copy is its own finding kind, changed_number_in_copy.
 COPY_OVERLAP = 0.8
@@ -33,6 +34,7 @@ COPY_OVERLAP = 0.8
 FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
     "record_conflicts": {"spans": (7, 67), "one_claim": (0, 0)},
     "record_unknowns": {"spans": (5, 19), "one_claim": (0, 0)},
+    "hours_conflicts": {"spans": (1, 19), "one_claim": (0, 0)},
     "changed_number_in_copy": {"spans": (1, 0), "one_claim": (0, 88)},
     "name_swapped": {"spans": (0, 1), "one_claim": (0, 231)},
     "negation_mismatch": {"spans": (2, 0), "one_claim": (0, 37)},

@@ -47,6 +47,8 @@ class ClaimSignals(_Model):
                                                                           "marks as absent.")
     record_unknowns: list[str] = Field(default_factory=list, description="Features a JSON record in the context "
                                                                          "leaves unknown (\"None\").")
+    hours_conflicts: list[str] = Field(default_factory=list, description="Opening hours a JSON record in the "
+                                                                         "context lists otherwise, explained.")
     antonym_flips: list[str] = Field(default_factory=list, description="Words whose opposite the evidence uses.")
     role_conflicts: list[str] = Field(default_factory=list, description="Who did what to whom, wrong: roles "
                                                                         "swapped, or a name or number of the passage "

@@ -89,8 +89,12 @@ def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: S
 def _figures(labels: list[bool], scores: list[float], flagged: list[bool], probs: list[float]) -> dict[str, Any]:
     m = binary_metrics(labels, flagged)
     a = auroc(labels, scores)
+    faithful = sum(1 for y in labels if not y)
+    false_alarms = sum(1 for y, f in zip(labels, flagged) if f and not y)
     return {"n": len(labels), "positives": sum(labels), "auroc": None if a is None else round(a, 4),
             "f1": round(m["f1"], 4), "precision": round(m["precision"], 4), "recall": round(m["recall"], 4),
+            # the share of faithful answers flagged: what a false-alarm budget caps
+            "faithful_flagged": round(false_alarms / faithful, 4) if faithful else None,
             "accuracy": round(m["accuracy"], 4), "balanced_accuracy": round(m["balanced_accuracy"], 4),
             "ece_probability": round(expected_calibration_error(labels, probs), 4),
             "ece_raw_score": round(expected_calibration_error(labels, scores), 4)}
@@ -230,12 +234,14 @@ def to_markdown(calibration: Calibration, report: dict[str, Any]) -> str:
                      f"{e.weak_threshold:.3f} |")
     fb = calibration.fallback
     lines.append(f"| (fallback) | {fb.rows} | {fb.positives} | {fb.threshold:.3f} | {fb.weak_threshold:.3f} |")
-    lines += ["", "Out of fold:", "", "| slice | n | AUROC | F1 | accuracy | bal. acc | ECE probability | ECE score |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "Out of fold:", "", "| slice | n | AUROC | F1 | recall | faithful flagged | accuracy | bal. acc | "
+              "ECE probability | ECE score |", "|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in report.items():
         auc = "-" if m["auroc"] is None else f"{m['auroc']:.3f}"
-        lines.append(f"| {name} | {m['n']} | {auc} | {m['f1']:.3f} | {m['accuracy']:.3f} | "
-                     f"{m['balanced_accuracy']:.3f} | {m['ece_probability']:.3f} | {m['ece_raw_score']:.3f} |")
+        alarms = "-" if m["faithful_flagged"] is None else f"{m['faithful_flagged']:.1%}"
+        lines.append(f"| {name} | {m['n']} | {auc} | {m['f1']:.3f} | {m['recall']:.3f} | {alarms} | "
+                     f"{m['accuracy']:.3f} | {m['balanced_accuracy']:.3f} | {m['ece_probability']:.3f} | "
+                     f"{m['ece_raw_score']:.3f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,7 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
 from halguard.grounding.signals.foreign import measure_foreign
+from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
 from halguard.grounding.signals.records import absent_feature_mentions, unknown_feature_mentions
 from halguard.grounding.signals.scope import Scope
@@ -100,6 +101,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         content_words=len(terms),
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
         record_unknowns=shifted([(s, e) for s, e, _ in unknown_feature_mentions(text, scope.unknown)]),
+        hours_conflicts=[(base + s, base + e, why) for s, e, why in hours_conflicts(text, scope.hours)],
         name_swapped=name_swapped,
         affirmed_names=affirmed_names,
         affirmed_numbers=affirmed_numbers,

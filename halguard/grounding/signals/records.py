@@ -14,13 +14,14 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from halguard.grounding.signals.hours import HoursTable, hours_table
 from halguard.text.lexical import NEGATION_CUES, has_negation
 from halguard.util import safejson
 from halguard.util.cache_budgets import RECORD_FIELDS_BYTES
 from halguard.util.memo import memoize_text
 
-__all__ = ["absent_feature_mentions", "absent_features", "stated_feature_words", "unknown_feature_mentions",
-           "unknown_features"]
+__all__ = ["absent_feature_mentions", "absent_features", "opening_hours", "stated_feature_words",
+           "unknown_feature_mentions", "unknown_features"]
 
 # Key prefixes that name the record type, not the feature ("RestaurantsTakeOut" is about take-out).
 _KEY_PREFIXES = ("restaurants", "business")
@@ -114,9 +115,10 @@ class _Reading(NamedTuple):
     absent: frozenset[str]
     stated_words: str
     unknown: frozenset[str]
+    hours: HoursTable | None  # its week, where it lists one (:mod:`.hours`)
 
 
-_NOT_A_RECORD = _Reading(frozenset(), "", frozenset())
+_NOT_A_RECORD = _Reading(frozenset(), "", frozenset(), None)
 
 
 def _reading(text: str) -> _Reading:
@@ -127,7 +129,7 @@ def _reading(text: str) -> _Reading:
 # Only texts that open like JSON are remembered: a cache of every prose passage's empty answer held the passages.
 @memoize_text(RECORD_FIELDS_BYTES)  # bounded by bytes: a record can be megabytes
 def _read_record(stripped: str) -> _Reading:
-    """The record parsed once and read three ways."""
+    """The record parsed once and read four ways."""
     try:
         record = safejson.loads(stripped)
     except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
@@ -135,7 +137,13 @@ def _read_record(stripped: str) -> _Reading:
     absent: set[str] = set()
     _walk(record, absent)
     return _Reading(frozenset(absent - _asserted_in_free_text(record, absent)), _stated_words(record),
-                    _unknown_features(record))
+                    _unknown_features(record), hours_table(record))
+
+
+def opening_hours(text: str) -> HoursTable | None:
+    """The week a JSON record lists (``"hours": {"Monday": "17:30-23:0", ...}``; :func:`.hours.hours_table`); None
+    if the text is no record or lists none."""
+    return _reading(text).hours
 
 
 def absent_features(text: str) -> frozenset[str]:

@@ -6,7 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from halguard.grounding.signals.records import absent_features, stated_feature_words, unknown_features
+from halguard.grounding.signals.hours import HoursTable
+from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import number_values, term_set
@@ -55,11 +56,12 @@ class Scope:
     context_terms: frozenset[str] = frozenset()
     context_numbers: frozenset[float] = frozenset()
     unknown: frozenset[str] = frozenset()  # features a JSON record in these sources leaves unknown ("None")
+    hours: tuple[HoursTable, ...] = ()  # the week of each JSON record in these sources that lists one
 
     def without_question(self) -> Scope:
         """This scope with the question's words and numbers left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers, self.unknown)
+                     self.context_numbers, self.unknown, self.hours)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
@@ -79,4 +81,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
         numbers |= _numbers(question)
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
-    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown)
+    hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
+    return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
+                 hours)

@@ -1,0 +1,255 @@
+"""Opening hours: compare the hours a claim states with the hours a JSON record lists, day by day.
+
+A business listing gives its week as ``"hours": {"Monday": "17:30-23:0", ...}``; an answer says "open Monday to
+Saturday from 5:00 PM to 9:00 PM and on Sunday from 9:00 to 14:00". The sentence embedding reads both as text about
+opening hours, and every number of the claim is somewhere in the record, so no other check sees a wrong hour or a
+day the business is closed. This module pairs each time range of a claim with the days it is said for, and reports
+the ranges the record contradicts: another time on one of those days, or a day the record does not list (closed).
+
+It reads conservatively, because a finding that blocks must be right (issue 44): a claim that says "closed" is left
+alone (listings mark unknown days like closed ones), a day mentioned without a time is an exception to the other
+days ("..., with extended hours on Saturday"), "weekdays" leaves Friday out (Friday evenings read as the weekend in
+listings' prose), a time without am/pm may be either half of the day, an hour past midnight may be said as the
+same hour "pm", and a claim whose times cannot all be paired with days is not judged. Every pattern is bounded
+(no unbounded repeat next to another), so crafted text costs linear time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+__all__ = ["HoursTable", "hours_conflicts", "hours_table"]
+
+# A record's week: day index (Monday 0) -> (opening, closing) in minutes after midnight.
+HoursTable = dict[int, tuple[int, int]]
+
+DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
+_TIME = r"(?:\d{1,2}(?::\d{1,2})?[ \t]{0,2}(?:[ap]\.[ \t]?m\.|[ap][ \t]?m\b)?|noon|midnight)"
+_TO = r"[ \t]{0,3}(?:-|–|—|to|until|till)[ \t]{0,3}"
+# A time range not inside a number ("4.0 to 5.0 stars", "$15 to $25") and not one end of "9 or 10 PM".
+_TIME_RANGE = re.compile(rf"(?<![\d.,$])\b({_TIME}){_TO}({_TIME})(?![\w:]|\.\d)"
+                         rf"(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
+_DAY_SPEC = re.compile(rf"\b(?:({_DAY})[ \t]{{0,3}}(?:-|–|—|to|through|thru|until)[ \t]{{0,3}}({_DAY})|(weekdays|"
+                       rf"weekends|daily|every[ \t]day|seven[ \t]days[ \t]a[ \t]week|7[ \t]days[ \t]a[ \t]week|"
+                       rf"all[ \t]week)|({_DAY}))\b", re.IGNORECASE)
+_CLOSED = re.compile(r"\bclosed?\b", re.IGNORECASE)
+# Days joined by these are one group ("Friday and Saturday from ...").
+_JOINED = re.compile(r"[\s,&/]{0,6}(?:(?:and|or|as[ \t]well[ \t]as)[\s,]{0,4})?")
+_CLOCK = re.compile(r"(\d{1,2})(?::(\d{1,2}))?(am|pm)?")
+# The keys a record's week may stand under are any: the table is recognised by its day-name keys and time values.
+_MAX_FIELDS = 10_000  # fields of one record looked at for its week (a record is bounded: records.py)
+# A claim with more time ranges and day groups than this is no statement of a week's hours (a week has seven days,
+# a day rarely more than two ranges): it is not judged, which also bounds the work on crafted text.
+_MAX_ITEMS = 32
+_DAY_MINUTES = 24 * 60
+_HALF_DAY = 12 * 60
+# "Weekdays" in listings' prose: Monday to Thursday for sure; Friday is not checked (often read as the weekend).
+_STRICT_WEEKDAYS = frozenset({0, 1, 2, 3})
+
+
+def _day_index(word: str) -> int | None:
+    w = word.lower()[:3]
+    return next((i for i, name in enumerate(DAY_NAMES) if name.startswith(w)), None)
+
+
+def _clock_times(text: str) -> tuple[int, ...] | None:
+    """A written time's possible minutes after midnight: "5 pm" one, "5:00" two (either half of the day)."""
+    t = text.lower().replace(".", "").replace(" ", "").replace("\t", "")
+    if t == "noon":
+        return (_HALF_DAY,)
+    if t == "midnight":
+        return (0,)
+    m = _CLOCK.fullmatch(t)
+    if m is None:
+        return None
+    hour, minute, half = int(m.group(1)), int(m.group(2) or 0), m.group(3)
+    if hour > 24 or minute > 59:
+        return None
+    if half == "am":
+        hour = 0 if hour == 12 else hour
+    elif half == "pm" and hour < 12:
+        hour += 12
+    elif half is None and 0 < hour <= 12:  # no am/pm: either half
+        return (hour * 60 + minute, (hour + 12) % 24 * 60 + minute)
+    return (hour * 60 + minute,)
+
+
+def hours_table(record: object) -> HoursTable | None:
+    """A parsed record's week: the one dict whose keys are all day names and whose values are all time ranges
+    (``"17:30-23:0"``, ``"9:00 AM - 5:00 PM"``); None where there is none, or more than one (which week would a
+    claim mean?)."""
+    found: list[HoursTable] = []
+    for seen, value in enumerate(_dicts(record)):
+        if seen >= _MAX_FIELDS:
+            break
+        table = _week(value)
+        if table is not None:
+            found.append(table)
+    return found[0] if len(found) == 1 else None
+
+
+def _dicts(record: object) -> Iterator[dict]:
+    stack = [record]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            yield value
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+def _week(value: dict) -> HoursTable | None:
+    if not value or len(value) > 7:
+        return None
+    table: HoursTable = {}
+    for key, span in value.items():
+        day = _day_index(str(key)) if str(key).lower().rstrip("s") in _DAY_KEYS else None
+        if day is None or not isinstance(span, str) or span.count("-") != 1:
+            return None
+        opens, closes = (_clock_times(part.strip()) for part in span.split("-"))
+        if not opens or not closes:
+            return None
+        table[day] = (opens[0], closes[0])
+    return table
+
+
+_DAY_KEYS = frozenset(DAY_NAMES) | frozenset(d[:3] for d in DAY_NAMES)
+
+
+class _Said(NamedTuple):
+    """A time range or a group of days in a claim, by offsets."""
+
+    start: int
+    end: int
+    days: tuple[int, ...] = ()  # a group of days (empty for a time range)
+    loose: bool = False  # "weekdays": Friday is not checked
+    times: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # a time range's possible minutes
+
+
+def _said(claim: str) -> list[_Said] | None:
+    """The claim's time ranges and day groups in order (days joined by "and" or commas are one group); None
+    where a time range cannot be read."""
+    items: list[_Said] = []
+    for m in _TIME_RANGE.finditer(claim):
+        opens, closes = _clock_times(m.group(1)), _clock_times(m.group(2))
+        if opens is None or closes is None or len(items) >= _MAX_ITEMS:
+            return None
+        items.append(_Said(m.start(), m.end(), times=(opens, closes)))
+    starts = [item.start for item in items]
+    for m in _DAY_SPEC.finditer(claim):
+        i = bisect.bisect_right(starts, m.start()) - 1  # the time range it may stand in ("5 to 9" is no day)
+        if i < 0 or not items[i].start <= m.start() < items[i].end:
+            if len(items) >= _MAX_ITEMS:
+                return None
+            items.append(_Said(m.start(), m.end(), _days(m), loose=(m.group(3) or "").lower() == "weekdays"))
+    items.sort()
+    grouped: list[_Said] = []
+    for item in items:
+        last = grouped[-1] if grouped else None
+        if (last is not None and item.times is None and last.times is None
+                and _JOINED.fullmatch(claim, last.end, item.start)):
+            grouped[-1] = _Said(last.start, item.end, last.days + item.days, last.loose and item.loose)
+        else:
+            grouped.append(item)
+    return grouped
+
+
+def _days(m: re.Match) -> tuple[int, ...]:
+    first, last, named, single = m.group(1), m.group(2), m.group(3), m.group(4)
+    if first:
+        a, b = _day_index(first), _day_index(last)
+        assert a is not None and b is not None  # the pattern only matches day names
+        return tuple((a + i) % 7 for i in range((b - a) % 7 + 1))
+    if named:
+        word = named.lower()
+        return (0, 1, 2, 3, 4) if word == "weekdays" else (5, 6) if word == "weekends" else tuple(range(7))
+    day = _day_index(single)
+    assert day is not None
+    return (day,)
+
+
+def _paired(items: list[_Said]) -> tuple[list[tuple[_Said, _Said]], set[int]] | None:
+    """Each time range with its day group: the group just before every range ("Monday to Friday from 9 to 5") or
+    just after it ("from 9 to 5 on weekdays"), whichever reading pairs every range with less text between; and the
+    days of the groups left over (exceptions). None where neither reading pairs every range."""
+    best: tuple[int, list[tuple[_Said, _Said]], set[int]] | None = None
+    for step in (-1, 1):
+        pairs, used, gap = [], set(), 0
+        for i, item in enumerate(items):
+            if item.times is None:
+                continue
+            j = i + step
+            if not (0 <= j < len(items)) or items[j].times is not None or j in used:
+                break
+            used.add(j)
+            pairs.append((item, items[j]))
+            gap += item.start - items[j].end if step < 0 else items[j].start - item.end
+        else:
+            if best is None or gap < best[0]:
+                best = (gap, pairs, used)
+    if best is None:
+        return None
+    _, pairs, used = best
+    leftover = {d for j, item in enumerate(items) if item.times is None and j not in used and len(set(item.days)) < 7
+                for d in item.days}
+    return pairs, leftover
+
+
+def _same(said: tuple[int, ...], listed: int, past_midnight: bool) -> bool:
+    options = set(said)
+    if past_midnight:  # "11:30 am to 2:00 pm" for "11:30-2:0": the hour is right, the half of the day slipped
+        options |= {(t + _HALF_DAY) % _DAY_MINUTES for t in said}
+    return listed % _DAY_MINUTES in {t % _DAY_MINUTES for t in options}
+
+
+def _table_conflicts(pairs: list[tuple[_Said, _Said]], exceptions: set[int], table: HoursTable
+                     ) -> list[tuple[int, int, str]]:
+    out = []
+    for said, group in pairs:
+        assert said.times is not None
+        opens, closes = said.times
+        for day in dict.fromkeys(group.days):
+            if day in exceptions or (group.loose and day not in _STRICT_WEEKDAYS):
+                continue
+            if day not in table:
+                out.append((said.start, said.end, f"the record lists no hours on {DAY_NAMES[day].title()}"))
+                break
+            listed_open, listed_close = table[day]
+            if listed_open == listed_close:  # "0:0-0:0": open all day, or not known: not checked
+                continue
+            past_midnight = listed_close < listed_open
+            if not (_same(opens, listed_open, False) and _same(closes, listed_close, past_midnight)):
+                out.append((said.start, said.end, f"the record lists {DAY_NAMES[day].title()} as "
+                            f"{_clock(listed_open)}-{_clock(listed_close)}"))
+                break
+    return out
+
+
+def _clock(minutes: int) -> str:
+    return f"{minutes // 60}:{minutes % 60:02d}"
+
+
+def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int, int, str]]:
+    """The time ranges of ``claim`` that contradict the listed week, with the reason in words, offsets in the
+    claim; none unless the claim contradicts every table in ``tables`` (one per record in the context: a claim may
+    be about any of them).
+
+    A claim that says "closed", or whose time ranges cannot all be paired with the days they are said for, is not
+    judged (see the module docstring).
+    """
+    if not tables or not _TIME_RANGE.search(claim) or _CLOSED.search(claim):
+        return []
+    items = _said(claim)
+    if not items or not any(item.days for item in items):
+        return []
+    paired = _paired(items)
+    if paired is None:
+        return []
+    pairs, exceptions = paired
+    found = [_table_conflicts(pairs, exceptions, table) for table in tables]
+    return found[0] if all(found) else []
