@@ -137,3 +137,30 @@ def test_calibrate_cli_takes_a_false_alarm_budget(tmp_path, capsys):
     assert main(["calibrate", str(tmp_path / "rows.jsonl"), "--predictions", str(tmp_path / "preds.jsonl"),
                  "--out", str(out), "--false-alarm-budget", "1.5", "--quiet"]) == 2
     assert "--false-alarm-budget" in capsys.readouterr().err
+
+
+def test_the_default_budget_caps_the_long_shapes_only(tmp_path):
+    # The same scores under two shapes: the default budget (DEFAULT_FALSE_ALARM_BUDGETS) caps the long shape's false
+    # alarms and leaves the short shape at its F1-best threshold, where one unsupported fact must still flag.
+    from halguard.grounding.calibration import DEFAULT_FALSE_ALARM_BUDGET, DEFAULT_FALSE_ALARM_BUDGETS
+    from halguard.tools.calibrate import budget_of, fit_calibration
+
+    assert budget_of(DEFAULT_FALSE_ALARM_BUDGETS, "records") == DEFAULT_FALSE_ALARM_BUDGET
+    assert budget_of(DEFAULT_FALSE_ALARM_BUDGETS, "short_summary") is None
+    assert budget_of(0.1, "short_summary") == 0.1 and budget_of(None, "records") is None
+    scores, labels = [], []
+    for i in range(200):
+        y = i % 3 != 0  # mostly hallucinated: the F1-best threshold flags nearly every row
+        scores.append(0.55 + 0.4 * ((i * 7) % 10) / 10 if y else 0.55 + 0.35 * ((i * 3) % 10) / 10)
+        labels.append(y)
+    cal, _ = fit_calibration(scores * 2, labels * 2, ["records"] * 200 + ["short_summary"] * 200,
+                             false_alarm_budget=DEFAULT_FALSE_ALARM_BUDGETS)
+    faithful = [s for s, y in zip(scores, labels) if not y]
+
+    def flagged(shape: str) -> float:
+        return sum(s >= cal.shapes[shape].threshold for s in faithful) / len(faithful)
+
+    assert flagged("records") <= DEFAULT_FALSE_ALARM_BUDGET < flagged("short_summary")
+    plain, _ = fit_calibration(scores * 2, labels * 2, ["records"] * 200 + ["short_summary"] * 200)
+    assert cal.shapes["short_summary"].threshold == plain.shapes["short_summary"].threshold
+    assert cal.shapes["records"].threshold > plain.shapes["records"].threshold

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from halguard.errors import CalibrationError, InvalidInputError
@@ -33,8 +34,11 @@ from halguard.util.files import read_text_limited, write_private
 from halguard.util.safejson import loads
 
 __all__ = [
+    "BUDGETED_SHAPES",
     "CALIBRATION_FORMAT",
     "CONTRADICTION_THRESHOLD",
+    "DEFAULT_FALSE_ALARM_BUDGET",
+    "DEFAULT_FALSE_ALARM_BUDGETS",
     "MIN_ROWS_PER_SHAPE",
     "PROBABILITY_FLOOR",
     "THRESHOLD_FLOOR",
@@ -73,6 +77,22 @@ MIN_CLASS_ROWS = 8
 # ECE on 525 rows (docs/evaluation.md), so this is a choice, not a fit.
 MIN_BIN_ROWS = 40
 MAX_BINS = 40
+# The long shapes' thresholds are the F1-best among those that flag at most this share of their faithful answers (a
+# false-alarm budget; issue 45: a guard that flags most faithful long answers gets switched off). Out of fold on the
+# dev files (grouped 5-fold, 2026-11-28, the predictions of commit 82dfb6e), against the plain F1-best threshold:
+# RAGTruth faithful answers flagged 22.7% -> 17.3%, recall 0.697 -> 0.668, F1 0.682 -> 0.692 (the records shape's
+# F1-best threshold did not hold out of fold); budgets of 0.3 / 0.2 / 0.15 flagged 17.7% / 15.8% / 13.2% at F1
+# 0.690 / 0.684 / 0.649. A contradicting claim flags its answer whatever the threshold, so no budget lets a blocking
+# finding pass.
+DEFAULT_FALSE_ALARM_BUDGET = 0.25
+# The shapes the default budget applies to. Not the short ones (one or two claims, no many-claims correction): there
+# one unsupported fact must flag, and a changed year the passage does not copy scores 0.69. Budgeted too, short
+# summaries (SummEdits' 1,341 rows, where the verifier is near chance: AUROC 0.56) went to threshold 0.91, SummEdits'
+# faithful answers flagged fell from 87.7% to 27.2%, and "The Eiffel Tower was completed in 1925." passed against
+# "... completed in 1889" (32 tests of hand-written fabrications failed). Short answers are within it anyway (0.8%).
+BUDGETED_SHAPES = ("long_answer", "long_summary", "records")
+DEFAULT_FALSE_ALARM_BUDGETS: Mapping[str, float] = MappingProxyType(
+    {shape: DEFAULT_FALSE_ALARM_BUDGET for shape in BUDGETED_SHAPES})
 # The weak-support threshold is this fraction of the flag threshold: the ratio of the hand-set defaults (0.4 / 0.5).
 # WEAK_SUPPORT is a reading aid (claims a reader should look at), not a decision, so it is not fitted: a recall-based
 # rule put it at the flag threshold itself for three of the five shapes (no band) and at 0.23 for long answers.

@@ -21,12 +21,19 @@ import datetime as _dt
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from halguard.errors import InvalidInputError
-from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration, ShapeCalibration, enough_rows, fit_shape
+from halguard.grounding.calibration import (
+    DEFAULT_FALSE_ALARM_BUDGETS,
+    THRESHOLD_FLOOR,
+    Calibration,
+    ShapeCalibration,
+    enough_rows,
+    fit_shape,
+)
 from halguard.tools.metrics import auroc, binary_metrics, expected_calibration_error
 from halguard.util.files import MAX_JSONL_LINE_BYTES, iter_lines_limited
 from halguard.util.safejson import loads
@@ -49,15 +56,27 @@ def _fold(group: str, folds: int) -> int:
     return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % folds  # stable across runs and machines
 
 
+# A false-alarm budget: one share for every shape, a share per shape (a shape not named has none), or none.
+FalseAlarmBudget = float | Mapping[str, float] | None
+
+
+def budget_of(false_alarm_budget: FalseAlarmBudget, shape: str) -> float | None:
+    """The budget of one shape (``""``: the fallback fitted on every row, which a per-shape budget leaves free)."""
+    if isinstance(false_alarm_budget, Mapping):
+        return false_alarm_budget.get(shape)
+    return false_alarm_budget
+
+
 def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: Sequence[str | None], *,
                     contradictions: Sequence[bool] | None = None, base: Calibration | None = None,
                     floor: float = THRESHOLD_FLOOR,
-                    false_alarm_budget: float | None = None) -> tuple[Calibration, list[str]]:
+                    false_alarm_budget: FalseAlarmBudget = None) -> tuple[Calibration, list[str]]:
     """Fit every shape that has enough rows; returns the calibration and the shapes kept from ``base``.
 
     ``contradictions``: rows with a contradicting claim at or above the contradiction threshold (flagged whatever the
-    shape's threshold); ``floor``: the lowest threshold a shape may get; ``false_alarm_budget``: each shape's
-    threshold is the F1-best of those flagging at most this share of its faithful rows.
+    shape's threshold); ``floor``: the lowest threshold a shape may get; ``false_alarm_budget``: a shape's threshold
+    is the F1-best of those flagging at most this share of its faithful rows (one share for all, or per shape:
+    :func:`budget_of`).
     """
     if not scores:
         msg = "no scored rows to calibrate on"
@@ -72,10 +91,12 @@ def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: S
     fitted = set()
     for name, (xs, ys, fs) in by_shape.items():
         if name and enough_rows(ys):
-            shapes[name] = fit_shape(xs, ys, floor=floor, forced=fs, false_alarm_budget=false_alarm_budget)
+            shapes[name] = fit_shape(xs, ys, floor=floor, forced=fs,
+                                     false_alarm_budget=budget_of(false_alarm_budget, name))
             fitted.add(name)
     if enough_rows(labels):
-        fallback = fit_shape(scores, labels, floor=floor, forced=forced, false_alarm_budget=false_alarm_budget)
+        fallback = fit_shape(scores, labels, floor=floor, forced=forced,
+                             false_alarm_budget=budget_of(false_alarm_budget, ""))
     elif base is not None:
         fallback = base.fallback
     else:
@@ -102,7 +123,7 @@ def _figures(labels: list[bool], scores: list[float], flagged: list[bool], probs
 
 def cross_validate(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS,
                    base: Calibration | None = None, floor: float = THRESHOLD_FLOOR,
-                   false_alarm_budget: float | None = None) -> dict[str, Any]:
+                   false_alarm_budget: FalseAlarmBudget = None) -> dict[str, Any]:
     """Out-of-fold figures of :func:`fit_calibration` per file, per file and task, and per shape.
 
     ``rows``: dicts with ``score``, ``hallucinated``, ``profile``, ``group``, ``file``, ``task`` and optionally
@@ -126,7 +147,7 @@ def cross_validate(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS
 def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFAULT_FOLDS,
                             base: Calibration | None = None,
                             floor: float = THRESHOLD_FLOOR,
-                            false_alarm_budget: float | None = None) -> list[tuple[bool, float]]:
+                            false_alarm_budget: FalseAlarmBudget = None) -> list[tuple[bool, float]]:
     """Per row, ``(flagged, probability)`` from a calibration fitted on the other folds (rows as in
     :func:`cross_validate`)."""
     if folds < 2:
@@ -150,22 +171,29 @@ def out_of_fold_predictions(rows: Sequence[dict[str, Any]], *, folds: int = DEFA
     return out_of_fold
 
 
-def _budget_words(false_alarm_budget: float | None) -> str:
+def _budget_words(false_alarm_budget: FalseAlarmBudget) -> str:
+    if isinstance(false_alarm_budget, Mapping):
+        shares = sorted(set(false_alarm_budget.values()))
+        return "".join(f" (within {share:.0%} false alarms for " + ", ".join(
+            sorted(s for s, v in false_alarm_budget.items() if v == share)) + ")" for share in shares)
     return "" if false_alarm_budget is None else f" within {false_alarm_budget:.0%} false alarms"
 
 
 def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit: int | None = None,
                     predictions: Path | None = None, base: Calibration | Literal["default"] | None = "default",
                     floor: float = THRESHOLD_FLOOR, progress: bool = True, detector: str = "local",
-                    false_alarm_budget: float | None = None,
+                    false_alarm_budget: FalseAlarmBudget = DEFAULT_FALSE_ALARM_BUDGETS,
                     detector_options: dict[str, Any] | None = None) -> tuple[Calibration, dict[str, Any]]:
     """Score (or read the scores of) the labelled rows of ``paths``, fit, cross-validate; returns the calibration
     (its ``provenance`` holds the cross-validated figures) and the report.
 
-    ``base``: the calibration whose entries shapes with too few rows keep (``"default"``: the shipped one; None:
-    such shapes get no entry and use the fallback). ``detector``: the :func:`~halguard.detectors.make_detector`
-    name whose scores are calibrated (run without a calibration, so its raw risk is what is fitted); a model
-    detector (``nli:...``, ``spans:...``; ``detector_options`` by name) is loaded before any row is read.
+    ``false_alarm_budget``: a shape's threshold flags at most this share of its faithful rows (by default the shipped
+    calibration's, :data:`~halguard.grounding.calibration.DEFAULT_FALSE_ALARM_BUDGETS`: the long shapes within 25%;
+    None or 1.0: the plain F1-best threshold). ``base``: the calibration whose entries shapes with too few rows
+    keep (``"default"``: the shipped one; None: such shapes get no entry and use the fallback). ``detector``: the
+    :func:`~halguard.detectors.make_detector` name whose scores are calibrated (run without a calibration, so its
+    raw risk is what is fitted); a model detector (``nli:...``, ``spans:...``; ``detector_options`` by name) is
+    loaded before any row is read.
     """
     from halguard.detectors import make_detector
     from halguard.tools.bench import load_rows, run_rows
@@ -206,24 +234,32 @@ def calibrate_files(paths: Sequence[Path], *, folds: int = DEFAULT_FOLDS, limit:
                                         false_alarm_budget=false_alarm_budget,
                                         contradictions=[u["contradiction"] for u in usable])
     report = cross_validate(usable, folds=folds, base=base, floor=floor, false_alarm_budget=false_alarm_budget)
-    rule = "F1-best threshold" + _budget_words(false_alarm_budget)
-    from halguard import __version__
-
     provenance = {
         "detector": detector if predictions is None else f"predictions of {Path(predictions).name}",
         "fitted_on": {Path(p).name: sum(1 for u in usable if u["file"] == Path(p).name) for p in paths},
         "unscored_rows": len(rows) - len(usable),
         "kept_from_base": kept,
+        **_method(floor, folds, false_alarm_budget),
+        "cross_validated": report,
+    }
+    return Calibration(shapes=calibration.shapes, fallback=calibration.fallback, provenance=provenance), report
+
+
+def _method(floor: float, folds: int, false_alarm_budget: FalseAlarmBudget) -> dict[str, Any]:
+    """How a calibration was fitted, for its provenance."""
+    from halguard import __version__
+
+    rule = "F1-best threshold" + _budget_words(false_alarm_budget)
+    return {
         "method": f"per shape: {rule} at or above {floor} (answers with a contradicting claim are flagged "
                   "whatever the threshold), weak threshold 0.8 of it, isotonic map over score bins; "
                   f"figures below: grouped {folds}-fold cross-validation (groups: group, source_id, pair_id or the "
                   "context)",
-        "false_alarm_budget": false_alarm_budget,
+        "false_alarm_budget": dict(false_alarm_budget) if isinstance(false_alarm_budget, Mapping)
+        else false_alarm_budget,
         "halguard_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).date().isoformat(),
-        "cross_validated": report,
     }
-    return Calibration(shapes=calibration.shapes, fallback=calibration.fallback, provenance=provenance), report
 
 
 def to_markdown(calibration: Calibration, report: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from halguard.errors import HalguardError, InputTooLargeError, InvalidInputError
+from halguard.grounding.calibration import BUDGETED_SHAPES, DEFAULT_FALSE_ALARM_BUDGET
 from halguard.tools.detector_args import DETECTOR_HELP as _DETECTOR_HELP
 from halguard.tools.detector_args import add_option_argument
 from halguard.tools.detector_args import detector_name as _detector_name
@@ -149,7 +150,9 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                      help="the lowest threshold a shape may get (default 0.5, the risk model's even odds)")
     cal.add_argument("--false-alarm-budget", type=float, default=None, metavar="SHARE",
                      help="per shape, the F1-best threshold among those flagging at most this share of the faithful "
-                          "answers (e.g. 0.1): a cap on false alarms")
+                          "answers (e.g. 0.1; 1: the plain F1-best threshold): a cap on false alarms. Default: as "
+                          f"the shipped calibration, {DEFAULT_FALSE_ALARM_BUDGET} for the shapes "
+                          f"{', '.join(BUDGETED_SHAPES)}, none for the others")
     cal.add_argument("--md-out", default=None, help="also write the figures as Markdown here")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -384,7 +387,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from halguard.grounding.calibration import THRESHOLD_FLOOR, Calibration
+    from halguard.grounding.calibration import DEFAULT_FALSE_ALARM_BUDGETS, THRESHOLD_FLOOR, Calibration
     from halguard.tools.calibrate import calibrate_files, to_markdown
 
     files = _require_files(args.files)
@@ -400,12 +403,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     if budget is not None and not 0.0 <= budget <= 1.0:
         msg = f"--false-alarm-budget must be within [0, 1], got {budget}"
         raise HalguardError(msg)
+    budgets = DEFAULT_FALSE_ALARM_BUDGETS if budget is None else budget
     base_name = args.base if args.base is not None else ("default" if args.detector == "local" else "none")
     base = {"default": Calibration.default, "none": lambda: None}.get(base_name, lambda: Calibration.load(base_name))()
     calibration, report = calibrate_files(files, folds=args.folds, limit=args.limit,
                                           predictions=Path(args.predictions) if args.predictions else None,
                                           base=base, floor=floor, progress=not args.quiet, detector=args.detector,
-                                          false_alarm_budget=budget, detector_options=_options(args))
+                                          false_alarm_budget=budgets, detector_options=_options(args))
     calibration.save(args.out)
     markdown = to_markdown(calibration, report)
     print(markdown)
