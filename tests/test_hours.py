@@ -97,3 +97,24 @@ def test_verifier_flags_wrong_hours_and_passes_right_ones(verifier):
     right = verifier.verify("Finch & Fork is open Tuesday to Thursday from 5:00 PM to 9:00 PM.", [RECORD])
     assert right.claims[0].signals.hours_conflicts == []
     assert right.claims[0].status != ClaimStatus.CONTRADICTION
+
+
+@pytest.mark.parametrize(("claim", "why"), [
+    ("The restaurant is open seven days a week, with varying hours depending on the day.", "no hours on Monday"),
+    ("It operates daily for breakfast and lunch.", "no hours on Monday"),
+])
+def test_days_open_without_times_must_be_days_the_week_lists(claim, why):
+    table = {d: (540, 900) for d in range(1, 7)}  # closed on Monday
+    found = hours_conflicts(claim, [table])
+    assert found and why in found[0][2]
+    assert hours_conflicts("It is open Tuesday through Sunday.", [table]) == []
+    assert hours_conflicts("It is open every day except Monday.", [table]) == []  # an exception is not read
+    assert hours_conflicts("It has seven days a week of specials.", [table]) == []  # no word of opening
+
+
+def test_varying_hours_against_a_week_of_the_same_hours():
+    same = {d: (420, 0) for d in range(7)}
+    claim = "The restaurant is open from Monday to Sunday, with hours varying through the week."
+    found = hours_conflicts(claim, [same])
+    assert found and "the same hours on every day" in found[0][2]
+    assert hours_conflicts("Its hours vary through the week.", [TABLE]) == []  # they do

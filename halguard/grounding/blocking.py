@@ -34,7 +34,7 @@ COPY_OVERLAP = 0.8
 FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
     "record_conflicts": {"spans": (7, 67), "one_claim": (0, 0)},
     "record_unknowns": {"spans": (5, 19), "one_claim": (0, 0)},
-    "hours_conflicts": {"spans": (1, 19), "one_claim": (0, 0)},
+    "hours_conflicts": {"spans": (1, 23), "one_claim": (0, 0)},
     "changed_number_in_copy": {"spans": (1, 0), "one_claim": (0, 88)},
     "name_swapped": {"spans": (0, 1), "one_claim": (0, 231)},
     "negation_mismatch": {"spans": (2, 0), "one_claim": (0, 37)},

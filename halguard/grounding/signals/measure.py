@@ -14,7 +14,13 @@ from halguard.grounding.signals.negation import closest_sentence, denied_premise
 from halguard.grounding.signals.records import absent_feature_mentions, unknown_feature_mentions
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
-from halguard.grounding.signals.words import found_names, missing_names, missing_numbers, novel_terms
+from halguard.grounding.signals.words import (
+    found_names,
+    missing_names,
+    missing_numbers,
+    novel_terms,
+    scattered_names,
+)
 from halguard.text.claims import Claim
 from halguard.text.lexical import (
     affirmation_end,
@@ -69,8 +75,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
     novel = [] if own_words else novel_terms(terms, scope, text, closest_terms, found_names(text, scope))
-    facts = scope.without_question()
-    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed)
+    facts, short = scope.without_question(), claim.question_aware
+    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed, short)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = False
     if names:
@@ -109,14 +115,15 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     )
 
 
-def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float]
+def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], short_answer: bool = False
                    ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
     """The claim's names and numbers the passages lack, and the spans where it denies a premise.
 
     Names and numbers only count as found in the passages: one found only in the question is an echoed premise
     ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W") ... unless the claim denies
     it ("No, it was built in Paris, not Berlin."): then it is no claim, and its "not" no negation of the evidence.
-    ``facts`` is ``scope`` without the question (:meth:`Scope.without_question`).
+    ``facts`` is ``scope`` without the question (:meth:`Scope.without_question`). A ``short_answer``'s names (the
+    claim of a short answer to a question) must also stand together in the passages (:func:`.words.scattered_names`).
     """
     names, numbers = missing_names(text, facts), missing_numbers(text, facts, computed)
     question_only: set[tuple[int, int]] = set()
@@ -124,6 +131,8 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float]
         question_only = (set(names) - set(missing_names(text, scope))
                          | set(numbers) - set(missing_numbers(text, scope, computed)))
     denied = denied_premises(text, sorted(question_only))
+    if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
+        names += [sp for sp in scattered_names(text, facts) if sp not in names]
     if denied:
         names = [sp for sp in names if not _inside(sp, denied)]
         numbers = [sp for sp in numbers if not _inside(sp, denied)]

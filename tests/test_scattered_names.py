@@ -1,0 +1,54 @@
+"""A short answer's name must be the passages' name, not their words scattered (halguard.grounding.signals.words)."""
+
+import pytest
+
+from halguard.grounding.signals.scope import scope_of
+from halguard.grounding.signals.words import scattered_names
+from halguard.text.contexts import Source
+
+HYDE = ("He played for Hyde United during the 2008-09 season. Hyde United Football Club is a semi-professional "
+        "football club in Hyde, Greater Manchester, England.")
+QUESTION = "What is a semi-professional football club in Hyde, Greater Manchester, England?"
+
+
+def _scattered(claim: str, *passages: str) -> list[str]:
+    scope = scope_of([Source(id=str(i), text=p) for i, p in enumerate(passages)], None)
+    return [claim[s:e] for s, e in scattered_names(claim, scope)]
+
+
+def test_words_of_the_passage_that_never_stand_together_are_no_name_of_it():
+    assert _scattered("The Manchester United semi-professional club.", HYDE) == ["Manchester United"]
+    assert _scattered("Hyde United Football Club.", HYDE) == []
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Jake Kasdan is a director.", 'Jacob "Jake" Kasdan (born October 28, 1974) is an American director.'),
+    ("Barack Obama spoke.", "Barack Hussein Obama spoke in Chicago."),  # a middle name between
+    ("Texas Attorney General Ken Paxton sued.", "Texas Attorney General said on Monday that Ken Paxton sued."),
+    ("The Friedmans were filmed.", "Capturing the Friedman family was filmed."),  # one word: not read
+    ("Chow Yun-fat starred.", "It starred Chow Yun-fat and Jacky Cheung."),
+    ("Santa Cruz Island is nearby.", "The island nearby is called Santa Cruz Island."),
+])
+def test_names_the_passage_gives_together_or_in_parts(claim, passage):
+    assert _scattered(claim, passage) == []
+
+
+def test_verifier_flags_a_short_answer_naming_the_passages_words_scattered(verifier):
+    wrong = verifier.verify("The Manchester United semi-professional club.", [HYDE], question=QUESTION)
+    assert wrong.label == "hallucinated"
+    assert wrong.claims[0].signals.missing_entities == ["Manchester United"]
+    right = verifier.verify("Hyde United Football Club.", [HYDE], question=QUESTION)
+    assert right.label == "supported"
+    # A long answer is not read for it: its names carry offices and list items ("Open Mozilla Firefox").
+    long = verifier.verify("Hyde United plays in Hyde. It is semi-professional. The Manchester United name is not "
+                           "its own.", [HYDE], question=QUESTION)
+    assert all(c.signals.missing_entities == [] for c in long.claims)
+
+
+def test_a_long_passage_is_read_in_bounded_time():
+    import time
+
+    passage = "Manchester " * 50_000 + "United"
+    t0 = time.perf_counter()
+    assert _scattered("The Manchester United club.", passage) == []  # the words do stand together, at the end
+    assert time.perf_counter() - t0 < 2.0
