@@ -52,3 +52,21 @@ def test_a_long_passage_is_read_in_bounded_time():
     t0 = time.perf_counter()
     assert _scattered("The Manchester United club.", passage) == []  # the words do stand together, at the end
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_a_crafted_run_of_names_is_read_in_bounded_time(verifier):
+    # A short answer is at most 12 words (QUESTION_AWARE_MAX_WORDS), so a few two-word names, each searched in every
+    # passage: here four against 240 KB of the names' words, none beside another of the answer's pairs.
+    import itertools
+    import string
+    import time
+
+    pairs = itertools.islice(itertools.product(string.ascii_lowercase, repeat=2), 400)
+    words = ["Zor" + a + b + "ix" for a, b in pairs]
+    passage = " and ".join(words) + "."
+    answer = " and ".join(f"{a} {b}" for a, b in zip(words[:8:2], words[399:392:-2])) + "."
+    t0 = time.perf_counter()
+    verdict = verifier.verify(answer, [passage * 20], question="Who?")
+    assert time.perf_counter() - t0 < 10.0
+    assert verdict.label == "hallucinated"
+    assert len(verdict.claims[0].signals.missing_entities) == 4

@@ -84,8 +84,11 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
 # A name's words stand together in a passage when they come in its order with at most this many other words between
 # two of them ("Jacob 'Jake' Kasdan" says "Jake Kasdan"; "Barack Hussein Obama" says "Barack Obama").
 TOGETHER_GAP = 2
-# Names of more words than this are not read for scattering (no name is that long; bounds the splits tried).
+# Names of more words than this are not read for scattering (no name is that long; bounds the splits tried), nor
+# more names than _MAX_SCATTER_NAMES in one text: each costs up to 28 searches of every passage. The short answers
+# it is read for have 12 words at most (claims.QUESTION_AWARE_MAX_WORDS); the caps bound it wherever it is called.
 _MAX_NAME_WORDS = 8
+_MAX_SCATTER_NAMES = 16
 _NAME_WORDS = re.compile(r"[^\W_]+")
 
 
@@ -101,7 +104,7 @@ def scattered_names(text: str, scope: Scope) -> list[Span]:
     opening with a verb, "Open Mozilla Firefox"; people named with their office), 2026-11-28.
     """
     found = []
-    for s, e in entity_mentions(text):
+    for s, e in entity_mentions(text)[:_MAX_SCATTER_NAMES]:
         name = strip_titles(text[s:e])
         terms = content_terms(name)
         if not 2 <= len(terms) <= _MAX_NAME_WORDS:
