@@ -3,6 +3,8 @@
 import asyncio
 import json
 
+import pytest
+
 from halguard import ResponseCache
 from halguard.text.claims import is_non_answer
 from halguard.consistency.sampling import ParaphraseConsistency
@@ -124,6 +126,38 @@ def test_non_answers_are_recognised_and_facts_are_not():
     assert not is_non_answer("I don't know. The tower is in Paris.")
     assert not is_non_answer("Paris.")
     assert not is_non_answer("")
+
+
+@pytest.mark.parametrize("sentence", [
+    # how RAG answers decline (RAGTruth's QA answers; none of the 98 such dev sentences is in a labelled span)
+    "Therefore, I am unable to answer the question based on the given passages.",
+    "Unable to answer based on given passages.",
+    "However, without further information, it is unable to provide a precise answer based on the given passages.",
+    "Therefore, based on the provided passages, it is unable to answer the question with confidence.",
+    "Please provide additional information or clarify the question.",
+])
+def test_declines_after_a_connective_or_an_attribution_are_non_answers(sentence):
+    assert is_non_answer(sentence, "How do automotive technicians get paid?")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Therefore, it is unable to answer, but technicians earn 40 dollars an hour.",
+    "Unable to answer; the Eiffel Tower was built in 1925.",
+    "However, the tower was built in 1925.",
+    "Based on the given passages, technicians are paid 40 dollars an hour.",
+])
+def test_a_decline_that_states_a_fact_is_no_non_answer(sentence):
+    assert not is_non_answer(sentence, "How do automotive technicians get paid?")
+
+
+def test_an_attribution_opener_is_not_checked_what_follows_is(verifier):
+    context = ["The proper way to dispose of a worn flag is to burn it in a dignified manner."]
+    right = verifier.verify("Based on the given passages, the proper way to dispose of a worn flag is to burn it in a "
+                            "dignified manner.", context, question="How do I dispose of a flag?")
+    assert right.label == "supported" and right.claims[0].signals.novel_terms == []
+    wrong = verifier.verify("Based on the given passages, the proper way to dispose of a worn flag is to bury it at "
+                            "sea.", context, question="How do I dispose of a flag?")
+    assert wrong.label == "hallucinated" and {"bury", "sea"} <= set(wrong.claims[0].signals.novel_terms)
 
 
 def test_local_judge_does_not_count_i_dont_know_as_a_conflict(verifier):

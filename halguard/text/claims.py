@@ -57,7 +57,11 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)]|[a-z][.)]|#+)\s+")
 _OPENER = re.compile(
     r"^(?:i hope (?:this|that) helps|let me know if|feel free to|is there anything else|"
     r"(?:in )?(?:summary|conclusion|short)\b[,:]?|overall\b,?|to summari[sz]e\b,?|"
-    r"(?:sure|certainly|of course|absolutely|great question)\b[!,.]?(?:\s*here (?:is|are))?)",
+    r"(?:sure|certainly|of course|absolutely|great question)\b[!,.]?(?:\s*here (?:is|are))?|"
+    # where the answer says it read it ("Based on the given passages, ..."): what follows is checked, the
+    # attribution is no word of the world to find in the passages
+    r"(?:based on|according to) (?:the )?(?:given |provided |above |available )?(?:structured )?(?:context|passages?|"
+    r"information|text|documents?|sources?|data)(?: in (?:the )?json format)?,)",
     re.IGNORECASE,
 )
 # Words pleasantries, refusals and list intros are made of, and the generic words a refusal names what it lacks
@@ -72,6 +76,8 @@ _FILLER_WORDS = frozenset(
     contains state stated specify specified give given say says said determine data source sources text
     documents document passages passage context here sure certainly course unfortunately sorry apologies
     unable able unclear unknown clear possible idea record way tell height size length width depth weight age
+    based according alone precise precisely accurate accurately sufficient enough confidence confidently clarify
+    definitive definitively certainty without
     population distance duration speed temperature area volume capacity value rate status origin author
     owner founder""".split()
 )
@@ -176,21 +182,38 @@ _META_COUNT = re.compile(
 )
 
 
-def _states_nothing(text: str, asked: tuple[set[str], set[float]]) -> bool:
-    """Whether ``text`` names, counts and says nothing beyond the question and the filler vocabulary."""
+def _names_nothing(text: str, asked: tuple[set[str], set[float]]) -> bool:
+    """Whether ``text`` names and counts nothing beyond the question."""
     terms, numbers = asked
     if any(round(m.value, 6) not in numbers for m in number_mentions(text)
            if not is_enumerator(text, m.start, m.end) and not _META_COUNT.match(text, m.end)):
         return False
-    if any(st not in terms for s, e in entity_mentions(text) for _, _, st in content_terms(text[s:e])):
-        return False
-    return all(st in terms or st in _FILLER_WORDS for _, _, st in content_terms(text))
+    return not any(st not in terms for s, e in entity_mentions(text) for _, _, st in content_terms(text[s:e]))
+
+
+def _states_nothing(text: str, asked: tuple[set[str], set[float]]) -> bool:
+    """Whether ``text`` names, counts and says nothing beyond the question and the filler vocabulary."""
+    return _names_nothing(text, asked) and all(
+        st in asked[0] or st in _FILLER_WORDS for _, _, st in content_terms(text))
+
+
+# What a decline lacks, said in one clause: "the passages do not provide specific information on how technicians
+# get paid or their typical salaries". A comma, a semicolon or a clause word may start a statement of its own
+# ("..., so the drug is safe"): then the sentence is checked.
+_ANOTHER_CLAUSE = re.compile(r"[,;:]|\b(?:so|but|because|therefore|thus|hence|although|though|while|yet|however)\b",
+                             re.IGNORECASE)
 
 
 def _declines(sentence: str, asked: tuple[set[str], set[float]]) -> bool:
-    """A refusal ("I don't know.", "The context does not mention the launch date.") that states nothing else."""
+    """A refusal ("I don't know.", "The context does not mention the launch date.") that states nothing else: past
+    the refusal, only the question's and generic words, or, in one clause, words for what it lacks that name and
+    count nothing beyond the question (a sentence that says the passages lack something asserts nothing of the
+    world: none of the 98 such sentences of RAGTruth's dev answers is in a labelled span)."""
     m = _NON_ANSWER.match(sentence)
-    return m is not None and _states_nothing(sentence[m.end():], asked)
+    if m is None:
+        return False
+    rest = sentence[m.end():]
+    return _states_nothing(rest, asked) or (_names_nothing(rest, asked) and not _ANOTHER_CLAUSE.search(rest))
 
 
 def _skip_reason(body: str, n_sentences: int, question: str | None,
@@ -311,11 +334,20 @@ def _opener_span(sentence: str, offset: int) -> tuple[int, int] | None:
 
 # A sentence that declines to answer. Matched at the start of each sentence, after an optional apology.
 _NON_ANSWER = re.compile(
-    r"^(?:(?:unfortunately|sorry|i'?m sorry|i am sorry|apologies)[,.!]?\s*(?:but\s+)?)?(?:"
+    r"^(?:(?:unfortunately|sorry|i'?m sorry|i am sorry|apologies|therefore|thus|hence|so|however|consequently|"
+    r"as a result|in conclusion|ultimately|overall)[,.!]?\s{0,3}(?:but\s{1,3})?)?"
+    r"(?:(?:based on|according to) (?:the )?(?:given |provided |above )?(?:context|passages?|information|text|"
+    r"documents?|sources?)(?: alone)?,?\s{0,3})?(?:without (?:further|more|additional) (?:information|context|"
+    r"details),?\s{0,3})?(?:"
     r"i (?:do not|don'?t|really don'?t) (?:know|have (?:enough |any |that )?(?:information|data|details|access))|"
     r"i'?m not (?:sure|certain|aware)|i am not (?:sure|certain|aware)|not sure|"
     r"i (?:can(?:no|')?t|could ?n[o']t|am unable to|'?m unable to) (?:answer|determine|find|help|say|tell|provide|"
     r"confirm|verify|know)|"
+    # "Unable to answer based on given passages.", "it is unable to provide a precise answer" (RAGTruth's QA
+    # answers decline so; none of the 98 such sentences of its dev answers is in a labelled span)
+    r"(?:it is |it's )?(?:unable|not possible|impossible) to (?:answer|determine|provide|say|tell|confirm|verify)|"
+    r"(?:it |this |that )?(?:cannot|can'?t|could not|couldn'?t) be (?:determined|answered|said|confirmed|known)|"
+    r"please (?:provide|clarify|specify|rephrase)|"
     r"i have no (?:information|idea|data|knowledge|details)|"
     r"(?:there is|there's) no (?:information|mention|data|answer|record|way to (?:know|tell|determine))|"
     r"no (?:information|answer|data) (?:is |was )?(?:available|provided|given|found)|"
