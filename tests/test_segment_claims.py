@@ -34,6 +34,16 @@ def test_skips_hedges_and_list_intros_and_records_them():
     assert reasons == {"Here are the key points:": "list introduction", "I hope this helps!": "hedge or filler"}
 
 
+def test_a_count_of_the_answers_own_words_is_no_fact():
+    answer = "Here is a 93-word summary of the article:\nThe tower is 330 metres tall."
+    split = extract_claims(answer, question="Summarize the article.")
+    assert [c.text for c in split.claims] == ["The tower is 330 metres tall."]
+    assert [r for _, _, r in split.skipped] == ["list introduction"]
+    # a number that counts a thing of the world is still a claim's
+    claims = extract_claims("It is a 93-metre tower:\nIt is tall.").claims
+    assert claims[0].text == "It is a 93-metre tower:"
+
+
 def test_short_answer_is_checked_with_its_question():
     split = extract_claims("Arthur's Magazine", question="Which magazine was started first?")
     assert len(split.claims) == 1

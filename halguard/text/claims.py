@@ -77,7 +77,7 @@ _FILLER_WORDS = frozenset(
     documents document passages passage context here sure certainly course unfortunately sorry apologies
     unable able unclear unknown clear possible idea record way tell height size length width depth weight age
     based according alone precise precisely accurate accurately sufficient enough confidence confidently clarify
-    definitive definitively certainty without
+    definitive definitively certainty without article
     population distance duration speed temperature area volume capacity value rate status origin author
     owner founder""".split()
 )
@@ -174,9 +174,9 @@ def _asked(question: str | None) -> tuple[set[str], set[float]]:
     return term_set(question or ""), {round(v, 6) for v in number_values(question or "")}
 
 
-# "in 200 words", "five steps": a count of the answer's own parts, not a fact about the world.
+# "in 200 words", "five steps", "a 93-word summary": a count of the answer's own parts, not a fact about the world.
 _META_COUNT = re.compile(
-    r"\s*(?:main |key |simple |easy |short |brief )?(?:words?|sentences?|steps?|points?|tips?|ways?|paragraphs?|"
+    r"[\s-]{0,3}(?:main |key |simple |easy |short |brief )?(?:words?|sentences?|steps?|points?|tips?|ways?|paragraphs?|"
     r"bullet points?|items?|reasons?|things|facts|options|methods|parts|sections|stages)\b",
     re.IGNORECASE,
 )
