@@ -36,6 +36,7 @@ def test_the_week_is_read_from_the_record():
     "It is open from 5 PM to 9 PM on weekdays, with later hours on Monday.",  # Monday is an exception; Friday loose
     "Recent reviews rate it 4.0 to 5.0 stars.",  # no day, and a rating
     "It was closed on Tuesday from 5 to 9 for a private event.",  # "closed" is not read
+    "We sat outside from 5 to 10 and watched the sun set.",  # "sat", "sun": no days
 ])
 def test_hours_the_record_lists_are_no_conflict(claim):
     assert hours_conflicts(claim, [TABLE]) == []

@@ -5,6 +5,8 @@ Saturday from 5:00 PM to 9:00 PM and on Sunday from 9:00 to 14:00". The sentence
 opening hours, and every number of the claim is somewhere in the record, so no other check sees a wrong hour or a
 day the business is closed. This module pairs each time range of a claim with the days it is said for, and reports
 the ranges the record contradicts: another time on one of those days, or a day the record does not list (closed).
+A claim without times is read for the days it says the business is open ("open seven days a week") and for hours it
+says vary, against a week that lists the same hours every day.
 
 It reads conservatively, because a finding that blocks must be right (issue 44): a claim that says "closed" is left
 alone (listings mark unknown days like closed ones), a day mentioned without a time is an exception to the other
@@ -143,6 +145,8 @@ def _said(claim: str) -> list[_Said] | None:
         items.append(_Said(m.start(), m.end(), times=(opens, closes)))
     starts = [item.start for item in items]
     for m in _DAY_SPEC.finditer(claim):
+        if m.group(4) and m.group(4)[0].islower() and "day" not in m.group(4).lower():
+            continue  # "we sat outside", "the sun": a lower-case abbreviation alone is no day ("Mon-Fri" is)
         i = bisect.bisect_right(starts, m.start()) - 1  # the time range it may stand in ("5 to 9" is no day)
         if i < 0 or not items[i].start <= m.start() < items[i].end:
             if len(items) >= _MAX_ITEMS:
