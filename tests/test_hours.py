@@ -6,7 +6,7 @@ import time
 import pytest
 
 from halguard import ClaimStatus
-from halguard.grounding.signals.hours import hours_conflicts, hours_table
+from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.records import opening_hours
 
 # A Yelp-style listing's week (RAGTruth Data2txt records write "17:0" for 17:00; tests/data/README.md).
@@ -14,18 +14,17 @@ WEEK = {"Monday": "17:30-23:0", "Tuesday": "17:0-21:0", "Wednesday": "17:0-21:0"
         "Friday": "17:0-22:0", "Saturday": "17:0-22:0", "Sunday": "9:0-14:0"}
 RECORD = json.dumps({"name": "Finch & Fork", "city": "Santa Barbara", "state": "CA", "hours": WEEK,
                      "attributes": {"WiFi": "free", "RestaurantsTakeOut": True}})
-TABLE = hours_table(json.loads(RECORD))
+TABLE = opening_hours(RECORD)
 
 
 def test_the_week_is_read_from_the_record():
     assert TABLE == {0: (1050, 1380), 1: (1020, 1260), 2: (1020, 1260), 3: (1020, 1260), 4: (1020, 1320),
                      5: (1020, 1320), 6: (540, 840)}
-    assert opening_hours(RECORD) == TABLE
     assert opening_hours("Open Monday to Friday from 9 to 5.") is None  # prose is no record
-    assert hours_table({"hours": {"Monday": "9-5", "Funday": "9-5"}}) is None  # not a week
+    assert opening_hours(json.dumps({"hours": {"Monday": "9-5", "Funday": "9-5"}})) is None  # not a week
     # two weeks: which one would a claim mean?
-    assert hours_table({"hours": WEEK, "kitchen": {"hours": dict(WEEK, Sunday="10:0-13:0")}}) is None
-    assert hours_table({"opening": {"Mon": "9:00 AM - 5:00 PM"}}) == {0: (540, 1020)}
+    assert opening_hours(json.dumps({"hours": WEEK, "kitchen": {"hours": dict(WEEK, Sunday="10:0-13:0")}})) is None
+    assert opening_hours(json.dumps({"opening": {"Mon": "9:00 AM - 5:00 PM"}})) == {0: (540, 1020)}
 
 
 @pytest.mark.parametrize("claim", [

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 __all__ = ["HoursTable", "hours_conflicts", "hours_table"]
@@ -44,7 +44,7 @@ _CLOSED = re.compile(r"\bclosed?\b", re.IGNORECASE)
 _JOINED = re.compile(r"[\s,&/]{0,6}(?:(?:and|or|as[ \t]well[ \t]as)[\s,]{0,4})?")
 _CLOCK = re.compile(r"(\d{1,2})(?::(\d{1,2}))?(am|pm)?")
 # The keys a record's week may stand under are any: the table is recognised by its day-name keys and time values.
-_MAX_FIELDS = 10_000  # fields of one record looked at for its week (a record is bounded: records.py)
+_MAX_FIELDS = 10_000  # groups (dicts) of one record looked at for its week (a record is bounded: records.py)
 # A claim with more time ranges and day groups than this is no statement of a week's hours (a week has seven days,
 # a day rarely more than two ranges): it is not judged, which also bounds the work on crafted text.
 _MAX_ITEMS = 32
@@ -81,29 +81,18 @@ def _clock_times(text: str) -> tuple[int, ...] | None:
     return (hour * 60 + minute,)
 
 
-def hours_table(record: object) -> HoursTable | None:
-    """A parsed record's week: the one dict whose keys are all day names and whose values are all time ranges
-    (``"17:30-23:0"``, ``"9:00 AM - 5:00 PM"``); None where there is none, or more than one (which week would a
-    claim mean?)."""
+def hours_table(groups: Iterable[dict]) -> HoursTable | None:
+    """A record's week among its ``groups`` (every dict of the parsed record: records.py walks it): the one whose
+    keys are all day names and whose values are all time ranges (``"17:30-23:0"``, ``"9:00 AM - 5:00 PM"``); None
+    where there is none, or more than one (which week would a claim mean?)."""
     found: list[HoursTable] = []
-    for seen, value in enumerate(_dicts(record)):
+    for seen, value in enumerate(groups):
         if seen >= _MAX_FIELDS:
             break
         table = _week(value)
         if table is not None:
             found.append(table)
     return found[0] if len(found) == 1 else None
-
-
-def _dicts(record: object) -> Iterator[dict]:
-    stack = [record]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            yield value
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
 
 
 def _week(value: dict) -> HoursTable | None:

@@ -137,7 +137,7 @@ def _read_record(stripped: str) -> _Reading:
     absent: set[str] = set()
     _walk(record, absent)
     return _Reading(frozenset(absent - _asserted_in_free_text(record, absent)), _stated_words(record),
-                    _unknown_features(record), hours_table(record))
+                    _unknown_features(record), hours_table(v for _, v in _fields(record) if isinstance(v, dict)))
 
 
 def opening_hours(text: str) -> HoursTable | None:

@@ -104,6 +104,7 @@ def scattered_names(text: str, scope: Scope) -> list[Span]:
     opening with a verb, "Open Mozilla Firefox"; people named with their office), 2026-11-28.
     """
     found = []
+    strings = [word_string(src.text) for src in scope.sources]
     for s, e in entity_mentions(text)[:_MAX_SCATTER_NAMES]:
         name = strip_titles(text[s:e])
         terms = content_terms(name)
@@ -112,7 +113,6 @@ def scattered_names(text: str, scope: Scope) -> list[Span]:
         if not all(_found(name[a:b], st, scope.terms) for a, b, st in terms):
             continue  # a word the passages lack: missing_names' question
         words = [(name[a:b].lower(), st) for a, b, st in terms]
-        strings = [word_string(src.text) for src in scope.sources]
         if not (_in_parts(words, strings) or _mentioned(name, scope)):
             found.append((s, e))
     return found
