@@ -167,3 +167,20 @@ def test_the_frame_cache_counts_every_level_of_what_it_holds():
     held = parse._frames.cache.bytes
     assert held == deep_entry_size(NORTHWIND, frames)
     assert held > 5 * (size_of(NORTHWIND) + size_of(frames))  # a one-level count would let it hold ~10x its budget
+
+
+def test_a_gapped_conjuncts_phrase_hung_on_the_verb_is_its_own():
+    # The parser hangs "in 1944" on "born", not on "Gulland": read as Hansberry's second birth year, the passage's
+    # "Sandra Gulland (born 3 November 1944)" was a role conflict of a faithful answer.
+    frames = [f for f in parsed_frames("Lorraine Hansberry was born in 1930 and Sandra Gulland in 1944.")
+              if f.predicate == "bear"]
+    times = {tuple(sorted(f.get("patient")[0].names)): sorted(int(n) for a in f.get("time") for n in a.numbers)
+             for f in frames}
+    assert times == {("hansberry", "lorraine"): [1930], ("gulland", "sandra"): [1944]}
+    passages = ["Lorraine Vivian Hansberry (May 19, 1930 – January 12, 1965) was an American playwright.",
+                "Sandra Gulland (born 3 November 1944) is an American-born Canadian novelist."]
+    verifier = LocalVerifier()
+    right = verifier.verify("Lorraine Hansberry was born in 1930 and Sandra Gulland in 1944.", passages)
+    assert all(c.signals.role_conflicts == [] for c in right.claims)
+    swapped = verifier.verify("Lorraine Hansberry was born in 1944 and Sandra Gulland in 1930.", passages)
+    assert any(c.signals.role_conflicts or c.signals.missing_numbers for c in swapped.claims)

@@ -70,3 +70,24 @@ def test_a_crafted_run_of_names_is_read_in_bounded_time(verifier):
     assert time.perf_counter() - t0 < 10.0
     assert verdict.label == "hallucinated"
     assert len(verdict.claims[0].signals.missing_entities) == 4
+
+
+LEAGUE = '[{"season": "2012-13", "champion": "Manchester City", "runner_up": "Chelsea"}]'
+
+
+def test_a_short_answers_name_with_a_word_changed_is_another_name():
+    # Half its words the passages' (more than half would be missing_names' business), the name theirs with one word
+    # changed: "Manchester United" is not "Manchester City".
+    assert _scattered("Manchester United.", LEAGUE) == ["Manchester United"]
+    assert _scattered("Manchester City.", LEAGUE) == []
+    assert _scattered("The Greater Manchester club Hyde United.", HYDE) == []  # both names the passage's own
+
+
+def test_verifier_flags_the_other_club_against_a_json_listing(verifier):
+    # A one-word-changed name was only a novel word (risk 0.82, under the records shape's 0.88): it passed.
+    question = "Who won the 2012-13 season?"
+    wrong = verifier.verify("Manchester United.", [LEAGUE, "The 2012-13 season ended in May."], question=question)
+    assert wrong.label == "hallucinated"
+    assert wrong.claims[0].signals.missing_entities == ["Manchester United"]
+    right = verifier.verify("Manchester City.", [LEAGUE, "The 2012-13 season ended in May."], question=question)
+    assert right.label == "supported"

@@ -116,7 +116,8 @@ class BudgetVerifier(Detector):
         s = claim.signals
         concrete = s is not None and bool(s.missing_numbers or s.missing_entities or s.arithmetic_errors
                                           or s.record_conflicts or s.negation_mismatch or s.antonym_flips
-                                          or s.role_conflicts or s.record_unknowns or s.hours_conflicts)
+                                          or s.role_conflicts or s.record_unknowns or s.hours_conflicts
+                                          or s.choice_conflicts)
         return claim.status.is_flagged and concrete
 
     def _needs_llm(self, local: Verdict | None) -> bool:

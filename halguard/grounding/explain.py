@@ -61,6 +61,7 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
     if s.record_unknowns:
         out.append("asserts what the record leaves unknown: " + ", ".join(answer[a:b] for a, b in s.record_unknowns))
     out.extend(f"opening hours: {answer[a:b]!r}, but {why}" for a, b, why in s.hours_conflicts)
+    out.extend(f"the other option: {answer[a:b]!r}, but {why}" for a, b, why in s.choice_conflicts)
     out.extend(f"who did what to whom: {why}" for _, _, why in s.role_conflicts)
     out.extend(f"wrong arithmetic: {why}" for _, _, why in s.arithmetic_errors)
     unresolved = [lab for lab, c in zip(labels, cited) if c is None]
@@ -82,6 +83,7 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
         + [(a, b, "the record leaves this unknown") for a, b in s.record_unknowns]
         + [(a, b, why) for a, b, why in s.hours_conflicts]
+        + [(a, b, why) for a, b, why in s.choice_conflicts]
         + [(a, b, "the opposite of the evidence") for a, b in s.antonym_flips]
         + [(a, b, explanation) for a, b, explanation in s.arithmetic_errors]
         + [(a, b, why) for a, b, why in s.role_conflicts]

@@ -63,13 +63,14 @@ FINDINGS_LIMITS = Limits(max_answer_chars=100_000, max_context_chars=1_000_000, 
 FINDINGS_TIME_BUDGET_S = 10.0
 
 FindingKind = Literal["missing_name", "missing_number", "changed_number", "record_conflict", "record_unknown",
-                      "hours_conflict", "wrong_arithmetic"]
+                      "hours_conflict", "choice_conflict", "wrong_arithmetic"]
 # The kinds the passages state otherwise, by the local verifier's name for each: a CONTRADICTION where that kind is
 # measured precise enough to block (scoring.BLOCKING_FINDINGS, issue 44), else a HALLUCINATION. Either way the
 # finding stands against an LLM's "supported".
 _STATED_OTHERWISE = {"changed_number": frozenset({"changed_numbers", "changed_number_in_copy"}),
                      "record_conflict": frozenset({"record_conflicts"}),
                      "hours_conflict": frozenset({"hours_conflicts"}),
+                     "choice_conflict": frozenset({"choice_conflicts"}),
                      "wrong_arithmetic": frozenset({"arithmetic_errors"})}
 
 
@@ -213,6 +214,7 @@ def _claim_findings(claim: Claim, m: ClaimMeasurements, original: Normalized) ->
     out += [finding("record_unknown", s, e, "{t}: a feature a record in the passages leaves unknown")
             for s, e in m.record_unknowns]
     out += [finding("hours_conflict", s, e, "{t}: opening hours " + why) for s, e, why in m.hours_conflicts]
+    out += [finding("choice_conflict", s, e, "{t}: the other option, as " + why) for s, e, why in m.choice_conflicts]
     out += [finding("wrong_arithmetic", s, e, why) for s, e, why in m.arithmetic_errors]
     if m.affirmed_span is not None:  # "Yes." to "Was it built in Berlin?" claims Berlin
         s, e = original.span(*m.affirmed_span)

@@ -99,6 +99,9 @@ class ScoringWeights:
     # Opening hours a JSON record lists otherwise (halguard.grounding.signals.hours; issue 45): a record conflict of
     # another kind, so set equal to record_conflict, not fitted.
     hours_conflict: float = 2.4
+    # The other option of a choice question by the passages' own years or counts (halguard.grounding.signals.choice):
+    # a conflict with values the passages state, so set equal to record_conflict, not fitted.
+    choice_conflict: float = 2.4
     # A role conflict (halguard.grounding.roles): roles swapped, a name or number of the passage in the wrong place.
     # Fitted by training/fit_role_weight.py: the largest weight costing no dev file over 0.005 AUROC (its docstring
     # has the grouped-CV figures); the mean-AUROC best, 0.6, left most hand-written swaps supported.
@@ -193,6 +196,7 @@ class ScoringWeights:
             + self.record_conflict * min(len(s.record_conflicts), cap)
             + self.record_unknown * min(len(s.record_unknowns), cap)
             + self.hours_conflict * min(len(s.hours_conflicts), cap)
+            + self.choice_conflict * min(len(s.choice_conflicts), cap)
             + self.role_conflict * min(len(s.role_conflicts), cap)
             + self.arithmetic_error * min(len(s.arithmetic_errors), cap)
         )

@@ -49,6 +49,10 @@ class ClaimSignals(_Model):
                                                                          "leaves unknown (\"None\").")
     hours_conflicts: list[str] = Field(default_factory=list, description="Opening hours a JSON record in the "
                                                                          "context lists otherwise, explained.")
+    choice_conflicts: list[str] = Field(default_factory=list, description="The option of a choice question (\"A "
+                                                                          "or B?\") the answer picks where the "
+                                                                          "context gives the other one the first, "
+                                                                          "most, ... of what is asked, explained.")
     antonym_flips: list[str] = Field(default_factory=list, description="Words whose opposite the evidence uses.")
     role_conflicts: list[str] = Field(default_factory=list, description="Who did what to whom, wrong: roles "
                                                                         "swapped, or a name or number of the passage "

@@ -250,6 +250,7 @@ def _verb_frame(verb: Any) -> Frame | None:
         for arg_head in _conjuncts(head):
             slots.append((role, _argument(arg_head, _resolve(arg_head))))
 
+    gapped = _gapped_conjuncts(verb)
     subject = _subject(verb)
     if subject is not None:
         tok, subject_passive = subject
@@ -272,6 +273,8 @@ def _verb_frame(verb: Any) -> Frame | None:
             for _, obj, _ in _prepositional(c):
                 slots.append(("agent", _argument(obj, _resolve(obj))))
         elif dep == "prep":
+            if gapped and c.i > gapped[0].i:
+                continue  # a gapped conjunct's own phrase ("born in 1930 and Sandra Gulland in 1944"): its frame's
             for prep, obj, words in _prepositional(c):
                 arg = _argument(obj, _resolve(obj), span_from=words)
                 timed = prep in _TIME_PREPOSITIONS and _is_time(_argument_tokens(obj))
@@ -288,22 +291,30 @@ def _verb_frame(verb: Any) -> Frame | None:
     return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots))
 
 
+def _gapped_conjuncts(verb: Any) -> list[Any]:
+    """The conjunct nouns the parser hangs on a verb in a gapped coordination, in text order."""
+    return [c for c in verb.children if c.dep_ == "conj" and c.pos_ in ("NOUN", "PROPN", "NUM")]
+
+
 def _gapped_frames(verb: Any, frame: Frame) -> Iterator[Frame]:
     """The frames of a gapped coordination: "won the Nobel Prize in Physics in 1903 and the Nobel Prize in
     Chemistry in 1911", where the parser hangs the second object on the verb as a conjunct noun. Each such noun is
     the object of a frame of its own, with the verb's subject and the noun's own time and prepositional phrases
-    (its "in 1911" is the second event's time, not the first's)."""
+    (its "in 1911" is the second event's time, not the first's). The parser may also hang the conjunct's phrase on
+    the verb ("Hansberry was born in 1930 and Sandra Gulland in 1944"): a phrase of the verb's after the conjunct is
+    the conjunct's (and of a passive verb, the conjunct is its subject: Gulland was born)."""
     agents = [("agent", a) for a in frame.get("agent")] if not _is_passive(verb) else []
-    for c in verb.children:
-        if c.dep_ != "conj" or c.pos_ not in ("NOUN", "PROPN", "NUM"):
-            continue
+    conjuncts = _gapped_conjuncts(verb)
+    for k, c in enumerate(conjuncts):
         slots: list[tuple[str, Argument]] = list(agents)
         timed: list[Any] = []
         for prep in c.children:
             if prep.dep_ == "prep" and _is_time(_argument_tokens(prep)):
                 timed.append(prep)
+        upto = conjuncts[k + 1].i if k + 1 < len(conjuncts) else len(verb.doc)
+        hung = [p for p in verb.children if p.dep_ == "prep" and c.i < p.i < upto and _is_time(_argument_tokens(p))]
         slots.append(("patient", _argument(c, exclude=timed)))
-        for prep in timed:
+        for prep in timed + hung:
             for name, obj, words in _prepositional(prep):
                 slots.append(("time" if name in _TIME_PREPOSITIONS else f"prep:{name}",
                               _argument(obj, span_from=words)))

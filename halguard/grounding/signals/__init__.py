@@ -44,6 +44,9 @@ class ClaimMeasurements:
     record_unknowns: list[tuple[int, int]] = field(default_factory=list)
     # Opening hours a JSON record lists otherwise (:mod:`.hours`): offsets in the answer and the reason in words.
     hours_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
+    # The option a choice question's answer picks where the passages give the other one the first / most ... of what
+    # the question asks (:mod:`.choice`): offsets in the answer and the reason in words.
+    choice_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
     # Who did what to whom, wrong (halguard.grounding.roles): offsets in the answer and the reason in words.
     role_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
@@ -78,7 +81,8 @@ class ClaimMeasurements:
             ("record_conflicts", self.record_conflicts), ("antonym_flips", self.antonym_flips),
             ("role_conflicts", self.role_conflicts), ("missing_entities", self.missing_entities),
             ("missing_numbers", self.missing_numbers), ("name_swapped", self.name_swapped),
-            ("record_unknowns", self.record_unknowns), ("hours_conflicts", self.hours_conflicts)) if value}
+            ("record_unknowns", self.record_unknowns), ("hours_conflicts", self.hours_conflicts),
+            ("choice_conflicts", self.choice_conflicts)) if value}
         if self.missing_numbers and self.evidence_has_numbers:
             kinds.add("changed_numbers")
             if self.verbatim or max(self.evidence_overlap, self.window_overlap) >= COPY_OVERLAP:
@@ -113,6 +117,7 @@ class ClaimMeasurements:
             record_conflicts=[answer[s:e] for s, e in self.record_conflicts],
             record_unknowns=[answer[s:e] for s, e in self.record_unknowns],
             hours_conflicts=[f"{answer[s:e]}: {why}" for s, e, why in self.hours_conflicts],
+            choice_conflicts=[f"{answer[s:e]}: {why}" for s, e, why in self.choice_conflicts],
             antonym_flips=[answer[s:e] for s, e in self.antonym_flips],
             role_conflicts=[why for _, _, why in self.role_conflicts],
             name_swapped=self.name_swapped,

@@ -111,7 +111,12 @@ def scattered_names(text: str, scope: Scope) -> list[Span]:
         if not 2 <= len(terms) <= _MAX_NAME_WORDS:
             continue
         if not all(_found(name[a:b], st, scope.terms) for a, b, st in terms):
-            continue  # a word the passages lack: missing_names' question
+            # A word the passages lack: half the words or fewer found is missing_names' finding; more than half found
+            # is one here, as the short answer's name is its point ("Manchester United" where the passages name
+            # "Manchester City": a name of theirs with a word changed is another name).
+            if not _mentioned(name, scope):
+                found.append((s, e))
+            continue
         words = [(name[a:b].lower(), st) for a, b, st in terms]
         if not (_in_parts(words, strings) or _mentioned(name, scope)):
             found.append((s, e))

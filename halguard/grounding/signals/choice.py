@@ -1,0 +1,229 @@
+"""The option a choice question's answer picks, against what the passages say of each option.
+
+"Who was born first, Lorraine Hansberry or Sandra Gulland?" answered "Sandra Gulland was born first." uses only
+the passages' words and names and no number, so nothing in it is new; what is wrong is the pick. When a
+question offers two named options ("A or B") and asks which comes first or last in time, or which has more or less
+of something, each option's value is read from the passages (the first year, or the number beside the question's
+noun, in the first passage or sentence that speaks of that option alone) and the option the claim puts first is
+checked against them: the finding names both values ("the passages give Lorraine Hansberry 1930, against 1944 for
+Sandra Gulland").
+
+Read conservatively (a finding must be right; a question it cannot read is no finding):
+
+- the two options are names of the question joined by "or", a claim picks the option it names first, and a claim
+  that names neither, says "both", "neither" or "same", or negates, picks nothing;
+- each option needs a value of its own: a passage or sentence that names it and not the other, with a year (for
+  "first", "earlier", "older", "younger", "later" ...) or a number within a few words of the question's noun (for
+  "more species", "fewer beds" ...); equal values, or a value missing on either side, decide nothing;
+- the direction is the claim's own comparative where it states one ("A is younger than B"), else the question's.
+
+Bounded: the question's first :data:`MAX_QUESTION_CHARS` characters and the first :data:`MAX_PASSAGE_CHARS`
+characters of the first :data:`MAX_PASSAGES` passages are read, with linear-time patterns, and only for a question
+that offers a choice with a comparative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_mentions, stem
+
+__all__ = ["MAX_PASSAGES", "MAX_PASSAGE_CHARS", "MAX_QUESTION_CHARS", "choice_conflicts", "choice_options"]
+
+MAX_QUESTION_CHARS = 300
+MAX_PASSAGE_CHARS = 20_000
+MAX_PASSAGES = 20
+# Lower-case words allowed between an option and the "or" that joins it ("the Inula genus or the Fouquieria genus").
+_GAP_WORDS = 2
+# Where the question's comparative must stand: among its words before the options when they are at most _LEAD_WORDS
+# ("Who was born first, A or B?", "As of the 2010 census, does A or B have ..."), or among the _CUE_WORDS after them
+# ("Was A or B born first?"). A comparative elsewhere belongs to another clause ("What band released three EPs: ...
+# recorded with an earlier lineup ..., A or B?"). Hand-set from the shapes of HaluEval's comparison questions.
+_LEAD_WORDS = 10
+_CUE_WORDS = 6
+# Words between a number and the question's noun for the number to count it ("about 300 species", "1,200 beds").
+_NOUN_WINDOW = 4
+
+_EARLY = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before|sooner)\b", re.IGNORECASE)
+_LATE = re.compile(r"\b(?:after|younger|youngest|later|latest|newer|newest|more recent(?:ly)?|most recent(?:ly)?)\b",
+                   re.IGNORECASE)
+_MORE = re.compile(r"\b(?:more|most|larger|largest|bigger|biggest|greater|greatest|higher|highest)\s+(\w+)",
+                   re.IGNORECASE)
+_LESS = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest)\s+(\w+)", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:after|than)\b", re.IGNORECASE)
+_NOT_COUNTED = frozenset({"than", "number", "of", "the", "a", "an", "often", "widely", "frequently"})
+_NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def choice_options(question: str | None) -> tuple[str, str, str] | None:
+    """The two named options of a question that offers a choice ("..., A or B?") and the question's words where its
+    comparative must stand (:data:`_LEAD_WORDS`, :data:`_CUE_WORDS`), or None."""
+    if not question:
+        return None
+    q = question[:MAX_QUESTION_CHARS]
+    names = entity_mentions(q)
+    for i in range(len(names) - 1):
+        (s1, e1), (s2, e2) = names[i], names[i + 1]
+        gap = q[e1:s2]
+        words = _WORD.findall(gap)
+        if "or" not in [w.lower() for w in words] or len(words) > 2 * _GAP_WORDS + 1:
+            continue
+        if any(w[:1].isupper() for w in words) or re.search(r"[.;?!]", gap):
+            continue
+        lead = q[:s1].split()
+        before = " ".join(lead) if len(lead) <= _LEAD_WORDS else ""
+        after = " ".join(q[e2:].split()[:_CUE_WORDS])
+        return q[s1:e1], q[s2:e2], f"{before} {after}"
+    return None
+
+
+def _option_terms(option: str) -> set[str]:
+    return {st for _, _, st in content_terms(option)}
+
+
+def _names(text_terms: set[str], option_terms: set[str]) -> bool:
+    """Whether a text (its stems) names the option: more than half its words."""
+    if not option_terms:
+        return False
+    shared = len(option_terms & text_terms)
+    return shared * 2 > len(option_terms)
+
+
+def _units(passages: Sequence[str], options: tuple[set[str], set[str]], which: int) -> list[str]:
+    """The texts that speak of option ``which`` alone: its passages that do not name the other option, else its
+    sentences that do not."""
+    own, other = options[which], options[1 - which]
+    texts = [p[:MAX_PASSAGE_CHARS] for p in passages[:MAX_PASSAGES]]
+    alone = []
+    for p in texts:
+        terms = {st for _, _, st in content_terms(p)}
+        if _names(terms, own) and not _names(terms, other):
+            alone.append(p)
+    if alone:
+        return alone
+    out = []
+    for p in texts:
+        for m in _SENTENCE.finditer(p):
+            terms = {st for _, _, st in content_terms(m.group())}
+            if _names(terms, own) and not _names(terms, other):
+                out.append(m.group())
+    return out
+
+
+def _first_year(units: list[str]) -> int | None:
+    for u in units:
+        m = _YEAR.search(u)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def _count_of(units: list[str], nouns: tuple[str, ...]) -> float | None:
+    """The number counting the first of ``nouns`` (by stem) that the units count: within :data:`_NOUN_WINDOW` words
+    before it ("about 300 species"), else right after it ("a population of 7,674,439")."""
+    for noun in nouns:
+        target = stem(noun)
+        for u in units:
+            spans = [(m.start(), m.end(), stem(m.group())) for m in _WORD.finditer(u)]
+            numbers = [n for n in number_mentions(u) if not _YEAR.fullmatch(u[n.start:n.end])]
+            for k, (s, e, st) in enumerate(spans):
+                if st != target:
+                    continue
+                window_start = spans[max(0, k - _NOUN_WINDOW)][0]
+                before = [n for n in numbers if window_start <= n.start and n.end <= s]
+                if before:
+                    return before[-1].value
+                window_end = spans[min(len(spans) - 1, k + 2)][1]
+                after = [n for n in numbers if e <= n.start and n.end <= window_end]
+                if after:
+                    return after[0].value
+    return None
+
+
+def _direction(text: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """``(kind, want, nouns)`` of a comparative in ``text``: kind ``"time"`` or ``"count"``, want ``"low"`` or
+    ``"high"``, and for a count the words that may name what is counted ("more comedy troupes": "comedy",
+    "troupes"). "first" and "older" ask for the lowest year, "younger" and "more recent" the highest."""
+    early, late = _EARLY.search(text), _LATE.search(text)
+    if early or late:
+        return ("time", "low" if early and (not late or early.start() < late.start()) else "high", ())
+    more, less = _MORE.search(text), _LESS.search(text)
+    if more or less:
+        m = more if more and (not less or more.start() < less.start()) else less
+        nouns = tuple(w for w in _WORD.findall(text[m.start(1):])[:3] if w.lower() not in _NOT_COUNTED)
+        return ("count", "high" if m is more else "low", nouns[:2])
+    return None
+
+
+def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], *,
+                     answers_alone: bool = False) -> list[tuple[int, int, str]]:
+    """The option the claim picks, as ``(start, end, why)`` in the claim, where the passages give the other
+    option the first / most / fewest ... of what the question asks (see the module docstring); else ``[]``.
+
+    Args:
+        claim: The claim's text.
+        question: The question the answer answers.
+        passages: The passages' texts.
+        answers_alone: The claim is the whole answer (a short answer read with its question): naming an option
+            picks it. Otherwise a claim picks only with a comparative of its own ("A was born first"): a sentence
+            of a longer answer that gives one option's year is no pick.
+    """
+    found = choice_options(question)
+    if found is None or _NO_PICK.search(claim) or has_negation(claim):
+        return []
+    options, around = found[:2], found[2]
+    asked = _direction(around)
+    if asked is None:
+        return []
+    kind, want, nouns = asked
+    said = _direction(claim)  # the claim's own comparative gives the direction ("A is younger than B"), not the noun
+    if said is not None and said[0] == kind:
+        want = said[1]
+    elif not answers_alone:
+        return []
+    option_terms = (_option_terms(options[0]), _option_terms(options[1]))
+    picked_span = _pick(claim, option_terms, said is not None)
+    if picked_span is None:
+        return []
+    start, end, picked = picked_span
+    units = (_units(passages, option_terms, 0), _units(passages, option_terms, 1))
+    if kind == "time":
+        values = (_first_year(units[0]), _first_year(units[1]))
+    else:
+        values = (_count_of(units[0], nouns), _count_of(units[1], nouns))
+    if values[0] is None or values[1] is None or values[0] == values[1]:
+        return []
+    best = min((0, 1), key=lambda i: values[i]) if want == "low" else max((0, 1), key=lambda i: values[i])
+    if best == picked:
+        return []
+    mine, theirs = values[picked], values[best]
+    why = f"the passages give {options[best]} {_show(theirs)}, against {_show(mine)} for {options[picked]}"
+    return [(start, end, why)]
+
+
+def _pick(claim: str, option_terms: tuple[set[str], set[str]], compares: bool) -> tuple[int, int, int] | None:
+    """``(start, end, option)`` of the option the claim picks: the one it names, or, naming both, the one it names
+    first when its comparative stands between the two ("B was founded after A"; not "While B opened in 1920, A came
+    earlier")."""
+    claim_terms = content_terms(claim)
+    named = []
+    for i, terms in enumerate(option_terms):
+        hits = [(s, e) for s, e, st in claim_terms if st in terms]
+        if terms and len({st for _, _, st in claim_terms if st in terms}) * 2 > len(terms):
+            named.append((hits[0][0], hits[-1][1], i))
+    if not named:
+        return None
+    named.sort()
+    if len(named) == 2:
+        between = claim[named[0][1]:named[1][0]]
+        if not compares or _direction(between) is None and not _AFTER.search(between):
+            return None
+    return named[0]
+
+
+def _show(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

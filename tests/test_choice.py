@@ -1,0 +1,98 @@
+"""A choice question's answer picks the option the passages give (halguard.grounding.signals.choice)."""
+
+import time
+
+import pytest
+
+from halguard.grounding.signals.choice import choice_conflicts, choice_options
+
+HANSBERRY = "Lorraine Vivian Hansberry (May 19, 1930 – January 12, 1965) was an American playwright and writer."
+GULLAND = "Sandra Gulland (born 3 November 1944) is an American-born Canadian novelist."
+BORN = "Which author was born first, Lorraine Hansberry or Sandra Gulland?"
+SPECIES = "Which genus has more species, Cardiospermum or Chestnut?"
+CARDIO = "Cardiospermum is a genus of about 14 species of flowering plants in the soapberry family."
+CHESTNUT = ("The chestnuts are the nine species of deciduous trees and shrubs in the genus Castanea. Chestnut wood "
+            "is hard.")
+
+
+def _conflicts(claim, question, *passages, alone=False):
+    return [claim[s:e] for s, e, _ in choice_conflicts(claim, question, list(passages), answers_alone=alone)]
+
+
+@pytest.mark.parametrize(("question", "options"), [
+    (BORN, ("Lorraine Hansberry", "Sandra Gulland")),
+    ("Was Allen Drury or Jean Giono born first?", ("Allen Drury", "Jean Giono")),
+    ("Does the Inula genus or the Fouquieria genus have more species?", ("Inula", "Fouquieria")),
+    ("Who founded Acme Corp?", None),
+    ("What band released three EPs: \"Box\" in 2011 with an earlier lineup, The Naked and Famous or Residual Kid?",
+     ("Famous", "Residual Kid")),
+])
+def test_the_options_of_a_question(question, options):
+    found = choice_options(question)
+    assert (found[:2] if found else None) == options
+
+
+@pytest.mark.parametrize("claim", [
+    "Sandra Gulland was born first.",
+    "Sandra Gulland was born before Lorraine Hansberry.",
+    "Lorraine Hansberry was born after Sandra Gulland.",
+    "Sandra Gulland is older than Hansberry.",
+])
+def test_the_other_option_by_the_passages_years_is_found(claim):
+    assert _conflicts(claim, BORN, HANSBERRY, GULLAND)
+
+
+@pytest.mark.parametrize("claim", [
+    "Lorraine Hansberry was born first.",
+    "Lorraine Hansberry was born before Sandra Gulland.",
+    "Sandra Gulland was born after Lorraine Hansberry.",
+    "Sandra Gulland is younger than Hansberry.",
+    "Sandra Gulland was born in 1944.",  # a sentence of a longer answer: no pick of its own
+    "While Sandra Gulland was born in 1944, Lorraine Hansberry came earlier.",  # the comparative is not between them
+    "Both were born in the twentieth century.",
+    "Sandra Gulland was not born first.",  # a negation: not read
+])
+def test_a_right_pick_or_no_pick_is_no_finding(claim):
+    assert _conflicts(claim, BORN, HANSBERRY, GULLAND) == []
+
+
+def test_a_short_answer_picks_the_option_it_names():
+    assert _conflicts("Sandra Gulland.", BORN, HANSBERRY, GULLAND, alone=True) == ["Sandra Gulland"]
+    assert _conflicts("Lorraine Hansberry.", BORN, HANSBERRY, GULLAND, alone=True) == []
+    assert _conflicts("Sandra Gulland.", BORN, HANSBERRY, GULLAND) == []  # not the whole answer: no pick
+
+
+def test_counts_are_read_beside_the_questions_noun():
+    assert _conflicts("Chestnut has more species than Cardiospermum.", SPECIES, CARDIO, CHESTNUT)
+    assert _conflicts("Cardiospermum has more species.", SPECIES, CARDIO, CHESTNUT) == []
+    assert _conflicts("Chestnut has fewer species.", SPECIES, CARDIO, CHESTNUT) == []  # its own direction: right
+
+
+def test_a_value_missing_on_either_side_decides_nothing():
+    assert _conflicts("Sandra Gulland was born first.", BORN, HANSBERRY, "Sandra Gulland is a Canadian novelist.") == []
+    # One passage naming both options gives each the sentences that name it alone.
+    both = f"{HANSBERRY} {GULLAND}"
+    assert _conflicts("Sandra Gulland was born first.", BORN, both) == ["Sandra Gulland"]
+    # The question's comparative must stand beside the options: an "earlier" in another clause is none.
+    q = "What band released three EPs: \"Box\" in 2011 with an earlier lineup, The Naked and Famous or Residual Kid?"
+    ctx = "The Naked and Famous formed in 2007. Residual Kid formed in 2009 and released three EPs."
+    assert _conflicts("Residual Kid.", q, ctx, alone=True) == []
+
+
+def test_bounded_on_crafted_input():
+    passage = ("Sandra Gulland 1944 " * 20_000) + "Lorraine Hansberry 1930"
+    t0 = time.perf_counter()
+    choice_conflicts("Sandra Gulland was born first.", BORN + " or " * 10_000, [passage] * 50)
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_verifier_reports_the_pick_and_its_reason(verifier):
+    wrong = verifier.verify("Sandra Gulland was born first.", [HANSBERRY, GULLAND], question=BORN)
+    assert wrong.label == "hallucinated"
+    claim = wrong.claims[0]
+    assert claim.signals.choice_conflicts == [
+        "Sandra Gulland: the passages give Lorraine Hansberry 1930, against 1944 for Sandra Gulland"]
+    assert any(why.startswith("the other option: 'Sandra Gulland'") for why in claim.reasons)
+    right = verifier.verify("Lorraine Hansberry was born first.", [HANSBERRY, GULLAND], question=BORN)
+    assert right.label == "supported"
+    assert right.claims[0].signals.choice_conflicts == []
