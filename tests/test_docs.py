@@ -246,7 +246,7 @@ def test_readme_figures_are_the_evaluation_page():
 
 
 def test_how_it_works_page(verifier):
-    claims, paraphrased, roles, weights = run_page("how-it-works.md", {})
+    claims, paraphrased, roles, choice, weights = run_page("how-it-works.md", {})
     assert paraphrased == ["supported ['lowered = reduced (0.81)']"]  # said in other words (issue 45)
     assert claims == [
         "CONTRADICTION ['launch'] launch 'JWST launched on 25 December 2019 on a Falcon Heavy [1].'",
@@ -257,6 +257,9 @@ def test_how_it_works_page(verifier):
     assert weights == ["supported 0.27"]
     # the role check's block: the swap is named, the passive restatement passes (asserted in the block)
     assert roles == ["roles swapped: Palmera Freight / Northwind Logistics HALLUCINATION"]  # a role conflict does not block
+    # the choice check's block: the other option, named with both years; the right one passes
+    assert choice == ["hallucinated ['Sandra Gulland: the passages give Lorraine Hansberry 1930, against 1944 for "
+                      "Sandra Gulland']", "supported"]
 
 
 def test_langchain_page(standins):

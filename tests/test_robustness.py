@@ -312,3 +312,16 @@ def test_bad_provider_options_raise_invalid_input(options):
 
     with pytest.raises(halguard.InvalidInputError):
         CallableChat(lambda messages: "x", **options)
+
+
+def test_a_sentence_about_the_answering_itself_is_skipped_in_a_longer_answer():
+    question = "How do automotive technicians get paid?"
+    for remark in ("Therefore, I can confidently answer the question.", "This is mentioned in passage 2."):
+        split = extract_claims(f"Technicians are paid hourly. {remark}", question)
+        assert len(split.claims) == 1 and [r for _, _, r in split.skipped] == ["non-answer"]
+    # Checked: an answer of its own, a claim about a passage, a yes or no, and a one-sentence answer.
+    for answer in ("Technicians are paid hourly. The answer is that they are paid by commission.",
+                   "Technicians are paid hourly. Passage 3 provides instructions for folding a quilt.",
+                   "Technicians are paid hourly. The answer is yes."):
+        assert len(extract_claims(answer, question).claims) == 2
+    assert len(extract_claims("Therefore, I can confidently answer the question.", question).claims) == 1

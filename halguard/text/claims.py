@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from halguard.text.lexical import (
+    affirms,
     content_terms,
     entity_mentions,
     is_enumerator,
@@ -216,6 +217,22 @@ def _declines(sentence: str, asked: tuple[set[str], set[float]]) -> bool:
     return _states_nothing(rest, asked) or (_names_nothing(rest, asked) and not _ANOTHER_CLAUSE.search(rest))
 
 
+# A sentence of a longer answer about the answering itself, naming the passages, the question or the answer, that
+# states nothing else: "Therefore, I can confidently answer the question.", "This is mentioned in passage 2.", "If
+# the passages do not provide sufficient information, the response would be: ...". On RAGTruth's dev answers 14 such
+# sentences were faithful and one overlapped a labelled span by a parenthesis ("(Passage 2)"); 4 faithful ones were
+# flagged. Not a one-sentence answer, nor one that affirms or denies ("The answer is yes." claims the question).
+_ABOUT_THE_ANSWERING = re.compile(r"\b(?:passages?|question|answer|response|context)\b", re.IGNORECASE)
+
+
+def _about_the_answering(text: str, asked: tuple[set[str], set[float]]) -> bool:
+    return (_ABOUT_THE_ANSWERING.search(text) is not None and not affirms(text) and not _YES_OR_NO.search(text)
+            and _states_nothing(text, asked))
+
+
+_YES_OR_NO = re.compile(r"\b(?:yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
+
+
 def _skip_reason(body: str, n_sentences: int, question: str | None,
                  asked: tuple[set[str], set[float]]) -> str | None:
     """Why a sentence is not checked, or None. Only sentences that state nothing checkable are skipped: a hedge,
@@ -225,7 +242,7 @@ def _skip_reason(body: str, n_sentences: int, question: str | None,
     if not words:
         return "no words"
     text = body.strip().lstrip("*_ ").replace("’", "'")
-    if _declines(text, asked):
+    if _declines(text, asked) or (n_sentences > 1 and _about_the_answering(text, asked)):
         return "non-answer"
     opener = _OPENER.match(text)
     if opener and _states_nothing(text[opener.end():], asked):
