@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["date_month_numbers", "month_number", "month_of"]
+__all__ = ["CalendarDate", "calendar_dates", "date_month_numbers", "month_number", "month_of"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -49,3 +49,47 @@ def date_month_numbers(text: str) -> set[float]:
         if number is not None and (m.group(1) or m.group(3)):
             out.add(float(number))
     return out
+
+
+# A calendar date: a day and month with a year ("9 November 1989", "November 9, 1989", "1989-11-09"), or a month with
+# a year ("November 1989"). Bounded quantifiers only (linear time on any text).
+_DAY_MONTH_YEAR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s{1,3}(?:of\s{1,3})?([A-Z][a-z]{2,8})\.?,?\s{1,3}(\d{4})\b")
+_MONTH_DAY_YEAR = re.compile(r"\b([A-Z][a-z]{2,8})\.?\s{1,3}(\d{1,2})(?:st|nd|rd|th)?,?\s{1,3}(\d{4})\b")
+_MONTH_YEAR = re.compile(r"\b([A-Z][a-z]{2,8})\.?,?\s{1,3}(\d{4})\b")
+_ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
+
+
+CalendarDate = tuple[int, int, int]  # (year, month, day); day 0 for a month with a year, year 0 for a day and month
+
+
+def calendar_dates(text: str, *, yearless: bool = False) -> list[tuple[int, int, CalendarDate]]:
+    """The calendar dates ``text`` writes, as ``(start, end, (year, month, day))`` (day 0: "November 1989"), in text
+    order. A date written with its day is not also read as its month and year. With ``yearless``, also a day and
+    month without a year ("17 August last year", "on March 4"), as year 0."""
+    found: dict[tuple[int, int], CalendarDate] = {}
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        _add(found, m, m.group(2), m.group(1), m.group(3))
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        _add(found, m, m.group(1), m.group(2), m.group(3))
+    for m in _ISO.finditer(text):
+        year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            found[(m.start(), m.end())] = (year, month, day)
+    for m in _MONTH_YEAR.finditer(text):
+        if not any(s <= m.start() < e for s, e in found):
+            _add(found, m, m.group(1), "0", m.group(2))
+    if yearless:
+        for m in _IN_A_DATE.finditer(text):
+            if (m.group(1) or m.group(3)) and not any(s < m.end() and m.start() < e for s, e in found):
+                day = m.group(1) or m.group(3)
+                if len(day) <= 2:
+                    _add(found, m, m.group(2), day, "0")
+    return sorted((s, e, date) for (s, e), date in found.items())
+
+
+def _add(found: dict[tuple[int, int], CalendarDate], m: re.Match[str], month_word: str, day: str, year: str) -> None:
+    month = _NUMBER_OF.get(month_word.lower())
+    if month is None or not 0 <= int(day) <= 31 or any(s < m.end() and m.start() < e for s, e in found):
+        return
+    found[(m.start(), m.end())] = (int(year), month, int(day))

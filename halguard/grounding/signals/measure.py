@@ -15,6 +15,7 @@ from halguard.grounding.signals.records import absent_feature_mentions, unknown_
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
+    changed_dates,
     found_names,
     missing_names,
     missing_numbers,
@@ -131,6 +132,8 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
         question_only = (set(names) - set(missing_names(text, scope))
                          | set(numbers) - set(missing_numbers(text, scope, computed)))
     denied = denied_premises(text, sorted(question_only))
+    # A date the passages write otherwise, each of its numbers found somewhere: the date is the changed number.
+    numbers += [(s, e) for s, e in changed_dates(text, facts) if not any(s <= a and b <= e for a, b in numbers)]
     if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
         names += [sp for sp in scattered_names(text, facts) if sp not in names]
     if denied:

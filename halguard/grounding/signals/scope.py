@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from halguard.grounding.signals.hours import HoursTable
 from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
-from halguard.text.dates import date_month_numbers
+from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
 from halguard.util.cache_budgets import SOURCE_NUMBERS_BYTES, SOURCE_TERMS_BYTES, WORD_STRINGS_BYTES
 from halguard.util.memo import memoize_text
@@ -27,6 +27,11 @@ def _source_terms(text: str) -> frozenset[str]:
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(_numbers(text))
+
+
+@memoize_text(SOURCE_NUMBERS_BYTES)
+def _source_dates(text: str) -> frozenset[CalendarDate]:
+    return frozenset(date for _, _, date in calendar_dates(text, yearless=True))
 
 
 def _numbers(text: str) -> set[float]:
@@ -57,11 +62,12 @@ class Scope:
     context_numbers: frozenset[float] = frozenset()
     unknown: frozenset[str] = frozenset()  # features a JSON record in these sources leaves unknown ("None")
     hours: tuple[HoursTable, ...] = ()  # the week of each JSON record in these sources that lists one
+    dates: frozenset[CalendarDate] = frozenset()  # the calendar dates the sources write (not the question's)
 
     def without_question(self) -> Scope:
         """This scope with the question's words and numbers left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers, self.unknown, self.hours)
+                     self.context_numbers, self.unknown, self.hours, self.dates)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
@@ -82,5 +88,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
+    dates = frozenset().union(*(_source_dates(src.text) for src in sources))
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
-                 hours)
+                 hours, dates)

@@ -7,12 +7,12 @@ from collections.abc import Collection
 
 from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.scope import Scope, word_string
-from halguard.text.dates import month_number, month_of
+from halguard.text.dates import calendar_dates, month_number, month_of
 from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.wordnet import licensed
 
-__all__ = ["found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
+__all__ = ["changed_dates", "found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
 
@@ -195,4 +195,22 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
                 values.add(float(round(m.alt)))
         if not values & scope.numbers and not values & computed:
             found.append((m.start, m.end))
+    return found
+
+
+def changed_dates(text: str, scope: Scope) -> list[Span]:
+    """Calendar dates of the claim that the passages write otherwise: the passages date something in the same year,
+    never in the claim's month ("9 October 1989" where they write "9 November 1989" and name October elsewhere),
+    or in the claim's month only on other days and never the month alone. Each of the date's numbers may stand
+    somewhere in the passages, so :func:`missing_numbers` finds none of them; the date as a whole is theirs or not.
+    A year the passages date nothing in decides nothing (they may give it as a bare "1989"), nor does a day and month
+    they write without a year ("17 August last year" may be the claim's "August 2022")."""
+    found = []
+    for start, end, (year, month, day) in calendar_dates(text):
+        same_year = [d for d in scope.dates if d[0] == year]
+        if not same_year or any(d[0] == 0 and d[1] == month and (not day or d[2] == day) for d in scope.dates):
+            continue
+        same_month = [d for d in same_year if d[1] == month]
+        if not same_month or (day and all(d[2] not in (0, day) for d in same_month)):
+            found.append((start, end))
     return found

@@ -1,0 +1,60 @@
+"""A date the passages write otherwise is a changed number, though each of its numbers stands somewhere in them."""
+
+import pytest
+
+from halguard.grounding.signals.scope import scope_of
+from halguard.grounding.signals.words import changed_dates
+from halguard.text.contexts import Source
+from halguard.text.dates import calendar_dates
+
+WALL = ("The Berlin Wall was opened on the night of 9 November 1989. Formal demolition began in June 1990, and "
+        "Germany was reunified on 3 October 1990.")
+
+
+def _changed(claim: str, *passages: str) -> list[str]:
+    scope = scope_of([Source(id=str(i), text=p) for i, p in enumerate(passages)], None)
+    return [claim[s:e] for s, e in changed_dates(claim, scope)]
+
+
+@pytest.mark.parametrize(("text", "dates"), [
+    ("on 9 November 1989", [(1989, 11, 9)]),
+    ("on November 9th, 1989", [(1989, 11, 9)]),
+    ("on 1989-11-09", [(1989, 11, 9)]),
+    ("the 4th of March 2019", [(2019, 3, 4)]),
+    ("in June 1990", [(1990, 6, 0)]),
+    ("In May 12 people came in 2020", []),
+])
+def test_calendar_dates(text, dates):
+    assert [d for _, _, d in calendar_dates(text)] == dates
+
+
+def test_a_month_moved_within_a_year_the_passages_date_is_changed():
+    # "October" and "9" and "1989" are each in the passage: only the date as a whole is not.
+    assert _changed("The wall was opened on 9 October 1989.", WALL) == ["9 October 1989"]
+    assert _changed("The wall was opened on 19 November 1989.", WALL) == ["19 November 1989"]
+
+
+@pytest.mark.parametrize("claim", [
+    "The wall was opened on 9 November 1989.",
+    "The wall was opened on November 9, 1989.",
+    "The wall was opened on 1989-11-09.",
+    "The wall was opened in November 1989.",
+    "Demolition began on 13 June 1990.",  # the passage gives June 1990 without a day: more exact, not changed
+    "The wall was opened in 1989.",
+    "Talks began on 2 May 1985.",  # a year the passages date nothing in decides nothing
+])
+def test_the_passages_dates_in_other_forms_or_undated_years_are_not_changed(claim):
+    assert _changed(claim, WALL) == []
+
+
+def test_a_day_and_month_without_a_year_may_be_the_claims():
+    passage = "The transfers started on 17 August last year. The coins had no collateral until December 2022."
+    assert _changed("The transfers started in August 2022.", passage) == []
+    assert _changed("The transfers started in September 2022.", passage) == ["September 2022"]
+
+
+def test_verifier_blocks_a_changed_date_in_a_copied_sentence(verifier):
+    verdict = verifier.verify("The Berlin Wall was opened on the night of 9 October 1989.", [WALL])
+    assert verdict.label == "hallucinated"
+    assert verdict.claims[0].signals.missing_numbers == ["9 October 1989"]
+    assert verifier.verify("The Berlin Wall was opened on the night of 9 November 1989.", [WALL]).label == "supported"
