@@ -356,7 +356,7 @@ def test_calibration_page(verifier, tmp_path, monkeypatch):
     shutil.copy(ROOT / "tests" / "data" / "dev_examples.jsonl", tmp_path / "my_rows.jsonl")
     monkeypatch.chdir(tmp_path)
     shapes, recalibrate, fixed = run_page("calibration.md", {})
-    assert shapes == ["short_answer supported 0.5 0.77", "long_answer hallucinated 0.7153 CONTRADICTION"]
+    assert shapes == ["short_answer supported 0.5 0.73", "long_answer hallucinated 0.7153 CONTRADICTION"]
     assert recalibrate == ["True"] and (tmp_path / "profile.json").is_file()
     assert fixed == ["0.9 supported True"]
     # The page's table is the shipped calibration.
