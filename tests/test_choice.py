@@ -96,3 +96,13 @@ def test_verifier_reports_the_pick_and_its_reason(verifier):
     right = verifier.verify("Lorraine Hansberry was born first.", [HANSBERRY, GULLAND], question=BORN)
     assert right.label == "supported"
     assert right.claims[0].signals.choice_conflicts == []
+
+
+def test_the_year_of_the_questions_event_wins_over_the_first_year():
+    question = "Which was completed first, the Eiffel Tower or the Statue of Liberty?"
+    tower = "The Eiffel Tower, visited by 7 million people in 2019, was completed in 1889."
+    statue = "The Statue of Liberty was completed in 1886 and dedicated that October."
+    assert _conflicts("The Eiffel Tower was completed first.", question, tower, statue) == ["Eiffel Tower"]
+    assert _conflicts("The Statue of Liberty was completed first.", question, tower, statue) == []
+    # Without the event's word in a passage, its first year: "(born ...)" is not written, the dates are.
+    assert _conflicts("Sandra Gulland was born first.", BORN, HANSBERRY, "Sandra Gulland (3 November 1944) writes.")

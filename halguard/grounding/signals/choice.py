@@ -3,8 +3,9 @@
 "Who was born first, Lorraine Hansberry or Sandra Gulland?" answered "Sandra Gulland was born first." uses only
 the passages' words and names and no number, so nothing in it is new; what is wrong is the pick. When a
 question offers two named options ("A or B") and asks which comes first or last in time, or which has more or less
-of something, each option's value is read from the passages (the first year, or the number beside the question's
-noun, in the first passage or sentence that speaks of that option alone) and the option the claim puts first is
+of something, each option's value is read from the passages (the year after the question's event word, "was
+completed in 1889", else the first year; or the number beside the question's noun; in the passages or sentences
+that speak of that option alone) and the option the claim puts first is
 checked against them: the finding names both values ("the passages give Lorraine Hansberry 1930, against 1944 for
 Sandra Gulland").
 
@@ -52,6 +53,13 @@ _MORE = re.compile(r"\b(?:more|most|larger|largest|bigger|biggest|greater|greate
                    re.IGNORECASE)
 _LESS = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest)\s+(\w+)", re.IGNORECASE)
 _AFTER = re.compile(r"\b(?:after|than)\b", re.IGNORECASE)
+# The words of an event a time comparison asks about, and of an age; a year is read after one of them (within
+# _EVENT_WINDOW words) where the passages have it. Hand-listed (general English).
+_EVENT_STEMS = frozenset(stem(w) for w in (
+    "born birth founded established formed created built completed opened released published launched started began "
+    "begun introduced premiered debuted incorporated constructed discovered invented signed elected died").split())
+_AGE_STEMS = frozenset(stem(w) for w in ("older oldest younger youngest age").split())
+_EVENT_WINDOW = 8
 _NOT_COUNTED = frozenset({"than", "number", "of", "the", "a", "an", "often", "widely", "frequently"})
 _NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
@@ -114,12 +122,31 @@ def _units(passages: Sequence[str], options: tuple[set[str], set[str]], which: i
     return out
 
 
-def _first_year(units: list[str]) -> int | None:
+def _year_of(units: list[str], events: frozenset[str]) -> int | None:
+    """The option's year: the first within :data:`_EVENT_WINDOW` words after a word of the question's event ("was
+    completed in 1889", "(born 3 November 1944)") where the units have one, else the first year of the units
+    ("Lorraine Hansberry (May 19, 1930 – ...)"): "completed in 1889" wins over "visited by 7 million in 2019"."""
+    first = None
     for u in units:
+        for w in _WORD.finditer(u) if events else ():
+            if stem(w.group()) in events:
+                tail = " ".join(u[w.end():].split()[:_EVENT_WINDOW])
+                m = _YEAR.search(tail)
+                if m:
+                    return int(m.group(1))
         m = _YEAR.search(u)
-        if m:
-            return int(m.group(1))
-    return None
+        if m and first is None:
+            first = int(m.group(1))
+    return first
+
+
+def _events(text: str) -> frozenset[str]:
+    """The stems of the event words of a time comparison ("founded", "born"; "older" and "younger" are births)."""
+    stems = {stem(w) for w in _WORD.findall(text.lower())}
+    found = stems & _EVENT_STEMS
+    if not found and stems & _AGE_STEMS:
+        found = {stem("born"), stem("birth")}
+    return frozenset(found)
 
 
 def _count_of(units: list[str], nouns: tuple[str, ...]) -> float | None:
@@ -192,7 +219,8 @@ def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], 
     start, end, picked = picked_span
     units = (_units(passages, option_terms, 0), _units(passages, option_terms, 1))
     if kind == "time":
-        values = (_first_year(units[0]), _first_year(units[1]))
+        events = _events(around)
+        values = (_year_of(units[0], events), _year_of(units[1], events))
     else:
         values = (_count_of(units[0], nouns), _count_of(units[1], nouns))
     if values[0] is None or values[1] is None or values[0] == values[1]:
