@@ -106,3 +106,25 @@ def test_the_year_of_the_questions_event_wins_over_the_first_year():
     assert _conflicts("The Statue of Liberty was completed first.", question, tower, statue) == []
     # Without the event's word in a passage, its first year: "(born ...)" is not written, the dates are.
     assert _conflicts("Sandra Gulland was born first.", BORN, HANSBERRY, "Sandra Gulland (3 November 1944) writes.")
+
+
+@pytest.mark.parametrize(("claim", "wrong"), [
+    ("Yale University was founded before Harvard University.", True),
+    ("Yale is older than Harvard.", True),
+    ("Harvard was founded after Yale.", True),
+    ("Harvard University was founded before Yale University.", False),
+    ("Yale was founded after Harvard.", False),
+    ("Yale, founded before the war, admitted Harvard students.", False),  # "before the war" compares nothing
+    ("It is older than Harvard.", False),
+])
+def test_a_claim_that_puts_two_names_in_time_order_is_read_without_a_question(claim, wrong):
+    passages = ["Harvard University was founded in 1636.", "Yale University was founded in 1701."]
+    assert bool(choice_conflicts(claim, None, passages)) is wrong
+
+
+def test_a_claims_own_count_comparison_is_not_read():
+    # Counts are compared only as a question asks them (measured there); a sentence's "more goals than" is not.
+    passages = ["Oslo has about 709,000 inhabitants.", "Bergen has about 285,000 inhabitants."]
+    assert choice_conflicts("Bergen has more inhabitants than Oslo.", None, passages) == []
+    asked = "Which has more inhabitants, Oslo or Bergen?"
+    assert choice_conflicts("Bergen has more inhabitants than Oslo.", asked, passages)

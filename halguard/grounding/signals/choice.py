@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from halguard.text.lexical import content_terms, entity_mentions, has_negation, number_mentions, stem
+from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, has_negation, number_mentions, stem
 
 __all__ = ["MAX_PASSAGES", "MAX_PASSAGE_CHARS", "MAX_QUESTION_CHARS", "choice_conflicts", "choice_options"]
 
@@ -60,6 +61,11 @@ _EVENT_STEMS = frozenset(stem(w) for w in (
     "begun introduced premiered debuted incorporated constructed discovered invented signed elected died").split())
 _AGE_STEMS = frozenset(stem(w) for w in ("older oldest younger youngest age").split())
 _EVENT_WINDOW = 8
+# A claim compares its two names itself when the comparative stands right before the second: "before B", "older
+# than B", "more species than B" (a "before the war" elsewhere in the sentence compares nothing).
+_COMPARES_NEXT = re.compile(r"\b(?:before|after|than)\s+(?:the\s+)?$", re.IGNORECASE)
+_MAX_CLAIM_NAMES = 16
+_OPENING_NAME = re.compile(r"([A-Z][\w'-]{1,40})\b")
 _NOT_COUNTED = frozenset({"than", "number", "of", "the", "a", "an", "often", "widely", "frequently"})
 _NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
@@ -186,10 +192,26 @@ def _direction(text: str) -> tuple[str, str, tuple[str, ...]] | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Comparison:
+    """What a claim compares: the two options, which it puts ahead, and by what."""
+
+    options: tuple[str, str]
+    kind: str  # "time" or "count"
+    want: str  # "low" or "high": the option ahead has the lowest or highest value
+    nouns: tuple[str, ...]  # what a count counts
+    events: frozenset[str]  # the stems of the event a year is read after
+    start: int  # the picked option's span in the claim
+    end: int
+    picked: int
+
+
 def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], *,
                      answers_alone: bool = False) -> list[tuple[int, int, str]]:
     """The option the claim picks, as ``(start, end, why)`` in the claim, where the passages give the other
-    option the first / most / fewest ... of what the question asks (see the module docstring); else ``[]``.
+    option the first / most / fewest ... of what is asked (see the module docstring); else ``[]``. The options are
+    the question's ("Who was born first, A or B?"), else two names the claim itself puts in time order ("Yale was
+    founded before Harvard", "Yale is older than Harvard": the comparative right before the second name).
 
     Args:
         claim: The claim's text.
@@ -199,38 +221,64 @@ def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], 
             picks it. Otherwise a claim picks only with a comparative of its own ("A was born first"): a sentence
             of a longer answer that gives one option's year is no pick.
     """
-    found = choice_options(question)
-    if found is None or _NO_PICK.search(claim) or has_negation(claim):
+    if _NO_PICK.search(claim) or has_negation(claim):
         return []
+    found = choice_options(question)
+    compared = _question_pick(claim, found, answers_alone) if found is not None else _claim_pick(claim)
+    if compared is None:
+        return []
+    option_terms = (_option_terms(compared.options[0]), _option_terms(compared.options[1]))
+    units = (_units(passages, option_terms, 0), _units(passages, option_terms, 1))
+    if compared.kind == "time":
+        values = (_year_of(units[0], compared.events), _year_of(units[1], compared.events))
+    else:
+        values = (_count_of(units[0], compared.nouns), _count_of(units[1], compared.nouns))
+    if values[0] is None or values[1] is None or values[0] == values[1]:
+        return []
+    pick = compared.picked
+    best = min((0, 1), key=lambda i: values[i]) if compared.want == "low" else max((0, 1), key=lambda i: values[i])
+    if best == pick:
+        return []
+    options = compared.options
+    why = f"the passages give {options[best]} {_show(values[best])}, against {_show(values[pick])} for {options[pick]}"
+    return [(compared.start, compared.end, why)]
+
+
+def _question_pick(claim: str, found: tuple[str, str, str], answers_alone: bool) -> _Comparison | None:
     options, around = found[:2], found[2]
     asked = _direction(around)
     if asked is None:
-        return []
+        return None
     kind, want, nouns = asked
     said = _direction(claim)  # the claim's own comparative gives the direction ("A is younger than B"), not the noun
     if said is not None and said[0] == kind:
         want = said[1]
     elif not answers_alone:
-        return []
-    option_terms = (_option_terms(options[0]), _option_terms(options[1]))
-    picked_span = _pick(claim, option_terms, said is not None)
-    if picked_span is None:
-        return []
-    start, end, picked = picked_span
-    units = (_units(passages, option_terms, 0), _units(passages, option_terms, 1))
-    if kind == "time":
-        events = _events(around)
-        values = (_year_of(units[0], events), _year_of(units[1], events))
-    else:
-        values = (_count_of(units[0], nouns), _count_of(units[1], nouns))
-    if values[0] is None or values[1] is None or values[0] == values[1]:
-        return []
-    best = min((0, 1), key=lambda i: values[i]) if want == "low" else max((0, 1), key=lambda i: values[i])
-    if best == picked:
-        return []
-    mine, theirs = values[picked], values[best]
-    why = f"the passages give {options[best]} {_show(theirs)}, against {_show(mine)} for {options[picked]}"
-    return [(start, end, why)]
+        return None
+    picked = _pick(claim, (_option_terms(options[0]), _option_terms(options[1])), said is not None)
+    if picked is None:
+        return None
+    return _Comparison((options[0], options[1]), kind, want, nouns, _events(around), *picked)
+
+
+def _claim_pick(claim: str) -> _Comparison | None:
+    """Two names of the claim with a time comparative right before the second ("A was founded before B", "A is
+    older than B"), if any. Counts are compared only as a question asks them (where they were measured)."""
+    text = claim[:MAX_QUESTION_CHARS]
+    names = entity_mentions(text)[:_MAX_CLAIM_NAMES]
+    opening = _OPENING_NAME.match(text)  # a one-word name opening the sentence is no mention there ("Yale is older")
+    if opening and opening.group(1).lower() not in STOPWORDS and not (names and names[0][0] < opening.end()):
+        names = [opening.span(1), *names]
+    for (s1, e1), (s2, e2) in zip(names, names[1:]):
+        between = claim[e1:s2]
+        if not _COMPARES_NEXT.search(between):
+            continue
+        direction = _direction(between)
+        if direction is None or direction[0] != "time":
+            continue  # counts only as the question asks them (measured there): a claim's "more goals" is not read
+        kind, want, nouns = direction
+        return _Comparison((claim[s1:e1], claim[s2:e2]), kind, want, nouns, _events(claim[:s2]), s1, e1, 0)
+    return None
 
 
 def _pick(claim: str, option_terms: tuple[set[str], set[str]], compares: bool) -> tuple[int, int, int] | None:
