@@ -128,3 +128,10 @@ def test_a_claims_own_count_comparison_is_not_read():
     assert choice_conflicts("Bergen has more inhabitants than Oslo.", None, passages) == []
     asked = "Which has more inhabitants, Oslo or Bergen?"
     assert choice_conflicts("Bergen has more inhabitants than Oslo.", asked, passages)
+
+
+def test_verifier_reads_a_time_order_without_a_question(verifier):
+    passages = ["Harvard University was founded in 1636. Yale University was founded in 1701."]
+    wrong = verifier.verify("Yale University was founded before Harvard University.", passages)
+    assert wrong.label == "hallucinated" and wrong.claims[0].signals.choice_conflicts
+    assert verifier.verify("Harvard University was founded before Yale University.", passages).label == "supported"

@@ -71,7 +71,7 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
     weakest = int(np.argmin(sims[:, 0]))
     best = job.chunks[int(idx[weakest, 0])][1]
     signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights)
-    if job.question and not claim.foreign_script:
+    if not claim.foreign_script:
         signals.choice_conflicts = [(claim.start + s, claim.start + e, why) for s, e, why in choice_conflicts(
             checked_text(claim), job.question, [src.text for src in job.sources], answers_alone=claim.question_aware)]
     if roles and not claim.foreign_script:
