@@ -184,3 +184,17 @@ def test_a_gapped_conjuncts_phrase_hung_on_the_verb_is_its_own():
     assert all(c.signals.role_conflicts == [] for c in right.claims)
     swapped = verifier.verify("Lorraine Hansberry was born in 1944 and Sandra Gulland in 1930.", passages)
     assert any(c.signals.role_conflicts or c.signals.missing_numbers for c in swapped.claims)
+
+
+def test_a_verb_coordinated_with_a_noun_takes_the_clauses_subject():
+    # The parser hangs "built" on "engineer" ("designed by engineer Lena Holm and built by ..."): the bridge is what
+    # was built, so a claim that swaps the designer and the builder conflicts with the builder's frame.
+    passage = ("The bridge was designed by engineer Lena Holm and built by the contractor Nordbyg between 2015 and "
+               "2018.")
+    build = _frame(passage, "build")
+    assert [a.text for a in build.get("patient")] == ["The bridge"]
+    verifier = LocalVerifier()
+    swapped = verifier.verify("The bridge was designed by Nordbyg and built by Lena Holm.", [passage])
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
+    right = verifier.verify("Lena Holm designed the bridge, and Nordbyg built it between 2015 and 2018.", [passage])
+    assert right.label == "supported"

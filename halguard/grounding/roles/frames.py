@@ -212,8 +212,25 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
                 return c, True
         if tok.dep_ in ("conj", "xcomp", "advcl") and tok.head is not tok:
             tok = tok.head
+            if verb.dep_ == "conj" and tok.pos_ not in ("VERB", "AUX"):
+                # a verb the parser coordinates with a noun of the clause before ("designed by engineer Lena Holm and
+                # built by ..." hangs "built" on "engineer"): the subject is that clause's verb's
+                tok = _governing_verb(tok)
+                if tok is None:
+                    return None
             continue
         return None
+    return None
+
+
+def _governing_verb(tok: Any) -> Any | None:
+    """The nearest verb above ``tok`` in the parse (within :data:`_CHAIN_LIMIT` steps), or None."""
+    for _ in range(_CHAIN_LIMIT):
+        if tok.head is tok:
+            return None
+        tok = tok.head
+        if tok.pos_ in ("VERB", "AUX"):
+            return tok
     return None
 
 
