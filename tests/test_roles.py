@@ -198,3 +198,16 @@ def test_a_verb_coordinated_with_a_noun_takes_the_clauses_subject():
     assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
     right = verifier.verify("Lena Holm designed the bridge, and Nordbyg built it between 2015 and 2018.", [passage])
     assert right.label == "supported"
+
+
+def test_a_shared_title_does_not_make_two_people_one():
+    # "Senator Maria Lopez" and "Senator Alan Price" share only "Senator": they were read as one who, so a swapped
+    # sponsor passed.
+    passage = ("Senator Alan Price introduced the bill in March, and it was co-sponsored by Senator Maria Lopez. The "
+               "bill passed the Senate 61-39.")
+    verifier = LocalVerifier()
+    swapped = verifier.verify("Senator Maria Lopez introduced the bill, co-sponsored by Senator Alan Price.", [passage])
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
+    for right in ("The bill, introduced by Senator Alan Price in March, passed the Senate 61-39.",
+                  "Sen. Price introduced the bill.", "Alan Price introduced the bill in March."):
+        assert verifier.verify(right, [passage]).label == "supported", right

@@ -30,6 +30,7 @@ from typing import Any
 
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
+from halguard.text.mentions import TITLES
 from halguard.text.wordnet import known
 
 __all__ = ["Argument", "Frame", "frames_of"]
@@ -131,6 +132,9 @@ def _argument_tokens(head: Any, exclude: Sequence[Any] = ()) -> list[Any]:
     return sorted(out, key=lambda t: t.i)
 
 
+_TITLE_WORDS = frozenset(form for forms in TITLES for form in forms)
+
+
 def _argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude: Sequence[Any] = ()) -> Argument:
     """The argument headed by ``head`` (a relative or reported pronoun read as ``resolved``, the noun it stands
     for). ``span_from``: the token whose dependents make the argument's words, where that is not the head (a
@@ -147,6 +151,9 @@ def _argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude
     words = frozenset(stem(t.lemma_.lower()) for t in toks if t.pos_ in _CONTENT_POS and t.is_alpha)
     pronoun = source.pos_ == "PRON" and source.lower_ in _PERSONAL | _RELATIVE and not names
     core_toks = sorted((t for t in _core(source) if _is_name(t)), key=lambda t: t.i)
+    untitled = [t for t in core_toks if t.lower_.rstrip(".") not in _TITLE_WORDS]
+    if untitled:  # "Senator Maria Lopez" is Maria Lopez: a shared title says nothing of who ("Senator Alan Price")
+        core_toks = untitled
     core = frozenset(t.text.lower() for t in core_toks)
     reported = resolved is not None and resolved is not head and head.lower_ not in _RELATIVE
     return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
