@@ -66,30 +66,41 @@ CalendarDate = tuple[int, int, int]  # (year, month, day); day 0 for a month wit
 def calendar_dates(text: str, *, yearless: bool = False) -> list[tuple[int, int, CalendarDate]]:
     """The calendar dates ``text`` writes, as ``(start, end, (year, month, day))`` (day 0: "November 1989"), in text
     order. A date written with its day is not also read as its month and year. With ``yearless``, also a day and
-    month without a year ("17 August last year", "on March 4"), as year 0."""
-    found: dict[tuple[int, int], CalendarDate] = {}
+    month without a year ("17 August last year", "on March 4"), as year 0. Linear in the text: the characters of the
+    dates found are marked, so a later pattern's match is tested against its own characters only."""
+    found = _Found(len(text))
     for m in _DAY_MONTH_YEAR.finditer(text):
-        _add(found, m, m.group(2), m.group(1), m.group(3))
+        found.add(m, m.group(2), m.group(1), m.group(3))
     for m in _MONTH_DAY_YEAR.finditer(text):
-        _add(found, m, m.group(1), m.group(2), m.group(3))
+        found.add(m, m.group(1), m.group(2), m.group(3))
     for m in _ISO.finditer(text):
         year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
         if 1 <= month <= 12 and 1 <= day <= 31:
-            found[(m.start(), m.end())] = (year, month, day)
+            found.take(m.start(), m.end(), (year, month, day))
     for m in _MONTH_YEAR.finditer(text):
-        if not any(s <= m.start() < e for s, e in found):
-            _add(found, m, m.group(1), "0", m.group(2))
+        found.add(m, m.group(1), "0", m.group(2))
     if yearless:
         for m in _IN_A_DATE.finditer(text):
-            if (m.group(1) or m.group(3)) and not any(s < m.end() and m.start() < e for s, e in found):
-                day = m.group(1) or m.group(3)
-                if len(day) <= 2:
-                    _add(found, m, m.group(2), day, "0")
-    return sorted((s, e, date) for (s, e), date in found.items())
+            day = m.group(1) or m.group(3)
+            if day and len(day) <= 2:
+                found.add(m, m.group(2), day, "0")
+    return sorted(found.dates)
 
 
-def _add(found: dict[tuple[int, int], CalendarDate], m: re.Match[str], month_word: str, day: str, year: str) -> None:
-    month = _NUMBER_OF.get(month_word.lower())
-    if month is None or not 0 <= int(day) <= 31 or any(s < m.end() and m.start() < e for s, e in found):
-        return
-    found[(m.start(), m.end())] = (int(year), month, int(day))
+class _Found:
+    """The dates found so far, and which characters of the text they cover."""
+
+    def __init__(self, size: int) -> None:
+        self.covered = bytearray(size)
+        self.dates: list[tuple[int, int, CalendarDate]] = []
+
+    def add(self, m: re.Match[str], month_word: str, day: str, year: str) -> None:
+        """The match as a date, unless its words are no month and day or it overlaps a date found already."""
+        month = _NUMBER_OF.get(month_word.lower())
+        if month is None or not 0 <= int(day) <= 31 or any(self.covered[m.start():m.end()]):
+            return
+        self.take(m.start(), m.end(), (int(year), month, int(day)))
+
+    def take(self, start: int, end: int, date: CalendarDate) -> None:
+        self.covered[start:end] = b"\x01" * (end - start)
+        self.dates.append((start, end, date))

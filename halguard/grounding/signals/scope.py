@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from halguard.grounding.signals.hours import HoursTable
 from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
@@ -32,6 +32,13 @@ def _source_numbers(text: str) -> frozenset[float]:
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_dates(text: str) -> frozenset[CalendarDate]:
     return frozenset(date for _, _, date in calendar_dates(text, yearless=True))
+
+
+def _by_year(dates: frozenset[CalendarDate]) -> dict[int, dict[int, frozenset[int]]]:
+    days: dict[int, dict[int, set[int]]] = {}
+    for year, month, day in dates:
+        days.setdefault(year, {}).setdefault(month, set()).add(day)
+    return {year: {month: frozenset(d) for month, d in months.items()} for year, months in days.items()}
 
 
 def _numbers(text: str) -> set[float]:
@@ -62,7 +69,9 @@ class Scope:
     context_numbers: frozenset[float] = frozenset()
     unknown: frozenset[str] = frozenset()  # features a JSON record in these sources leaves unknown ("None")
     hours: tuple[HoursTable, ...] = ()  # the week of each JSON record in these sources that lists one
-    dates: frozenset[CalendarDate] = frozenset()  # the calendar dates the sources write (not the question's)
+    # The calendar dates the sources write (not the question's), by year, then month, to the days (0: the month
+    # alone; year 0: a day and month written without a year). words.changed_dates looks a claim's dates up here.
+    dates: Mapping[int, Mapping[int, frozenset[int]]] = field(default_factory=dict)
 
     def without_question(self) -> Scope:
         """This scope with the question's words and numbers left out (for names and numbers)."""
@@ -88,6 +97,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
-    dates = frozenset().union(*(_source_dates(src.text) for src in sources))
+    dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
                  hours, dates)

@@ -206,11 +206,12 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
     A year the passages date nothing in decides nothing (they may give it as a bare "1989"), nor does a day and month
     they write without a year ("17 August last year" may be the claim's "August 2022")."""
     found = []
+    yearless = scope.dates.get(0, {})
     for start, end, (year, month, day) in calendar_dates(text):
-        same_year = [d for d in scope.dates if d[0] == year]
-        if not same_year or any(d[0] == 0 and d[1] == month and (not day or d[2] == day) for d in scope.dates):
+        same_year = scope.dates.get(year)
+        if not same_year or (month in yearless and (not day or day in yearless[month])):
             continue
-        same_month = [d for d in same_year if d[1] == month]
-        if not same_month or (day and all(d[2] not in (0, day) for d in same_month)):
+        days = same_year.get(month)
+        if not days or (day and 0 not in days and day not in days):
             found.append((start, end))
     return found
