@@ -29,7 +29,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, has_negation, number_mentions, stem
+from halguard.text.lexical import (
+    STOPWORDS,
+    content_terms,
+    entity_mentions,
+    has_negation,
+    number_mentions,
+    stem,
+)
 
 __all__ = ["MAX_PASSAGES", "MAX_PASSAGE_CHARS", "MAX_QUESTION_CHARS", "choice_conflicts", "choice_options"]
 
@@ -95,8 +102,9 @@ def choice_options(question: str | None) -> tuple[str, str, str] | None:
     return None
 
 
-def _option_terms(option: str) -> set[str]:
-    return {st for _, _, st in content_terms(option)}
+def _option_terms(text: str) -> set[str]:
+    """The content stems of an option's name, or of a text that may name it."""
+    return {st for _, _, st in content_terms(text)}
 
 
 def _names(text_terms: set[str], option_terms: set[str]) -> bool:
@@ -107,25 +115,22 @@ def _names(text_terms: set[str], option_terms: set[str]) -> bool:
     return shared * 2 > len(option_terms)
 
 
-def _units(passages: Sequence[str], options: tuple[set[str], set[str]], which: int) -> list[str]:
-    """The texts that speak of option ``which`` alone: its passages that do not name the other option, else its
-    sentences that do not."""
-    own, other = options[which], options[1 - which]
+def _units(passages: Sequence[str], options: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
+    """The texts that speak of each option alone: its passages that do not name the other option, else its
+    sentences that do not. Each passage (and, where needed, each sentence) is read once for both options."""
     texts = [p[:MAX_PASSAGE_CHARS] for p in passages[:MAX_PASSAGES]]
-    alone = []
-    for p in texts:
-        terms = {st for _, _, st in content_terms(p)}
-        if _names(terms, own) and not _names(terms, other):
-            alone.append(p)
-    if alone:
-        return alone
-    out = []
-    for p in texts:
-        for m in _SENTENCE.finditer(p):
-            terms = {st for _, _, st in content_terms(m.group())}
-            if _names(terms, own) and not _names(terms, other):
-                out.append(m.group())
-    return out
+    passage_units = _alone([(p, _option_terms(p)) for p in texts], options)
+    if all(passage_units):
+        return passage_units
+    sentences = [m.group() for p in texts for m in _SENTENCE.finditer(p)]
+    sentence_units = _alone([(s, _option_terms(s)) for s in sentences], options)
+    return (passage_units[0] or sentence_units[0], passage_units[1] or sentence_units[1])
+
+
+def _alone(texts: list[tuple[str, set[str]]], options: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
+    """Of ``(text, its stems)``, those that name each option and not the other."""
+    return ([t for t, terms in texts if _names(terms, options[0]) and not _names(terms, options[1])],
+            [t for t, terms in texts if _names(terms, options[1]) and not _names(terms, options[0])])
 
 
 def _year_of(units: list[str], events: frozenset[str]) -> int | None:
@@ -228,7 +233,7 @@ def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], 
     if compared is None:
         return []
     option_terms = (_option_terms(compared.options[0]), _option_terms(compared.options[1]))
-    units = (_units(passages, option_terms, 0), _units(passages, option_terms, 1))
+    units = _units(passages, option_terms)
     if compared.kind == "time":
         values = (_year_of(units[0], compared.events), _year_of(units[1], compared.events))
     else:
