@@ -19,9 +19,9 @@ BLOCKING_PRECISION = 0.9
 MIN_MEASURED_CLAIMS = 10
 # The kinds that say the passages state otherwise: the only ones that can be a CONTRADICTION. A name or a number the
 # passages lack is unsupported, never contradicted (they are measured below for the table, and weigh as signals).
-CONTRADICTION_KINDS = frozenset({"record_conflicts", "hours_conflicts", "choice_conflicts", "changed_numbers", "changed_number_in_copy",
-                                 "role_conflicts", "negation_mismatch", "antonym_flips", "name_swapped",
-                                 "arithmetic_errors"})
+CONTRADICTION_KINDS = frozenset({"record_conflicts", "hours_conflicts", "choice_conflicts", "changed_numbers",
+                                 "changed_number_in_copy", "role_conflicts", "negation_mismatch", "antonym_flips",
+                                 "name_swapped", "arithmetic_errors"})
 # A claim with at least this share of its content words in its closest evidence sentence copies that sentence (the
 # scoring weights' close_copy_overlap): a number changed in a copy is its own finding kind, changed_number_in_copy.
 COPY_OVERLAP = 0.8

@@ -223,14 +223,12 @@ def _declines(sentence: str, asked: tuple[set[str], set[float]]) -> bool:
 # sentences were faithful and one overlapped a labelled span by a parenthesis ("(Passage 2)"); 4 faithful ones were
 # flagged. Not a one-sentence answer, nor one that affirms or denies ("The answer is yes." claims the question).
 _ABOUT_THE_ANSWERING = re.compile(r"\b(?:passages?|question|answer|response|context)\b", re.IGNORECASE)
+_YES_OR_NO = re.compile(r"\b(?:yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 
 
 def _about_the_answering(text: str, asked: tuple[set[str], set[float]]) -> bool:
     return (_ABOUT_THE_ANSWERING.search(text) is not None and not affirms(text) and not _YES_OR_NO.search(text)
             and _states_nothing(text, asked))
-
-
-_YES_OR_NO = re.compile(r"\b(?:yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 
 
 def _skip_reason(body: str, n_sentences: int, question: str | None,
