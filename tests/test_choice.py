@@ -135,3 +135,14 @@ def test_verifier_reads_a_time_order_without_a_question(verifier):
     wrong = verifier.verify("Yale University was founded before Harvard University.", passages)
     assert wrong.label == "hallucinated" and wrong.claims[0].signals.choice_conflicts
     assert verifier.verify("Harvard University was founded before Yale University.", passages).label == "supported"
+
+
+def test_the_rules_only_findings_hold_the_pick_against_a_judge():
+    # deterministic_findings (what an LLM judge's "supported" cannot overrule) measures claims as the verifier does:
+    # the choice check runs there too, not only in the verifier's own pipeline.
+    from halguard.grounding.findings import deterministic_findings
+
+    found = deterministic_findings("Sandra Gulland was born first.", [HANSBERRY, GULLAND], question=BORN)
+    assert [f.kind for f in found.all] == ["choice_conflict"]
+    assert found.all[0].text == "Sandra Gulland"
+    assert deterministic_findings("Lorraine Hansberry was born first.", [HANSBERRY, GULLAND], question=BORN).all == []

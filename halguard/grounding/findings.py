@@ -128,9 +128,10 @@ def deterministic_findings(answer: str, contexts: Any, *, question: str | None =
                            time_budget_s: float | None = FINDINGS_TIME_BUDGET_S) -> Findings:
     """The names and numbers of ``answer`` that ``contexts`` lack or state otherwise, per claim, with offsets.
 
-    The question is read only as the local verifier reads it: to split the answer into claims and to see what a
-    "Yes." affirms. Its names and numbers are never evidence. Never raises for content: an input over
-    :data:`FINDINGS_LIMITS`, the time budget or a failure inside the rules gives ``Findings(unchecked=...)``.
+    The question is read only as the local verifier reads it: to split the answer into claims, to see what a
+    "Yes." affirms and which options a choice question offers. Its names and numbers are never evidence. Never
+    raises for content: an input over :data:`FINDINGS_LIMITS`, the time budget or a failure inside the rules gives
+    ``Findings(unchecked=...)``.
 
     Raises:
         InputTypeError: ``answer`` is not a str, ``question`` not a str or None, or a context has a bad type.

@@ -15,8 +15,7 @@ from halguard.grounding.job import Job
 from halguard.grounding.meaning import ClaimChecker, join_evidence
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
-from halguard.grounding.signals.choice import choice_conflicts
-from halguard.grounding.signals.measure import checked_text, measure_claim
+from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.paraphrase import said_in_other_words
 from halguard.grounding.signals.roles import claim_role_conflicts
 from halguard.text.claims import Claim
@@ -71,9 +70,6 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
     weakest = int(np.argmin(sims[:, 0]))
     best = job.chunks[int(idx[weakest, 0])][1]
     signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights)
-    if not claim.foreign_script:
-        signals.choice_conflicts = [(claim.start + s, claim.start + e, why) for s, e, why in choice_conflicts(
-            checked_text(claim), job.question, [src.text for src in job.sources], answers_alone=claim.question_aware)]
     if roles and not claim.foreign_script:
         evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
         signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope)

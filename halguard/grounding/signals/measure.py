@@ -8,6 +8,7 @@ from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
+from halguard.grounding.signals.choice import choice_conflicts
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
@@ -79,11 +80,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed, short)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
-    name_swapped = False
-    if names:
-        named = {st for s, e in names for _, _, st in content_terms(text[s:e])}
-        rest = claim_terms - named
-        name_swapped = len(rest) >= 2 and shared_share(rest, closest_terms) >= weights.close_copy_overlap
+    name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
     if affirmed_names:
         names = [*names, whole]
@@ -109,11 +106,30 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
         record_unknowns=shifted([(s, e) for s, e, _ in unknown_feature_mentions(text, scope.unknown)]),
         hours_conflicts=[(base + s, base + e, why) for s, e, why in hours_conflicts(text, scope.hours)],
+        choice_conflicts=_choice_conflicts(claim, text, scope),
         name_swapped=name_swapped,
         affirmed_names=affirmed_names,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _name_swapped(text: str, names: list[tuple[int, int]], claim_terms: set[str], closest_terms: set[str],
+                  copy_overlap: float) -> bool:
+    """A name the passages lack in an otherwise copied sentence: at least two other content words, and at least
+    ``copy_overlap`` of them in the closest evidence sentence."""
+    if not names:
+        return False
+    named = {st for s, e in names for _, _, st in content_terms(text[s:e])}
+    rest = claim_terms - named
+    return len(rest) >= 2 and shared_share(rest, closest_terms) >= copy_overlap
+
+
+def _choice_conflicts(claim: Claim, text: str, scope: Scope) -> list[tuple[int, int, str]]:
+    """The option of a choice the claim picks against the passages' values (:mod:`.choice`), in answer offsets."""
+    found = choice_conflicts(text, scope.question, [src.text for src in scope.sources],
+                             answers_alone=claim.question_aware)
+    return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
 def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], short_answer: bool = False

@@ -72,9 +72,11 @@ class Scope:
     # The calendar dates the sources write (not the question's), by year, then month, to the days (0: the month
     # alone; year 0: a day and month written without a year). words.changed_dates looks a claim's dates up here.
     dates: Mapping[int, Mapping[int, frozenset[int]]] = field(default_factory=dict)
+    # The question itself, where one was asked: the choice check reads the options it offers ("A or B?").
+    question: str | None = None
 
     def without_question(self) -> Scope:
-        """This scope with the question's words and numbers left out (for names and numbers)."""
+        """This scope with the question left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
                      self.context_numbers, self.unknown, self.hours, self.dates)
 
@@ -99,4 +101,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
     dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
-                 hours, dates)
+                 hours, dates, question)
