@@ -146,6 +146,7 @@ def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClai
         cleared = {(p.start + claim.start, p.end + claim.start) for p in found}
         s.paraphrased = [(p.start + claim.start, p.end + claim.start, p.evidence_word, p.similarity) for p in found]
         s.novel_terms = [span for span in s.novel_terms if span not in cleared]
+        s.light_novel_terms = [span for span in s.light_novel_terms if span not in cleared]
         s.novel_ratio = len(s.novel_terms) / s.content_words if s.content_words else 0.0
 
 

@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 584 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 600 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """
@@ -24,6 +24,7 @@ __all__ = [
     "RESPONSE_CACHE_ENTRIES",
     "ROLE_FRAMES_BYTES",
     "SOURCE_NUMBERS_BYTES",
+    "SOURCE_QUANTITIES_BYTES",
     "SOURCE_TERMS_BYTES",
     "STEM_MEMO_MAX_WORD_CHARS",
     "STEM_MEMO_WORDS",
@@ -51,6 +52,9 @@ CHUNKS_BYTES = 64 * MIB
 # 17 KiB a check in the soak, so the last ~1,200, ~1,200 and ~3,800 checks' sources.
 SOURCE_TERMS_BYTES = 64 * MIB
 SOURCE_NUMBERS_BYTES = 16 * MIB
+# Per-source quantities (halguard.text.quantities: a number with its unit, bound and the words around it), read for a
+# claim's number the passages do not write: about the numbers' memo in size per source.
+SOURCE_QUANTITIES_BYTES = 16 * MIB
 WORD_STRINGS_BYTES = 64 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can
 # be megabytes.

@@ -33,6 +33,9 @@ class ClaimMeasurements:
     similarity: float
     novel_ratio: float
     novel_terms: list[tuple[int, int]] = field(default_factory=list)
+    # The novel terms that are light words (halguard.text.light_words: "stands", "versus", "daily"), weighed with
+    # ScoringWeights.novel_light_term; a subset of novel_terms.
+    light_novel_terms: list[tuple[int, int]] = field(default_factory=list)
     missing_entities: list[tuple[int, int]] = field(default_factory=list)
     missing_numbers: list[tuple[int, int]] = field(default_factory=list)
     evidence_has_numbers: bool = False

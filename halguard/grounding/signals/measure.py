@@ -33,6 +33,7 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
+from halguard.text.light_words import is_light_word
 
 __all__ = ["checked_text", "measure_claim"]
 
@@ -82,16 +83,14 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
-    if affirmed_names:
-        names = [*names, whole]
-    if affirmed_numbers:
-        numbers = [*numbers, whole]
+    names, numbers = names + [whole] * bool(affirmed_names), numbers + [whole] * bool(affirmed_numbers)
     flips = [(s, e) for s, e in (antonym_flips(text, closest) if similarity >= weights.antonym_gate else [])
              if _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
         novel_terms=shifted(novel),
+        light_novel_terms=shifted([(s, e) for s, e in novel if is_light_word(text[s:e])]),
         missing_entities=shifted(names),
         missing_numbers=shifted(numbers),
         evidence_has_numbers=bool(number_mentions(evidence)),

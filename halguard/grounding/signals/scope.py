@@ -11,7 +11,13 @@ from halguard.grounding.signals.records import absent_features, opening_hours, s
 from halguard.text.contexts import Source
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
-from halguard.util.cache_budgets import SOURCE_NUMBERS_BYTES, SOURCE_TERMS_BYTES, WORD_STRINGS_BYTES
+from halguard.text.quantities import Quantity, quantities
+from halguard.util.cache_budgets import (
+    SOURCE_NUMBERS_BYTES,
+    SOURCE_QUANTITIES_BYTES,
+    SOURCE_TERMS_BYTES,
+    WORD_STRINGS_BYTES,
+)
 from halguard.util.memo import memoize_text
 
 __all__ = ["Scope", "scope_of", "word_string"]
@@ -27,6 +33,11 @@ def _source_terms(text: str) -> frozenset[str]:
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(_numbers(text))
+
+
+@memoize_text(SOURCE_QUANTITIES_BYTES)
+def _source_quantities(text: str) -> tuple[Quantity, ...]:
+    return tuple(quantities(text))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -74,11 +85,14 @@ class Scope:
     dates: Mapping[int, Mapping[int, frozenset[int]]] = field(default_factory=dict)
     # The question itself, where one was asked: the choice check reads the options it offers ("A or B?").
     question: str | None = None
+    # The sources' quantities (not the question's): a claim's number the passages write in another unit, or within a
+    # bound the claim gives ("more than two thousand" for "around 2,700"), is theirs (words.missing_numbers).
+    quantities: tuple[Quantity, ...] = ()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers, self.unknown, self.hours, self.dates)
+                     self.context_numbers, self.unknown, self.hours, self.dates, quantities=self.quantities)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
@@ -100,5 +114,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
     dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
+    found = tuple(q for src in sources for q in _source_quantities(src.text))
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
-                 hours, dates, question)
+                 hours, dates, question, found)

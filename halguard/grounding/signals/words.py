@@ -10,6 +10,7 @@ from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import calendar_dates, month_number, month_of
 from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
 from halguard.text.mentions import mentioned, strip_titles, title_said
+from halguard.text.quantities import claim_quantities_said, quantities, said_as
 from halguard.text.wordnet import licensed
 
 __all__ = ["changed_dates", "found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
@@ -30,10 +31,16 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
     "CA") are the names' finding, not words to look up.
     """
-    return [(s, e) for s, e, st in terms
-            if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-            and not said_conversely(st, nearby)
-            and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
+    novel = [(s, e) for s, e, st in terms
+             if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
+             and not said_conversely(st, nearby)
+             and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
+    if novel and scope.quantities:
+        # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
+        # "ten years") is the quantity's, found: not a word to look up.
+        units = {q.unit_span for q in claim_quantities_said(text, scope.quantities) if q.unit_span is not None}
+        novel = [span for span in novel if span not in units]
+    return novel
 
 
 def found_names(text: str, scope: Scope) -> list[Span]:
@@ -193,9 +200,17 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
             values.add(round(m.alt, 6))
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
                 values.add(float(round(m.alt)))
-        if not values & scope.numbers and not values & computed:
+        if not values & scope.numbers and not values & computed and not _said_as_quantity(text, m.start, scope):
             found.append((m.start, m.end))
     return found
+
+
+def _said_as_quantity(text: str, start: int, scope: Scope) -> bool:
+    """Whether the claim's number at ``start`` is a quantity the passages give in another unit, within the claim's
+    bound or about it (:mod:`halguard.text.quantities`)."""
+    if not scope.quantities:
+        return False
+    return any(q.start == start and said_as(q, scope.quantities) for q in quantities(text))
 
 
 def changed_dates(text: str, scope: Scope) -> list[Span]:

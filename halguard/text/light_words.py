@@ -1,0 +1,52 @@
+"""Light words: common words that carry the sentence's grammar more than its facts ("stands 330 metres high", "paid
+for", "reaching 4.2 billion", "Spain versus England", "daily").
+
+A grounded answer in its own words uses them where its passage uses others ("is 330 metres tall", "funded",
+"to 4.2 billion", "beat", "a day"), so one of them that its context never uses is weak evidence of an invented fact:
+the verifier weighs such a word with ``ScoringWeights.novel_light_term`` instead of ``novel_term``
+(:mod:`halguard.grounding.scoring`). The fact of a fabrication sits in its names, numbers, units, dates and content
+words, which keep their weight.
+
+The list is hand-written general English, not taken from the development data: support and linking verbs (their
+meaning comes from their object: "make a profit", "take over", "hold a meeting", "come out"), prepositions that
+are not stopwords, and frequency adverbs that say "a day" / "a year" in one word. Left out on purpose: verbs whose
+own meaning is the fact a fabrication changes ("leave", "stay", "keep", "pay", "win", "lose", "stop", "start",
+"move"), and every unit and time word ("weekly" is not "daily"; ``tests/test_light_words.py`` checks that no
+form of a light word is one).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from halguard.text.lexical import stem
+
+__all__ = ["LIGHT_WORDS", "is_light_word"]
+
+# Base forms; regular inflections are reached through stemming, irregular ones are listed.
+LIGHT_WORDS = frozenset("""
+    get got gotten make made take took taken give gave given come came go went gone see saw seen say said
+    stand stood reach show shown shew hold held put set seem appear become became remain include provide offer use
+    call serve feature contain represent mark total amount bring brought turn
+    versus amid despite alongside respectively
+    daily annually
+""".split())
+
+
+def _forms(word: str) -> set[str]:
+    forms = {word, word + "s", word + "es", word + "ed", word + "ing", word + "d"}
+    if word.endswith("e"):
+        forms.add(word[:-1] + "ing")
+    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # get -> getting, set -> setting
+    return forms
+
+
+@lru_cache(maxsize=1)
+def _light_stems() -> frozenset[str]:
+    return frozenset(stem(f) for w in LIGHT_WORDS for f in _forms(w))
+
+
+def is_light_word(word: str) -> bool:
+    """Whether ``word`` (any inflection) is a light word."""
+    return stem(word.lower()) in _light_stems()

@@ -1,0 +1,254 @@
+"""Quantities said another way: "0.5 g" is "500 mg", "within three days" is "within 72 hours", "more than two
+thousand ibex" is what "around 2,700 ibex" says, "fewer than a million inhabitants" what "780,000 inhabitants" says.
+
+A claim's number that the passages never write is a missing number (:func:`halguard.grounding.signals.words.
+missing_numbers`), unless a passage gives the same quantity:
+
+- **in another unit**: both numbers carry a unit of one dimension (length, mass, time, volume, area by its own
+  units) and agree once converted, within the precision the claim writes ("2.5 kilometres" is "2,528 metres");
+- **as a bound**: the claim bounds the number ("more than", "over", "at least", "less than", "fewer than", "under",
+  "up to", "within", "nearly", "almost") and a passage's quantity of the same thing lies within the bound;
+- **approximately**: the claim says "about", "around", "roughly", "approximately", "some" and a passage's quantity
+  of the same thing is within 5% (or within the claim's own rounding: "about 30%" is 33%).
+
+"The same thing": the same unit dimension, or for a bare count or a percentage, a content word shared by the few
+words around the two numbers ("ibex", "inhabitants", "fewer queens"), so a bound is not met by any number of the
+passage (a year, another count). An exact conversion needs no shared word: a converted value that lands on the
+passage's own is no coincidence. A passage's own bound is kept: "fewer than 100 animals" says nothing about "more
+than 50 animals".
+
+What is left out, on purpose: conversions between currencies, temperatures, rates ("km/h") and compound units;
+differences and ratios of two passage numbers ("seven points ahead" of 46% and 39%; the arithmetic check reads
+calculations the claim writes out). Every scan is linear in the text (regular expressions anchored on a short
+window, no backtracking over the text).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from halguard.text.lexical import STOPWORDS, number_mentions, stem
+
+__all__ = ["MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "quantities", "said_as"]
+
+# Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
+# and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
+# Gregorian means. Ambiguous one-letter symbols ("m" for metres or million, "s", "t", "h") are left out: a number
+# followed by them is read as a bare count.
+_UNIT_TABLE: tuple[tuple[str, float, str], ...] = (
+    ("length", 1e-3, "mm millimetre millimetres millimeter millimeters"),
+    ("length", 1e-2, "cm centimetre centimetres centimeter centimeters"),
+    ("length", 1.0, "metre metres meter meters"),
+    ("length", 1e3, "km kilometre kilometres kilometer kilometers kms"),
+    ("length", 0.0254, "inch inches"),
+    ("length", 0.3048, "ft foot feet"),
+    ("length", 0.9144, "yard yards yd yds"),
+    ("length", 1609.344, "mile miles mi"),
+    ("mass", 1e-6, "mcg µg microgram micrograms"),
+    ("mass", 1e-3, "mg milligram milligrams"),
+    ("mass", 1.0, "g gram grams gramme grammes"),
+    ("mass", 1e3, "kg kilogram kilograms kilo kilos kgs"),
+    ("mass", 1e6, "tonne tonnes"),
+    ("mass", 28.349523125, "oz ounce ounces"),
+    ("mass", 453.59237, "lb lbs pound pounds"),
+    ("time", 1.0, "second seconds sec secs"),
+    ("time", 60.0, "minute minutes min mins"),
+    ("time", 3600.0, "hour hours hr hrs"),
+    ("time", 86400.0, "day days"),
+    ("time", 604800.0, "week weeks"),
+    ("time", 1209600.0, "fortnight fortnights"),
+    ("time", 2629746.0, "month months"),
+    ("time", 31556952.0, "year years"),
+    ("time", 315569520.0, "decade decades"),
+    ("time", 3155695200.0, "century centuries"),
+    ("volume", 1e-3, "ml millilitre millilitres milliliter milliliters"),
+    ("volume", 1e-2, "cl centilitre centilitres"),
+    ("volume", 1.0, "litre litres liter liters"),
+    ("volume", 0.473176473, "pint pints"),
+    ("volume", 3.785411784, "gallon gallons"),
+    ("area", 1e4, "hectare hectares ha"),
+    ("area", 4046.8564224, "acre acres"),
+)
+UNITS: dict[str, tuple[str, float]] = {w: (dim, size) for dim, size, words in _UNIT_TABLE for w in words.split()}
+
+# Words that bound the number they stand before. "gt": the quantity is more (at least) than the number; "lt": less
+# (at most); "near": a little less ("nearly 2,000": 1,800 to 2,000); "about": close to it. "Up to" and "at most" are
+# not here: "spins at up to 1,600 rpm" states the maximum, and a passage's 1,400 is another one.
+_BOUNDS: tuple[tuple[str, str], ...] = (
+    ("gt", r"more than|over|above|exceeding|in excess of|upwards of|at least|no fewer than|no less than|not less than"),
+    ("lt", r"less than|fewer than|under|below|no more than|not more than|within|just under"),
+    ("near", r"nearly|almost|close to|just short of"),
+    ("about", r"about|around|roughly|approximately|approx\.|some|an estimated|circa|c\.|~"),
+)
+_BOUND_BEFORE = [(kind, re.compile(rf"(?:^|\W)(?:{words})\s*(?:a\s+|an\s+)?$", re.IGNORECASE))
+                 for kind, words in _BOUNDS]
+# How far before a number a bound word is looked for (the longest phrase, "not less than", with spaces).
+_BOUND_WINDOW = 24
+# An "about" number matches a passage's within this share of it (or within the claim's own rounding, if wider).
+ABOUT_TOLERANCE = 0.05
+# "nearly X" / "almost X": the passage's quantity is below X but not by more than this share of it.
+NEAR_TOLERANCE = 0.2
+# A converted value agrees when within this share of the passage's (on top of the claim's rounding): unit sizes
+# are exact, but a passage may round its own conversion ("1 mile (1.6 km)").
+CONVERSION_TOLERANCE = 0.005
+# Words around a number read as what it counts: this many content words before it and after its unit.
+_CONTEXT_WORDS = 3
+# ... looked for within this many characters either side (a word run of crafted text is not scanned whole).
+_CONTEXT_CHARS = 80
+# A passage's quantities read per text, at most (a document of tables is not read past it: what is not read only
+# leaves a claim's number missing, as before).
+MAX_QUANTITIES_PER_TEXT = 2000
+
+_WORD = re.compile(r"[^\W\d_][^\W_]*|[µ°]\w*|~")
+_UNIT_AFTER = re.compile(r"[ \t]*-?[ \t]*([^\W\d_]+\.?|µg)", re.UNICODE)
+_SENTENCE_EDGE = re.compile(r"[.;:!?\n]")
+# A number joined to another by a date's, a time's or a score's separator.
+_IN_A_STAMP = re.compile(r"[-/:.]\d")
+_STAMP_BEFORE = re.compile(r"\d[-/:]$")
+# Four digits in this range without a unit are a year, not a quantity ("2,000" and "two thousand" are counts).
+_YEARS = (1000, 2100)
+_FOUR_DIGITS = re.compile(r"\d{4}")
+# A unit that is itself a count, with an article: "a decade" is ten years, "a fortnight" fourteen days.
+_ONE_UNIT = re.compile(r"\b(?:a|one)\s+(decade|century|fortnight)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number of a text with its unit, its bound and the words around it."""
+
+    start: int
+    end: int  # the number's end, or its unit's where it has one
+    value: float  # as written (a percentage's number: "37" of "37%")
+    dimension: str | None  # "length", "mass", ... ; "percent"; None for a bare count
+    base: float  # the value in the dimension's base unit (the value itself for a count or a percentage)
+    bound: str | None  # "gt", "lt", "near", "about" or None
+    context: frozenset[str]  # content-word stems around it: what it counts
+    unit_span: tuple[int, int] | None  # where its unit word is
+    rounding: float  # half a step of its last written digit, in base units ("2.5 km": 50 m)
+
+
+def _rounding(text: str) -> float:
+    """Half a step of the last decimal written ("2.5": 0.05); 0 for a whole number, which is read as exact ("3 days"
+    is not "60 hours", "2,000" not "1,600": a rounded whole number says "about" when it means it)."""
+    digits = text.replace(",", "").strip()
+    if "." in digits and digits.split(".", 1)[1][:1].isdigit():
+        decimals = len(re.match(r"\d*", digits.split(".", 1)[1]).group(0))
+        return 0.5 * 10.0 ** -decimals
+    return 0.0
+
+
+def _context(text: str, start: int, end: int) -> frozenset[str]:
+    """Content stems of up to ``_CONTEXT_WORDS`` words before ``start`` and after ``end``, within the sentence."""
+    window = max(0, start - _CONTEXT_CHARS)
+    left_edge = max((m.end() for m in _SENTENCE_EDGE.finditer(text, window, start)), default=window)
+    right = _SENTENCE_EDGE.search(text, end, min(len(text), end + _CONTEXT_CHARS))
+    right_edge = right.start() if right else min(len(text), end + _CONTEXT_CHARS)
+    before = [w for w in _WORD.findall(text[left_edge:start]) if w.lower() not in STOPWORDS][-_CONTEXT_WORDS:]
+    after = [w for w in _WORD.findall(text[end:right_edge]) if w.lower() not in STOPWORDS][:_CONTEXT_WORDS]
+    return frozenset(stem(w.lower()) for w in before + after if w.lower() not in _ALL_BOUND_WORDS)
+
+
+_ALL_BOUND_WORDS = frozenset(w for _, words in _BOUNDS for w in re.split(r"[|\s]+", words.replace("\\", "")) if w)
+
+
+def _bound(text: str, start: int) -> str | None:
+    window = text[max(0, start - _BOUND_WINDOW):start]
+    for kind, pattern in _BOUND_BEFORE:
+        if pattern.search(window):
+            return kind
+    return None
+
+
+def _unit_at(text: str, end: int) -> tuple[str, int] | None:
+    """The unit word right after a number ending at ``end`` (lower-cased, with where it starts), or None."""
+    u = _UNIT_AFTER.match(text, end)
+    word = u.group(1).lower().rstrip(".") if u else ""
+    if word in UNITS or word in ("square", "sq", "cubic"):
+        return word, u.start(1)
+    return None
+
+
+def quantities(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Quantity]:
+    """The numbers of ``text`` read as quantities, in order (at most ``limit``)."""
+    out: list[Quantity] = []
+    for m in number_mentions(text):
+        if len(out) >= limit:
+            break
+        if m.alt is not None and not m.is_percent:
+            continue  # a time of day ("5 pm"), not a quantity
+        if _IN_A_STAMP.match(text, m.end) or _STAMP_BEFORE.search(text, max(0, m.start - 2), m.start):
+            continue  # a part of a date, a time or a code ("2021-08-07 20:14:06", "4-3"), not a quantity
+        if _FOUR_DIGITS.fullmatch(text, m.start, m.end) and _YEARS[0] <= m.value <= _YEARS[1] and _unit_at(
+                text, m.end) is None:
+            continue  # a year: dated, not counted (a bound is never met by "2019")
+        value = m.alt if (m.is_percent and m.alt is not None) else m.value
+        end, unit_span, dimension, size = m.end, None, None, 1.0
+        if m.is_percent:
+            dimension = "percent"
+        elif (unit := _unit_at(text, m.end)) is not None:
+            word, unit_start = unit
+            if word in ("square", "sq", "cubic"):
+                dimension = "compound"  # "25,000 square kilometres" is an area, never a length
+            else:
+                dimension, size = UNITS[word]
+                unit_span = (unit_start, unit_start + len(word))
+                end = unit_span[1]
+        number_text = text[m.start:m.end]
+        out.append(Quantity(m.start, end, value, dimension, value * size, _bound(text, m.start),
+                            _context(text, m.start, end), unit_span, _rounding(number_text) * size))
+    for m in _ONE_UNIT.finditer(text):
+        if len(out) >= limit:
+            break
+        dimension, size = UNITS[m.group(1).lower()]
+        unit_span = (m.start(1), m.end(1))
+        out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, _bound(text, m.start()),
+                            _context(text, m.start(), m.end()), unit_span, 0.0))
+    return out
+
+
+def _within(claim: Quantity, theirs: Quantity) -> bool:
+    """Whether the passage's quantity ``theirs`` is what ``claim`` says of it, by value and bound. A bound is read
+    strictly (the claim's rounding widens an equality or an "about", never a "more than")."""
+    x, y = claim.base, theirs.base
+    converting = CONVERSION_TOLERANCE * abs(y)
+    if theirs.bound in ("gt", "lt"):
+        # A bounded passage number: only the same bound, at the same number ("within 72 hours" is "within three
+        # days"; "less than 1,600" is not what "less than 1,400" says, though it follows).
+        return claim.bound == theirs.bound and abs(y - x) <= claim.rounding + converting
+    if claim.bound == "gt":
+        return y > x - converting
+    if claim.bound == "lt":
+        return y < x + converting
+    if claim.bound == "near":
+        return x * (1 - NEAR_TOLERANCE) <= y <= x + converting
+    if claim.bound == "about":
+        return abs(y - x) <= max(claim.rounding + converting, ABOUT_TOLERANCE * abs(x))
+    return abs(y - x) <= claim.rounding + converting
+
+
+def said_as(claim: Quantity, passage: Iterable[Quantity]) -> bool:
+    """Whether some quantity of ``passage`` says the claim's quantity in another unit, within its bound or about
+    it (see the module's docstring). A claim number with no unit, no bound and no "about" is never said otherwise
+    here: the passages must write its value (:func:`halguard.text.lexical.number_values`)."""
+    if claim.dimension == "compound":
+        return False
+    for theirs in passage:
+        if theirs.dimension != claim.dimension or theirs.dimension == "compound":
+            continue
+        converted = claim.unit_span is not None and theirs.unit_span is not None and not math.isclose(
+            claim.base / claim.value if claim.value else 0.0, theirs.base / theirs.value if theirs.value else 0.0)
+        if claim.bound is None and not converted:
+            continue  # the same unit and no bound: the value itself must be the passage's
+        if not (converted and claim.bound is None) and not (claim.context & theirs.context):
+            continue  # a bound or an "about" needs the same thing counted, not any number of the passage
+        if _within(claim, theirs):
+            return True
+    return False
+
+
+def claim_quantities_said(text: str, passage: Sequence[Quantity]) -> list[Quantity]:
+    """The quantities of ``text`` (a claim) that ``passage`` says another way."""
+    return [q for q in quantities(text) if said_as(q, passage)]

@@ -1,0 +1,63 @@
+"""Light words (halguard.text.light_words): a support verb or a preposition the passage does not use weighs less than
+a content word, so a close paraphrase with one of them passes; a fabrication's fact keeps its full weight."""
+
+from __future__ import annotations
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.scoring import DEFAULT_WEIGHTS
+from halguard.grounding.signals import ClaimMeasurements
+from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS
+from halguard.text.lexical import stem
+from halguard.text.light_words import LIGHT_WORDS, _light_stems, is_light_word
+
+
+@pytest.mark.parametrize("word", ["stands", "reaching", "versus", "daily", "got", "came", "takes", "shows", "held"])
+def test_light_words_in_any_form(word):
+    assert is_light_word(word)
+
+
+@pytest.mark.parametrize("word", ["weekly", "hours", "left", "stayed", "paid", "won", "lost", "evacuated", "severe",
+                                  "doctors", "miles", "November"])
+def test_words_that_carry_a_fact_are_not_light(word):
+    assert not is_light_word(word)
+
+
+def test_no_light_word_is_a_unit_or_time_word():
+    assert not (_light_stems() & UNIT_AND_TIME_WORDS)
+    assert all(w == w.lower() for w in LIGHT_WORDS)
+
+
+def test_a_light_word_weighs_less_and_content_words_come_first():
+    w = DEFAULT_WEIGHTS
+    one_light = ClaimMeasurements(similarity=0.9, novel_ratio=0.1, novel_terms=[(0, 5)], light_novel_terms=[(0, 5)])
+    one_heavy = ClaimMeasurements(similarity=0.9, novel_ratio=0.1, novel_terms=[(0, 5)])
+    assert w.risk(one_light) < 0.5 <= w.risk(one_heavy)
+    # the cap counts content words first: three content words and a light one weigh as three content words
+    four = ClaimMeasurements(similarity=0.9, novel_ratio=0.4, novel_terms=[(0, 1), (2, 3), (4, 5), (6, 7)],
+                             light_novel_terms=[(6, 7)])
+    three = ClaimMeasurements(similarity=0.9, novel_ratio=0.4, novel_terms=[(0, 1), (2, 3), (4, 5)])
+    assert w.signals_logit(four) == pytest.approx(w.signals_logit(three))
+
+
+PASSAGES = {
+    "tower": "The Eiffel Tower is 330 metres tall and was completed in 1889.",
+    "sales": "Sales grew by 8% to 4.2 billion euros in 2024.",
+    "final": "In the final, Spain beat England 2-1 in Berlin.",
+}
+
+
+@pytest.mark.parametrize(("key", "answer", "label"), [
+    ("tower", "The Eiffel Tower stands 330 metres high.", "supported"),
+    ("sales", "Sales grew by 8%, reaching 4.2 billion euros.", "supported"),
+    ("final", "The final was Spain versus England, and Spain beat them 2-1.", "supported"),
+    # the fact of a fabrication is not light: a changed number, a swapped name, a content word
+    ("tower", "The Eiffel Tower stands 300 metres high.", "hallucinated"),
+    ("sales", "Sales grew by 8%, reaching 4.2 billion euros, a record for the group.", "hallucinated"),
+    ("final", "The final was Spain versus France, and Spain beat them 2-1.", "hallucinated"),
+])
+def test_light_words_in_answers(key, answer, label):
+    verdict = LocalVerifier().verify(answer, [PASSAGES[key]])
+    assert verdict.label == label, (answer, verdict.score, [c.signals.novel_terms for c in verdict.claims])
+    assert stem("stands") in _light_stems()

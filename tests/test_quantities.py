@@ -1,0 +1,119 @@
+"""Quantities said another way: a unit converted, a bound, an "about" (halguard.text.quantities).
+
+A grounded answer writes "0.5 g" for "500 mg", "within three days" for "within 72 hours", "more than two thousand
+ibex" for "around 2,700 ibex": none of those is a missing number. A changed number stays one, however it is bounded
+or converted: "1.8 gallons" is not "1.8 litres", "more than two thousand" is not "around 1,600", "up to 1,600 rpm"
+is not "up to 1,400 rpm".
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.signals.scope import scope_of
+from halguard.grounding.signals.words import missing_numbers, novel_terms
+from halguard.text.contexts import Source
+from halguard.text.lexical import content_terms
+from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT, quantities, said_as
+
+SAID_OTHERWISE = [
+    ("Adults take one 0.5 g tablet every eight hours.", "Adults: take one 500 mg tablet every 8 hours with food."),
+    ("The Forth Bridge is more than 2.5 kilometres long.", "The bridge is 2,528 metres long."),
+    ("The park is home to more than two thousand Alpine ibex.", "Around 2,700 ibex live there today."),
+    ("Colonies near treated fields produced over a third fewer queens.", "Colonies produced 37% fewer queens."),
+    ("A breach must be reported within three days of becoming aware of it.",
+     "Companies must report a breach within 72 hours of becoming aware of it."),
+    ("Arvena won the time trial by less than ten seconds over Norda-Velo.",
+     "Arvena won in 31 minutes 5 seconds, 9 seconds faster than Norda-Velo."),
+    ("Bhutan has fewer than a million inhabitants.", "It has about 780,000 inhabitants."),
+    ("The Tana runs for about a thousand kilometres.", "The Tana is 1,012 kilometres long."),
+    ("He spent a decade at Pfizer.", "He previously worked for ten years at Pfizer."),
+    ("The tank holds 1.5 litres.", "The tank holds 1,500 ml of water."),
+    ("The flight takes nearly two hours.", "The flight takes 1 hour 50 minutes, or 110 minutes."),
+]
+
+CHANGED = [
+    ("The park is home to more than two thousand ibex.", "Around 1,600 ibex live there today."),
+    ("The Aurea spins at up to 1,600 revolutions per minute.", "It spins at up to 1,400 revolutions per minute."),
+    ("The river is about 2,000 km long.", "The river is 1,012 kilometres long."),
+    ("A breach must be reported within five days.", "Companies must report a breach within 72 hours."),
+    ("The course takes 3 days.", "The course takes 60 hours."),
+    ("Fewer than 500 people attended the meeting.", "The meeting was attended by 520 people."),
+]
+
+
+def _missing(claim: str, passage: str) -> list[str]:
+    scope = scope_of([Source("p0", passage)], None)
+    return [claim[s:e] for s, e in missing_numbers(claim, scope, set())]
+
+
+@pytest.mark.parametrize(("claim", "passage"), SAID_OTHERWISE)
+def test_a_quantity_said_another_way_is_not_missing(claim, passage):
+    assert _missing(claim, passage) == []
+
+
+@pytest.mark.parametrize(("claim", "passage"), CHANGED)
+def test_a_changed_quantity_is_still_missing(claim, passage):
+    assert _missing(claim, passage) != []
+
+
+def test_the_unit_of_a_converted_quantity_is_no_novel_word():
+    claim, passage = "The Forth Bridge is more than 2.5 kilometres long.", "The Forth Bridge is 2,528 metres long."
+    scope = scope_of([Source("p0", passage)], None)
+    novel = [claim[s:e] for s, e in novel_terms(content_terms(claim), scope, claim, set())]
+    assert "kilometres" not in novel
+    # a unit the passage does not convert to stays a word of the claim's own
+    other = "The Forth Bridge is 2.5 miles long."
+    assert "miles" in [other[s:e] for s, e in novel_terms(content_terms(other), scope, other, set())]
+
+
+@pytest.mark.parametrize(("claim", "passage", "unit"), [
+    ("The Brevo 300 has a 1.8-gallon water tank.", "The Brevo 300 has a 1.8-litre water tank.", "gallon"),
+    ("The dose is 500 mcg.", "The dose is 500 mg.", "mcg"),
+    ("It covers 25,000 square kilometres.", "The border is 25,000 kilometres long.", "square"),
+])
+def test_the_same_number_in_another_unit_keeps_its_unit_novel(claim, passage, unit):
+    # the value is the passage's, so the number is found; the unit is what changed, and it stays a novel word
+    assert _missing(claim, passage) == []
+    scope = scope_of([Source("p0", passage)], None)
+    assert unit in [claim[s:e] for s, e in novel_terms(content_terms(claim), scope, claim, set())]
+
+
+def test_a_quantity_reads_its_unit_bound_and_context():
+    (q,) = quantities("The bridge is more than 2.5 kilometres long.")
+    assert (q.value, q.dimension, q.base, q.bound) == (2.5, "length", 2500.0, "gt")
+    assert "long" in q.context and "bridg" in q.context
+    (p,) = quantities("Around 2,700 ibex live there.")
+    assert (p.dimension, p.bound) == (None, "about")
+    assert said_as(q, [p]) is False  # a length is never a count
+
+
+def test_times_of_day_and_areas_are_not_converted():
+    found = quantities("It opens at 5 pm on 3 square miles.")
+    assert [q.dimension for q in found] == ["compound"]  # "5 pm" is a time of day, not five of anything
+    assert [q.dimension for q in quantities("It covers 3 square miles.")] == ["compound"]
+
+
+def test_verifier_supports_a_converted_paraphrase_and_flags_a_changed_unit():
+    verifier = LocalVerifier()
+    passage = "The Forth Bridge, opened in 1890, is 2,528 metres long."
+    question = "How long is the Forth Bridge?"
+    assert verifier.verify("It is more than 2.5 kilometres long.", [passage], question=question).label == "supported"
+    assert verifier.verify("It is more than 2.5 miles long.", [passage], question=question).label == "hallucinated"
+
+
+def test_quantities_are_bounded_and_linear_on_crafted_text():
+    crafted = "more than 1 km " * 20_000
+    start = time.monotonic()
+    found = quantities(crafted)
+    assert len(found) == MAX_QUANTITIES_PER_TEXT
+    claim = quantities("It is more than 3 km long.")[0]
+    assert said_as(claim, found) is False
+    assert time.monotonic() - start < 10
+    # no number at all, a long run of bound words: nothing, fast
+    start = time.monotonic()
+    assert quantities("more than over above about " * 50_000) == []
+    assert time.monotonic() - start < 10
