@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 
-__all__ = ["MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "quantities", "said_as"]
+__all__ = ["MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "bound_spans", "claim_quantities_said", "quantities",
+           "said_as"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -152,6 +153,21 @@ def _context(text: str, start: int, end: int) -> frozenset[str]:
 
 
 _ALL_BOUND_WORDS = frozenset(w for _, words in _BOUNDS for w in re.split(r"[|\s]+", words.replace("\\", "")) if w)
+
+
+def bound_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the bound words standing before the numbers of ``text`` ("fewer than", "roughly", "more than"):
+    they qualify a number, which is checked as a number; they are no words of a fact to look up."""
+    spans = []
+    for m in number_mentions(text):
+        window_start = max(0, m.start - _BOUND_WINDOW)
+        for _, pattern in _BOUND_BEFORE:
+            found = pattern.search(text, window_start, m.start)
+            if found:
+                spans.append((found.start() + (1 if found.group(0)[:1] and not found.group(0)[0].isalnum() else 0),
+                              m.start))
+                break
+    return spans
 
 
 def _bound(text: str, start: int) -> str | None:

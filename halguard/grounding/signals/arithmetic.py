@@ -14,6 +14,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from halguard.grounding.signals.direction import direction_errors
+
 __all__ = ["ArithmeticFinding", "check_arithmetic", "is_math_claim"]
 
 _MATH_HINT = re.compile(r"\d\s*[-+*/×÷x]\s*\d|(?<![<>=!])=(?!=)|\d\s*(?:%|percent\b)", re.IGNORECASE)
@@ -132,10 +134,11 @@ def _equations(text: str) -> list[tuple[int, int, str, str]]:
 
 
 def check_arithmetic(text: str) -> list[ArithmeticFinding]:
-    """Check every calculation stated in ``text``; calculations we cannot parse are not reported."""
+    """Check every calculation stated in ``text``; calculations we cannot parse are not reported. A movement whose
+    own numbers go the other way ("rose to 12 million from 15 million", :mod:`.direction`) is a wrong one."""
+    findings = [ArithmeticFinding(start, end, False, why) for start, end, why in direction_errors(text)]
     if not is_math_claim(text):
-        return []
-    findings: list[ArithmeticFinding] = []
+        return findings
     for start, end, expression, stated in _equations(text):
         lhs = _eval_expression(expression)
         if lhs is None:

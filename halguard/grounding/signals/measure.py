@@ -9,6 +9,7 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
 from halguard.grounding.signals.choice import choice_conflicts
+from halguard.grounding.signals.direction import directions_reversed
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
@@ -64,7 +65,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         m.missing_entities, m.missing_numbers = shifted(m.missing_entities), shifted(m.missing_numbers)
         return m
     findings = check_arithmetic(text)
-    arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok]
+    arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok] + [
+        (base + s, base + e, why) for s, e, why in directions_reversed(text, [src.text for src in scope.sources])]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
     # "Correct, it supports 65 W.": "Correct" is no word to find in the passages; nor is a label ("Response 1:").
     opener = max(affirmation_end(text), _label_end(text))
@@ -84,8 +86,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
     names, numbers = names + [whole] * bool(affirmed_names), numbers + [whole] * bool(affirmed_numbers)
-    flips = [(s, e) for s, e in (antonym_flips(text, closest) if similarity >= weights.antonym_gate else [])
-             if _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
+    flips = _flips(text, evidence, closest, closest_terms, weights) if similarity >= weights.antonym_gate else []
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -192,6 +193,48 @@ def _clause_terms(text: str, start: int, end: int) -> set[str]:
     left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)), default=0)
     right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, end)), len(text))
     return {st for _, _, st in content_terms(text[left:right])}
+
+
+def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weights: ScoringWeights
+           ) -> list[tuple[int, int]]:
+    """The claim's antonym flips against its closest evidence sentence, each in an aligned proposition; where the
+    claim holds both sides of a pair ("revenue rose, but profit fell": no flip for the whole), each clause against
+    its own closest sentence ("profit rose" against "Net profit fell")."""
+    flips = [(s, e) for s, e in antonym_flips(text, closest)
+             if _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
+    if flips:
+        return flips
+    ours = _clauses(text)
+    if len(ours) < 2:
+        return []
+    theirs = [(clause, term_set(clause)) for _, clause in _clauses(evidence, limit=_MAX_CLAUSES * 4)]
+    for left, clause in ours:
+        terms = {st for _, _, st in content_terms(clause)}
+        best, best_terms = max(theirs, key=lambda c: len(terms & c[1]), default=("", set()))
+        flips += [(left + s, left + e) for s, e in antonym_flips(clause, best)
+                  if _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)]
+    return flips
+
+
+# What ends a clause when a claim is read clause by clause: _CLAUSE_EDGE, a sentence's end, and the subordinating
+# words that join two propositions ("profit fell *as* costs rose", "*because of* higher costs").
+_CLAUSE_JOIN = re.compile(r"[,;:()]|[.!?]\s|\s[-–—]\s|\b(?:and|but|while|whereas|as|because|since|although|though)\b",
+                          re.IGNORECASE)
+
+
+def _clauses(text: str, limit: int = 0) -> list[tuple[int, str]]:
+    """The clauses of ``text`` with where each starts (at most ``limit``, default :data:`_MAX_CLAUSES`)."""
+    edges = [0]
+    for m in _CLAUSE_JOIN.finditer(text):
+        if len(edges) > (limit or _MAX_CLAUSES):
+            break
+        edges.append(m.end())
+    edges.append(len(text))
+    return [(a, text[a:b]) for a, b in zip(edges, edges[1:]) if text[a:b].strip()]
+
+
+# The most clauses of one claim read one by one for antonym flips (a crafted claim of a thousand commas is not).
+_MAX_CLAUSES = 8
 
 
 def _aligned_without(word: str, claim_terms: set[str], closest_terms: set[str], aligned_overlap: float) -> bool:

@@ -6,11 +6,12 @@ import re
 from collections.abc import Collection
 
 from halguard.grounding.roles.matching import said_conversely
+from halguard.grounding.signals.direction import directions_shown, movements
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import calendar_dates, month_number, month_of
 from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
 from halguard.text.mentions import mentioned, strip_titles, title_said
-from halguard.text.quantities import claim_quantities_said, quantities, said_as
+from halguard.text.quantities import bound_spans, claim_quantities_said, quantities, said_as
 from halguard.text.wordnet import licensed
 
 __all__ = ["changed_dates", "found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
@@ -40,6 +41,14 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         # "ten years") is the quantity's, found: not a word to look up.
         units = {q.unit_span for q in claim_quantities_said(text, scope.quantities) if q.unit_span is not None}
         novel = [span for span in novel if span not in units]
+    if novel:
+        # "roughly", "fewer than" before a number qualify the number, which is checked as one
+        bounds = bound_spans(text)
+        novel = [(s, e) for s, e in novel if not any(a <= s and e <= b for a, b in bounds)]
+    if novel and movements(text):
+        # "rose to 310 million from 270 million" where a passage starts from 270 million: the numbers say the rise
+        shown = set(directions_shown(text, [src.text for src in scope.sources]))
+        novel = [span for span in novel if span not in shown]
     return novel
 
 
