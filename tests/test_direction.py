@@ -60,3 +60,40 @@ def test_movements_are_bounded_on_crafted_text():
     assert time.monotonic() - start < 10
     verdict = LocalVerifier().verify("Profit rose, " * 2_000 + "and costs fell.", ["Profit fell, and costs rose."])
     assert verdict.label in ("hallucinated", "supported", "unverified")
+
+
+def test_percentage_changes_and_their_direction():
+    from halguard.grounding.signals.direction import changes_reversed, changes_shown, percent_changes
+
+    text = "Sales were up 9%, costs fell by 3.5 per cent, and online sales make up 22% of the total."
+    assert [(text[s:e], value, up) for s, e, value, up in percent_changes(text)] == [("up", 9.0, True),
+                                                                                   ("fell", 3.5, False)]
+    passages = ["Brennan Foods reported annual sales of 1.4 billion dollars, up 9% from the previous year."]
+    assert changes_reversed("Sales were 1.4 billion dollars, down 9% on the year.", passages)
+    claim = "Brennan Foods reported annual sales of 1.4 billion dollars, a 9% increase on the previous year."
+    assert [claim[s:e] for s, e in changes_shown(claim, passages)] == ["increase"]
+    verifier = LocalVerifier()
+    assert verifier.verify(claim, passages).label == "supported"
+    assert verifier.verify(claim.replace("increase", "decrease"), passages).label == "hallucinated"
+    assert verifier.verify("Brennan Foods reported annual sales of 1.4 billion dollars, down 9% from the previous "
+                           "year.", passages).label == "hallucinated"
+
+
+def test_a_negated_opposite_says_the_same():
+    verifier = LocalVerifier()
+    passage = ["The library is closed on Sundays and public holidays."]
+    assert verifier.verify("It does not open on Sundays or public holidays.", passage).label == "supported"
+    assert verifier.verify("The library is open on Sundays.", passage).label == "hallucinated"
+
+
+def test_the_same_side_of_a_pair_is_the_same_direction():
+    verifier = LocalVerifier()
+    passage = ["Systolic pressure fell by an average of 11 mmHg in the drug group, against 3 mmHg on placebo."]
+    assert verifier.verify("The drug lowered systolic pressure by 11 mmHg on average.", passage).label == "supported"
+    assert verifier.verify("The drug raised systolic pressure by 11 mmHg on average.", passage).label == "hallucinated"
+    # a text with both sides of the pair says neither for the word
+    from halguard.grounding.signals.antonyms import same_side_in
+    from halguard.text.lexical import term_set
+
+    assert same_side_in("lowered", term_set("Pressure fell by 11 mmHg."))
+    assert not same_side_in("lowered", term_set("Pressure fell by 11 mmHg while costs rose."))

@@ -25,11 +25,11 @@ def embedder():
 
 
 @pytest.mark.parametrize(("answer", "context", "word"), [
-    ("Over 12 weeks the drug lowered systolic pressure by 11 mmHg on average.",
-     "Over 12 weeks, the drug reduced systolic blood pressure by an average of 11 mmHg.", "lowered"),
+    ("Every listing must display a registration number.", "Every listing must show a registration number.",
+     "display"),
     ("Northwind bought Palmera Freight, a trucking firm, for 410 million euros.",
      "Northwind has acquired Palmera Freight, a regional trucking company, for 410 million euros.", "firm"),
-    ("Reykjavik is the biggest city in Iceland.", "Reykjavik is the capital and largest city of Iceland.", "biggest"),
+    ("Cyclists pay 20 dollars each.", "People on bicycles pay 20 dollars each.", "Cyclists"),
 ])
 def test_a_word_said_in_other_words_is_support_and_says_what_it_matched(verifier, answer, context, word):
     verdict = verifier.verify(answer, [context])
@@ -37,6 +37,17 @@ def test_a_word_said_in_other_words_is_support_and_says_what_it_matched(verifier
     signals = verdict.claims[0].signals
     assert word not in signals.novel_terms
     assert any(p.startswith(f"{word} = ") for p in signals.paraphrased), signals.paraphrased
+
+
+@pytest.mark.parametrize(("answer", "context", "word"), [
+    ("Over 12 weeks the drug lowered systolic pressure by 11 mmHg on average.",
+     "Over 12 weeks, the drug reduced systolic blood pressure by an average of 11 mmHg.", "lowered"),
+    ("Reykjavik is the biggest city in Iceland.", "Reykjavik is the capital and largest city of Iceland.", "biggest"),
+])
+def test_the_same_side_of_a_pair_of_opposites_is_found_before_the_model_reads(verifier, answer, context, word):
+    verdict = verifier.verify(answer, [context])
+    assert verdict.label == "supported"
+    assert word not in verdict.claims[0].signals.novel_terms and verdict.claims[0].signals.paraphrased == []
 
 
 @pytest.mark.parametrize(("answer", "context"), [
@@ -83,10 +94,10 @@ def test_word_states_stop_at_the_deadline(embedder):
 def test_nothing_is_cleared_once_the_budget_is_spent(verifier):
     from halguard.grounding.measured_claim import align_paraphrases
 
-    answer, context = ("The drug lowered systolic pressure by 11 mmHg.",
-                       "The drug reduced systolic blood pressure by 11 mmHg.")
+    answer, context = ("Every listing must display a registration number.",
+                       "Every listing must show a registration number.")
     verdict = verifier.verify(answer, [context])
-    assert verdict.claims[0].signals.paraphrased  # it clears "lowered" with time left
+    assert verdict.claims[0].signals.paraphrased  # it clears "display" with time left
     # With the deadline past, align_paraphrases returns before reading: the measured claim keeps its novel words.
     calls = []
 

@@ -14,11 +14,12 @@ not taken from the development data. Converse pairs are not in it ("before" / "a
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 from halguard.text.lexical import stem, word_spans
 
-__all__ = ["antonym_flips", "lexicon_side"]
+__all__ = ["antonym_flips", "lexicon_side", "opposite_in", "same_side_in"]
 
 # "Buy" / "sell": a flip only where the texts do not name both sides of the exchange (_names_a_party).
 _EXCHANGE = ("buy bought purchase", "sell sold")
@@ -124,6 +125,26 @@ def _sides(text: str) -> dict[int, dict[int, list[tuple[int, int]]]]:
 def lexicon_side(word: str) -> tuple[int, int] | None:
     """The (group, side) of ``word`` in the lexicon of opposites, by its stem; None for a word not in it."""
     return _lexicon().get(stem(word))
+
+
+def opposite_in(word: str, stems: Collection[str]) -> bool:
+    """Whether ``stems`` hold a word of the other side of ``word``'s pair ("closed" for "open")."""
+    side = lexicon_side(word)
+    if side is None:
+        return False
+    lex = _lexicon()
+    return any(lex.get(st, (None, None))[0] == side[0] and lex[st][1] != side[1] for st in stems)
+
+
+def same_side_in(word: str, stems: Collection[str]) -> bool:
+    """Whether ``stems`` hold another word of ``word``'s side of its pair and none of the other side ("higher" for
+    "rising", "reduced" for "lowered"): the same direction, in other words."""
+    side = lexicon_side(word)
+    if side is None:
+        return False
+    lex = _lexicon()
+    sides = {lex[st][1] for st in stems if st in lex and lex[st][0] == side[0]}
+    return sides == {side[1]}
 
 
 def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:

@@ -7,6 +7,8 @@ follow, both without reading the passage's verb:
   passage writes "310 million, up from 270 million" is what the passage says, provided the passage gives the same
   starting point ("from 270 million"): then the verb is no novel word. A passage that moves the other way ("fell to
   270 million from 310 million") has the claim's numbers in the other order and clears nothing;
+- the same for a **percentage change** ("a 9% increase" for "up 9%": :func:`changes_shown`), and one the passages
+  give the other way only ("down 9%" where they say "up 9%": :func:`changes_reversed`) is wrong;
 - **a direction its own numbers contradict is wrong** (:func:`direction_errors`): "profit rose to 12 million from 15
   million" cannot be right whatever the passage says; nor is a movement the passages make the other way
   (:func:`directions_reversed`: "fell to 270 million from 310 million" where a passage goes "from 270 million" and
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 
 from halguard.text.lexical import number_mentions
 
-__all__ = ["Movement", "direction_errors", "directions_reversed", "directions_shown", "movements"]
+__all__ = ["Movement", "changes_reversed", "changes_shown", "direction_errors", "directions_reversed",
+           "directions_shown", "has_direction", "movements", "percent_changes", "reversals", "shown"]
 
 _UP = ("rise rises rising rose risen increase increases increased increasing grow grows growing grew grown climb "
        "climbs climbed climbing jump jumps jumped jumping soar soars soared soaring gain gains gained gaining surge "
@@ -118,6 +121,67 @@ def directions_shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]
     return [(mv.start, mv.end) for mv in moves if mv.before in starts]
 
 
+# A percentage change and its direction: "up 9%", "down by 3 percent", "a 9% increase", "9% higher", "rose 9%",
+# "fell by 3.5 per cent". The direction word is group "word"; the number group "n".
+_PCT = r"(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)"
+_UP_OR_DOWN = "|".join(sorted((_UP + " " + _DOWN + " up down higher lower more less fewer increase decrease growth "
+                               "gain loss").split(), key=len, reverse=True))
+_PERCENT_CHANGE = re.compile(
+    rf"\b(?P<word>{_UP_OR_DOWN})\s+(?:by\s+)?(?:about\s+|around\s+|nearly\s+|almost\s+|some\s+)?{_PCT}"
+    rf"|{_PCT.replace('?P<n>', '?P<n2>')}(?:\s+(?:a\s+year|year[\s-]on[\s-]year|annually))?\s+"
+    rf"(?P<word2>{_UP_OR_DOWN})\b",
+    re.IGNORECASE)
+_LAST_WORD = re.compile(r"([A-Za-z]+)\s+$")
+_PARTICLE_VERBS = frozenset("make makes made making set sets setting break breaks broke broken breaking round rounds "
+                            "rounded split splits account accounts".split())
+_UP_SIDE = frozenset((_UP + " up higher more increase growth gain").split())
+# The percentage changes read per text, at most.
+_MAX_CHANGES = 64
+
+
+def percent_changes(text: str) -> list[tuple[int, int, float, bool]]:
+    """``(word start, word end, percentage, up)`` for each percentage change of ``text`` with its direction word."""
+    out = []
+    for m in _PERCENT_CHANGE.finditer(text):
+        if len(out) >= _MAX_CHANGES:
+            break
+        group = "word" if m.group("word") else "word2"
+        number = m.group("n") if group == "word" else m.group("n2")
+        before = _LAST_WORD.search(text, max(0, m.start(group) - 24), m.start(group))
+        if before is not None and before.group(1).lower() in _PARTICLE_VERBS:
+            continue  # "make up 22%", "broken down": a phrasal verb, not a change
+        out.append((m.start(group), m.end(group), float(number), m.group(group).lower() in _UP_SIDE))
+    return out
+
+
+def _changes_in(sources: Sequence[str]) -> dict[float, set[bool]]:
+    seen: dict[float, set[bool]] = {}
+    for source in sources:
+        for *_, value, up in percent_changes(source):
+            seen.setdefault(value, set()).add(up)
+    return seen
+
+
+def changes_reversed(text: str, sources: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Percentage changes the passages give the other way only ("down 9%" where they say "up 9%")."""
+    claimed = percent_changes(text)
+    if not claimed:
+        return []
+    seen = _changes_in(sources)
+    return [(s, e, f"{text[s:e]} {value:g}%: the passages give a {value:g}% {'fall' if up else 'rise'}")
+            for s, e, value, up in claimed if seen.get(value) == {not up}]
+
+
+def changes_shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+    """Direction words of the claim's percentage changes that the passages give the same way ("a 9% increase" for
+    "up 9%")."""
+    claimed = percent_changes(text)
+    if not claimed:
+        return []
+    seen = _changes_in(sources)
+    return [(s, e) for s, e, value, up in claimed if seen.get(value) == {up}]
+
+
 _FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+)?[$€£]?\s*(?=\d)", re.IGNORECASE)
 # The "from" numbers read per source, at most.
 _MAX_STARTS = 500
@@ -133,3 +197,21 @@ def _start_values(source: str) -> set[float]:
         if found and found[0].start == 0:
             values.add(found[0].value)
     return values
+
+
+def reversals(text: str, sources: Sequence[str]) -> list[tuple[int, int, str]]:
+    """The claim's movements and percentage changes the passages give the other way (:func:`directions_reversed`,
+    :func:`changes_reversed`)."""
+    return directions_reversed(text, sources) + changes_reversed(text, sources)
+
+
+def shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+    """The claim's direction words the passages' numbers say the same way (:func:`directions_shown`,
+    :func:`changes_shown`)."""
+    return directions_shown(text, sources) + changes_shown(text, sources)
+
+
+def has_direction(text: str) -> bool:
+    """Whether ``text`` has a direction word at all (a cheap test before reading its movements)."""
+    return _VERB.search(text) is not None or _PERCENT_CHANGE.search(text) is not None
+

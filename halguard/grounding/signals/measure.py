@@ -9,7 +9,7 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import check_arithmetic
 from halguard.grounding.signals.choice import choice_conflicts
-from halguard.grounding.signals.direction import directions_reversed
+from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
@@ -29,8 +29,10 @@ from halguard.text.lexical import (
     affirmation_end,
     affirms,
     content_terms,
+    negated_terms,
     number_mentions,
     number_values,
+    stem,
     term_set,
     word_spans,
 )
@@ -66,7 +68,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         return m
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok] + [
-        (base + s, base + e, why) for s, e, why in directions_reversed(text, [src.text for src in scope.sources])]
+        (base + s, base + e, why) for s, e, why in reversals(text, [src.text for src in scope.sources])]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
     # "Correct, it supports 65 W.": "Correct" is no word to find in the passages; nor is a label ("Response 1:").
     opener = max(affirmation_end(text), _label_end(text))
@@ -200,8 +202,9 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
     """The claim's antonym flips against its closest evidence sentence, each in an aligned proposition; where the
     claim holds both sides of a pair ("revenue rose, but profit fell": no flip for the whole), each clause against
     its own closest sentence ("profit rose" against "Net profit fell")."""
-    flips = [(s, e) for s, e in antonym_flips(text, closest)
-             if _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
+    negated = negated_terms(text)  # "does not open" against "is closed" is no flip: the negation turns it back
+    flips = [(s, e) for s, e in antonym_flips(text, closest) if stem(text[s:e]) not in negated
+             and _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
     if flips:
         return flips
     ours = _clauses(text)
@@ -211,8 +214,8 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
     for left, clause in ours:
         terms = {st for _, _, st in content_terms(clause)}
         best, best_terms = max(theirs, key=lambda c: len(terms & c[1]), default=("", set()))
-        flips += [(left + s, left + e) for s, e in antonym_flips(clause, best)
-                  if _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)]
+        flips += [(left + s, left + e) for s, e in antonym_flips(clause, best) if stem(clause[s:e]) not in negated
+                  and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)]
     return flips
 
 

@@ -6,11 +6,21 @@ import re
 from collections.abc import Collection
 
 from halguard.grounding.roles.matching import said_conversely
-from halguard.grounding.signals.direction import directions_shown, movements
+from halguard.grounding.signals.antonyms import opposite_in, same_side_in
+from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import calendar_dates, month_number, month_of
-from halguard.text.lexical import content_terms, entity_mentions, is_enumerator, is_number_word, number_mentions, stem
+from halguard.text.lexical import (
+    content_terms,
+    entity_mentions,
+    is_enumerator,
+    is_number_word,
+    negated_terms,
+    number_mentions,
+    stem,
+)
 from halguard.text.mentions import mentioned, strip_titles, title_said
+from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
 from halguard.text.quantities import bound_spans, claim_quantities_said, quantities, said_as
 from halguard.text.wordnet import licensed
 
@@ -45,10 +55,24 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         # "roughly", "fewer than" before a number qualify the number, which is checked as one
         bounds = bound_spans(text)
         novel = [(s, e) for s, e in novel if not any(a <= s and e <= b for a, b in bounds)]
-    if novel and movements(text):
-        # "rose to 310 million from 270 million" where a passage starts from 270 million: the numbers say the rise
-        shown = set(directions_shown(text, [src.text for src in scope.sources]))
-        novel = [span for span in novel if span not in shown]
+    if novel:
+        # "rising" where the evidence says "higher", "lowered" where it says "reduced": the same side of a pair of
+        # opposites (and no word of the other side there); "does not open" where it says "is closed": a negated
+        # opposite says the same
+        negated = negated_terms(text)
+        novel = [(s, e) for s, e in novel if not (
+            same_side_in(text[s:e], nearby) if stem(text[s:e]) not in negated else opposite_in(text[s:e], nearby))]
+    if novel:
+        # "stepped down" where the evidence says "resigned", "resigned" where a passage says "stepped down"
+        phrasal = set(phrasal_said(text, nearby))
+        sources = [src.text for src in scope.sources]
+        novel = [(s, e) for s, e in novel
+                 if (s, e) not in phrasal and not verb_said_as_phrasal(stem(text[s:e].lower()), sources)]
+    if novel and has_direction(text):
+        # "rose to 310 million from 270 million" where a passage starts from 270 million, "a 9% increase" where it
+        # says "up 9%": the numbers say the direction
+        said = set(shown(text, [src.text for src in scope.sources]))
+        novel = [span for span in novel if span not in said]
     return novel
 
 
