@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from halguard.text.lexical import base_form, stem
 
-__all__ = ["PHRASAL_VERBS", "phrasal_said", "verb_said_as_phrasal"]
+__all__ = ["PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_as_phrasal"]
 
 PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "step down": ("resign", "quit"),
@@ -140,10 +140,14 @@ def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def verb_said_as_phrasal(term_stem: str, sources: Iterable[str]) -> bool:
-    """Whether a source uses a phrasal verb that means the verb of stem ``term_stem`` ("stepped down" for "resign")."""
+def phrasals_in(text: str) -> frozenset[str]:
+    """The phrasal verbs of the table that ``text`` uses ("step down"), at most :data:`_MAX_FOUND` read."""
+    return frozenset(phrase for *_, phrase in _phrasals(text))
+
+
+def verb_said_as_phrasal(term_stem: str, phrasals: Collection[str]) -> bool:
+    """Whether a phrasal verb the passages use (``phrasals``: :func:`phrasals_in` of each) means the verb of stem
+    ``term_stem`` ("step down" for "resign")."""
     _, backward = _tables()
     wanted = set(backward.get(term_stem, ())) | set(backward.get(base_form(term_stem), ()))
-    if not wanted:
-        return False
-    return any(phrase in wanted for source in sources for *_, phrase in _phrasals(source))
+    return bool(wanted) and not wanted.isdisjoint(phrasals)

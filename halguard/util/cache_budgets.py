@@ -52,8 +52,8 @@ CHUNKS_BYTES = 64 * MIB
 # 17 KiB a check in the soak, so the last ~1,200, ~1,200 and ~3,800 checks' sources.
 SOURCE_TERMS_BYTES = 64 * MIB
 SOURCE_NUMBERS_BYTES = 16 * MIB
-# Per-source quantities (halguard.text.quantities: a number with its unit, bound and the words around it), read for a
-# claim's number the passages do not write: about the numbers' memo in size per source.
+# Per-source readings (halguard.grounding.signals.scope): quantities (a number with its unit, bound and the words
+# around it), the numbers movements start from, percentage changes and phrasal verbs; about the numbers' memo in size.
 SOURCE_QUANTITIES_BYTES = 16 * MIB
 WORD_STRINGS_BYTES = 64 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can

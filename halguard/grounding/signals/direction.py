@@ -21,13 +21,14 @@ expression per claim, each movement read within :data:`_REACH` characters of its
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from halguard.text.lexical import number_mentions
 
-__all__ = ["Movement", "changes_reversed", "changes_shown", "direction_errors", "directions_reversed",
-           "directions_shown", "has_direction", "movements", "percent_changes", "reversals", "shown"]
+__all__ = ["Movement", "change_directions", "changes_reversed", "changes_shown", "direction_errors",
+           "directions_reversed", "directions_shown", "has_direction", "movements", "percent_changes", "reversals",
+           "shown", "start_values"]
 
 _UP = ("rise rises rising rose risen increase increases increased increasing grow grows growing grew grown climb "
        "climbs climbed climbing jump jumps jumped jumping soar soars soared soaring gain gains gained gaining surge "
@@ -97,12 +98,11 @@ def direction_errors(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def directions_reversed(text: str, sources: Sequence[str]) -> list[tuple[int, int, str]]:
+def directions_reversed(text: str, starts: Collection[float]) -> list[tuple[int, int, str]]:
     """Movements the passages make the other way: a source starts from the claim's end point and none from its
     starting point ("fell to 270 million from 310 million" where the passage has "310 million, up from 270
-    million"): ``(start, end, why)``."""
+    million"; ``starts``: the passages' :func:`start_values`): ``(start, end, why)``."""
     out = []
-    starts = set().union(*(_start_values(source) for source in sources)) if sources else set()
     for mv in movements(text):
         if mv.up == (mv.after > mv.before) and mv.after in starts and mv.before not in starts:
             word = text[mv.start:mv.end]
@@ -111,14 +111,11 @@ def directions_reversed(text: str, sources: Sequence[str]) -> list[tuple[int, in
     return out
 
 
-def directions_shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+def directions_shown(text: str, starts: Collection[float]) -> list[tuple[int, int]]:
     """Spans of the direction verbs of ``text`` that its own numbers show, where a source starts from the same
-    number ("from 270 million"): the passage moves the same way, in other words."""
-    moves = [mv for mv in movements(text) if mv.up == (mv.after > mv.before)]
-    if not moves:
-        return []
-    starts = set().union(*(_start_values(source) for source in sources)) if sources else set()
-    return [(mv.start, mv.end) for mv in moves if mv.before in starts]
+    number ("from 270 million"; ``starts``: the passages' :func:`start_values`): the passage moves the same way, in
+    other words."""
+    return [(mv.start, mv.end) for mv in movements(text) if mv.up == (mv.after > mv.before) and mv.before in starts]
 
 
 # A percentage change and its direction: "up 9%", "down by 3 percent", "a 9% increase", "9% higher", "rose 9%",
@@ -154,32 +151,25 @@ def percent_changes(text: str) -> list[tuple[int, int, float, bool]]:
     return out
 
 
-def _changes_in(sources: Sequence[str]) -> dict[float, set[bool]]:
+def change_directions(source: str) -> dict[float, frozenset[bool]]:
+    """The percentage changes of ``source``, by percentage: the directions it gives each (True: up)."""
     seen: dict[float, set[bool]] = {}
-    for source in sources:
-        for *_, value, up in percent_changes(source):
-            seen.setdefault(value, set()).add(up)
-    return seen
+    for *_, value, up in percent_changes(source):
+        seen.setdefault(value, set()).add(up)
+    return {value: frozenset(ups) for value, ups in seen.items()}
 
 
-def changes_reversed(text: str, sources: Sequence[str]) -> list[tuple[int, int, str]]:
-    """Percentage changes the passages give the other way only ("down 9%" where they say "up 9%")."""
-    claimed = percent_changes(text)
-    if not claimed:
-        return []
-    seen = _changes_in(sources)
+def changes_reversed(text: str, changes: Mapping[float, Collection[bool]]) -> list[tuple[int, int, str]]:
+    """Percentage changes the passages give the other way only ("down 9%" where they say "up 9%"; ``changes``: the
+    passages' :func:`change_directions`)."""
     return [(s, e, f"{text[s:e]} {value:g}%: the passages give a {value:g}% {'fall' if up else 'rise'}")
-            for s, e, value, up in claimed if seen.get(value) == {not up}]
+            for s, e, value, up in percent_changes(text) if set(changes.get(value, ())) == {not up}]
 
 
-def changes_shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+def changes_shown(text: str, changes: Mapping[float, Collection[bool]]) -> list[tuple[int, int]]:
     """Direction words of the claim's percentage changes that the passages give the same way ("a 9% increase" for
     "up 9%")."""
-    claimed = percent_changes(text)
-    if not claimed:
-        return []
-    seen = _changes_in(sources)
-    return [(s, e) for s, e, value, up in claimed if seen.get(value) == {up}]
+    return [(s, e) for s, e, value, up in percent_changes(text) if set(changes.get(value, ())) == {up}]
 
 
 _FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+)?[$€£]?\s*(?=\d)", re.IGNORECASE)
@@ -187,7 +177,7 @@ _FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+)?[$€£]?\s*(?=\d)", re.IGN
 _MAX_STARTS = 500
 
 
-def _start_values(source: str) -> set[float]:
+def start_values(source: str) -> set[float]:
     """The values that follow "from" in ``source`` (at most :data:`_MAX_STARTS`)."""
     values: set[float] = set()
     for i, m in enumerate(_FROM.finditer(source)):
@@ -199,16 +189,17 @@ def _start_values(source: str) -> set[float]:
     return values
 
 
-def reversals(text: str, sources: Sequence[str]) -> list[tuple[int, int, str]]:
+def reversals(text: str, starts: Collection[float], changes: Mapping[float, Collection[bool]]
+              ) -> list[tuple[int, int, str]]:
     """The claim's movements and percentage changes the passages give the other way (:func:`directions_reversed`,
     :func:`changes_reversed`)."""
-    return directions_reversed(text, sources) + changes_reversed(text, sources)
+    return directions_reversed(text, starts) + changes_reversed(text, changes)
 
 
-def shown(text: str, sources: Sequence[str]) -> list[tuple[int, int]]:
+def shown(text: str, starts: Collection[float], changes: Mapping[float, Collection[bool]]) -> list[tuple[int, int]]:
     """The claim's direction words the passages' numbers say the same way (:func:`directions_shown`,
     :func:`changes_shown`)."""
-    return directions_shown(text, sources) + changes_shown(text, sources)
+    return directions_shown(text, starts) + changes_shown(text, changes)
 
 
 def has_direction(text: str) -> bool:

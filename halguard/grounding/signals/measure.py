@@ -68,7 +68,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         return m
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok] + [
-        (base + s, base + e, why) for s, e, why in reversals(text, [src.text for src in scope.sources])]
+        (base + s, base + e, why) for s, e, why in reversals(text, scope.starts, scope.changes)]
     computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
     # "Correct, it supports 65 W.": "Correct" is no word to find in the passages; nor is a label ("Response 1:").
     opener = max(affirmation_end(text), _label_end(text))

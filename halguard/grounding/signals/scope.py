@@ -6,11 +6,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from halguard.grounding.signals.direction import change_directions, start_values
 from halguard.grounding.signals.hours import HoursTable
 from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
+from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, quantities
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
@@ -35,9 +37,20 @@ def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(_numbers(text))
 
 
+@dataclass(frozen=True)
+class _Readings:
+    """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
+    percentage changes by direction, the phrasal verbs it uses."""
+
+    quantities: tuple[Quantity, ...]
+    starts: frozenset[float]
+    changes: Mapping[float, frozenset[bool]]
+    phrasals: frozenset[str]
+
+
 @memoize_text(SOURCE_QUANTITIES_BYTES)
-def _source_quantities(text: str) -> tuple[Quantity, ...]:
-    return tuple(quantities(text))
+def _source_readings(text: str) -> _Readings:
+    return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -88,11 +101,17 @@ class Scope:
     # The sources' quantities (not the question's): a claim's number the passages write in another unit, or within a
     # bound the claim gives ("more than two thousand" for "around 2,700"), is theirs (words.missing_numbers).
     quantities: tuple[Quantity, ...] = ()
+    # The numbers the sources move "from", their percentage changes by direction and the phrasal verbs they use (the
+    # direction and phrasal-verb checks: signals.direction, text.phrasal).
+    starts: frozenset[float] = frozenset()
+    changes: Mapping[float, frozenset[bool]] = field(default_factory=dict)
+    phrasals: frozenset[str] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
         return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers, self.unknown, self.hours, self.dates, quantities=self.quantities)
+                     self.context_numbers, self.unknown, self.hours, self.dates, quantities=self.quantities,
+                     starts=self.starts, changes=self.changes, phrasals=self.phrasals)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
@@ -114,6 +133,12 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
     dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
-    found = tuple(q for src in sources for q in _source_quantities(src.text))
+    readings = [_source_readings(src.text) for src in sources]
+    changes: dict[float, frozenset[bool]] = {}
+    for r in readings:
+        for value, ups in r.changes.items():
+            changes[value] = changes.get(value, frozenset()) | ups
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
-                 hours, dates, question, found)
+                 hours, dates, question, tuple(q for r in readings for q in r.quantities),
+                 frozenset().union(*(r.starts for r in readings)), changes,
+                 frozenset().union(*(r.phrasals for r in readings)))

@@ -65,13 +65,12 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     if novel:
         # "stepped down" where the evidence says "resigned", "resigned" where a passage says "stepped down"
         phrasal = set(phrasal_said(text, nearby))
-        sources = [src.text for src in scope.sources]
         novel = [(s, e) for s, e in novel
-                 if (s, e) not in phrasal and not verb_said_as_phrasal(stem(text[s:e].lower()), sources)]
+                 if (s, e) not in phrasal and not verb_said_as_phrasal(stem(text[s:e].lower()), scope.phrasals)]
     if novel and has_direction(text):
         # "rose to 310 million from 270 million" where a passage starts from 270 million, "a 9% increase" where it
         # says "up 9%": the numbers say the direction
-        said = set(shown(text, [src.text for src in scope.sources]))
+        said = set(shown(text, scope.starts, scope.changes))
         novel = [span for span in novel if span not in said]
     return novel
 
