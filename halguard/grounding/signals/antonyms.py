@@ -28,7 +28,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("increase rise rose risen grow grew grown gain climb surge soar jump expand higher raise boost",
      "decrease fall fell fallen decline drop shrink shrank shrunk slump plunge contract lower reduce cut"),
     ("more greater larger bigger largest biggest maximum", "less fewer smaller smallest minimum"),
-    ("high highest", "low lowest"),
+    ("high highest tall taller tallest", "low lowest"),
     ("strong stronger strongest strengthen", "weak weaker weakest weaken"),
     ("easy easier easiest simple simpler", "hard harder hardest difficult complex complicated"),
     ("accept agree approve allow permit", "refuse reject deny forbid forbade forbidden prohibit ban banned"),

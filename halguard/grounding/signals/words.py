@@ -42,9 +42,10 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
     "CA") are the names' finding, not words to look up.
     """
+    numbers = [(m.start, m.end) for m in number_mentions(text)]  # "12 per cent": its "cent" is the number's
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-             and not said_conversely(st, nearby)
+             and not said_conversely(st, nearby) and not any(a <= s and e <= b for a, b in numbers)
              and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
     if novel and scope.quantities:
         # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
