@@ -29,11 +29,12 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 
-__all__ = ["MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "bound_spans", "claim_quantities_said", "quantities",
-           "said_as"]
+__all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "QuantityIndex",
+           "bound_spans", "claim_quantities_said", "quantities", "said_as"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -188,7 +189,25 @@ def _unit_at(text: str, end: int) -> tuple[str, int] | None:
 
 
 def quantities(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Quantity]:
-    """The numbers of ``text`` read as quantities, in order (at most ``limit``)."""
+    """The numbers of ``text`` read as quantities, in order (at most ``limit``). A claim's (a short text) are read
+    once and kept: its checks ask for them several times."""
+    if len(text) <= _MEMO_CHARS:
+        return list(_short_quantities(text, limit))
+    return _quantities(text, limit)
+
+
+# Texts up to this long (a claim) have their quantities kept in a small memo of _MEMO_ENTRIES texts (at most
+# ~1 MiB of keys).
+_MEMO_CHARS = 2000
+_MEMO_ENTRIES = 512
+
+
+@lru_cache(maxsize=_MEMO_ENTRIES)
+def _short_quantities(text: str, limit: int) -> tuple[Quantity, ...]:
+    return tuple(_quantities(text, limit))
+
+
+def _quantities(text: str, limit: int) -> list[Quantity]:
     out: list[Quantity] = []
     for m in number_mentions(text):
         if len(out) >= limit:
@@ -245,13 +264,56 @@ def _within(claim: Quantity, theirs: Quantity) -> bool:
     return abs(y - x) <= claim.rounding + converting
 
 
-def said_as(claim: Quantity, passage: Iterable[Quantity]) -> bool:
-    """Whether some quantity of ``passage`` says the claim's quantity in another unit, within its bound or about
-    it (see the module's docstring). A claim number with no unit, no bound and no "about" is never said otherwise
-    here: the passages must write its value (:func:`halguard.text.lexical.number_values`)."""
+class QuantityIndex:
+    """The passages' quantities, indexed for :func:`said_as`: by dimension (a conversion needs no shared word) and by
+    dimension and word around them (a bound or an "about" needs one), each list cut at :data:`MAX_CANDIDATES`, so a
+    claim's number is compared with a bounded number of the passages' however many they hold."""
+
+    def __init__(self, found: Iterable[Quantity]) -> None:
+        by_dimension: dict[str | None, list[Quantity]] = {}
+        by_word: dict[tuple[str | None, str], list[Quantity]] = {}
+        count = 0
+        for q in found:
+            count += 1
+            if q.dimension == "compound":
+                continue
+            group = by_dimension.setdefault(q.dimension, [])
+            if len(group) < MAX_CANDIDATES:
+                group.append(q)
+            for word in q.context:
+                near = by_word.setdefault((q.dimension, word), [])
+                if len(near) < MAX_CANDIDATES:
+                    near.append(q)
+        self._by_dimension = {k: tuple(v) for k, v in by_dimension.items()}
+        self._by_word = {k: tuple(v) for k, v in by_word.items()}
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def candidates(self, claim: Quantity) -> list[Quantity]:
+        """The passages' quantities that can say ``claim``: the same dimension, and a shared word where it needs one."""
+        if claim.unit_span is not None and claim.bound is None:
+            return list(self._by_dimension.get(claim.dimension, ()))
+        seen: dict[int, Quantity] = {}
+        for word in sorted(claim.context):
+            for q in self._by_word.get((claim.dimension, word), ()):
+                seen.setdefault(id(q), q)
+        return list(seen.values())
+
+
+# The passages' quantities one claim number is compared with, at most, per dimension or per shared word.
+MAX_CANDIDATES = 256
+
+
+def said_as(claim: Quantity, passage: Iterable[Quantity] | QuantityIndex) -> bool:
+    """Whether some quantity of ``passage`` (a :class:`QuantityIndex`, or any iterable of quantities) says the
+    claim's quantity in another unit, within its bound or about it (see the module's docstring). A claim number with
+    no unit, no bound and no "about" is never said otherwise here: the passages must write its value
+    (:func:`halguard.text.lexical.number_values`)."""
     if claim.dimension == "compound":
         return False
-    for theirs in passage:
+    for theirs in passage.candidates(claim) if isinstance(passage, QuantityIndex) else passage:
         if theirs.dimension != claim.dimension or theirs.dimension == "compound":
             continue
         converted = claim.unit_span is not None and theirs.unit_span is not None and not math.isclose(
@@ -265,6 +327,11 @@ def said_as(claim: Quantity, passage: Iterable[Quantity]) -> bool:
     return False
 
 
-def claim_quantities_said(text: str, passage: Sequence[Quantity]) -> list[Quantity]:
-    """The quantities of ``text`` (a claim) that ``passage`` says another way."""
-    return [q for q in quantities(text) if said_as(q, passage)]
+def claim_quantities_said(text: str, passage: Sequence[Quantity] | QuantityIndex) -> list[Quantity]:
+    """The quantities of ``text`` (a claim) that ``passage`` says another way (at most :data:`MAX_CLAIM_QUANTITIES`
+    of them read: a claim of ten thousand numbers is not)."""
+    return [q for q in quantities(text, limit=MAX_CLAIM_QUANTITIES) if said_as(q, passage)]
+
+
+# A claim's quantities read for :func:`claim_quantities_said`, at most.
+MAX_CLAIM_QUANTITIES = 64

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from halguard.text.lexical import number_mentions
 
@@ -74,7 +75,24 @@ def _marked_numbers(text: str, start: int, end: int) -> dict[str, float]:
 
 
 def movements(text: str) -> list[Movement]:
-    """The movements of ``text``: a direction verb followed, within its clause, by "from" X and "to" Y."""
+    """The movements of ``text``: a direction verb followed, within its clause, by "from" X and "to" Y. A claim's (a
+    short text) are read once and kept: its checks ask for them several times."""
+    if len(text) <= _MEMO_CHARS:
+        return list(_short_movements(text))
+    return _movements(text)
+
+
+# Texts up to this long (a claim) have their movements kept in a small memo of _MEMO_ENTRIES texts.
+_MEMO_CHARS = 2000
+_MEMO_ENTRIES = 512
+
+
+@lru_cache(maxsize=_MEMO_ENTRIES)
+def _short_movements(text: str) -> tuple[Movement, ...]:
+    return tuple(_movements(text))
+
+
+def _movements(text: str) -> list[Movement]:
     out = []
     for m in _VERB.finditer(text):
         if len(out) >= _MAX_MOVEMENTS:

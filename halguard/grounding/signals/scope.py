@@ -13,7 +13,7 @@ from halguard.text.contexts import Source
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
-from halguard.text.quantities import Quantity, quantities
+from halguard.text.quantities import Quantity, QuantityIndex, quantities
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
     SOURCE_QUANTITIES_BYTES,
@@ -100,7 +100,7 @@ class Scope:
     question: str | None = None
     # The sources' quantities (not the question's): a claim's number the passages write in another unit, or within a
     # bound the claim gives ("more than two thousand" for "around 2,700"), is theirs (words.missing_numbers).
-    quantities: tuple[Quantity, ...] = ()
+    quantities: QuantityIndex = field(default_factory=lambda: QuantityIndex(()))
     # The numbers the sources move "from", their percentage changes by direction and the phrasal verbs they use (the
     # direction and phrasal-verb checks: signals.direction, text.phrasal).
     starts: frozenset[float] = frozenset()
@@ -139,6 +139,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
         for value, ups in r.changes.items():
             changes[value] = changes.get(value, frozenset()) | ups
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
-                 hours, dates, question, tuple(q for r in readings for q in r.quantities),
+                 hours, dates, question, QuantityIndex(q for r in readings for q in r.quantities),
                  frozenset().union(*(r.starts for r in readings)), changes,
                  frozenset().union(*(r.phrasals for r in readings)))

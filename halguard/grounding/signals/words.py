@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Collection
 
@@ -21,7 +22,14 @@ from halguard.text.lexical import (
 )
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
-from halguard.text.quantities import bound_spans, claim_quantities_said, quantities, said_as
+from halguard.text.quantities import (
+    MAX_CLAIM_QUANTITIES,
+    Quantity,
+    bound_spans,
+    claim_quantities_said,
+    quantities,
+    said_as,
+)
 from halguard.text.wordnet import licensed
 
 __all__ = ["changed_dates", "found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
@@ -42,11 +50,13 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
     "CA") are the names' finding, not words to look up.
     """
-    numbers = [(m.start, m.end) for m in number_mentions(text)]  # "12 per cent": its "cent" is the number's
+    in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)])  # "12 per cent": its "cent" is the
+    # number's
+    in_a_name = _Covering(list(names))
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-             and not said_conversely(st, nearby) and not any(a <= s and e <= b for a, b in numbers)
-             and not any(a <= s and e <= b for a, b in names) and not title_said(text[s:e], scope.terms)]
+             and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
+             and not title_said(text[s:e], scope.terms)]
     if novel and scope.quantities:
         # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
         # "ten years") is the quantity's, found: not a word to look up.
@@ -54,8 +64,8 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         novel = [span for span in novel if span not in units]
     if novel:
         # "roughly", "fewer than" before a number qualify the number, which is checked as one
-        bounds = bound_spans(text)
-        novel = [(s, e) for s, e in novel if not any(a <= s and e <= b for a, b in bounds)]
+        in_a_bound = _Covering(bound_spans(text))
+        novel = [(s, e) for s, e in novel if not in_a_bound(s, e)]
     if novel:
         # "rising" where the evidence says "higher", "lowered" where it says "reduced": the same side of a pair of
         # opposites (and no word of the other side there); "does not open" where it says "is closed": a negated
@@ -74,6 +84,24 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         said = set(shown(text, scope.starts, scope.changes))
         novel = [span for span in novel if span not in said]
     return novel
+
+
+class _Covering:
+    """Whether one of some spans covers a span, in O(log n) (a claim of ten thousand numbers is not scanned per
+    word)."""
+
+    def __init__(self, spans: list[Span]) -> None:
+        ordered = sorted(spans)
+        self._starts = [s for s, _ in ordered]
+        self._reach: list[int] = []
+        furthest = -1
+        for _, e in ordered:
+            furthest = max(furthest, e)
+            self._reach.append(furthest)
+
+    def __call__(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self._starts, start) - 1
+        return i >= 0 and self._reach[i] >= end
 
 
 def found_names(text: str, scope: Scope) -> list[Span]:
@@ -225,6 +253,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     """Numbers of the claim that the scope does not state and that are not the result of a correct calculation
     in the claim (``computed``). List markers and passage references ("3. ...", "passage 2") are not numbers."""
     found = []
+    claim_quantities: dict[int, Quantity | None] = {}
     for m in number_mentions(text):
         if is_enumerator(text, m.start, m.end) or _not_a_quantity(text, m.start, m.end, m.value, scope):
             continue
@@ -233,17 +262,23 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
             values.add(round(m.alt, 6))
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
                 values.add(float(round(m.alt)))
-        if not values & scope.numbers and not values & computed and not _said_as_quantity(text, m.start, scope):
+        if not values & scope.numbers and not values & computed and not _said_as_quantity(text, m.start, scope,
+                                                                                            claim_quantities):
             found.append((m.start, m.end))
     return found
 
 
-def _said_as_quantity(text: str, start: int, scope: Scope) -> bool:
+def _said_as_quantity(text: str, start: int, scope: Scope, claim_quantities: dict[int, Quantity | None]) -> bool:
     """Whether the claim's number at ``start`` is a quantity the passages give in another unit, within the claim's
-    bound or about it (:mod:`halguard.text.quantities`)."""
+    bound or about it (:mod:`halguard.text.quantities`). ``claim_quantities``: the claim's, by start, read once per
+    claim (filled on first use)."""
     if not scope.quantities:
         return False
-    return any(q.start == start and said_as(q, scope.quantities) for q in quantities(text))
+    if not claim_quantities:
+        claim_quantities.update((q.start, q) for q in quantities(text, limit=MAX_CLAIM_QUANTITIES))
+        claim_quantities.setdefault(-1, None)  # read, even where the claim has none
+    q = claim_quantities.get(start)
+    return q is not None and said_as(q, scope.quantities)
 
 
 def changed_dates(text: str, scope: Scope) -> list[Span]:
