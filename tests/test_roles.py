@@ -211,3 +211,25 @@ def test_a_shared_title_does_not_make_two_people_one():
     for right in ("The bill, introduced by Senator Alan Price in March, passed the Senate 61-39.",
                   "Sen. Price introduced the bill.", "Alan Price introduced the bill in March."):
         assert verifier.verify(right, [passage]).label == "supported", right
+
+
+def test_a_one_of_a_kind_attribute_given_another_name_is_a_conflict():
+    verifier = LocalVerifier()
+    passage = ["Mount Kenya is the highest mountain in Kenya at 5,199 metres, while Mount Elgon, on the border with "
+               "Uganda, rises to 4,321 metres."]
+    swapped = verifier.verify("Mount Elgon is the highest mountain in Kenya.", passage)
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
+    assert verifier.verify("Mount Kenya is the highest mountain in Kenya.", passage).label == "supported"
+    # a copula that says no one-of-a-kind thing keeps reading another name as another mention
+    assert not verifier.verify("Mount Elgon is a mountain on the border with Uganda.",
+                               passage).claims[0].signals.role_conflicts
+
+
+def test_a_shared_generic_name_word_is_not_the_same_name():
+    from halguard.grounding.roles.matching import GENERIC_NAME_WORDS
+
+    assert {"mount", "lake", "university"} <= GENERIC_NAME_WORDS
+    verifier = LocalVerifier()
+    passage = ["Mount Kenya is the highest mountain in Kenya, while Mount Elgon rises to 4,321 metres."]
+    assert verifier.verify("Mount Kenya rises to 4,321 metres.", passage).label == "hallucinated"
+    assert verifier.verify("Mount Elgon rises to 4,321 metres.", passage).label == "supported"

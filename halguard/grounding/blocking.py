@@ -43,7 +43,7 @@ FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
     "name_swapped": {"spans": (0, 1), "one_claim": (0, 273)},
     "negation_mismatch": {"spans": (2, 0), "one_claim": (0, 37)},
     "changed_numbers": {"spans": (10, 12), "one_claim": (2, 243)},
-    "role_conflicts": {"spans": (5, 1), "one_claim": (0, 38)},
+    "role_conflicts": {"spans": (5, 1), "one_claim": (0, 40)},
     "antonym_flips": {"spans": (6, 1), "one_claim": (0, 17)},
     "arithmetic_errors": {"spans": (0, 0), "one_claim": (0, 2)},
     "missing_entities": {"spans": (12, 20), "one_claim": (15, 825)},

@@ -22,6 +22,8 @@ aligns better than every supporting frame: "Ilves beat Chen in their previous me
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
@@ -153,10 +155,20 @@ def _misspelt(a: Argument, b: Argument) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+# Words that head many different names: sharing one of them alone says nothing of who ("Mount Elgon" is not "Mount
+# Kenya", "Lake Chad" not "Lake Victoria"). Hand-written (geographic and institutional name heads), not fitted.
+GENERIC_NAME_WORDS = frozenset(
+    "mount mountain mountains lake river sea ocean bay gulf cape island islands isle peninsula valley desert forest "
+    "saint st fort port lake university college school academy institute county city state province district "
+    "national park airport hospital church cathedral bridge street avenue road square north south east west "
+    "northern southern eastern western new san santa los las el la le de del of the".split())
+
+
 def _same_names(a: Argument, b: Argument) -> bool:
-    """Whether two arguments' names say the same who: a shared name word, or one mention of another form
-    (:mod:`halguard.text.mentions`: "the US" / "the United States", "EU" / "European Union", "Texan" / "Texas")."""
-    if a.identity & b.identity:
+    """Whether two arguments' names say the same who: a shared name word (not only a word that heads many names:
+    :data:`GENERIC_NAME_WORDS`), or one mention of another form (:mod:`halguard.text.mentions`: "the US" / "the United
+    States", "EU" / "European Union", "Texan" / "Texas")."""
+    if (a.identity & b.identity) - GENERIC_NAME_WORDS:
         return True
     if a.core_text and b.core_text and same_entity(a.core_text, b.core_text):
         return True
@@ -280,8 +292,26 @@ def _other_mention(claim: Frame, differing: tuple[str, Argument, Argument], best
     role, ours, theirs = differing
     if not (ours.identity and theirs.identity) or ours.numbers:
         return False
-    return claim.predicate == "be" or any(
+    return (claim.predicate == "be" and not _one_of_a_kind(claim, best.frame)) or any(
         a is not best and any(compare(ours, o, role) == "same" for o in a.frame.get(role)) for a in aligned)
+
+
+# Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
+# given it is a conflict ("Mount Elgon is the highest mountain in Kenya" against "Mount Kenya is the highest ...").
+_ONE_OF_A_KIND = frozenset(
+    "first last only most least best worst highest lowest tallest largest biggest smallest longest shortest oldest "
+    "newest youngest earliest latest fastest slowest richest poorest deepest busiest heaviest strongest".split())
+
+
+def _one_of_a_kind(claim: Frame, evidence: Frame) -> bool:
+    """Whether the claim's copula and the evidence's say the same one-of-a-kind attribute (a superlative, "the first",
+    "the only"; every word of the claim's in the evidence's, which may say more: "at 5,199 metres"), so the two
+    subjects cannot both have it."""
+    ours, theirs = claim.get("attr"), evidence.get("attr")
+    if len(ours) != 1 or len(theirs) != 1 or compare(ours[0], theirs[0], "attr") != "same":
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", ours[0].text)}
+    return bool(words & _ONE_OF_A_KIND) and words <= {w.lower() for w in re.findall(r"[A-Za-z]+", theirs[0].text)}
 
 
 def _converse_swap(claim: Frame, best: _Alignment, original: Frame) -> RoleConflict | None:
