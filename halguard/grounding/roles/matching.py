@@ -23,7 +23,6 @@ aligns better than every supporting frame: "Ilves beat Chen in their previous me
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
