@@ -76,6 +76,19 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WORD.finditer(text)]
 
 
+def regular_forms(word: str) -> set[str]:
+    """The word and its regular inflections ("drop": drops, dropped, dropping; "apply": applies, applied), for the
+    stemmer to meet; irregular past forms reach their base through :func:`base_form`."""
+    forms = {word, word + "s", word + "es", word + "ed", word + "ing", word + "d"}
+    if word.endswith("e"):
+        forms.add(word[:-1] + "ing")
+    if len(word) >= 2 and word.endswith("y") and word[-2] not in "aeiou":
+        forms |= {word[:-1] + "ies", word[:-1] + "ied"}  # apply -> applies; not say -> saies
+    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # drop -> dropped, plan -> planning
+    return forms
+
+
 def stem(word: str) -> str:
     """A small, fast suffix stripper: enough to match 'acquired'/'acquires', 'cities'/'city'.
 

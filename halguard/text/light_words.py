@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from halguard.text.lexical import stem
+from halguard.text.lexical import regular_forms, stem
 
 __all__ = ["LIGHT_WORDS", "is_light_word"]
 
@@ -33,18 +33,9 @@ LIGHT_WORDS = frozenset("""
 """.split())
 
 
-def _forms(word: str) -> set[str]:
-    forms = {word, word + "s", word + "es", word + "ed", word + "ing", word + "d"}
-    if word.endswith("e"):
-        forms.add(word[:-1] + "ing")
-    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
-        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # get -> getting, set -> setting
-    return forms
-
-
 @lru_cache(maxsize=1)
 def _light_stems() -> frozenset[str]:
-    return frozenset(stem(f) for w in LIGHT_WORDS for f in _forms(w))
+    return frozenset(stem(f) for w in LIGHT_WORDS for f in regular_forms(w))
 
 
 def is_light_word(word: str) -> bool:

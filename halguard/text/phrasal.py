@@ -22,7 +22,7 @@ import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 
-from halguard.text.lexical import base_form, stem
+from halguard.text.lexical import base_form, regular_forms, stem
 
 __all__ = ["PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_as_phrasal"]
 
@@ -90,39 +90,27 @@ def _tables() -> tuple[dict[tuple[str, str], tuple[str, tuple[str, ...]]], dict[
     backward: dict[str, list[str]] = {}
     for phrase, verbs in PHRASAL_VERBS.items():
         verb, particle = phrase.split()
-        meaning = tuple(stem(f) for v in verbs for f in _forms(v))
-        for form in _forms(verb):
+        meaning = tuple(stem(f) for v in verbs for f in regular_forms(v))
+        for form in regular_forms(verb):
             forward[(base_form(stem(form)), particle)] = (phrase, meaning)
         for st in meaning:
             backward.setdefault(st, []).append(phrase)
     return forward, backward
 
 
-def _forms(verb: str) -> set[str]:
-    """The verb and its regular inflections ("step": steps, stepped, stepping); irregular ones reach its base
-    through :func:`halguard.text.lexical.base_form`."""
-    forms = {verb, verb + "s", verb + "es", verb + "ed", verb + "d", verb + "ing"}
-    if verb.endswith("e"):
-        forms.add(verb[:-1] + "ing")
-    if verb.endswith("y"):
-        forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
-    if len(verb) >= 3 and verb[-1] not in "aeiouwxy" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
-        forms |= {verb + verb[-1] + "ed", verb + verb[-1] + "ing"}
-    return forms
-
-
 _PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away)\b",
                    re.IGNORECASE)
 
 
-def _phrasals(text: str) -> Iterable[tuple[int, int, int, str]]:
-    """``(verb start, verb end, particle end, phrasal verb)`` of each phrasal verb of the table in ``text``."""
+def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
+    """``(match, phrasal verb, its single verbs' stems)`` of each phrasal verb of the table in ``text`` (the match's
+    groups: the verb, the particle)."""
     forward, _ = _tables()
     found = 0
     for m in _PAIR.finditer(text):
         entry = forward.get((base_form(stem(m.group(1).lower())), m.group(2).lower()))
         if entry is not None:
-            yield m.start(1), m.end(1), m.end(2), entry[0]
+            yield m, *entry
             found += 1
             if found >= _MAX_FOUND:
                 return
@@ -131,18 +119,16 @@ def _phrasals(text: str) -> Iterable[tuple[int, int, int, str]]:
 def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
     """Spans of the words of ``text``'s phrasal verbs (the verb and the particle) that one of their single verbs in
     ``terms`` (a scope's stems) says."""
-    forward, _ = _tables()
     spans: list[tuple[int, int]] = []
-    for start, end, particle_end, phrase in _phrasals(text):
-        verb, particle = phrase.split()
-        if any(v in terms for v in forward[(base_form(stem(verb)), particle)][1]):
-            spans += [(start, end), (particle_end - len(particle), particle_end)]
+    for m, _, meaning in _phrasals(text):
+        if any(v in terms for v in meaning):
+            spans += [m.span(1), m.span(2)]
     return spans
 
 
 def phrasals_in(text: str) -> frozenset[str]:
     """The phrasal verbs of the table that ``text`` uses ("step down"), at most :data:`_MAX_FOUND` read."""
-    return frozenset(phrase for *_, phrase in _phrasals(text))
+    return frozenset(phrase for _, phrase, _ in _phrasals(text))
 
 
 def verb_said_as_phrasal(term_stem: str, phrasals: Collection[str]) -> bool:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
-from halguard.text.lexical import stem, word_spans
+from halguard.text.lexical import regular_forms, stem, word_spans
 
 __all__ = ["antonym_flips", "lexicon_side", "opposite_in", "same_side_in"]
 
@@ -81,18 +81,6 @@ _GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _forms(word: str) -> set[str]:
-    """The word and its regular inflections ("drop": drops, dropped, dropping), for the stemmer to meet."""
-    forms = {word, word + "s", word + "es", word + "ed", word + "ing", word + "d"}
-    if word.endswith("e"):
-        forms |= {word[:-1] + "ing"}
-    if word.endswith("y"):
-        forms |= {word[:-1] + "ies", word[:-1] + "ied"}
-    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
-        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # drop -> dropped, plan -> planning
-    return forms
-
-
 @lru_cache(maxsize=1)
 def _lexicon() -> dict[str, tuple[int, int]]:
     """stem -> (group, side). A stem listed in two places ("last" in two groups) decides nothing."""
@@ -100,7 +88,7 @@ def _lexicon() -> dict[str, tuple[int, int]]:
     ambiguous: set[str] = set()
     for g, pair in enumerate(_GROUPS):
         for side, words in enumerate(pair):
-            for st in {stem(f) for w in words.split() for f in _forms(w)}:
+            for st in {stem(f) for w in words.split() for f in regular_forms(w)}:
                 if st in out and out[st] != (g, side):
                     ambiguous.add(st)
                 out[st] = (g, side)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from halguard.grounding.signals.direction import change_directions, start_values
 from halguard.grounding.signals.hours import HoursTable
@@ -109,9 +109,7 @@ class Scope:
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
-        return Scope(self.context_terms, self.context_numbers, self.absent, self.sources, self.context_terms,
-                     self.context_numbers, self.unknown, self.hours, self.dates, quantities=self.quantities,
-                     starts=self.starts, changes=self.changes, phrasals=self.phrasals)
+        return replace(self, terms=self.context_terms, numbers=self.context_numbers, question=None)
 
 
 def scope_of(sources: Sequence[Source], question: str | None) -> Scope:

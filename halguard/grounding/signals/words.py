@@ -253,7 +253,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     """Numbers of the claim that the scope does not state and that are not the result of a correct calculation
     in the claim (``computed``). List markers and passage references ("3. ...", "passage 2") are not numbers."""
     found = []
-    claim_quantities: dict[int, Quantity | None] = {}
+    by_start: dict[int, Quantity] | None = None  # the claim's quantities, read on the first number not found
     for m in number_mentions(text):
         if is_enumerator(text, m.start, m.end) or _not_a_quantity(text, m.start, m.end, m.value, scope):
             continue
@@ -262,23 +262,16 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
             values.add(round(m.alt, 6))
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
                 values.add(float(round(m.alt)))
-        if not values & scope.numbers and not values & computed and not _said_as_quantity(text, m.start, scope,
-                                                                                            claim_quantities):
+        if values & scope.numbers or values & computed:
+            continue
+        # Not written as such: a quantity the passages give in another unit, within the claim's bound or about it
+        # (halguard.text.quantities) is theirs all the same.
+        if scope.quantities and by_start is None:
+            by_start = {q.start: q for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)}
+        said = by_start.get(m.start) if by_start else None
+        if said is None or not said_as(said, scope.quantities):
             found.append((m.start, m.end))
     return found
-
-
-def _said_as_quantity(text: str, start: int, scope: Scope, claim_quantities: dict[int, Quantity | None]) -> bool:
-    """Whether the claim's number at ``start`` is a quantity the passages give in another unit, within the claim's
-    bound or about it (:mod:`halguard.text.quantities`). ``claim_quantities``: the claim's, by start, read once per
-    claim (filled on first use)."""
-    if not scope.quantities:
-        return False
-    if not claim_quantities:
-        claim_quantities.update((q.start, q) for q in quantities(text, limit=MAX_CLAIM_QUANTITIES))
-        claim_quantities.setdefault(-1, None)  # read, even where the claim has none
-    q = claim_quantities.get(start)
-    return q is not None and said_as(q, scope.quantities)
 
 
 def changed_dates(text: str, scope: Scope) -> list[Span]:
