@@ -61,6 +61,8 @@ def _m(name: str, context: str) -> bool:
     ("American", "She returned to the United States in 2019."),
     ("Pennsylvanians", "Think carefully, Pennsylvania. This is about all of us."),  # place in -a + n
     ("LAX", "He grabbed the camera in July 2013 at Los Angeles International Airport."),  # an airport's code
+    ("CEO", "The board kept its founder, Omar Haddad, as chief executive."),  # an office, lower case, no "officer"
+    ("CFO", "The board named finance chief Paul Berg as interim head."), ("C.E.O.", "the chief executive officer"),
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -73,6 +75,7 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("DEAT", DEA_CASE),  # a run ends with its sentence: "Administration. This" is no name
     ("Ohioans", "Think carefully, Pennsylvania."), ("USA", "He played for a Latin American club."),
     ("JFK", "He landed at Los Angeles International Airport."), ("SFO", "He flew in from San Francisco."),
+    ("CEO", "the chief of police and the executive board"), ("CFO", "the chief financial analyst"),
 ])
 def test_a_name_the_passages_lack_is_not_mentioned(name, context):
     assert not _m(name, context)

@@ -233,3 +233,54 @@ def test_a_shared_generic_name_word_is_not_the_same_name():
     passage = ["Mount Kenya is the highest mountain in Kenya, while Mount Elgon rises to 4,321 metres."]
     assert verifier.verify("Mount Kenya rises to 4,321 metres.", passage).label == "hallucinated"
     assert verifier.verify("Mount Elgon rises to 4,321 metres.", passage).label == "supported"
+
+
+def test_an_object_the_parser_splits_in_two_is_the_verbs_object():
+    # spaCy's small model reads "acquired the robotics startup Kestrel Dynamics" as "acquired the robotics" and a
+    # verb "startup" whose object is the name: a swapped buyer passed.
+    passage = ("Vireo Labs acquired the robotics startup Kestrel Dynamics in June 2021 for 85 million dollars. Kestrel "
+               "had been founded by Priya Nair in 2016.")
+    acquire = _frame(passage, "acquire")
+    assert _names(acquire, "patient") == [["dynamics", "kestrel"]]
+    assert [a.text for a in acquire.get("time")] == ["in June 2021"]
+    assert not any(f.predicate == "startup" for f in parsed_frames(passage))
+    verifier = LocalVerifier()
+    swapped = verifier.verify("Kestrel Dynamics acquired Vireo Labs in June 2021.", [passage])
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
+    right = verifier.verify("In June 2021 Vireo Labs bought Kestrel Dynamics for 85 million dollars.", [passage])
+    assert right.label == "supported"
+
+
+def test_a_verb_the_parser_reads_as_a_modifier_takes_the_name_as_its_object():
+    # "Riverside FC signed striker Tomas Varga from Eastport United" is parsed with "signed" modifying "striker"
+    # (and the name as the sentence's root): the signing had no object, so a swapped pair of clubs passed.
+    passage = ("Riverside FC signed striker Tomas Varga from Eastport United on a three-year deal. Varga scored 18 "
+               "goals for Eastport last season.")
+    sign = _frame(passage, "sign")
+    assert _names(sign, "patient") == [["tomas", "varga"]]
+    assert [a.text for a in sign.get("prep:from")] == ["from Eastport United"]
+    verifier = LocalVerifier()
+    swapped = verifier.verify("Eastport United signed Tomas Varga from Riverside FC.", [passage])
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
+    assert verifier.verify("Riverside FC signed Tomas Varga from Eastport United.", [passage]).label == "supported"
+
+
+def test_an_agent_and_a_from_phrase_that_trade_places_are_a_swap():
+    # A name against a description ("the central bank") never differs as two names do, so the exchange is read
+    # from the crossing itself.
+    passage = ["The Halden Institute hired economist Sara Lind from the central bank in 2019."]
+    verifier = LocalVerifier()
+    swapped = verifier.verify("The central bank hired Sara Lind from the Halden Institute in 2019.", passage)
+    assert swapped.label == "hallucinated"
+    assert any("roles swapped" in r for r in swapped.claims[0].reasons)
+    for right in ("The Halden Institute hired Sara Lind from the central bank in 2019.",
+                  "In 2019 the Halden Institute hired the economist Sara Lind from the central bank."):
+        assert verifier.verify(right, passage).label == "supported", right
+    from halguard.grounding.roles.matching import _crossed_with_phrase
+
+    hired = _frame(passage[0], "hire")
+    assert _crossed_with_phrase(_frame("The central bank hired Sara Lind from the Halden Institute.", "hire"),
+                                hired) == "prep:from"
+    # a symmetric predicate trades nothing
+    assert _crossed_with_phrase(_frame("The central bank met Sara Lind from the Halden Institute.", "meet"),
+                                _frame("The Halden Institute met Sara Lind from the central bank.", "meet")) is None

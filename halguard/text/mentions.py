@@ -39,8 +39,8 @@ from halguard.text.places import (
 from halguard.util.cache_budgets import MENTION_FEATURES_BYTES
 from halguard.util.memo import memoize_text
 
-__all__ = ["MAX_RUN_WORDS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned",
-           "same_entity", "strip_titles", "title_said"]
+__all__ = ["MAX_RUN_WORDS", "OFFICE_INITIALISMS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of",
+           "initials", "mentioned", "same_entity", "strip_titles", "title_said"]
 
 # Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
 # precedes: "Rep. George Santos" is found when "George Santos" is. Hand-typed (no maintained list exists in a
@@ -103,6 +103,24 @@ UNIT_SYMBOLS = {
     "mph": ("miles per hour",),
     "km": ("kilometre", "kilometres", "kilometer", "kilometers"),
     "l": ("litre", "litres", "liter", "liters"),
+}
+
+# Initialisms of offices and the words that spell them (lower-cased): "CEO Ilse Brandt" against "chief executive
+# Ilse Brandt", "CFO" against "finance chief". Hand-typed (general business and government English, not taken from
+# the development data): capitalised runs give their own initialisms, but news text writes offices in lower case,
+# and drops the "officer" the initialism has.
+OFFICE_INITIALISMS = {
+    "ceo": ("chief executive", "chief executive officer"),
+    "cfo": ("chief financial officer", "finance chief", "finance director"),
+    "coo": ("chief operating officer",),
+    "cto": ("chief technology officer", "chief technical officer"),
+    "cio": ("chief information officer",),
+    "cmo": ("chief marketing officer",),
+    "md": ("managing director",),
+    "vp": ("vice president",),
+    "gm": ("general manager",),
+    "mp": ("member of parliament",),
+    "pm": ("prime minister",),
 }
 
 # A run of capitalised words (with connectors inside) is read for its initials up to this many words: an acronym
@@ -286,9 +304,10 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     squashed = re.sub(r"[^\w]+", "", bare.lower().replace("_", ""))
     if 2 <= len(squashed) <= _MAX_SQUASHED and any(f" {squashed} " in sq for _, _, _, sq in features):
         return True
-    unit = UNIT_SYMBOLS.get(bare.lower())
-    if unit and any(f" {u} " in sq for _, _, _, sq in features for u in unit):
-        return True
+    for table in (UNIT_SYMBOLS, OFFICE_INITIALISMS):
+        spelt = table.get(bare.lower().replace(".", ""))
+        if spelt and any(f" {u} " in sq for _, _, _, sq in features for u in spelt):
+            return True
     if terms is not None:
         return _demonym_found(bare, terms)
     return False

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from halguard.grounding.roles.headlines import headline_tokens
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
@@ -264,6 +265,37 @@ def _prepositional(prep: Any) -> Iterator[tuple[str, Any, Any]]:
                 yield prep.lower_, arg, (prep if i == 0 else arg)
 
 
+def _misread_object(verb: Any) -> tuple[Any, Any] | None:
+    """``(name, misread token)`` where the parser split the verb's object in two: "acquired the robotics startup
+    Kestrel Dynamics" read as "acquired the robotics" and a verb "startup" of its own, with no subject, right after
+    the object, whose object is the name. The name is the verb's object; the misread token's phrases ("in June
+    2021") are the verb's."""
+    obj = next((c for c in verb.children if c.dep_ in ("dobj", "obj") and not _is_name(c)), None)
+    if obj is None:
+        return None
+    after = obj.right_edge.i + 1
+    split = next((c for c in verb.children if c.i == after and c.dep_ in ("ccomp", "xcomp", "conj")
+                  and c.pos_ == "VERB"), None)
+    if split is None or any(c.dep_ in ("nsubj", "nsubjpass", "csubj", "aux", "mark") for c in split.children):
+        return None
+    name = next((c for c in split.children if c.dep_ in ("dobj", "obj") and _is_name(c)), None)
+    return (name, split) if name is not None else None
+
+
+def _object_it_modifies(verb: Any) -> Any | None:
+    """The noun a finite verb the parser read as its modifier is the object of: "Riverside FC signed striker Tomas
+    Varga" read as a verb "signed" with its subject, modifying "striker" in the name "striker Tomas Varga". A
+    past-tense verb with a subject of its own is no modifier; the name it sits in is its object."""
+    if verb.dep_ != "amod" or verb.tag_ != "VBD" or not any(c.dep_ == "nsubj" for c in verb.children):
+        return None
+    noun = verb.head
+    for _ in range(_CHAIN_LIMIT):
+        if noun.dep_ != "compound" or noun.head is noun:
+            break
+        noun = noun.head
+    return noun if noun.i > verb.i else None
+
+
 def _verb_frame(verb: Any) -> Frame | None:
     passive = _is_passive(verb)
     slots: list[tuple[str, Argument]] = []
@@ -274,6 +306,16 @@ def _verb_frame(verb: Any) -> Frame | None:
         for arg_head in _conjuncts(head):
             slots.append((role, _argument(arg_head, _resolve(arg_head))))
 
+    # Repairs of two misparses of "VERB the DESCRIPTION NAME" (the parse is spaCy's small model's): phrases of the
+    # misread tokens are the verb's
+    borrowed: list[Any] = []
+    misread = _misread_object(verb)
+    modified = _object_it_modifies(verb)
+    if modified is not None:
+        phrases = [c for c in modified.children if c.dep_ == "prep"]
+        slots.append(("patient", _argument(modified, exclude=[verb, *phrases])))
+        borrowed = phrases
+
     gapped = _gapped_conjuncts(verb)
     subject = _subject(verb)
     if subject is not None:
@@ -281,9 +323,13 @@ def _verb_frame(verb: Any) -> Frame | None:
         add("patient" if subject_passive else "agent", tok)
     elif verb.dep_ == "acl" and verb.head is not verb:  # "the tent left behind by Amundsen", "a company making"
         add("patient" if passive else "agent", verb.head)
-    for c in verb.children:
+    if misread is not None:
+        borrowed = [c for c in misread[1].children if c.dep_ == "prep"]
+    for c in [*verb.children, *borrowed]:
         dep = c.dep_
-        if dep in ("dobj", "obj"):  # "the tent that Amundsen left": the relative pronoun, read as "the tent"
+        if dep in ("dobj", "obj") and misread is not None:
+            add("patient", misread[0])
+        elif dep in ("dobj", "obj"):  # "the tent that Amundsen left": the relative pronoun, read as "the tent"
             add("patient", c)
         elif dep == "dative":
             if c.pos_ == "ADP":
@@ -380,7 +426,7 @@ def frames_of(doc: Any) -> Iterator[Frame]:
     """The frames of a parsed text (a spaCy ``Doc``), in text order. A headline ("Dollar General Sued for Firing
     Pregnant Worker") gives none: its grammar drops the words that say who acted ("was"), so its parse reads a
     passive as active."""
-    headline = _headline_tokens(doc)
+    headline = headline_tokens(doc)
     for tok in doc:
         if tok.i in headline:
             continue
@@ -388,6 +434,9 @@ def frames_of(doc: Any) -> Iterator[Frame]:
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
             c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
         if tok.pos_ == "VERB" or copula:
+            if tok.dep_ in ("ccomp", "xcomp", "conj") and (split := _misread_object(tok.head)) is not None \
+                    and split[1].i == tok.i:
+                continue  # half of its verb's object, read in that verb's frame
             frame = _verb_frame(tok)
             if frame is not None:
                 yield frame
@@ -397,30 +446,3 @@ def frames_of(doc: Any) -> Iterator[Frame]:
             frame = _noun_frame(tok)
         if frame is not None:
             yield frame
-
-
-# Short words a title leaves lower-case ("for", "of", "the").
-_TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "and", "or", "but", "nor", "for", "of", "on", "in", "at", "to", "by",
-                                "as", "up", "with", "from", "into", "over", "vs"})
-
-
-def _headline_tokens(doc: Any) -> set[int]:
-    """The indices of the tokens of headlines: a line or sentence in title case (at least four words, every one
-    capitalised but the small ones, no end mark). The parser often runs a headline into the next line's sentence,
-    so lines are cut at line breaks too."""
-    out: set[int] = set()
-    for sent in doc.sents:
-        line: list[Any] = []
-        for tok in [*sent, None]:
-            if tok is None or "\n" in tok.text_with_ws:
-                if tok is not None:
-                    line.append(tok)
-                words = [t.text for t in line if t.is_alpha]
-                marks = [t.text for t in line if not t.is_space]
-                if (len(words) >= 4 and marks[-1] not in (".", "!", "?")
-                        and all(w[:1].isupper() or w.lower() in _TITLE_SMALL_WORDS for w in words)):
-                    out.update(t.i for t in line)
-                line = []
-            else:
-                line.append(tok)
-    return out

@@ -215,9 +215,17 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             swapped = (ca, cp, ea, ep)
         elif crossed:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
             same += 2
+    crossed_role = None if crossed else _crossed_with_phrase(claim, evidence)
+    if crossed_role is not None:
+        # "The central bank hired Sara Lind from the Halden Institute" against "The Halden Institute hired
+        # economist Sara Lind from the central bank": who acted and whom the phrase names trade places, which a name
+        # against a description ("the central bank") cannot show as two differing names
+        ca, ea = claim.get("agent")[0], evidence.get("agent")[0]
+        swapped = (ca, claim.get(crossed_role)[0], ea, evidence.get(crossed_role)[0])
+    skipped = ("agent", "patient") if crossed else ("agent", crossed_role) if crossed_role else ()
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
     for role, arg in claim.slots:
-        if crossed and role in ("agent", "patient"):
+        if role in skipped:
             continue
         others = evidence.get(role)
         results = [(compare(arg, other, role), other) for other in others]
@@ -248,6 +256,27 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
 
 
 _CORE_ROLES = ("agent", "patient", "recipient", "attr")
+# The phrases whose object can trade places with the agent: where someone comes from or goes to ("hired X from Y",
+# "loaned X to Y", "sold X to Y").
+_CROSSING_PHRASES = ("prep:from", "prep:to")
+
+
+def _crossed_with_phrase(claim: Frame, evidence: Frame) -> str | None:
+    """The role (a :data:`_CROSSING_PHRASES` phrase) whose one argument trades places with the one agent of both
+    frames: the claim's agent is the evidence's phrase object and the reverse, and neither is the same as where it
+    stands in the other frame. None for a symmetric predicate, or where nothing crosses."""
+    if not SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
+        return None
+    c_agents, e_agents = claim.get("agent"), evidence.get("agent")
+    if len(c_agents) != 1 or len(e_agents) != 1:
+        return None
+    ca, ea = c_agents[0], e_agents[0]
+    for role in _CROSSING_PHRASES:
+        ours, theirs = claim.get(role), evidence.get(role)
+        if len(ours) == len(theirs) == 1 and compare(ca, theirs[0]) == "same" and compare(ours[0], ea) == "same" \
+                and compare(ca, ea) != "same" and compare(ours[0], theirs[0]) != "same":
+            return role
+    return None
 
 
 def _same_event(claim: Frame, evidence: Frame, differing: set[int]) -> bool:
