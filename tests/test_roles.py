@@ -186,6 +186,13 @@ def test_a_gapped_conjuncts_phrase_hung_on_the_verb_is_its_own():
     assert any(c.signals.role_conflicts or c.signals.missing_numbers for c in swapped.claims)
 
 
+def _swap_flagged_restatement_passes(passage, swapped, right):
+    verifier = LocalVerifier()
+    result = verifier.verify(swapped, [passage])
+    assert result.label == "hallucinated" and result.claims[0].signals.role_conflicts, swapped
+    assert verifier.verify(right, [passage]).label == "supported", right
+
+
 def test_a_verb_coordinated_with_a_noun_takes_the_clauses_subject():
     # The parser hangs "built" on "engineer" ("designed by engineer Lena Holm and built by ..."): the bridge is what
     # was built, so a claim that swaps the designer and the builder conflicts with the builder's frame.
@@ -193,11 +200,8 @@ def test_a_verb_coordinated_with_a_noun_takes_the_clauses_subject():
                "2018.")
     build = _frame(passage, "build")
     assert [a.text for a in build.get("patient")] == ["The bridge"]
-    verifier = LocalVerifier()
-    swapped = verifier.verify("The bridge was designed by Nordbyg and built by Lena Holm.", [passage])
-    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
-    right = verifier.verify("Lena Holm designed the bridge, and Nordbyg built it between 2015 and 2018.", [passage])
-    assert right.label == "supported"
+    _swap_flagged_restatement_passes(passage, "The bridge was designed by Nordbyg and built by Lena Holm.",
+                                     "Lena Holm designed the bridge, and Nordbyg built it between 2015 and 2018.")
 
 
 def test_a_shared_title_does_not_make_two_people_one():
@@ -244,11 +248,8 @@ def test_an_object_the_parser_splits_in_two_is_the_verbs_object():
     assert _names(acquire, "patient") == [["dynamics", "kestrel"]]
     assert [a.text for a in acquire.get("time")] == ["in June 2021"]
     assert not any(f.predicate == "startup" for f in parsed_frames(passage))
-    verifier = LocalVerifier()
-    swapped = verifier.verify("Kestrel Dynamics acquired Vireo Labs in June 2021.", [passage])
-    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
-    right = verifier.verify("In June 2021 Vireo Labs bought Kestrel Dynamics for 85 million dollars.", [passage])
-    assert right.label == "supported"
+    _swap_flagged_restatement_passes(passage, "Kestrel Dynamics acquired Vireo Labs in June 2021.",
+                                     "In June 2021 Vireo Labs bought Kestrel Dynamics for 85 million dollars.")
 
 
 def test_a_verb_the_parser_reads_as_a_modifier_takes_the_name_as_its_object():
@@ -259,10 +260,8 @@ def test_a_verb_the_parser_reads_as_a_modifier_takes_the_name_as_its_object():
     sign = _frame(passage, "sign")
     assert _names(sign, "patient") == [["tomas", "varga"]]
     assert [a.text for a in sign.get("prep:from")] == ["from Eastport United"]
-    verifier = LocalVerifier()
-    swapped = verifier.verify("Eastport United signed Tomas Varga from Riverside FC.", [passage])
-    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
-    assert verifier.verify("Riverside FC signed Tomas Varga from Eastport United.", [passage]).label == "supported"
+    _swap_flagged_restatement_passes(passage, "Eastport United signed Tomas Varga from Riverside FC.",
+                                     "Riverside FC signed Tomas Varga from Eastport United.")
 
 
 def test_an_agent_and_a_from_phrase_that_trade_places_are_a_swap():
@@ -276,6 +275,12 @@ def test_an_agent_and_a_from_phrase_that_trade_places_are_a_swap():
     for right in ("The Halden Institute hired Sara Lind from the central bank in 2019.",
                   "In 2019 the Halden Institute hired the economist Sara Lind from the central bank."):
         assert verifier.verify(right, passage).label == "supported", right
+    # the parser's recipient ("sold the barracks to the developer Sudimmo") trades places the same way
+    sold = ["The city of Arles sold the former barracks to the developer Sudimmo for 14 million euros."]
+    assert verifier.verify("Sudimmo sold the former barracks to the city of Arles for 14 million euros.",
+                           sold).claims[0].signals.role_conflicts
+    assert verifier.verify("Developer Sudimmo bought the former barracks from the city of Arles for 14 million euros.",
+                           sold).label == "supported"
     from halguard.grounding.roles.matching import _crossed_with_phrase
 
     hired = _frame(passage[0], "hire")

@@ -256,13 +256,13 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
 
 
 _CORE_ROLES = ("agent", "patient", "recipient", "attr")
-# The phrases whose object can trade places with the agent: where someone comes from or goes to ("hired X from Y",
-# "loaned X to Y", "sold X to Y").
-_CROSSING_PHRASES = ("prep:from", "prep:to")
+# The roles whose argument can trade places with the agent: whom something goes to, where someone comes from or goes
+# to ("sold X to Y", the parser's recipient; "hired X from Y", "loaned X to Y").
+_CROSSING_ROLES = ("recipient", "prep:from", "prep:to")
 
 
 def _crossed_with_phrase(claim: Frame, evidence: Frame) -> str | None:
-    """The role (a :data:`_CROSSING_PHRASES` phrase) whose one argument trades places with the one agent of both
+    """The role (one of :data:`_CROSSING_ROLES`) whose one argument trades places with the one agent of both
     frames: the claim's agent is the evidence's phrase object and the reverse, and neither is the same as where it
     stands in the other frame. None for a symmetric predicate, or where nothing crosses."""
     if not SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
@@ -271,7 +271,7 @@ def _crossed_with_phrase(claim: Frame, evidence: Frame) -> str | None:
     if len(c_agents) != 1 or len(e_agents) != 1:
         return None
     ca, ea = c_agents[0], e_agents[0]
-    for role in _CROSSING_PHRASES:
+    for role in _CROSSING_ROLES:
         ours, theirs = claim.get(role), evidence.get(role)
         if len(ours) == len(theirs) == 1 and compare(ca, theirs[0]) == "same" and compare(ours[0], ea) == "same" \
                 and compare(ca, ea) != "same" and compare(ours[0], theirs[0]) != "same":
