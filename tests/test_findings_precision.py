@@ -76,6 +76,7 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("Ohioans", "Think carefully, Pennsylvania."), ("USA", "He played for a Latin American club."),
     ("JFK", "He landed at Los Angeles International Airport."), ("SFO", "He flew in from San Francisco."),
     ("CEO", "the chief of police and the executive board"), ("CFO", "the chief financial analyst"),
+    ("C.", "It reached 30 degrees Celsius."),  # an initial, not a unit symbol: dots are dropped for offices only
 ])
 def test_a_name_the_passages_lack_is_not_mentioned(name, context):
     assert not _m(name, context)

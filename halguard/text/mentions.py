@@ -304,8 +304,8 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     squashed = re.sub(r"[^\w]+", "", bare.lower().replace("_", ""))
     if 2 <= len(squashed) <= _MAX_SQUASHED and any(f" {squashed} " in sq for _, _, _, sq in features):
         return True
-    for table in (UNIT_SYMBOLS, OFFICE_INITIALISMS):
-        spelt = table.get(bare.lower().replace(".", ""))
+    # A unit symbol as written ("°F"; "C." is an initial, not Celsius); an office's initialism with or without dots
+    for spelt in (UNIT_SYMBOLS.get(bare.lower()), OFFICE_INITIALISMS.get(bare.lower().replace(".", ""))):
         if spelt and any(f" {u} " in sq for _, _, _, sq in features for u in spelt):
             return True
     if terms is not None:
