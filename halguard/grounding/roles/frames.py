@@ -218,7 +218,7 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
                 return c, False
             if c.dep_ in ("nsubjpass", "csubjpass"):
                 return c, True
-        if tok.dep_ in ("conj", "xcomp", "advcl") and tok.head is not tok:
+        if tok.dep_ in ("conj", "xcomp", "advcl") and tok.head.i != tok.i:
             tok = tok.head
             if verb.dep_ == "conj" and tok.pos_ not in ("VERB", "AUX"):
                 # a verb the parser coordinates with a noun of the clause before ("designed by engineer Lena Holm and
@@ -234,7 +234,7 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
 def _governing_verb(tok: Any) -> Any | None:
     """The nearest verb above ``tok`` in the parse (within :data:`_CHAIN_LIMIT` steps), or None."""
     for _ in range(_CHAIN_LIMIT):
-        if tok.head is tok:
+        if tok.head.i == tok.i:
             return None
         tok = tok.head
         if tok.pos_ in ("VERB", "AUX"):
@@ -245,7 +245,7 @@ def _governing_verb(tok: Any) -> Any | None:
 def _resolve(tok: Any) -> Any:
     """The noun a relative pronoun or a reported clause's pronoun subject stands for; else ``tok``."""
     low = tok.lower_
-    if low in _RELATIVE and tok.head.dep_ in ("relcl",) and tok.head.head is not tok.head:
+    if low in _RELATIVE and tok.head.dep_ in ("relcl",) and tok.head.head.i != tok.head.i:
         return tok.head.head
     if low in ("it", "he", "she", "they") and tok.dep_ in ("nsubj", "nsubjpass"):
         clause = tok.head
@@ -290,7 +290,7 @@ def _object_it_modifies(verb: Any) -> Any | None:
         return None
     noun = verb.head
     for _ in range(_CHAIN_LIMIT):
-        if noun.dep_ != "compound" or noun.head is noun:
+        if noun.dep_ != "compound" or noun.head.i == noun.i:
             break
         noun = noun.head
     return noun if noun.i > verb.i else None
@@ -321,7 +321,7 @@ def _verb_frame(verb: Any) -> Frame | None:
     if subject is not None:
         tok, subject_passive = subject
         add("patient" if subject_passive else "agent", tok)
-    elif verb.dep_ == "acl" and verb.head is not verb:  # "the tent left behind by Amundsen", "a company making"
+    elif verb.dep_ == "acl" and verb.head.i != verb.i:  # "the tent left behind by Amundsen", "a company making"
         add("patient" if passive else "agent", verb.head)
     if misread is not None:
         borrowed = [c for c in misread[1].children if c.dep_ == "prep"]
