@@ -247,17 +247,22 @@ _REFERENCE_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _MARKER_AFTER = re.compile(r"\s*[.):]\s")
+_ENUMERATOR_REACH = 80
 
 
 def is_enumerator(text: str, start: int, end: int) -> bool:
     """Whether the number at ``text[start:end]`` numbers something rather than states a quantity: a list
     marker opening its line ("3. Place the door stop", "(2) ...") or a reference ("passage 3", "Step 6",
     "option 1"). Such numbers are not facts to find in the context."""
-    line_start = text.rfind("\n", 0, start) + 1
-    before = text[line_start:start]
+    # Only the last _ENUMERATOR_REACH characters of the line are read: a passage of one long line of numbers would
+    # make every number re-read the line (quadratic). A marker opens its line, so one that far in is none.
+    reach = max(0, start - _ENUMERATOR_REACH)
+    newline = text.rfind("\n", reach, start)
+    before = text[newline + 1 if newline >= 0 else reach:start]
     if _REFERENCE_BEFORE.search(before):
         return True
-    return not before.strip(" \t*-•(#") and bool(_MARKER_AFTER.match(text[end : end + 3] + " "))
+    opens_line = newline >= 0 or reach == 0
+    return opens_line and not before.strip(" \t*-•(#") and bool(_MARKER_AFTER.match(text[end : end + 3] + " "))
 
 
 def number_values(text: str) -> set[float]:

@@ -25,6 +25,7 @@ from halguard.grounding.signals.words import (
     scattered_names,
 )
 from halguard.text.claims import Claim
+from halguard.text.counts import moved_counts
 from halguard.text.lexical import (
     affirmation_end,
     affirms,
@@ -152,6 +153,9 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     denied = denied_premises(text, sorted(question_only))
     # A date the passages write otherwise, each of its numbers found somewhere: the date is the changed number.
     numbers += [(s, e) for s, e in changed_dates(text, facts) if not any(s <= a and b <= e for a, b in numbers)]
+    # A count the passages give to something else ("one USB-C port and two HDMI ports" against "two USB-C ports and
+    # one HDMI port"): each number is theirs, the pairing is not.
+    numbers += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers]
     if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
         names += [sp for sp in scattered_names(text, facts) if sp not in names]
     if denied:

@@ -10,6 +10,7 @@ from halguard.grounding.signals.direction import change_directions, start_values
 from halguard.grounding.signals.hours import HoursTable
 from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
+from halguard.text.counts import CountIndex, counts
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
@@ -40,17 +41,19 @@ def _source_numbers(text: str) -> frozenset[float]:
 @dataclass(frozen=True)
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
-    percentage changes by direction, the phrasal verbs it uses."""
+    percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing)."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
     changes: Mapping[float, frozenset[bool]]
     phrasals: frozenset[str]
+    counts: frozenset[tuple[float, tuple[str, ...]]]
 
 
 @memoize_text(SOURCE_QUANTITIES_BYTES)
 def _source_readings(text: str) -> _Readings:
-    return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text))
+    return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
+                     frozenset((c.value, c.thing) for c in counts(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -106,6 +109,9 @@ class Scope:
     starts: frozenset[float] = frozenset()
     changes: Mapping[float, frozenset[bool]] = field(default_factory=dict)
     phrasals: frozenset[str] = frozenset()
+    # The sources' counts: which numbers they give to which things ("two USB-C ports"; words.missing_numbers reads a
+    # claim's count given to something else, text.counts).
+    counts: CountIndex = field(default_factory=lambda: CountIndex(()))
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -139,4 +145,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
                  hours, dates, question, QuantityIndex(q for r in readings for q in r.quantities),
                  frozenset().union(*(r.starts for r in readings)), changes,
-                 frozenset().union(*(r.phrasals for r in readings)))
+                 frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts))

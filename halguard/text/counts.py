@@ -1,0 +1,147 @@
+"""Counts bound to the things they count: "two USB-C ports and one HDMI port".
+
+Every number of "The laptop has one USB-C port and two HDMI ports." stands somewhere in a passage that says "It has
+two USB-C ports and one HDMI port", and every word too: the word and number checks find nothing wrong. What is
+wrong is which number goes with which thing. A *count* here is a number and the words right after it that say what
+it counts (up to :data:`MAX_THING_WORDS` content words, by stem, in order: "USB-C ports" is ``("usb", "c",
+"port")``; "12-megapixel sensor" is ``("megapixel", "sensor")``); "one" counts too where a content word follows
+("one HDMI port", never "one of").
+
+A claim's count is *given to something else* (:func:`moved_counts`) when the passages count the same thing (the same
+words) only with other numbers, and give the claim's number to another thing that
+
+- counts the same kind of thing (the same last word: "HDMI ports" against the passage's "two USB-C ports"), or
+- the claim itself gives the passage's number to (the two numbers trade places: "a 12-megapixel sensor, and the front
+  camera has 50 megapixels" against "a 50-megapixel sensor, and the front camera has 12 megapixels").
+
+What is not read, on purpose: a number the passages lack (the missing-number check's), a count the claim bounds or
+rounds ("more than two ports"), a year or a percentage, a count whose thing the passages never count with a number
+("12 injured" where they say "12 people were injured": a thing written in other words is no other thing), and a
+passage whose counts are ambiguous for the claim's thing (the claim's own pair stands somewhere in the passages:
+another entity of the same passages may have it). Every scan is linear: one pass over the numbers, a bounded window
+after each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from halguard.text.lexical import NEGATION_CUES, STOPWORDS, is_enumerator, number_mentions, stem
+from halguard.text.quantities import bound_spans
+
+__all__ = ["MAX_COUNTS_PER_TEXT", "MAX_THING_WORDS", "Count", "CountIndex", "counts", "moved_counts"]
+
+# Content words after a number that say what it counts: "two USB-C ports" needs three ("usb", "c", "port"). More would
+# tie the thing to adjectives the passages phrase otherwise; the comparison is of exact word tuples, so a longer
+# thing only ever finds less.
+MAX_THING_WORDS = 3
+# Counts read per text: a passage of more numbers than this is read up to here (the claim's are a few).
+MAX_COUNTS_PER_TEXT = 2000
+# Characters after a number read for its thing (three words and their separators fit).
+_THING_CHARS = 60
+_THING_WORD = re.compile(r"\s*-?\s*([^\W\d_][^\W_]*(?:-[^\W_]+)*)", re.UNICODE)
+_PART = re.compile(r"[^\W_]+", re.UNICODE)
+_ONE = re.compile(r"\b(?:one|One|ONE)\b")
+# Calendar words: a "3 March" is a date (the date check's), not three of something.
+_CALENDAR = frozenset(stem(w) for w in (
+    "january february march april may june july august september october november december jan feb mar apr jun "
+    "jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday").split())
+_YEARS = (1000.0, 2100.0)
+# A number right after a name is part of the name ("the Corvin 14 laptop", "Windows 11 users"), not a count.
+_NAMED_BEFORE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w-]*[ \t]$")
+
+
+@dataclass(frozen=True)
+class Count:
+    """A number (``start``/``end`` in its text) and the stems of the words that say what it counts."""
+
+    start: int
+    end: int
+    value: float
+    thing: tuple[str, ...]
+
+
+def _thing(text: str, end: int) -> tuple[str, ...]:
+    """The stems of the content words right after ``end``, up to :data:`MAX_THING_WORDS`, stopping at a stop word,
+    a number or punctuation."""
+    window = text[end:end + _THING_CHARS]
+    stems: list[str] = []
+    at = 0
+    for _ in range(MAX_THING_WORDS):
+        m = _THING_WORD.match(window, at)
+        if m is None:
+            break
+        word = m.group(1)
+        if word.lower() in STOPWORDS or word.lower() in NEGATION_CUES:
+            break
+        stems.extend(stem(part) for part in _PART.findall(word))  # "USB-C": "usb", "c"
+        at = m.end()
+    return tuple(stems)
+
+
+def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT) -> list[Count]:
+    """The counts of ``text`` in order (at most ``limit``): numbers (not years, percentages, list markers or bounded
+    ones) and "one", each with a thing."""
+    found: list[Count] = []
+    # Up to twice the limit of numbers read (years and percentages are skipped), their bounds read up to the last
+    mentions = number_mentions(text)[:2 * limit]
+    bounded = {e for _, e in bound_spans(text[:mentions[-1].end])} if mentions else set()
+    for m in mentions:
+        if len(found) >= limit:
+            return found
+        if m.is_percent or m.start in bounded or is_enumerator(text, m.start, m.end):
+            continue
+        if (m.value == int(m.value) and _YEARS[0] <= m.value < _YEARS[1]) or _NAMED_BEFORE.search(
+                text, max(0, m.start - _THING_CHARS), m.start):
+            continue
+        thing = _thing(text, m.end)
+        if thing and not _CALENDAR.intersection(thing):
+            found.append(Count(m.start, m.end, m.value, thing))
+    read = {m.start for m in mentions}  # "one hundred" is the number's
+    for m in _ONE.finditer(text):
+        if len(found) >= limit:
+            break
+        if m.start() in read or m.start() in bounded:
+            continue
+        thing = _thing(text, m.end())
+        if thing and not _CALENDAR.intersection(thing):
+            found.append(Count(m.start(), m.end(), 1.0, thing))
+    return sorted(found, key=lambda c: c.start)
+
+
+class CountIndex:
+    """The passages' counts: for each thing, the numbers given to it, and for each number, the things it counts."""
+
+    def __init__(self, pairs: Iterable[tuple[float, tuple[str, ...]]]) -> None:
+        values: dict[tuple[str, ...], set[float]] = {}
+        things: dict[float, set[tuple[str, ...]]] = {}
+        for value, thing in pairs:
+            values.setdefault(thing, set()).add(value)
+            things.setdefault(value, set()).add(thing)
+        self.values: Mapping[tuple[str, ...], frozenset[float]] = {k: frozenset(v) for k, v in values.items()}
+        self.things: Mapping[float, frozenset[tuple[str, ...]]] = {k: frozenset(v) for k, v in things.items()}
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+
+def moved_counts(text: str, index: CountIndex) -> list[tuple[int, int]]:
+    """The spans of the numbers of ``text`` that the passages (``index``) give to something else (see the module's
+    docstring)."""
+    if not index:
+        return []
+    claimed = counts(text, limit=64)
+    pairs = {(c.value, c.thing) for c in claimed}
+    found = []
+    for c in claimed:
+        theirs = index.values.get(c.thing)
+        if not theirs or c.value in theirs:
+            continue  # a thing the passages never count, or count with this number too
+        elsewhere = index.things.get(c.value, frozenset()) - {c.thing}
+        same_kind = any(other[-1] == c.thing[-1] for other in elsewhere)
+        traded = any((value, other) in pairs for other in elsewhere for value in theirs)
+        if same_kind or traded:
+            found.append((c.start, c.end))
+    return found

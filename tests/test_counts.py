@@ -1,0 +1,81 @@
+"""Counts bound to their things (halguard.text.counts): a number the passages give to something else is flagged;
+the same counts said in other words, or for another entity of the same passages, are not."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from halguard.text.counts import CountIndex, counts, moved_counts
+
+LAPTOP = ("The Corvin 14 laptop weighs 1.3 kg and has a 14-inch display. It has two USB-C ports and one HDMI port, "
+          "and charges at 65 W.")
+PHONE = ("The Pallas X2 phone has a 6.1-inch OLED screen. Its main camera has a 50-megapixel sensor, and the front "
+         "camera has 12 megapixels.")
+CRASH = "Five people were killed and 12 injured when the bus left the road."
+MODELS = "The Aster 3 has two fans. The Aster 5 has four fans and one USB port."
+
+
+def _index(*passages: str) -> CountIndex:
+    return CountIndex((c.value, c.thing) for p in passages for c in counts(p))
+
+
+def _moved(claim: str, *passages: str) -> list[str]:
+    return [claim[s:e] for s, e in moved_counts(claim, _index(*passages))]
+
+
+def test_a_count_reads_the_words_after_its_number():
+    found = {(claim_count.value, claim_count.thing) for claim_count in counts(LAPTOP)}
+    assert (2.0, ("usb", "c", "port")) in found
+    assert (1.0, ("hdmi", "port")) in found
+    assert not any(thing[:1] == ("laptop",) for _, thing in found)  # "Corvin 14" is a name
+
+
+@pytest.mark.parametrize(("claim", "passage", "moved"), [
+    ("The Corvin 14 has one USB-C port and two HDMI ports.", LAPTOP, ["one", "two"]),
+    ("It has two HDMI ports.", LAPTOP, ["two"]),  # the passage's two counts USB-C ports, the same kind of thing
+    ("The main camera has a 12-megapixel sensor, and the front camera has 50 megapixels.", PHONE, ["12", "50"]),
+])
+def test_a_count_given_to_something_else_is_found(claim, passage, moved):
+    assert _moved(claim, passage) == moved
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("The Corvin 14 has two USB-C ports and one HDMI port.", LAPTOP),
+    ("It offers one HDMI port as well as two USB-C ports.", LAPTOP),
+    ("The phone has a 12-megapixel front camera.", PHONE),  # "front camera" is no thing the passage counts
+    ("12 people were injured.", CRASH),  # the passage counts "injured", not "people", with 12
+    ("The Aster 5 has four fans.", MODELS),  # another model's count of the same thing: ambiguous, not read
+    ("The Aster 3 has four fans.", MODELS),  # the passages give four to fans too: not a moved count (by design)
+    ("It has more than one HDMI port.", LAPTOP),  # a bound is checked as a bound
+    ("The phone went on sale on 12 March.", PHONE),  # a date, the date check's
+    ("The bus crashed in 2014 with five people on board.", CRASH),
+])
+def test_counts_said_otherwise_or_ambiguous_are_not_found(claim, passage):
+    assert _moved(claim, passage) == []
+
+
+def test_percentages_years_and_list_markers_are_no_counts():
+    text = "1. Sales rose 12% in 2019, and 3. the firm hired staff."
+    assert [text[c.start:c.end] for c in counts(text)] == []
+
+
+def test_crafted_number_runs_are_read_in_linear_time():
+    passage = " ".join(f"{i} widgets and" for i in range(60_000))
+    start = time.perf_counter()
+    index = _index(passage)
+    moved_counts("It has 7 gadgets and 9 widgets. " * 200, index)
+    assert time.perf_counter() - start < 10.0
+    assert len(counts(passage)) == 2000  # capped per text
+
+
+def test_the_verifier_flags_a_swapped_count_and_passes_the_restatement():
+    from halguard import LocalVerifier
+
+    verifier = LocalVerifier(meaning=False)
+    swapped = verifier.verify("The Corvin 14 has one USB-C port and two HDMI ports.", [LAPTOP])
+    kept = verifier.verify("The Corvin 14 has two USB-C ports and one HDMI port.", [LAPTOP])
+    assert swapped.claims[0].status.value in ("HALLUCINATION", "CONTRADICTION")
+    assert set(swapped.claims[0].signals.missing_numbers) == {"one", "two"}
+    assert kept.claims[0].status.value == "SUPPORTED"
