@@ -17,7 +17,7 @@ from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.measure import measure_claim
 from halguard.grounding.signals.paraphrase import said_in_other_words
-from halguard.grounding.signals.roles import claim_role_conflicts
+from halguard.grounding.signals.roles import claim_role_conflicts, claim_verbs_said
 from halguard.text.claims import Claim
 from halguard.text.lexical import has_negation
 from halguard.text.segment import check_deadline
@@ -73,6 +73,12 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
     if roles and not claim.foreign_script:
         evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
         signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope)
+        # A novel verb its evidence says with a related verb of the same participants ("flew" / "carried"); read
+        # only where clearing a word can matter (as align_paraphrases: the parse of two chunks is the cost)
+        if signals.novel_terms and weights.risk(signals) >= PARAPHRASE_MIN_RISK:
+            said = claim_verbs_said(claim, evidence, signals.novel_terms)
+            if said:
+                _clear(signals, [(s, e, word, -1.0) for s, e, word in said])
     return MeasuredClaim(claim_vectors, sims[weakest], idx[weakest], signals, claim.foreign_script)
 
 
@@ -143,11 +149,17 @@ def align_paraphrases(job: Job, claims: list[Claim], measured: list[MeasuredClai
                                     weights.paraphrase_similarity)
         if not found:
             continue
-        cleared = {(p.start + claim.start, p.end + claim.start) for p in found}
-        s.paraphrased = [(p.start + claim.start, p.end + claim.start, p.evidence_word, p.similarity) for p in found]
-        s.novel_terms = [span for span in s.novel_terms if span not in cleared]
-        s.light_novel_terms = [span for span in s.light_novel_terms if span not in cleared]
-        s.novel_ratio = len(s.novel_terms) / s.content_words if s.content_words else 0.0
+        _clear(s, [(p.start + claim.start, p.end + claim.start, p.evidence_word, p.similarity) for p in found])
+
+
+def _clear(s: ClaimMeasurements, found: list[tuple[int, int, str, float]]) -> None:
+    """Novel words said in other words (answer offsets, the evidence word, the similarity; -1 for a verb said by
+    its frame) leave the novel words, into ``paraphrased``."""
+    cleared = {(a, b) for a, b, _, _ in found}
+    s.paraphrased = s.paraphrased + found
+    s.novel_terms = [span for span in s.novel_terms if span not in cleared]
+    s.light_novel_terms = [span for span in s.light_novel_terms if span not in cleared]
+    s.novel_ratio = len(s.novel_terms) / s.content_words if s.content_words else 0.0
 
 
 def measure_claims(job: Job, vectors: dict[str, np.ndarray], index: EvidenceIndex, deadline: float | None, *,

@@ -34,7 +34,8 @@ class ClaimSignals(_Model):
                                                         "context or question.")
     novel_terms: list[str] = Field(default_factory=list, description="Content words found nowhere in the context.")
     paraphrased: list[str] = Field(default_factory=list, description="Words the context never uses that the claim's "
-                                   "evidence says in other words, as 'claim word = evidence word (cosine)'.")
+                                   "evidence says in other words, as 'claim word = evidence word (cosine)', or "
+                                   "'(same participants)' for a verb its evidence says with a related verb.")
     missing_entities: list[str] = Field(default_factory=list, description="Names absent from the context.")
     missing_numbers: list[str] = Field(default_factory=list, description="Numbers, dates and amounts absent from "
                                                                          "the context.")

@@ -101,6 +101,7 @@ class Frame:
     negated: bool
     nominal: bool  # an event noun ("purchase of"), not a verb
     slots: tuple[tuple[str, Argument], ...]
+    at: tuple[int, int] = (-1, -1)  # the verb's offsets in the parsed text (a gapped or nominal frame: none)
 
     def get(self, role: str) -> list[Argument]:
         return [a for r, a in self.slots if r == role]
@@ -358,7 +359,7 @@ def _verb_frame(verb: Any) -> Frame | None:
     if not slots:
         return None
     predicate = verb.lemma_.lower() + particle
-    return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots))
+    return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots), (verb.idx, verb.idx + len(verb)))
 
 
 def _gapped_conjuncts(verb: Any) -> list[Any]:

@@ -70,7 +70,8 @@ class ClaimMeasurements:
     meaning_risk: float | None = None
     meaning_spans: list[tuple[int, int]] = field(default_factory=list)
     # Words the context never uses that the claim's evidence says in other words, by the model's reading
-    # (:mod:`.paraphrase`): offsets in the answer, the evidence word and the cosine of their states. Not novel.
+    # (:mod:`.paraphrase`): offsets in the answer, the evidence word and the cosine of their states (-1: a verb its
+    # evidence frame says with a related verb of the same participants, halguard.grounding.roles.verbs). Not novel.
     paraphrased: list[tuple[int, int, str, float]] = field(default_factory=list)
 
     def finding_kinds(self) -> frozenset[str]:
@@ -111,7 +112,8 @@ class ClaimMeasurements:
             similarity=round(self.similarity, 4),
             novel_ratio=round(self.novel_ratio, 4),
             novel_terms=[answer[s:e] for s, e in self.novel_terms],
-            paraphrased=[f"{answer[s:e]} = {word} ({sim:.2f})" for s, e, word, sim in self.paraphrased],
+            paraphrased=[f"{answer[s:e]} = {word} ({sim:.2f})" if sim >= 0 else f"{answer[s:e]} = {word} (same "
+                         "participants)" for s, e, word, sim in self.paraphrased],
             missing_entities=self.named(answer, self.missing_entities, self.affirmed_names),
             missing_numbers=self.named(answer, self.missing_numbers, self.affirmed_numbers),
             changed_numbers=self.named(answer, self.missing_numbers, []) if self.evidence_has_numbers else [],

@@ -14,11 +14,15 @@ import threading
 from collections.abc import Collection
 from pathlib import Path
 
-__all__ = ["known", "licensed", "licensers", "load"]
+__all__ = ["known", "licensed", "licensers", "load", "related_verbs"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
+# Verbs one step apart in any sense, never antonyms (training/wordnet_verbs.py): for the role frames, whose
+# arguments say which sense is meant.
+_VERBS_PATH = Path(__file__).resolve().parent / "verbs.tsv.gz"
 _lock = threading.Lock()
 _table: dict[str, str] | None = None
+_verbs: dict[str, frozenset[str]] | None = None
 
 
 def load() -> dict[str, str]:
@@ -51,3 +55,16 @@ def known(term_stem: str) -> bool:
 def licensed(term_stem: str, terms: Collection[str]) -> bool:
     """Whether some stem in ``terms`` (a context's words) says what ``term_stem`` says, in other words."""
     return any(s in terms for s in licensers(term_stem))
+
+
+def related_verbs(verb_stem: str) -> frozenset[str]:
+    """The stems of the verbs WordNet puts one step from the verb of stem ``verb_stem`` in some sense (the same
+    synset, one directly above the other, one verb group), none of them its antonym; read on first use."""
+    global _verbs
+    if _verbs is None:
+        with _lock:
+            if _verbs is None:
+                with gzip.open(_VERBS_PATH, "rt", encoding="utf-8") as fh:
+                    _verbs = {key: frozenset(stems.split(" ")) for key, _, stems in
+                              (line.rstrip("\n").partition("\t") for line in fh)}
+    return _verbs.get(verb_stem, frozenset())
