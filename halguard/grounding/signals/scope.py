@@ -21,7 +21,7 @@ from halguard.util.cache_budgets import (
     SOURCE_TERMS_BYTES,
     WORD_STRINGS_BYTES,
 )
-from halguard.util.memo import memoize_text
+from halguard.util.memo import deep_entry_size, memoize_text
 
 __all__ = ["Scope", "scope_of", "word_string"]
 
@@ -50,7 +50,8 @@ class _Readings:
     counts: frozenset[tuple[float, tuple[str, ...]]]
 
 
-@memoize_text(SOURCE_QUANTITIES_BYTES)
+# Counted every level down: its quantities and counts are records in tuples, which one level does not see.
+@memoize_text(SOURCE_QUANTITIES_BYTES, sizer=deep_entry_size)
 def _source_readings(text: str) -> _Readings:
     return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text)))
