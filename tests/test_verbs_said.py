@@ -39,6 +39,10 @@ def test_light_verbs_relate_nothing():
 def test_a_related_verb_of_the_same_participants_says_the_claim_verb():
     assert _said("Skylark Air flew 18.4m passengers in 2023.",
                  "Skylark Air carried 18.4 million passengers in 2023, 12% more than in 2022.") == [("flew", "carry")]
+    # the same pronoun on both sides is no agreement, and no obstacle: the patient and the phrase agree
+    assert _said("In lab tests it retained nine-tenths of its capacity after a thousand charging cycles.",
+                 "In laboratory tests it kept 90% of its capacity after 1,000 charging cycles.") == [("retained", "keep")]
+    assert _said("It retained its capacity.", "It kept its capacity.") == []  # one agreement only
 
 
 @pytest.mark.parametrize(("claim", "evidence"), [

@@ -49,7 +49,7 @@ _MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "ju
                      "saturday", "sunday"})
 _MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
                                   "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
-_YEAR = re.compile(r"\d{4}")
+_YEAR, _SCALES = re.compile(r"\d{4}"), frozenset({"m", "bn", "k"})
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB"})
 # Upper bound on the dependents followed when a conj chain or a clause's subject is looked up (a parse of crafted
 # text can chain every token).
@@ -109,7 +109,8 @@ class Frame:
 
 def _is_name(tok: Any) -> bool:
     low = tok.lower_.rstrip(".")
-    if low in _MONTHS or low in _MONTH_ABBREVIATIONS:  # a date's month is its number (date_month_numbers)
+    # a date's month is its number (date_month_numbers); the "m" of "18.4m passengers" is the number's scale
+    if low in _MONTHS or low in _MONTH_ABBREVIATIONS or (low in _SCALES and tok.i and tok.doc[tok.i - 1].like_num):
         return False
     if tok.pos_ == "PROPN":
         return True

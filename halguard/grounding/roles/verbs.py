@@ -55,8 +55,11 @@ def _says(claim: Frame, evidence: Frame) -> bool:
             return False
         if "same" in results:
             same += 1
-        elif role in _PARTICIPANTS:
-            return False  # a participant the evidence frame does not name, or names otherwise
+        elif role in _PARTICIPANTS and not (arg.pronoun and any(
+                other.pronoun and other.text.lower() == arg.text.lower() for other in evidence.get(role))):
+            # a participant the evidence frame does not name, or names otherwise; the same pronoun on both sides
+            # ("it retained" / "it kept") says nothing either way and is no agreement
+            return False
     return same >= MIN_SAME_ARGUMENTS
 
 
