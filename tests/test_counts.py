@@ -78,4 +78,8 @@ def test_the_verifier_flags_a_swapped_count_and_passes_the_restatement():
     kept = verifier.verify("The Corvin 14 has two USB-C ports and one HDMI port.", [LAPTOP])
     assert swapped.claims[0].status.value in ("HALLUCINATION", "CONTRADICTION")
     assert set(swapped.claims[0].signals.missing_numbers) == {"one", "two"}
+    # the numbers stand in the passage: the reason says they are given otherwise, not that they are missing
+    assert {(s.text, s.reason) for s in swapped.spans} == {("one", "number the context gives otherwise"),
+                                                           ("two", "number the context gives otherwise")}
+    assert "numbers the context gives otherwise: one, two" in swapped.claims[0].reasons
     assert kept.claims[0].status.value == "SUPPORTED"

@@ -39,9 +39,13 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
             evidence: list[EvidenceRef]) -> list[str]:
     """Why the claim got its risk, in words; the first reason is always the best evidence similarity."""
     out = [f"best evidence similarity {s.similarity:.2f}"]
-    numbers, names = s.named(answer, s.missing_numbers, []), s.named(answer, s.missing_entities, [])
+    placed = set(s.numbers_placed_otherwise)
+    numbers = s.named(answer, [sp for sp in s.missing_numbers if sp not in placed], [])
+    names = s.named(answer, s.missing_entities, [])
     if numbers:
         out.append("numbers not in the context: " + ", ".join(numbers))
+    if placed:
+        out.append("numbers the context gives otherwise: " + ", ".join(answer[a:b] for a, b in sorted(placed)))
     if names:
         out.append("names not in the context: " + ", ".join(names))
     if s.affirmed_names or s.affirmed_numbers:
@@ -78,7 +82,8 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
     """The unsupported parts of a flagged claim: missing names and numbers, record conflicts, flips and wrong
     calculations as they are, unsupported words joined into phrases; the whole claim when none is known."""
     specific = sorted(
-        [(a, b, "number not in the context") for a, b in s.missing_numbers]
+        [(a, b, "number the context gives otherwise" if (a, b) in s.numbers_placed_otherwise
+          else "number not in the context") for a, b in s.missing_numbers]
         + [(a, b, "name not in the context") for a, b in s.missing_entities]
         + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
         + [(a, b, "the record leaves this unknown") for a, b in s.record_unknowns]

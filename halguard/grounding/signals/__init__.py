@@ -38,6 +38,9 @@ class ClaimMeasurements:
     light_novel_terms: list[tuple[int, int]] = field(default_factory=list)
     missing_entities: list[tuple[int, int]] = field(default_factory=list)
     missing_numbers: list[tuple[int, int]] = field(default_factory=list)
+    # Those of missing_numbers that stand in the passages, not as the claim places them: a date they write otherwise,
+    # a count they give to something else (halguard.text.counts). For the reasons' words only.
+    numbers_placed_otherwise: list[tuple[int, int]] = field(default_factory=list)
     evidence_has_numbers: bool = False
     negation_mismatch: bool = False
     arithmetic_errors: list[tuple[int, int, str]] = field(default_factory=list)

@@ -41,6 +41,8 @@ from halguard.text.light_words import is_light_word
 
 __all__ = ["checked_text", "measure_claim"]
 
+Span = tuple[int, int]
+
 
 def checked_text(claim: Claim) -> str:
     """The claim's text as the signals read it: citation markers and a hedge opener blanked (offsets kept), so
@@ -84,7 +86,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     own_words = verbatim or in_order(text, closest)
     novel = [] if own_words else novel_terms(terms, scope, text, closest_terms, found_names(text, scope))
     facts, short = scope.without_question(), claim.question_aware
-    names, numbers, denied = ([], [], []) if own_words else _missing_facts(text, scope, facts, computed, short)
+    names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
+                                                                                      short)
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
@@ -97,6 +100,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         light_novel_terms=shifted([(s, e) for s, e in novel if is_light_word(text[s:e])]),
         missing_entities=shifted(names),
         missing_numbers=shifted(numbers),
+        numbers_placed_otherwise=shifted(placed),
         evidence_has_numbers=bool(number_mentions(evidence)),
         negation_mismatch=(similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap)
         and negation_mismatch(_mask(text, denied), closest, claim_terms, closest_terms, weights.aligned_overlap),
@@ -136,8 +140,10 @@ def _choice_conflicts(claim: Claim, text: str, scope: Scope) -> list[tuple[int, 
 
 
 def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], short_answer: bool = False
-                   ) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
-    """The claim's names and numbers the passages lack, and the spans where it denies a premise.
+                   ) -> tuple[list[Span], list[Span], list[Span], list[Span]]:
+    """The claim's names and numbers the passages lack, the spans where it denies a premise, and those of its
+    numbers that stand in the passages but not as the claim places them (a date written otherwise, a count given to
+    something else: also among the numbers).
 
     Names and numbers only count as found in the passages: one found only in the question is an echoed premise
     ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W") ... unless the claim denies
@@ -152,16 +158,17 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
                          | set(numbers) - set(missing_numbers(text, scope, computed)))
     denied = denied_premises(text, sorted(question_only))
     # A date the passages write otherwise, each of its numbers found somewhere: the date is the changed number.
-    numbers += [(s, e) for s, e in changed_dates(text, facts) if not any(s <= a and b <= e for a, b in numbers)]
+    placed = [(s, e) for s, e in changed_dates(text, facts) if not any(s <= a and b <= e for a, b in numbers)]
     # A count the passages give to something else ("one USB-C port and two HDMI ports" against "two USB-C ports and
     # one HDMI port"): each number is theirs, the pairing is not.
-    numbers += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers]
+    placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]
+    numbers += placed
     if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
         names += [sp for sp in scattered_names(text, facts) if sp not in names]
     if denied:
         names = [sp for sp in names if not _inside(sp, denied)]
         numbers = [sp for sp in numbers if not _inside(sp, denied)]
-    return names, numbers, denied
+    return names, numbers, denied, [sp for sp in placed if sp in numbers]
 
 
 def _affirmed(text: str, asked: str, facts: Scope) -> tuple[list[str], list[str]]:
