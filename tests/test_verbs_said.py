@@ -69,3 +69,20 @@ def test_the_verifier_reads_the_verb_as_said_and_keeps_a_sibling_verb_novel():
     assert "flew" not in flew.claims[0].signals.novel_terms
     directed = verifier.verify("Smith directed the documentary about the airline in 2021.", context)
     assert "directed" in directed.claims[0].signals.novel_terms
+
+
+def test_the_verb_table_ships_sorted_symmetric_and_beside_its_license():
+    import gzip
+    from pathlib import Path
+
+    import halguard.text.wordnet as wordnet
+
+    folder = Path(wordnet.__file__).parent
+    assert (folder / "LICENSE-WordNet").is_file()
+    with gzip.open(folder / "verbs.tsv.gz", "rt", encoding="utf-8") as fh:
+        rows = [line.rstrip("\n").split("\t") for line in fh]
+    keys = [key for key, _ in rows]
+    assert len(keys) > 5_000 and keys == sorted(keys) and len(set(keys)) == len(keys)
+    table = {key: set(stems.split(" ")) for key, stems in rows}
+    asymmetric = [(k, s) for k, stems in table.items() for s in stems if k not in table.get(s, ())]
+    assert asymmetric == []  # an antonym of either side drops the relation both ways
