@@ -68,6 +68,10 @@ def test_crafted_number_runs_are_read_in_linear_time():
     moved_counts("It has 7 gadgets and 9 widgets. " * 200, index)
     assert time.perf_counter() - start < 10.0
     assert len(counts(passage)) == 2000  # capped per text
+    named = " ".join("A" + "a" * 60 + " 1 Bb 2" for _ in range(5000))  # capitalised words before every number
+    start = time.perf_counter()
+    assert len(counts(named)) == 2000  # "Bb 2" is a name's number; "...aaa 1" counts one "Bb"
+    assert time.perf_counter() - start < 5.0
 
 
 def test_the_verifier_flags_a_swapped_count_and_passes_the_restatement():

@@ -49,8 +49,8 @@ _CALENDAR = frozenset(stem(w) for w in (
     "january february march april may june july august september october november december jan feb mar apr jun "
     "jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday").split())
 _YEARS = (1000.0, 2100.0)
-# A number right after a name is part of the name ("the Corvin 14 laptop", "Windows 11 users"), not a count.
-_NAMED_BEFORE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w-]*[ \t]$")
+# Characters before a number read for the name it may belong to.
+_NAME_REACH = 40
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,20 @@ def _thing(text: str, end: int) -> tuple[str, ...]:
     return tuple(stems)
 
 
+def _after_a_name(text: str, start: int) -> bool:
+    """Whether the number at ``start`` follows a capitalised word mid-sentence: part of a name ("the Corvin 14
+    laptop", "Windows 11 users"), not a count. A capital opening the text or a sentence is no sign of a name."""
+    before = text[max(0, start - _NAME_REACH):start]
+    if not before.endswith((" ", "\t")):
+        return False
+    words = before.rstrip(" \t").rsplit(None, 1)
+    if not words or not words[-1][:1].isupper():
+        return False
+    if len(words) == 1:  # the word opens the window: the text's first word, or one too far back to tell
+        return start - len(before) > 0
+    return not words[0].rstrip()[-1:] in ".!?:"
+
+
 def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT) -> list[Count]:
     """The counts of ``text`` in order (at most ``limit``): numbers (not years, percentages, list markers or bounded
     ones) and "one", each with a thing."""
@@ -93,8 +107,7 @@ def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT) -> list[Count]:
             return found
         if m.is_percent or m.start in bounded or is_enumerator(text, m.start, m.end):
             continue
-        if (m.value == int(m.value) and _YEARS[0] <= m.value < _YEARS[1]) or _NAMED_BEFORE.search(
-                text, max(0, m.start - _THING_CHARS), m.start):
+        if (m.value == int(m.value) and _YEARS[0] <= m.value < _YEARS[1]) or _after_a_name(text, m.start):
             continue
         thing = _thing(text, m.end)
         if thing and not _CALENDAR.intersection(thing):
