@@ -15,10 +15,13 @@ PHONE = ("The Pallas X2 phone has a 6.1-inch OLED screen. Its main camera has a 
          "camera has 12 megapixels.")
 CRASH = "Five people were killed and 12 injured when the bus left the road."
 MODELS = "The Aster 3 has two fans. The Aster 5 has four fans and one USB port."
+FINAL = "Nadal won 6-4, 6-4, 6-7, 6-7, 9-7, ending Federer's run of five consecutive Wimbledon titles."
+LAKE = ("Lake Chad covered about 25,000 square kilometres in the 1960s, but by the 1980s it had shrunk to less than "
+        "2,000 square kilometres.")
 
 
 def _index(*passages: str) -> CountIndex:
-    return CountIndex((c.value, c.thing) for p in passages for c in counts(p))
+    return CountIndex((c.value, c.thing) for p in passages for c in counts(p, bounded=True))
 
 
 def _moved(claim: str, *passages: str) -> list[str]:
@@ -36,6 +39,8 @@ def test_a_count_reads_the_words_after_its_number():
     ("The Corvin 14 has one USB-C port and two HDMI ports.", LAPTOP, ["one", "two"]),
     ("It has two HDMI ports.", LAPTOP, ["two"]),  # the passage's two counts USB-C ports, the same kind of thing
     ("The main camera has a 12-megapixel sensor, and the front camera has 50 megapixels.", PHONE, ["12", "50"]),
+    ("Nadal ended Federer's run of six consecutive Wimbledon titles.", FINAL, ["six"]),  # a thing of three words
+    ("By the 1980s it had shrunk to 2,500 square kilometres.", LAKE, ["2,500"]),
 ])
 def test_a_count_given_to_something_else_is_found(claim, passage, moved):
     assert _moved(claim, passage) == moved
@@ -51,6 +56,9 @@ def test_a_count_given_to_something_else_is_found(claim, passage, moved):
     ("It has more than one HDMI port.", LAPTOP),  # a bound is checked as a bound
     ("The phone went on sale on 12 March.", PHONE),  # a date, the date check's
     ("The bus crashed in 2014 with five people on board.", CRASH),
+    ("Nadal ended Federer's run of five consecutive Wimbledon titles.", FINAL),
+    ("By the 1980s it had shrunk to less than 2,000 square kilometres.", LAKE),  # the passage's bound is its count
+    ("It once covered more than 20,000 square kilometres.", LAKE),  # a claim's bound is the bound check's
 ])
 def test_counts_said_otherwise_or_ambiguous_are_not_found(claim, passage):
     assert _moved(claim, passage) == []

@@ -7,19 +7,26 @@ it counts (up to :data:`MAX_THING_WORDS` content words, by stem, in order: "USB-
 "port")``; "12-megapixel sensor" is ``("megapixel", "sensor")``); "one" counts too where a content word follows
 ("one HDMI port", never "one of").
 
-A claim's count is *given to something else* (:func:`moved_counts`) when the passages count the same thing (the same
-words) only with other numbers, and give the claim's number to another thing that
+A claim's count is *given otherwise* (:func:`moved_counts`) when the passages count the same thing (the same
+words) only with other numbers, and
 
-- counts the same kind of thing (the same last word: "HDMI ports" against the passage's "two USB-C ports"), or
-- the claim itself gives the passage's number to (the two numbers trade places: "a 12-megapixel sensor, and the front
-  camera has 50 megapixels" against "a 50-megapixel sensor, and the front camera has 12 megapixels").
+- the thing is named by two words or more ("six consecutive Wimbledon titles" where they write "five consecutive
+  Wimbledon titles", its 6 standing in a score "6-4": so specific a thing is this thing), or
+- they give the claim's number to a thing of the same kind (the same last word: "two HDMI ports" against "two USB-C
+  ports and one HDMI port"), or
+- the claim itself gives the passages' number to the thing they give its number to (the two numbers trade places: "a
+  12-megapixel sensor, and the front camera has 50 megapixels" against "a 50-megapixel sensor, and the front camera
+  has 12 megapixels").
 
-What is not read, on purpose: a number the passages lack (the missing-number check's), a count the claim bounds or
-rounds ("more than two ports"), a year or a percentage, a count whose thing the passages never count with a number
-("12 injured" where they say "12 people were injured": a thing written in other words is no other thing), and a
+A thing of one word counted otherwise with none of these is not read: "12 people were injured" against "five people
+were killed and 12 injured" (a thing the passage leaves unsaid). A passage's bounded count is its count all the
+same ("less than 2,000 square kilometres"); a claim's is checked as a bound (:mod:`halguard.text.quantities`).
+
+What is not read, on purpose: a count the claim bounds or rounds ("more than two ports"), a year or a percentage, a
+count whose thing the passages never count with a number (a thing written in other words is no other thing), and a
 passage whose counts are ambiguous for the claim's thing (the claim's own pair stands somewhere in the passages:
-another entity of the same passages may have it). Every scan is linear: one pass over the numbers, a bounded window
-after each.
+another entity of the same passages may have it). A number the passages lack is the missing-number check's anyway.
+Every scan is linear: one pass over the numbers, a bounded window after each.
 """
 
 from __future__ import annotations
@@ -95,17 +102,17 @@ def _after_a_name(text: str, start: int) -> bool:
     return not words[0].rstrip()[-1:] in ".!?:"
 
 
-def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT) -> list[Count]:
-    """The counts of ``text`` in order (at most ``limit``): numbers (not years, percentages, list markers or bounded
-    ones) and "one", each with a thing."""
+def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT, bounded: bool = False) -> list[Count]:
+    """The counts of ``text`` in order (at most ``limit``): numbers (not years, percentages, list markers, nor bounded
+    ones unless ``bounded``: a passage's are kept, a claim's are the bound check's) and "one", each with a thing."""
     found: list[Count] = []
     # Up to twice the limit of numbers read (years and percentages are skipped), their bounds read up to the last
     mentions = number_mentions(text)[:2 * limit]
-    bounded = {e for _, e in bound_spans(text[:mentions[-1].end])} if mentions else set()
+    within = set() if bounded or not mentions else {e for _, e in bound_spans(text[:mentions[-1].end])}
     for m in mentions:
         if len(found) >= limit:
             return found
-        if m.is_percent or m.start in bounded or is_enumerator(text, m.start, m.end):
+        if m.is_percent or m.start in within or is_enumerator(text, m.start, m.end):
             continue
         if (m.value == int(m.value) and _YEARS[0] <= m.value < _YEARS[1]) or _after_a_name(text, m.start):
             continue
@@ -116,7 +123,7 @@ def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT) -> list[Count]:
     for m in _ONE.finditer(text):
         if len(found) >= limit:
             break
-        if m.start() in read or m.start() in bounded:
+        if m.start() in read or m.start() in within:
             continue
         thing = _thing(text, m.end())
         if thing and not _CALENDAR.intersection(thing):
@@ -155,6 +162,6 @@ def moved_counts(text: str, index: CountIndex) -> list[tuple[int, int]]:
         elsewhere = index.things.get(c.value, frozenset()) - {c.thing}
         same_kind = any(other[-1] == c.thing[-1] for other in elsewhere)
         traded = any((value, other) in pairs for other in elsewhere for value in theirs)
-        if same_kind or traded:
+        if len(c.thing) >= 2 or same_kind or traded:
             found.append((c.start, c.end))
     return found

@@ -54,7 +54,7 @@ class _Readings:
 @memoize_text(SOURCE_QUANTITIES_BYTES, sizer=deep_entry_size)
 def _source_readings(text: str) -> _Readings:
     return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
-                     frozenset((c.value, c.thing) for c in counts(text)))
+                     frozenset((c.value, c.thing) for c in counts(text, bounded=True)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
