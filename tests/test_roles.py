@@ -289,3 +289,21 @@ def test_an_agent_and_a_from_phrase_that_trade_places_are_a_swap():
     # a symmetric predicate trades nothing
     assert _crossed_with_phrase(_frame("The central bank met Sara Lind from the Halden Institute.", "meet"),
                                 _frame("The Halden Institute met Sara Lind from the central bank.", "meet")) is None
+
+
+def test_a_party_of_an_exchange_on_the_other_side_is_a_conflict():
+    # "sold" where the passage says the museum purchased it: the converse verb with the buyer as its seller. The word
+    # checks read "sold" as the converse of "purchased" (the same event from the other side), so only the roles
+    # can tell the museum is on the wrong side.
+    passage = "The Halden Museum purchased the painting at auction in 1998 for 4 million dollars."
+    _swap_flagged_restatement_passes(passage, "The Halden Museum sold the painting at auction in 1998.",
+                                     "The Halden Museum bought the painting at auction in 1998.")
+    (conflict,) = role_conflicts("The Halden Museum sold the painting in 1998.", [passage], lambda arg: True)
+    assert conflict.reason.startswith("roles swapped: The Halden Museum on the other side of 'sell'")
+    # a claim that names the other party as the passage does is the same exchange; and a passage that also says the
+    # museum sold it supports the claim
+    assert role_conflicts("Lee bought the painting from the museum in 1998.",
+                          ["The museum sold the painting to Lee in 1998."], lambda arg: True) == []
+    assert role_conflicts("The museum sold the painting in 2010.",
+                          ["The museum bought the painting in 1990.", "The museum sold the painting in 2010."],
+                          lambda arg: True) == []

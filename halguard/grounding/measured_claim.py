@@ -74,7 +74,7 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
         evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
         signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope)
         # A novel verb its evidence says with a related verb of the same participants ("flew" / "carried"); read
-        # only where clearing a word can matter (as align_paraphrases: the parse of two chunks is the cost)
+        # only where clearing a word can matter (as align_paraphrases: parsing the claim and two sentences is the cost)
         if signals.novel_terms and weights.risk(signals) >= PARAPHRASE_MIN_RISK:
             said = claim_verbs_said(claim, evidence, signals.novel_terms)
             if said:

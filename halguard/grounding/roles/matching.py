@@ -360,6 +360,26 @@ def _converse_swap(claim: Frame, best: _Alignment, original: Frame) -> RoleConfl
                         f"{original.predicate} {told})")
 
 
+def _party_switched(claim: Frame, read: Frame, original: Frame) -> RoleConflict | None:
+    """The finding for a claim that makes the passage's party of an exchange the other party, the thing exchanged
+    the same: "The museum sold the painting" against "The museum purchased the painting" (``read``: the passage's
+    frame as the claim's predicate, the museum its buyer). None where the claim names who it traded with as the
+    passage does, or the thing differs."""
+    agents, patients = claim.get("agent"), claim.get("patient")
+    others = read.get("recipient") + read.get("prep:to") + read.get("prep:from")
+    if len(agents) != 1 or not patients or not any(compare(agents[0], o) == "same" for o in others):
+        return None
+    if any(compare(agents[0], a) == "same" for a in read.get("agent")):
+        return None
+    if not all(any(compare(p, q) == "same" for q in read.get("patient")) for p in patients):
+        return None
+    ours = agents[0]
+    theirs = " ".join([*(a.text for a in original.get("agent")), original.predicate,
+                       *(a.text for a in original.get("patient"))])
+    return RoleConflict(ours.start, ours.end, f"roles swapped: {ours.text} on the other side of '{claim.predicate}' "
+                        f"(the passage: {theirs})")
+
+
 def _where(value_arg: Argument, evidence: Sequence[Frame]) -> str | None:
     """Where the evidence puts a claim argument's names or numbers: "make up: 31% of the group's revenue"."""
     for frame in evidence:
@@ -383,6 +403,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
     for claim in claim_frames:
         aligned = []
         originals: dict[int, Frame] = {}  # a converse frame's id -> the evidence frame it was read from
+        switched: dict[int, RoleConflict] = {}  # an alignment's id -> the claim's party of the exchange switched
         for e in evidence:
             if e.negated != claim.negated:
                 continue
@@ -391,9 +412,13 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             elif (read := _converse(claim, e)) is not None:
                 originals[id(read)] = e
                 aligned.append(_align(claim, read, elsewhere))
-        support = max((a.score for a in aligned if a.score >= 1 and not a.swapped and not a.differing), default=0)
+                if (party := _party_switched(claim, read, e)) is not None:  # the other side: no support
+                    switched[id(aligned[-1])] = party
+        support = max((a.score for a in aligned if a.score >= 1 and not a.swapped and not a.differing
+                       and id(a) not in switched), default=0)
         conflicting = [a for a in aligned if (a.swapped or (a.differing and a.score >= 1)) and a.score > support]
         if not conflicting:
+            out.extend(list(switched.values())[:1] if not support else [])
             continue
         best = max(conflicting, key=lambda a: a.score)
         original = originals.get(id(best.frame))

@@ -18,7 +18,7 @@ side under one parent ("walk" / "run", "direct" / "produce", "acquit" / "convict
 ("hire" / "fire"): a verb changed for another of its kind is what a fabricated event looks like.
 
 This only ever clears a novel verb (a word the other checks still read in the claim's other words); it never makes
-a claim supported by itself. Measured in docs/evaluation.md ("Verbs said by their frames").
+a claim supported by itself. Measured in docs/evaluation.md ("Counts and verbs said by their frames").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _says(claim: Frame, evidence: Frame) -> bool:
     same = 0
     for role, arg in claim.slots:
         # Stricter than the role check: numbers that share nothing differ even where names agree ("18.4m passengers"
-        # and "12m passengers", whose "m" the parser reads as a name); the verb is cleared only on agreement.
+        # and "12m passengers" where a parse reads the scale as a name); the verb is cleared only on agreement.
         results = ["differ" if arg.numbers and other.numbers and not arg.numbers & other.numbers
                    else compare(arg, other, role) for other in evidence.get(role)]
         if "differ" in results:
