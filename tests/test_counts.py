@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from halguard import LocalVerifier
 from halguard.text.counts import CountIndex, counts, moved_counts
 
 LAPTOP = ("The Corvin 14 laptop weighs 1.3 kg and has a 14-inch display. It has two USB-C ports and one HDMI port, "
@@ -83,8 +84,6 @@ def test_crafted_number_runs_are_read_in_linear_time():
 
 
 def test_the_verifier_flags_a_swapped_count_and_passes_the_restatement():
-    from halguard import LocalVerifier
-
     verifier = LocalVerifier(meaning=False)
     swapped = verifier.verify("The Corvin 14 has one USB-C port and two HDMI ports.", [LAPTOP])
     kept = verifier.verify("The Corvin 14 has two USB-C ports and one HDMI port.", [LAPTOP])
@@ -95,3 +94,27 @@ def test_the_verifier_flags_a_swapped_count_and_passes_the_restatement():
                                                            ("two", "number the context gives otherwise")}
     assert "numbers the context gives otherwise: one, two" in swapped.claims[0].reasons
     assert kept.claims[0].status.value == "SUPPORTED"
+
+
+def test_a_count_the_passages_write_in_words_is_theirs():
+    from halguard.text.counts import counted_as_said
+
+    claim = "It has 2 USB-C ports and 1 HDMI port."
+    assert [claim[s:e] for s, e in counted_as_said(claim, _index(LAPTOP))] == ["2", "1"]
+    verdict = LocalVerifier(meaning=False).verify(claim, [LAPTOP])
+    assert verdict.label == "supported"  # "1" was a number not in the context: the passage writes "one"
+
+
+@pytest.mark.parametrize(("question", "answer", "flagged"), [
+    ("How many HDMI ports does it have?", "Two.", True),
+    ("How many USB-C ports does the Corvin 14 have?", "It has one.", True),
+    ("How many HDMI ports does it have?", "One.", False),
+    ("How many USB-C ports does it have?", "Two.", False),
+    ("How many fans does it have?", "Two.", False),  # a thing the passage never counts: not read here
+])
+def test_a_short_answer_to_how_many_is_the_count_asked_about(question, answer, flagged):
+    from halguard.text.counts import answered_counts
+
+    assert bool(answered_counts(answer, question, _index(LAPTOP))) is flagged
+    verdict = LocalVerifier(meaning=False).verify(answer, [LAPTOP], question=question)
+    assert (verdict.label == "hallucinated") is flagged, verdict.label

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from halguard.text.lexical import NEGATION_CUES, STOPWORDS, is_enumerator, number_mentions, stem
 from halguard.text.quantities import bound_spans
 
-__all__ = ["MAX_COUNTS_PER_TEXT", "MAX_THING_WORDS", "Count", "CountIndex", "counts", "moved_counts"]
+__all__ = ["MAX_COUNTS_PER_TEXT", "MAX_THING_WORDS", "Count", "CountIndex", "answered_counts", "counted_as_said",
+           "counts", "moved_counts"]
 
 # Content words after a number that say what it counts: "two USB-C ports" needs three ("usb", "c", "port"). More would
 # tie the thing to adjectives the passages phrase otherwise; the comparison is of exact word tuples, so a longer
@@ -99,7 +100,7 @@ def _after_a_name(text: str, start: int) -> bool:
         return False
     if len(words) == 1:  # the word opens the window: the text's first word, or one too far back to tell
         return start - len(before) > 0
-    return not words[0].rstrip()[-1:] in ".!?:"
+    return words[0].rstrip()[-1:] not in ".!?:"
 
 
 def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT, bounded: bool = False) -> list[Count]:
@@ -154,14 +155,48 @@ def moved_counts(text: str, index: CountIndex) -> list[tuple[int, int]]:
         return []
     claimed = counts(text, limit=64)
     pairs = {(c.value, c.thing) for c in claimed}
-    found = []
-    for c in claimed:
-        theirs = index.values.get(c.thing)
-        if not theirs or c.value in theirs:
-            continue  # a thing the passages never count, or count with this number too
-        elsewhere = index.things.get(c.value, frozenset()) - {c.thing}
-        same_kind = any(other[-1] == c.thing[-1] for other in elsewhere)
-        traded = any((value, other) in pairs for other in elsewhere for value in theirs)
-        if len(c.thing) >= 2 or same_kind or traded:
-            found.append((c.start, c.end))
-    return found
+    return [(c.start, c.end) for c in claimed if _given_otherwise(c.value, c.thing, index, pairs)]
+
+
+def counted_as_said(text: str, index: CountIndex) -> list[tuple[int, int]]:
+    """The spans of the numbers of ``text`` whose count the passages give as it is: "1 HDMI port" where they write
+    "one HDMI port" (a number the passages write only as "one" is no number of theirs otherwise)."""
+    if not index:
+        return []
+    return [(c.start, c.end) for c in counts(text, limit=64) if c.value in index.values.get(c.thing, ())]
+
+
+_HOW_MANY = re.compile(r"\bhow\s{1,3}many\s{1,3}", re.IGNORECASE)
+
+
+def answered_counts(answer: str, question: str, index: CountIndex) -> list[tuple[int, int]]:
+    """The spans of the numbers of a short ``answer`` to a "how many" ``question`` that the passages give otherwise
+    for the thing asked about: "Two." to "How many HDMI ports does it have?" where they write "one HDMI port" (the
+    answer's number is the question's count: :func:`moved_counts` reads it as if the answer said "two HDMI ports")."""
+    asked = _HOW_MANY.search(question[:_QUESTION_CHARS])
+    if asked is None or not index:
+        return []
+    thing = _thing(question, asked.end())
+    if not thing:
+        return []
+    numbers = [(m.start, m.end, m.value) for m in number_mentions(answer) if not m.is_percent]
+    numbers += [(m.start(), m.end(), 1.0) for m in _ONE.finditer(answer) if not _thing(answer, m.end())]
+    pairs = {(value, thing) for _, _, value in numbers}
+    return [(s, e) for s, e, value in numbers if _given_otherwise(value, thing, index, pairs)]
+
+
+# Characters of a question read for its "how many": a question is a sentence.
+_QUESTION_CHARS = 2000
+
+
+def _given_otherwise(value: float, thing: tuple[str, ...], index: CountIndex,
+                     pairs: set[tuple[float, tuple[str, ...]]]) -> bool:
+    """Whether the passages give the count ``value`` of ``thing`` otherwise (the module's docstring); ``pairs``: all
+    the claim's counts, for numbers that trade places."""
+    theirs = index.values.get(thing)
+    if not theirs or value in theirs:
+        return False  # a thing the passages never count, or count with this number too
+    elsewhere = index.things.get(value, frozenset()) - {thing}
+    same_kind = any(other[-1] == thing[-1] for other in elsewhere)
+    traded = any((v, other) in pairs for other in elsewhere for v in theirs)
+    return len(thing) >= 2 or same_kind or traded

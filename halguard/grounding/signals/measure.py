@@ -25,7 +25,7 @@ from halguard.grounding.signals.words import (
     scattered_names,
 )
 from halguard.text.claims import Claim
-from halguard.text.counts import moved_counts
+from halguard.text.counts import answered_counts, counted_as_said, moved_counts
 from halguard.text.lexical import (
     affirmation_end,
     affirms,
@@ -88,6 +88,9 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)
+    if short and scope.question:  # "Two." to "How many HDMI ports does it have?" where they have one: its own words
+        answered = [sp for sp in answered_counts(text, scope.question, facts.counts) if sp not in numbers]
+        numbers, placed = numbers + answered, placed + answered
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
@@ -162,6 +165,9 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     # A count the passages give to something else ("one USB-C port and two HDMI ports" against "two USB-C ports and
     # one HDMI port"): each number is theirs, the pairing is not.
     placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]
+    if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
+        said = set(counted_as_said(text, facts.counts))
+        numbers = [sp for sp in numbers if sp not in said]
     numbers += placed
     if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
         names += [sp for sp in scattered_names(text, facts) if sp not in names]
