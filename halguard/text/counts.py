@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from halguard.text.lexical import NEGATION_CUES, STOPWORDS, is_enumerator, number_mentions, stem
 from halguard.text.quantities import bound_spans
@@ -105,7 +106,26 @@ def _after_a_name(text: str, start: int) -> bool:
 
 def counts(text: str, *, limit: int = MAX_COUNTS_PER_TEXT, bounded: bool = False) -> list[Count]:
     """The counts of ``text`` in order (at most ``limit``): numbers (not years, percentages, list markers, nor bounded
-    ones unless ``bounded``: a passage's are kept, a claim's are the bound check's) and "one", each with a thing."""
+    ones unless ``bounded``: a passage's are kept, a claim's are the bound check's) and "one", each with a thing. A
+    claim's (a short text) are read once and kept: its checks ask for them more than once (moved and said counts),
+    as :func:`halguard.text.quantities.quantities` keeps its quantities."""
+    if len(text) <= _MEMO_CHARS:
+        return list(_short_counts(text, limit, bounded))
+    return _counts(text, limit, bounded)
+
+
+# Texts up to this long (a claim) have their counts kept in a small memo of _MEMO_ENTRIES texts (at most ~1 MiB of
+# keys), as the claim's quantities are.
+_MEMO_CHARS = 2000
+_MEMO_ENTRIES = 512
+
+
+@lru_cache(maxsize=_MEMO_ENTRIES)
+def _short_counts(text: str, limit: int, bounded: bool) -> tuple[Count, ...]:
+    return tuple(_counts(text, limit, bounded))
+
+
+def _counts(text: str, limit: int, bounded: bool) -> list[Count]:
     found: list[Count] = []
     # Up to twice the limit of numbers read (years and percentages are skipped), their bounds read up to the last
     mentions = number_mentions(text)[:2 * limit]

@@ -418,7 +418,8 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
                        and id(a) not in switched), default=0)
         conflicting = [a for a in aligned if (a.swapped or (a.differing and a.score >= 1)) and a.score > support]
         if not conflicting:
-            out.extend(list(switched.values())[:1] if not support else [])
+            if switched and not support:  # no frame says the claim's side: the first switch found is the finding
+                out.append(next(iter(switched.values())))
             continue
         best = max(conflicting, key=lambda a: a.score)
         original = originals.get(id(best.frame))
