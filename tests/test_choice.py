@@ -146,3 +146,58 @@ def test_the_rules_only_findings_hold_the_pick_against_a_judge():
     assert [f.kind for f in found.all] == ["choice_conflict"]
     assert found.all[0].text == "Sandra Gulland"
     assert deterministic_findings("Lorraine Hansberry was born first.", [HANSBERRY, GULLAND], question=BORN).all == []
+
+
+BARTOK = "Béla Viktor János Bartók (1881 – 1945) was a Hungarian composer, pianist and ethnomusicologist."
+PEPUSCH = ("Johann Christoph Pepusch (1667 – 1752) was a German-born composer who spent most of his working life in "
+           "England.")
+HUNGARIAN = "Which composer was Hungarian, Béla Bartók or Johann Christoph Pepusch?"
+
+
+@pytest.mark.parametrize(("claim", "found"), [
+    ("Johann Christoph Pepusch was a Hungarian composer.", ["Johann Christoph Pepusch"]),
+    ("Johann Christoph Pepusch.", ["Johann Christoph Pepusch"]),
+    ("Béla Bartók was the Hungarian composer.", []),  # the right pick
+    ("Both were composers.", []), ("Neither was Hungarian.", []),
+    ("Pepusch was not Hungarian; Bartók was.", []),  # a negation: not read
+])
+def test_the_option_without_the_asked_property_is_found(claim, found):
+    assert _conflicts(claim, HUNGARIAN, BARTOK, PEPUSCH, alone=True) == found
+
+
+@pytest.mark.parametrize(("question", "passages", "claim"), [
+    # the property's words in both options' passages, or in neither: nothing decided
+    ("Which composer was Hungarian, Béla Bartók or Johann Christoph Pepusch?",
+     (BARTOK, PEPUSCH.replace("German-born", "Hungarian-born")), "Johann Christoph Pepusch."),
+    ("Which composer was Danish, Béla Bartók or Johann Christoph Pepusch?", (BARTOK, PEPUSCH),
+     "Johann Christoph Pepusch."),
+    # a value asked, not a subject ("born in A or B"), and a comparison this check does not read
+    ("Was Robert Heaton born in Canada or England?", ("Robert Heaton was born in England.", "Canada is large."),
+     "Canada."),
+    ("Which breed of dog is larger, the German Pinscher or the Cirneco?",
+     ("The German Pinscher is a medium-sized dog.", "The Cirneco is a larger hunting dog."), "The German Pinscher."),
+])
+def test_a_property_question_decides_only_where_the_passages_do(question, passages, claim):
+    assert _conflicts(claim, question, *passages, alone=True) == []
+
+
+def test_a_property_pick_is_read_in_short_answers_only():
+    # A sentence of a longer answer naming one option is no pick (the question may ask about the other one too)
+    assert _conflicts("Johann Christoph Pepusch was a composer.", HUNGARIAN, BARTOK, PEPUSCH) == []
+
+
+def test_a_property_question_stays_bounded_on_crafted_input():
+    passage = ("Béla Bartók Hungarian " * 20_000) + "Johann Christoph Pepusch composer"
+    t0 = time.perf_counter()
+    choice_conflicts("Johann Christoph Pepusch.", HUNGARIAN + " or " * 10_000, [passage] * 50, answers_alone=True)
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_verifier_reports_a_property_pick(verifier):
+    wrong = verifier.verify("Johann Christoph Pepusch was a Hungarian composer.", [BARTOK, PEPUSCH],
+                            question=HUNGARIAN)
+    assert wrong.label == "hallucinated"
+    assert wrong.claims[0].signals.choice_conflicts == [
+        "Johann Christoph Pepusch: the passages say Hungarian of Béla Bartók, not of Johann Christoph Pepusch"]
+    right = verifier.verify("Béla Bartók was Hungarian.", [BARTOK, PEPUSCH], question=HUNGARIAN)
+    assert right.label == "supported" and right.claims[0].signals.choice_conflicts == []

@@ -63,6 +63,10 @@ def _m(name: str, context: str) -> bool:
     ("LAX", "He grabbed the camera in July 2013 at Los Angeles International Airport."),  # an airport's code
     ("CEO", "The board kept its founder, Omar Haddad, as chief executive."),  # an office, lower case, no "officer"
     ("CFO", "The board named finance chief Paul Berg as interim head."), ("C.E.O.", "the chief executive officer"),
+    ("Q2", "Revenue in the second quarter rose 19%."), ("4Q", "fourth quarter deliveries"),  # reporting abbreviations
+    ("YoY", "Revenues were up 19% year-over-year."), ("H1", "sales in the first half of 2023"),
+    ("Company's Q2", "The company's revenues in the second quarter rose."),  # a sentence's first word run into it
+    ("U.K.", "Activists in London dumped paint."), ("US", "He moved to New York in 2019."),  # a passage's city
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -77,6 +81,10 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("JFK", "He landed at Los Angeles International Airport."), ("SFO", "He flew in from San Francisco."),
     ("CEO", "the chief of police and the executive board"), ("CFO", "the chief financial analyst"),
     ("C.", "It reached 30 degrees Celsius."),  # an initial, not a unit symbol: dots are dropped for offices only
+    ("Q3", "Revenue in the second quarter rose 19%."), ("QoQ", "Revenues were up 19% year-over-year."),
+    ("Company's Q3", "The company's revenues in the second quarter rose."),
+    ("Canada", "Activists in London dumped paint."), ("London", "Activists in the UK dumped paint."),  # one way only
+    ("UK", "He flew to Birmingham."), ("US", "He flew to Birmingham."),  # a city of two countries implies neither
 ])
 def test_a_name_the_passages_lack_is_not_mentioned(name, context):
     assert not _m(name, context)
@@ -95,6 +103,39 @@ def test_letters_joined_by_an_ampersand_are_one_word():
     names = [t[s:e] for t in ("The event ended with a Q&A and a signing.", "R&D grew while AT&T paid.")
              for s, e in entity_mentions(t)]
     assert names == ["AT&T"]  # "Q&A" and "R&D" abbreviate common words; "AT&T" is a name, not the word "at"
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("Activists in the U.K. dumped paint.", ["U.K"]),  # not the name "U" and a sentence-initial "K"
+    ("The U.S. and the E.U. agreed.", ["U.S", "E.U"]),  # "S" and "U" are stopwords, yet letters of the acronym
+    ("He works at I.B.M. in Paris.", ["I.B.M", "Paris"]),
+    ("He met J. K. Rowling in the U.S.A. last year.", ["J. K. Rowling", "U.S.A"]),  # a person's initials, spaced
+    ("He moved to the U.S. Microsoft hired him.", ["U.S"]),  # a sentence after an acronym is not its name
+    ("Take vitamin C. Researchers agree.", ["C"]), ("Plan B. Then C.", ["Plan B", "C"]),
+    ("Q3 revenue rose.", ["Q3"]),  # a code opening a sentence is a name, as an acronym is
+])
+def test_initials_and_dotted_acronyms_stay_in_their_name(text, names):
+    assert [text[s:e] for s, e in entity_mentions(text)] == names
+
+
+@pytest.mark.parametrize(("answer", "context", "label"), [
+    ("Activists in the U.K. dumped paint outside the Russian embassy.",
+     "UK activists dumped paint outside the Russian embassy on Thursday.", "supported"),
+    ("In 2019 the company moved its headquarters to the U.S.",
+     "The company moved its headquarters to the United States in 2019.", "supported"),
+    ("In 2019 the company moved its headquarters to the U.S.",
+     "The company moved its headquarters to France in 2019.", "hallucinated"),
+    ("Q2 revenues rose 19% YoY.", "Organic revenues in the second quarter were up 19% year-over-year.", "supported"),
+    ("Q3 revenues rose 19% YoY.", "Organic revenues in the second quarter were up 19% year-over-year.",
+     "hallucinated"),
+    # a name the claim glosses with the passages' acronym is theirs; a gloss the passages lack is checked as a name
+    ("Ramadi is under pressure from Islamic State (ISIS) militants.", "Ramadi is under pressure from ISIS militants.",
+     "supported"),
+    ("Ramadi is under pressure from Islamic Jihad (PIJ) militants.", "Ramadi is under pressure from ISIS militants.",
+     "hallucinated"),
+])
+def test_abbreviated_names_places_and_periods_are_read_as_written(answer, context, label):
+    assert LocalVerifier(meaning=False).verify(answer, [context]).label == label
 
 
 def test_a_crafted_run_of_capitals_stays_bounded():

@@ -163,26 +163,48 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
     """Spans of runs of capitalised words (likely names).
 
     A capitalised word at the start of a sentence counts only as part of a longer run ("Harper's Bazaar"),
-    or when it is an acronym ("NASA"), so "The" or "However" never make an entity.
+    or when it is an acronym ("NASA"), so "The" or "However" never make an entity. Initials and dotted acronyms
+    stay in their name ("U.S.", "U.K.", "J. K. Rowling"), though their letters may be stopwords ("S", "A") and a
+    dot would otherwise end the run.
     """
-    runs: list[list[int]] = []  # [start, end, words, initial-only]
+    runs: list[list[int]] = []  # [start, end, words, initial-only, initials-only]
     for i, (s, e) in enumerate(word_spans(text)):
         w = text[s:e]
         if _letters_and_letters(text, s, e):
             continue  # "Q&A", "R&D", "M&A": an abbreviation of common words, not a name ("AT&T" is one)
+        after_initials = bool(runs) and runs[-1][4] and _after_initial(text, runs[-1][0], runs[-1][1], s, e)
+        # "I.B.M.": a letter that opens a dotted acronym is no stopword
+        dotted = len(w) == 1 and text[e : e + 1] == "." and text[e + 1 : e + 2].isupper()
         ampersand = (s > 0 and text[s - 1] == "&") or (e < len(text) and text[e] == "&")  # "AT&T": not "at"
-        if not w[0].isupper() or (not ampersand and (w.lower() in STOPWORDS or w.lower() in _NOT_NAMES)):
+        if not w[0].isupper() or (not ampersand and not after_initials and not dotted
+                                  and (w.lower() in STOPWORDS or w.lower() in _NOT_NAMES)):
             continue
         j = s - 1
         while j >= 0 and text[j].isspace():  # the character before the word (not a copy of the text so far)
             j -= 1
-        initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not (len(w) > 1 and w[1:].isupper())
-        if runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von"):
+        # a sentence's first word, unless an acronym or a code ("NASA", "Q3": no lower-case letter after the first)
+        acronym = len(w) > 1 and not any(c.islower() for c in w[1:])
+        initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not acronym
+        if after_initials or (runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von")):
             runs[-1][1] = e
             runs[-1][2] += 1
+            runs[-1][4] = runs[-1][4] and len(w) == 1
         else:
-            runs.append([s, e, 1, initial])
-    return [(s, e) for s, e, n, initial in runs if n > 1 or not initial]
+            runs.append([s, e, 1, initial, len(w) == 1])
+    return [(s, e) for s, e, n, initial, _ in runs if n > 1 or not initial]
+
+
+def _after_initial(text: str, run_start: int, run_end: int, start: int, end: int) -> bool:
+    """Whether the word ``text[start:end]`` goes on the run of initials ``text[run_start:run_end]``: a dot between,
+    and spaces only between a person's initials ("U.S", "J. K. Rowling"; not "Plan B. Microsoft", whose run is not
+    initials alone, nor "the U.S. Microsoft said" or "vitamin C. Researchers", a sentence after a letter)."""
+    run, between = text[run_start:run_end], text[run_end:start]
+    if not 0 < len(between) <= 3 or between[0] != "." or between[1:].strip():
+        return False
+    if len(between) == 1:
+        return True
+    spaced_initials = not any(run[k] == "." and run[k + 1].isalpha() for k in range(len(run) - 1))
+    return spaced_initials and (end - start == 1 or run_end - run_start > 1)
 
 
 def _letters_and_letters(text: str, start: int, end: int) -> bool:

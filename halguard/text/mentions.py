@@ -39,8 +39,8 @@ from halguard.text.places import (
 from halguard.util.cache_budgets import MENTION_FEATURES_BYTES
 from halguard.util.memo import memoize_text
 
-__all__ = ["MAX_RUN_WORDS", "OFFICE_INITIALISMS", "SUBDIVISION_COUNTRIES", "TITLES", "UNIT_SYMBOLS", "demonym_of",
-           "initials", "mentioned", "same_entity", "strip_titles", "title_said"]
+__all__ = ["MAX_RUN_WORDS", "OFFICE_INITIALISMS", "REPORTING_ABBREVIATIONS", "SUBDIVISION_COUNTRIES", "TITLES",
+           "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned", "same_entity", "strip_titles", "title_said"]
 
 # Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
 # precedes: "Rep. George Santos" is found when "George Santos" is. Hand-typed (no maintained list exists in a
@@ -121,6 +121,23 @@ OFFICE_INITIALISMS = {
     "gm": ("general manager",),
     "mp": ("member of parliament",),
     "pm": ("prime minister",),
+}
+
+# Reporting abbreviations and the words that spell them (lower-cased, dots dropped): "Q2 revenue" against "revenue
+# in the second quarter", "up 19% YoY" against "up 19% year-over-year". Hand-typed (general business and financial
+# English, not taken from the development data; SummEdits' earnings summaries showed the gap): a quarter or half
+# by its number, either way round ("Q4", "4Q"), and the comparisons earnings reports abbreviate.
+REPORTING_ABBREVIATIONS = {
+    **{form: (f"{ordinal} quarter",) for n, ordinal in enumerate(("first", "second", "third", "fourth"), 1)
+       for form in (f"q{n}", f"{n}q")},
+    **{form: (f"{ordinal} half",) for n, ordinal in enumerate(("first", "second"), 1) for form in (f"h{n}", f"{n}h")},
+    "yoy": ("year over year", "year on year", "a year earlier", "a year ago", "the previous year", "the prior year",
+            "last year"),
+    "qoq": ("quarter over quarter", "quarter on quarter", "the previous quarter", "the prior quarter",
+            "sequentially", "sequential"),
+    "ytd": ("year to date",),
+    "fy": ("fiscal year", "financial year", "full year"),
+    "eps": ("earnings per share",),
 }
 
 # A run of capitalised words (with connectors inside) is read for its initials up to this many words: an acronym
@@ -305,12 +322,33 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     if 2 <= len(squashed) <= _MAX_SQUASHED and any(f" {squashed} " in sq for _, _, _, sq in features):
         return True
     # A unit symbol as written ("°F"; "C." is an initial, not Celsius); an office's initialism with or without dots
-    for spelt in (UNIT_SYMBOLS.get(bare.lower()), OFFICE_INITIALISMS.get(bare.lower().replace(".", ""))):
-        if spelt and any(f" {u} " in sq for _, _, _, sq in features for u in spelt):
+    for spelt in (UNIT_SYMBOLS.get(bare.lower()), _spelt_abbreviation(bare)):
+        if spelt and _spelt_in(spelt, features):
             return True
     if terms is not None:
-        return _demonym_found(bare, terms)
+        return _demonym_found(bare, terms) or _said_with_abbreviations(bare, terms, features)
     return False
+
+
+def _spelt_abbreviation(word: str) -> tuple[str, ...] | None:
+    """The spellings of an office's initialism or a reporting abbreviation, with or without dots ("CEO", "Q2")."""
+    key = word.lower().replace(".", "")
+    return OFFICE_INITIALISMS.get(key) or REPORTING_ABBREVIATIONS.get(key)
+
+
+def _spelt_in(spelt: tuple[str, ...], features: list[tuple[frozenset[str], frozenset[str], frozenset[str], str]]
+              ) -> bool:
+    return any(f" {u} " in sq for _, _, _, sq in features for u in spelt)
+
+
+def _said_with_abbreviations(name: str, terms: frozenset[str], features: list) -> bool:
+    """Every word of ``name`` is the passages' (by stem) or an abbreviation they spell out, and one is such an
+    abbreviation: "Company's Q2" (a sentence-initial word run into the abbreviation) against "the company's second
+    quarter"."""
+    words = _words(name)
+    spelt = [_spelt_abbreviation(w) for w in words]
+    return (any(spelt) and all(stem(w) in terms or (s is not None and _spelt_in(s, features))
+                               for w, s in zip(words, spelt)))
 
 
 def _demonym_found(name: str, terms: frozenset[str]) -> bool:

@@ -2,7 +2,8 @@
 
 ISO 3166 countries (name, common and official name, alpha-2 and alpha-3 codes) and the first-level subdivisions of
 :data:`SUBDIVISION_COUNTRIES` (name and postal code) come from ``pycountry``; airports by IATA code and name from
-``airportsdata`` ("LAX" / "Los Angeles International Airport"); short forms ISO does not list from
+``airportsdata`` ("LAX" / "Los Angeles International Airport"); the country a passage's city implies
+(:data:`_CITY_COUNTRIES`: "London" mentions the United Kingdom, one way only); short forms ISO does not list from
 :data:`_COUNTRY_SHORT_FORMS`; demonyms and place adjectives ("Texan", "Colombian", "American") from WordNet's
 pertainyms and derivations (:mod:`halguard.text.wordnet`), and the English rule that makes a place in -a a demonym in
 -an ("Pennsylvanian"). A place is a key ("country:US", "subdivision:US-CA"); two names name one place when their keys
@@ -19,8 +20,8 @@ from functools import lru_cache
 from halguard.text.lexical import stem
 from halguard.text.wordnet import licensers
 
-__all__ = ["ACRONYM", "SUBDIVISION_COUNTRIES", "all_said_or_demonyms", "demonym_of", "demonym_place_keys",
-           "mentioned_places", "place_keys"]
+__all__ = ["ACRONYM", "SUBDIVISION_COUNTRIES", "all_said_or_demonyms", "demonym_of",
+           "demonym_place_keys", "mentioned_places", "place_keys"]
 
 # An acronym as written: capitals, with or without dots ("EU", "U.S.", "AT&T").
 ACRONYM = re.compile(r"[A-Z](?:\.?[A-Z&])+\.?")
@@ -154,7 +155,50 @@ def mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) 
     for m in ACRONYM.finditer(text):
         if "." in m.group(0):
             found |= codes.get(m.group(0).replace(".", ""), frozenset())
+    for i in range(len(words)):  # a city standing as a whole name ("London"; not the "Wales" of "New South Wales")
+        if joined(i - 1, i) or not words[i][:1].isupper():
+            continue
+        for n in range(1, 4):
+            if i + n <= len(words) and not joined(i + n - 1, i + n):
+                found |= _CITY_COUNTRY.get(" ".join(lowered[i:i + n]), frozenset())
+                break
     return frozenset(found)
+
+
+# Cities that imply their country when a passage names them: "U.K. activists" in a summary of "activists in London".
+# Hand-typed (capitals and the largest cities, as English news names them; not from the development data), the city
+# alone, written as a whole name: a passage naming Paris, Texas, is rare next to one naming Paris. Read on the
+# passages' side only: a claim naming London says more than a passage naming the United Kingdom. (airportsdata's
+# cities were tried: by their airports "Rome" and "Dublin" are mostly American towns.)
+_CITY_COUNTRIES = {
+    "GB": ("London", "Manchester", "Edinburgh", "Glasgow", "Liverpool", "Leeds", "Cardiff", "Belfast"),
+    "US": ("New York", "New York City", "Los Angeles", "Chicago", "Houston", "Washington", "San Francisco", "Boston",
+           "Seattle", "Philadelphia", "Miami", "Atlanta", "Dallas", "Detroit", "Las Vegas"),
+    "FR": ("Paris", "Marseille", "Lyon", "Toulouse", "Bordeaux"),
+    "DE": ("Berlin", "Munich", "Hamburg", "Frankfurt", "Cologne"),
+    "IT": ("Rome", "Milan", "Naples", "Turin", "Florence", "Venice"),
+    "ES": ("Madrid", "Barcelona", "Seville"),
+    "RU": ("Moscow", "St Petersburg", "Saint Petersburg"),
+    "UA": ("Kyiv", "Kiev", "Kharkiv", "Odesa", "Odessa"),
+    "CN": ("Beijing", "Shanghai", "Shenzhen", "Guangzhou", "Wuhan"),
+    "JP": ("Tokyo", "Osaka", "Kyoto", "Yokohama"),
+    "IN": ("New Delhi", "Delhi", "Mumbai", "Bangalore", "Bengaluru", "Kolkata", "Chennai"),
+    "CA": ("Toronto", "Montreal", "Vancouver", "Ottawa"),
+    "AU": ("Sydney", "Melbourne", "Canberra", "Brisbane"),
+    "BR": ("Rio de Janeiro", "Brasilia", "São Paulo", "Sao Paulo"),
+    "MX": ("Mexico City", "Guadalajara"),
+    "IE": ("Dublin",), "NL": ("Amsterdam", "Rotterdam", "The Hague"), "BE": ("Brussels", "Antwerp"),
+    "AT": ("Vienna",), "CH": ("Zurich", "Geneva", "Bern"), "SE": ("Stockholm",), "NO": ("Oslo",),
+    "DK": ("Copenhagen",), "FI": ("Helsinki",), "PL": ("Warsaw", "Krakow"), "CZ": ("Prague",), "HU": ("Budapest",),
+    "GR": ("Athens",), "PT": ("Lisbon", "Porto"), "TR": ("Istanbul", "Ankara"), "EG": ("Cairo",),
+    "IL": ("Jerusalem", "Tel Aviv"), "SA": ("Riyadh", "Jeddah"), "AE": ("Dubai", "Abu Dhabi"), "IR": ("Tehran",),
+    "KR": ("Seoul", "Busan"), "TH": ("Bangkok",), "VN": ("Hanoi", "Ho Chi Minh City"), "ID": ("Jakarta",),
+    "PH": ("Manila",), "SG": ("Singapore",), "PK": ("Karachi", "Lahore", "Islamabad"), "NG": ("Lagos", "Abuja"),
+    "KE": ("Nairobi",), "ZA": ("Johannesburg", "Cape Town", "Pretoria"), "AR": ("Buenos Aires",),
+    "CO": ("Bogotá", "Bogota"), "PE": ("Lima",), "NZ": ("Auckland", "Wellington"),
+}
+_CITY_COUNTRY = {city.lower(): frozenset({f"country:{code}"}) for code, cities in _CITY_COUNTRIES.items()
+                 for city in cities}
 
 
 def demonym_place_keys(word: str) -> frozenset[str]:

@@ -7,7 +7,10 @@ of something, each option's value is read from the passages (the year after the 
 completed in 1889", else the first year; or the number beside the question's noun; in the passages or sentences
 that speak of that option alone) and the option the claim puts first is
 checked against them: the finding names both values ("the passages give Lorraine Hansberry 1930, against 1944 for
-Sandra Gulland").
+Sandra Gulland"). A question that asks which option has a property ("Which composer was Hungarian, Béla Bartók or
+Johann Christoph Pepusch?") is read by words: a short answer picking the option whose passages lack a word of the
+property that the other option's passages hold ("the passages say Hungarian of Béla Bartók, not of Johann Christoph
+Pepusch").
 
 Read conservatively (a finding must be right; a question it cannot read is no finding):
 
@@ -29,6 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from halguard.grounding.signals.antonyms import lexicon_side
 from halguard.text.lexical import (
     STOPWORDS,
     content_terms,
@@ -74,6 +78,10 @@ _COMPARES_NEXT = re.compile(r"\b(?:before|after|than)\s+(?:the\s+)?$", re.IGNORE
 _MAX_CLAIM_NAMES = 16
 _OPENING_NAME = re.compile(r"([A-Z][\w'-]{1,40})\b")
 _NOT_COUNTED = frozenset({"than", "number", "of", "the", "a", "an", "often", "widely", "frequently"})
+# Question words that ask rather than describe ("Which film is ...", "What kind of ..."): never a property.
+_GENERIC_STEMS = frozenset(stem(w) for w in (
+    "which what who whom whose where when why how kind type sort one person thing also known called named").split())
+_AUXILIARIES = frozenset("is was are were has have had does did do can could will would".split())
 _NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
@@ -229,6 +237,8 @@ def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], 
     if _NO_PICK.search(claim) or has_negation(claim):
         return []
     found = choice_options(question)
+    if found is not None and answers_alone and _direction(found[2]) is None:
+        return _property_conflict(claim, question or "", found[:2], passages)
     compared = _question_pick(claim, found, answers_alone) if found is not None else _claim_pick(claim)
     if compared is None:
         return []
@@ -247,6 +257,54 @@ def choice_conflicts(claim: str, question: str | None, passages: Sequence[str], 
     options = compared.options
     why = f"the passages give {options[best]} {_show(values[best])}, against {_show(values[pick])} for {options[pick]}"
     return [(compared.start, compared.end, why)]
+
+
+def _property_conflict(claim: str, question: str, options: tuple[str, str], passages: Sequence[str]
+                       ) -> list[tuple[int, int, str]]:
+    """A short answer to a question that asks which option has a property ("Which composer was Hungarian, A or
+    B?"), picking the option whose passages never say it where the other's do: a word of the property
+    (:func:`_property_stems`) that the passages about the other option alone hold and those about the picked one
+    lack, while the picked one's hold none the other's lack. Nothing is decided where the question is not of that
+    form, the claim names both options or neither, or no passage speaks of the picked option alone."""
+    option_terms = (_option_terms(options[0]), _option_terms(options[1]))
+    asked = _property_stems(question, options, option_terms)
+    picked = _pick(claim, option_terms, False) if asked else None
+    if picked is None:
+        return []
+    units = _units(passages, option_terms)
+    said = [asked & set().union(*(_option_terms(u) for u in side)) for side in units]
+    start, end, pick = picked
+    other = 1 - pick
+    theirs, ours = said[other] - said[pick], said[pick] - said[other]
+    if not units[pick] or not theirs or ours:
+        return []
+    q = question[:MAX_QUESTION_CHARS]
+    words = ", ".join(dict.fromkeys(q[s:e] for s, e, st in content_terms(q) if st in theirs))
+    return [(start, end, f"the passages say {words} of {options[other]}, not of {options[pick]}")]
+
+
+def _property_stems(question: str, options: tuple[str, str], option_terms: tuple[set[str], set[str]]
+                    ) -> set[str] | None:
+    """The stems of the property a "Which / Who / What ..., A or B?" question asks about: its words after the
+    lead's first auxiliary ("Which composer was Hungarian": Hungarian; the lead's words before it are the category
+    both options share) and after the options ("Which species, A or B, is native to South America?"), without the
+    options' words and :data:`_GENERIC_STEMS`. None for any other question: options not set off by a comma ("Was
+    Heaton born in Canada or England?" asks a value, not a subject), or a comparative (a time or count comparison,
+    read by value, or one this module cannot read: "Which breed of dog is larger, ...")."""
+    q = question[:MAX_QUESTION_CHARS]
+    first = q.find(options[0])
+    last = q.find(options[1], first + len(options[0])) if first >= 0 else -1
+    if last < 0 or not q[:first].rstrip().endswith(","):
+        return None
+    lead, after = _WORD.findall(q[:first]), _WORD.findall(q[last + len(options[1]):])[:_CUE_WORDS + 4]
+    if not lead or lead[0].lower() not in ("which", "who", "what"):
+        return None
+    aux = next((i for i, w in enumerate(lead) if w.lower() in _AUXILIARIES), len(lead))
+    words = lead[aux + 1:] + after
+    if any(lexicon_side(w) is not None or w.lower().endswith(("ier", "iest")) for w in words):
+        return None
+    stems = {st for _, _, st in content_terms(" ".join(words))}
+    return (stems - option_terms[0] - option_terms[1] - _GENERIC_STEMS) or None
 
 
 def _question_pick(claim: str, found: tuple[str, str, str], answers_alone: bool) -> _Comparison | None:

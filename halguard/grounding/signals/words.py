@@ -114,7 +114,7 @@ def found_names(text: str, scope: Scope) -> list[Span]:
         name = strip_titles(text[s:e])
         words = content_terms(name)
         if not name or (words and all(_found(name[a:b], st, scope.terms) for a, b, st in words)) or _mentioned(
-                name, scope):
+                name, scope) or _glossed(text, e, scope):
             found.append((s, e))
     return found
 
@@ -144,9 +144,21 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
                 found.append((s, e))
             continue
         present = sum(1 for s2, e2, st in words if _found(name[s2:e2], st, scope.terms))
-        if (present * 2 < len(words) or present == 0) and not _mentioned(name, scope):
+        if (present * 2 < len(words) or present == 0) and not _mentioned(name, scope) and not _glossed(text, e, scope):
             found.append((s, e))
     return found
+
+
+# A name's own gloss in the claim: an acronym in brackets right after it ("Islamic State (ISIS)").
+_GLOSS = re.compile(r"[ \t]?\(([A-Z][A-Za-z&.-]{1,11})\)")
+
+
+def _glossed(text: str, end: int, scope: Scope) -> bool:
+    """Whether the claim glosses the name ending at ``end`` with an acronym the passages name ("Islamic State
+    (ISIS) militants" against "ISIS militants"): the claim says which of theirs it means (the acronym is a name of
+    the claim too, checked as such)."""
+    m = _GLOSS.match(text, end)
+    return m is not None and _mentioned(m.group(1), scope)
 
 
 # A name's words stand together in a passage when they come in its order with at most this many other words between
