@@ -81,6 +81,7 @@ _NOT_COUNTED = frozenset({"than", "number", "of", "the", "a", "an", "often", "wi
 # Question words that ask rather than describe ("Which film is ...", "What kind of ..."): never a property.
 _GENERIC_STEMS = frozenset(stem(w) for w in (
     "which what who whom whose where when why how kind type sort one person thing also known called named").split())
+_COMPARATIVES = frozenset("more most less least fewer fewest better best worse worst".split())
 _AUXILIARIES = frozenset("is was are were has have had does did do can could will would".split())
 _NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
@@ -264,8 +265,9 @@ def _property_conflict(claim: str, question: str, options: tuple[str, str], pass
     """A short answer to a question that asks which option has a property ("Which composer was Hungarian, A or
     B?"), picking the option whose passages never say it where the other's do: a word of the property
     (:func:`_property_stems`) that the passages about the other option alone hold and those about the picked one
-    lack, while the picked one's hold none the other's lack. Nothing is decided where the question is not of that
-    form, the claim names both options or neither, or no passage speaks of the picked option alone."""
+    lack (at least half the property's words), while the picked one's hold none the other's lack. Nothing is
+    decided where the question is not of that form, the claim names both options or neither, or no passage speaks of
+    the picked option alone."""
     option_terms = (_option_terms(options[0]), _option_terms(options[1]))
     asked = _property_stems(question, options, option_terms)
     picked = _pick(claim, option_terms, False) if asked else None
@@ -276,7 +278,7 @@ def _property_conflict(claim: str, question: str, options: tuple[str, str], pass
     start, end, pick = picked
     other = 1 - pick
     theirs, ours = said[other] - said[pick], said[pick] - said[other]
-    if not units[pick] or not theirs or ours:
+    if not units[pick] or ours or len(theirs) * 2 < len(asked):  # most of the property, on the other side only
         return []
     q = question[:MAX_QUESTION_CHARS]
     words = ", ".join(dict.fromkeys(q[s:e] for s, e, st in content_terms(q) if st in theirs))
@@ -287,24 +289,35 @@ def _property_stems(question: str, options: tuple[str, str], option_terms: tuple
                     ) -> set[str] | None:
     """The stems of the property a "Which / Who / What ..., A or B?" question asks about: its words after the
     lead's first auxiliary ("Which composer was Hungarian": Hungarian; the lead's words before it are the category
-    both options share) and after the options ("Which species, A or B, is native to South America?"), without the
+    both options share), or after its first word past the wh-word ("Which river flows through Vienna": flows through
+    Vienna), and after the options ("Which species, A or B, is native to South America?"), without the
     options' words and :data:`_GENERIC_STEMS`. None for any other question: options not set off by a comma ("Was
     Heaton born in Canada or England?" asks a value, not a subject), or a comparative (a time or count comparison,
     read by value, or one this module cannot read: "Which breed of dog is larger, ...")."""
     q = question[:MAX_QUESTION_CHARS]
     first = q.find(options[0])
     last = q.find(options[1], first + len(options[0])) if first >= 0 else -1
-    if last < 0 or not q[:first].rstrip().endswith(","):
+    if last < 0 or not re.sub(r"(?:\s+(?:the|a|an))?\s*$", "", q[:first], flags=re.IGNORECASE).endswith(","):
         return None
     lead, after = _WORD.findall(q[:first]), _WORD.findall(q[last + len(options[1]):])[:_CUE_WORDS + 4]
     if not lead or lead[0].lower() not in ("which", "who", "what"):
         return None
-    aux = next((i for i, w in enumerate(lead) if w.lower() in _AUXILIARIES), len(lead))
-    words = lead[aux + 1:] + after
-    if any(lexicon_side(w) is not None or w.lower().endswith(("ier", "iest")) for w in words):
+    # the category is the lead's words before its first auxiliary, or its first word after the wh-word where it has
+    # none ("Which river flows through Vienna": river)
+    aux = next((i for i, w in enumerate(lead) if w.lower() in _AUXILIARIES), None)
+    category = 2 if lead[0].lower() == "which" else 1  # "Who appeared in ...": no category noun
+    words = (lead[aux + 1:] if aux is not None else lead[category:]) + after
+    if any(_comparative(w) for w in words):
         return None
     stems = {st for _, _, st in content_terms(" ".join(words))}
     return (stems - option_terms[0] - option_terms[1] - _GENERIC_STEMS) or None
+
+
+def _comparative(word: str) -> bool:
+    """A comparative or superlative ("larger", "heaviest", "more", "best"): a comparison, not a property."""
+    low = word.lower()
+    return low in _COMPARATIVES or (low.endswith(("er", "est")) and lexicon_side(word) is not None) or low.endswith(
+        ("ier", "iest"))
 
 
 def _question_pick(claim: str, found: tuple[str, str, str], answers_alone: bool) -> _Comparison | None:
