@@ -99,3 +99,22 @@ def test_reliability_bins_and_a_missing_matplotlib(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(HalguardError, match="halguard\\[plot\\]"):
         write_plots([{"file": "f.jsonl", "score": 0.5, "hallucinated": True}], tmp_path)
+
+
+def test_a_floored_row_is_recorded_as_flagged_whatever_the_threshold():
+    # halguard calibrate fits around the rows that a blocking claim flags (a contradiction, a short answer's floor)
+    from halguard import LocalVerifier
+    from halguard.tools.bench import run_rows
+
+    lenient = {"format": "halguard-calibration/1",
+               "shapes": {"short_summary": {"threshold": 0.999, "weak_threshold": 0.998, "knots": [[0.0, 0.5]]}},
+               "fallback": {"threshold": 0.5, "weak_threshold": 0.4, "knots": [[0.0, 0.5]]}}
+    passage = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
+    rows = [{"id": "named", "_file": "f", "answer": "The tower was designed by Gustave Flaubert.", "context": [passage],
+             "hallucinated": True},
+            {"id": "worded", "_file": "f", "answer": "The tower was built by a committee of engineers.",
+             "context": [passage], "hallucinated": False}]
+    named, worded = run_rows(LocalVerifier(calibration=lenient), rows, progress=False)
+    assert named["profile"] == "short_summary" and named["score"] < 0.999 and named["contradiction"] is True
+    assert named["label"] == "hallucinated"
+    assert worded["contradiction"] is False and worded["label"] == "supported"

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from halguard import LocalVerifier
+from halguard import ClaimStatus, LocalVerifier
 from halguard.errors import InvalidInputError
+from halguard.grounding.blocking import BLOCKING_FINDINGS, SHORT_ANSWER_FLOORS
 from halguard.grounding.calibration import (
     PROBABILITY_FLOOR,
     Calibration,
@@ -185,7 +186,8 @@ def test_an_explicit_threshold_wins_and_no_calibration_means_no_probability(veri
 
 def test_a_custom_calibration_moves_the_label_not_the_score(tmp_path, verifiers):
     default, _, _ = verifiers
-    answer, question = "It was designed by a committee of Roman engineers.", "Who designed the tower?"
+    # (no name the passage lacks: a short answer's floor would flag that whatever the threshold, below)
+    answer, question = "It was designed by a committee of engineers from abroad.", "Who designed the tower?"
     base = default.verify(answer, [PASSAGE], question=question)
     lenient = {"format": "halguard-calibration/1",
                "shapes": {"short_answer": {"threshold": 0.999, "weak_threshold": 0.998,
@@ -203,6 +205,38 @@ def test_a_custom_calibration_moves_the_label_not_the_score(tmp_path, verifiers)
     assert v.label == "hallucinated" and v.threshold == 0.999 and v.claims[0].status.value == "CONTRADICTION"
     # ...but an explicit threshold wins for every claim.
     assert LocalVerifier(threshold=0.9999, calibration=lenient).verify(changed, [PASSAGE]).label == "supported"
+
+
+LENIENT_SHORT = {"format": "halguard-calibration/1",
+                 "shapes": {shape: {"threshold": 0.999, "weak_threshold": 0.998, "knots": [[0.0, 0.2], [1.0, 0.3]]}
+                            for shape in ("short_answer", "short_summary", "long_summary")},
+                 "fallback": {"threshold": 0.5, "weak_threshold": 0.4, "knots": [[0.0, 0.5]]}}
+
+
+@pytest.mark.parametrize(("answer", "question", "kind"), [
+    ("The tower was designed by Gustave Flaubert.", None, "missing_entities"),  # a short summary
+    ("It was designed by Gustave Flaubert.", "Who designed the tower?", "missing_entities"),  # a short answer
+    ("The Eiffel Tower is 410 metres tall.", None, "changed_numbers"),
+])
+def test_a_short_answers_floor_flags_it_whatever_its_shapes_threshold(answer, question, kind):
+    v = LocalVerifier(calibration=LENIENT_SHORT).verify(answer, [PASSAGE], question=question)
+    claim = v.claims[0]
+    assert v.threshold == 0.999 and v.label == "hallucinated" and v.score < 0.999
+    assert claim.status.is_flagged and kind in claim.signals.blocking and kind in SHORT_ANSWER_FLOORS
+
+
+def test_a_floor_holds_in_short_answers_only():
+    # The same unsupported name in a long summary: a weighted signal there (right about half the time on RAGTruth)
+    long = ("The Eiffel Tower was completed in 1889. It was built for the World's Fair in Paris. It is 330 metres "
+            "tall. The tower was designed by Gustave Flaubert.")
+    v = LocalVerifier(calibration=LENIENT_SHORT).verify(long, [PASSAGE])
+    assert v.profile == "long_summary" and v.label == "supported"
+    assert "missing_entities" in v.claims[-1].signals.findings and not v.claims[-1].signals.blocking
+    # Words alone are no floor: novel words weigh, whatever the shape
+    v = LocalVerifier(calibration=LENIENT_SHORT).verify("The tower was built by a committee of engineers.", [PASSAGE])
+    assert v.profile == "short_summary" and v.label == "supported" and not v.claims[0].signals.blocking
+    assert "missing_entities" not in BLOCKING_FINDINGS  # a floor is not a contradiction
+    assert v.claims[0].status != ClaimStatus.CONTRADICTION
 
 
 # -- halguard calibrate -----------------------------------------------------------------------------------------------

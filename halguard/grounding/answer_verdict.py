@@ -28,7 +28,8 @@ __all__ = ["OperatingPoint", "answer_verdict"]
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """How one answer is judged: its shape's thresholds, and the verifier's weights and citation mode."""
+    """How one answer is judged: its shape's thresholds, and the verifier's weights and citation mode; ``floors``:
+    the finding kinds that flag a claim of this shape from ``contradiction_threshold`` (a short answer's)."""
 
     profile: str
     threshold: float
@@ -38,6 +39,7 @@ class OperatingPoint:
     citation_mode: str
     calibration: Calibration | None
     time_budget_s: float | None
+    floors: frozenset[str] = frozenset()
 
 
 def answer_verdict(job: Job, claims: list[Claim], measured: list[MeasuredClaim], index: EvidenceIndex,
@@ -63,7 +65,8 @@ def answer_verdict(job: Job, claims: list[Claim], measured: list[MeasuredClaim],
         verdict, claim_spans = claim_verdict(job, claim, m, index, claims_in_answer=claims_in_answer,
                                              threshold=point.threshold, weak_threshold=point.weak_threshold,
                                              contradiction_threshold=point.contradiction_threshold,
-                                             weights=point.weights, citation_mode=point.citation_mode)
+                                             weights=point.weights, citation_mode=point.citation_mode,
+                                             floors=point.floors)
         verdicts.append(verdict)
         spans.extend(claim_spans)
     flagged = any(c.status.is_flagged or c.score >= point.threshold for c in verdicts)

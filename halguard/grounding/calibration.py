@@ -86,10 +86,14 @@ MAX_BINS = 40
 # finding pass.
 DEFAULT_FALSE_ALARM_BUDGET = 0.25
 # The shapes the default budget applies to. Not the short ones (one or two claims, no many-claims correction): there
-# one unsupported fact must flag, and a changed year the passage does not copy scores 0.69. Budgeted too, short
-# summaries (SummEdits' 1,341 rows, where the verifier is near chance: AUROC 0.56) went to threshold 0.91, SummEdits'
-# faithful answers flagged fell from 87.7% to 27.2%, and "The Eiffel Tower was completed in 1925." passed against
-# "... completed in 1889" (32 tests of hand-written fabrications failed). Short answers are within it anyway (0.8%).
+# one unsupported fact must flag, and short answers are within it anyway (0.8%). Short summaries (answers checked
+# without a question; SummEdits' 1,341 rows, where the verifier is near chance: AUROC 0.57) were budgeted and measured
+# twice. The first time (2026-11-28) the threshold went to 0.91 and "The Eiffel Tower was completed in 1925." passed
+# against "... completed in 1889". The second (2026-11-29, within 30%, with the short answers' floors of
+# halguard.grounding.blocking.SHORT_ANSWER_FLOORS, which keep a name or number the passages lack or give otherwise
+# flagged): out of fold SummEdits' faithful answers flagged 86.1% -> 31.4% for a recall of 0.881 -> 0.503, but the
+# hand-written set checked without its questions went from 9 to 30 of 72 fabrications supported (units, antonyms,
+# invented clauses: word-level findings below 0.90), so it stays the caller's choice (`--false-alarm-budget`).
 BUDGETED_SHAPES = ("long_answer", "long_summary", "records")
 DEFAULT_FALSE_ALARM_BUDGETS: Mapping[str, float] = MappingProxyType(
     {shape: DEFAULT_FALSE_ALARM_BUDGET for shape in BUDGETED_SHAPES})

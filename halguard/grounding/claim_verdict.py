@@ -17,7 +17,8 @@ __all__ = ["claim_verdict"]
 
 def claim_verdict(job: Job, claim: Claim, measured: MeasuredClaim, index: EvidenceIndex, *, claims_in_answer: int,
                   threshold: float, weak_threshold: float, contradiction_threshold: float, weights: ScoringWeights,
-                  citation_mode: str) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
+                  citation_mode: str, floors: frozenset[str] = frozenset()
+                  ) -> tuple[ClaimVerdict, list[UnsupportedSpan]]:
     """One claim's verdict and unsupported spans.
 
     Args:
@@ -31,13 +32,16 @@ def claim_verdict(job: Job, claim: Claim, measured: MeasuredClaim, index: Eviden
         contradiction_threshold: Risk from which a contradicted claim is flagged.
         weights: The scoring weights.
         citation_mode: ``"strict"`` or ``"lenient"`` (see :class:`~halguard.grounding.verifier.LocalVerifier`).
+        floors: The finding kinds that flag a claim of this answer's shape from ``contradiction_threshold``, as a
+            contradiction does (a short answer's: :data:`halguard.grounding.blocking.SHORT_ANSWER_FLOORS`).
     """
     signals, claim_vectors = measured.signals, measured.claim_vectors
     if measured.foreign:
         return _foreign_claim_verdict(job, claim, measured, threshold, weak_threshold, weights)
     risk = weights.risk(signals, claims_in_answer=claims_in_answer)
     status = explain.claim_status(risk, signals, threshold=threshold, weak_threshold=weak_threshold,
-                                  contradiction_threshold=contradiction_threshold)
+                                  contradiction_threshold=contradiction_threshold,
+                                  floored=bool(signals.finding_kinds() & floors))
     source_ids = [s.id for s in job.sources]
     evidence = []
     for s, j in zip(measured.sims, measured.idx):
@@ -60,7 +64,7 @@ def claim_verdict(job: Job, claim: Claim, measured: MeasuredClaim, index: Eviden
         reasons.append(wrong_citation)
         spans.extend(UnsupportedSpan(start=a, end=b, text=job.answer[a:b], confidence=round(risk, 4),
                                      reason=wrong_citation) for a, b in claim.citation_spans)
-    report = signals.report(job.answer, question_aware=claim.question_aware,
+    report = signals.report(job.answer, floors, question_aware=claim.question_aware,
                             unresolved_citations=[lab for lab, c in zip(claim.citations, cited) if c is None],
                             miscited=wrong_citation is not None)
     verdict = ClaimVerdict(text=claim.text, start=claim.start, end=claim.end, status=status, score=round(risk, 4),

@@ -22,12 +22,13 @@ MEANING_REASON_RISK = 0.5
 
 
 def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_threshold: float,
-                 contradiction_threshold: float | None = None) -> ClaimStatus:
+                 contradiction_threshold: float | None = None, floored: bool = False) -> ClaimStatus:
     """SUPPORTED below ``weak_threshold``, WEAK_SUPPORT below ``threshold``; flagged claims are CONTRADICTION when a
     signal contradicts the evidence (:attr:`ClaimMeasurements.contradicts`), else HALLUCINATION. A contradicting
-    claim is flagged from ``contradiction_threshold`` on when that is lower than ``threshold``."""
-    if s.contradicts and contradiction_threshold is not None and risk >= contradiction_threshold:
-        return ClaimStatus.CONTRADICTION
+    claim, or a ``floored`` one (a short answer's floor finding: :data:`halguard.grounding.blocking.
+    SHORT_ANSWER_FLOORS`), is flagged from ``contradiction_threshold`` on when that is lower than ``threshold``."""
+    if (s.contradicts or floored) and contradiction_threshold is not None and risk >= contradiction_threshold:
+        return ClaimStatus.CONTRADICTION if s.contradicts else ClaimStatus.HALLUCINATION
     if risk < weak_threshold:
         return ClaimStatus.SUPPORTED
     if risk < threshold:

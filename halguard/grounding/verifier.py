@@ -26,6 +26,7 @@ from halguard.detector import Detector, check_batch_args
 from halguard.errors import InputTypeError
 from halguard.grounding.answer_verdict import OperatingPoint, answer_verdict
 from halguard.grounding.batch_encoding import embed_jobs, encode_in_slices
+from halguard.grounding.blocking import SHORT_ANSWER_FLOORS, SHORT_PROFILES
 from halguard.grounding.calibration import CONTRADICTION_THRESHOLD, Calibration
 from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.containment import contained
@@ -318,7 +319,8 @@ class LocalVerifier(Detector):
                                  sentences=len(job.claims) + len(job.skipped))
         point = OperatingPoint(profile, *self.operating_point(profile), weights=self.weights,
                                citation_mode=self.citation_mode, calibration=self.calibration,
-                               time_budget_s=self.time_budget_s)
+                               time_budget_s=self.time_budget_s,
+                               floors=SHORT_ANSWER_FLOORS if profile in SHORT_PROFILES else frozenset())
         claims, measured = self._measure_claims(job, vectors, index, deadline)
         return answer_verdict(job, claims, measured, index, usage, point, detector=self.name,
                               unverified=self._unverified)

@@ -94,8 +94,11 @@ def run_rows(detector: Detector, rows: list[dict[str, Any]], *, progress: bool =
             "id": rec.get("id"), "file": rec.get("_file"), "task": rec.get("task_type", "?"),
             "hallucinated": bool(rec["hallucinated"]), "label": verdict.label, "score": verdict.score,
             "probability": verdict.probability, "profile": verdict.profile,
-            # A contradicting claim flags the answer below its shape's threshold (halguard calibrate fits around it).
-            "contradiction": any(c.status == ClaimStatus.CONTRADICTION for c in verdict.claims),
+            # A blocking claim (a contradiction, a short answer's floor) flags the answer below its shape's threshold
+            # (halguard calibrate fits around it); the name is the field's since it held contradictions alone.
+            "contradiction": any(c.status == ClaimStatus.CONTRADICTION
+                                 or (c.status.is_flagged and c.signals is not None and bool(c.signals.blocking))
+                                 for c in verdict.claims),
             "latency_ms": round(ms, 3),
             "pred_spans": [[s.start, s.end] for s in verdict.spans],
             "gold_spans": [[lab["start"], lab["end"]] for lab in rec.get("labels") or []],

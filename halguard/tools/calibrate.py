@@ -73,8 +73,9 @@ def fit_calibration(scores: Sequence[float], labels: Sequence[bool], profiles: S
                     false_alarm_budget: FalseAlarmBudget = None) -> tuple[Calibration, list[str]]:
     """Fit every shape that has enough rows; returns the calibration and the shapes kept from ``base``.
 
-    ``contradictions``: rows with a contradicting claim at or above the contradiction threshold (flagged whatever the
-    shape's threshold); ``floor``: the lowest threshold a shape may get; ``false_alarm_budget``: a shape's threshold
+    ``contradictions``: rows with a blocking claim at or above the contradiction threshold (a contradiction, or a
+    short answer's floor: flagged whatever the shape's threshold; ``halguard bench --jsonl-out``'s
+    ``contradiction``); ``floor``: the lowest threshold a shape may get; ``false_alarm_budget``: a shape's threshold
     is the F1-best of those flagging at most this share of its faithful rows (one share for all, or per shape:
     :func:`budget_of`).
     """
@@ -251,8 +252,9 @@ def _method(floor: float, folds: int, false_alarm_budget: FalseAlarmBudget) -> d
 
     rule = "F1-best threshold" + _budget_words(false_alarm_budget)
     return {
-        "method": f"per shape: {rule} at or above {floor} (answers with a contradicting claim are flagged "
-                  "whatever the threshold), weak threshold 0.8 of it, isotonic map over score bins; "
+        "method": f"per shape: {rule} at or above {floor} (answers with a blocking claim, a contradiction or a "
+                  "short answer's floor, are flagged whatever the threshold), weak threshold 0.8 of it, isotonic map "
+                  "over score bins; "
                   f"figures below: grouped {folds}-fold cross-validation (groups: group, source_id, pair_id or the "
                   "context)",
         "false_alarm_budget": dict(false_alarm_budget) if isinstance(false_alarm_budget, Mapping)

@@ -109,8 +109,9 @@ class ClaimMeasurements:
         out = [answer[s:e] for s, e in spans if (s, e) != self.affirmed_span]
         return out + affirmed if affirmed else out
 
-    def report(self, answer: str, **extra: object) -> ClaimSignals:
-        """The measurements as the verdict reports them (spans as the answer's text), plus ``extra`` fields."""
+    def report(self, answer: str, floors: frozenset[str] = frozenset(), **extra: object) -> ClaimSignals:
+        """The measurements as the verdict reports them (spans as the answer's text), plus ``extra`` fields;
+        ``floors``: the finding kinds that also block in the answer's shape (a short answer's floors)."""
         return ClaimSignals(
             similarity=round(self.similarity, 4),
             novel_ratio=round(self.novel_ratio, 4),
@@ -130,7 +131,7 @@ class ClaimMeasurements:
             role_conflicts=[why for _, _, why in self.role_conflicts],
             name_swapped=self.name_swapped,
             findings=sorted(self.finding_kinds()),
-            blocking=sorted(self.finding_kinds() & BLOCKING_FINDINGS),
+            blocking=sorted(self.finding_kinds() & (BLOCKING_FINDINGS | floors)),
             verbatim=self.verbatim,
             evidence_overlap=round(self.evidence_overlap, 4),
             meaning_support=None if self.meaning_risk is None else round(1.0 - self.meaning_risk, 4),
