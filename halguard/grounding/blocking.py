@@ -13,8 +13,7 @@ that the signals can read it without importing the weights.
 from __future__ import annotations
 
 __all__ = ["BLOCKING_FINDINGS", "BLOCKING_PRECISION", "CONTRADICTION_KINDS", "COPY_OVERLAP", "FINDING_PRECISION",
-           "MIN_MEASURED_CLAIMS", "SHORT_ANSWER_FLOORS", "SHORT_PROFILES", "blocks", "floors_short_answers",
-           "measured_precision"]
+           "MIN_MEASURED_CLAIMS", "SHORT_ANSWER_FLOORS", "blocks", "floors_short_answers", "measured_precision"]
 
 BLOCKING_PRECISION = 0.9
 MIN_MEASURED_CLAIMS = 10
@@ -76,18 +75,14 @@ def blocks(kind: str) -> bool:
 BLOCKING_FINDINGS = frozenset(k for k in FINDING_PRECISION if blocks(k))
 
 
-# The answer shapes of one or two claims (halguard.grounding.profile): there an answer is its claims, so the
-# one-claim dev answers measure a finding where it acts.
-SHORT_PROFILES = frozenset({"short_answer", "short_summary"})
-
-
 def floors_short_answers(kind: str) -> bool:
-    """Whether a finding kind floors a claim of a short answer (:data:`SHORT_PROFILES`): its claim-level precision
-    on the one-claim dev answers is at least :data:`BLOCKING_PRECISION` (over :data:`MIN_MEASURED_CLAIMS` claims or
-    more). Such a claim is flagged from the contradiction threshold whatever its shape's threshold, so a shape's
-    threshold can be set for its false alarms (issue 45) without letting one unsupported name or number through.
-    Unlike :func:`blocks`, a floor is not a contradiction (a name the passages lack is unsupported, not denied) and
-    it holds in short answers only: on long RAG answers those kinds are right about half the time."""
+    """Whether a finding kind floors a claim of a short answer (:data:`halguard.grounding.profile.SHORT_PROFILES`:
+    there an answer is its claims, so the one-claim dev answers measure a finding where it acts): its claim-level
+    precision on the one-claim dev answers is at least :data:`BLOCKING_PRECISION` (over :data:`MIN_MEASURED_CLAIMS`
+    claims or more). Such a claim is flagged from the contradiction threshold whatever its shape's threshold, so a
+    shape's threshold can be set for its false alarms (issue 45) without letting one unsupported name or number
+    through. Unlike :func:`blocks`, a floor is not a contradiction (a name the passages lack is unsupported, not
+    denied) and it holds in short answers only: on long RAG answers those kinds are right about half the time."""
     precision = measured_precision(kind, "one_claim")
     return precision is not None and precision >= BLOCKING_PRECISION
 

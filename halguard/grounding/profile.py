@@ -22,11 +22,15 @@ from typing import Literal
 from halguard.text.segment import split_sentences
 from halguard.util import safejson
 
-__all__ = ["PROFILES", "SHORT_MAX_SENTENCES", "AnswerProfile", "answer_profile", "asks_for_summary"]
+__all__ = ["PROFILES", "SHORT_MAX_SENTENCES", "SHORT_PROFILES", "AnswerProfile", "answer_profile",
+           "asks_for_summary"]
 
 AnswerProfile = Literal["records", "short_answer", "long_answer", "short_summary", "long_summary"]
 PROFILES: tuple[str, ...] = ("records", "short_answer", "long_answer", "short_summary", "long_summary")
 SHORT_MAX_SENTENCES = 2  # RAGTruth QA and HaluEval answers are mostly one or two sentences; long summaries are longer
+# The shapes of at most SHORT_MAX_SENTENCES sentences: an answer there is its claims (a short answer's floors,
+# halguard.grounding.blocking.SHORT_ANSWER_FLOORS, hold in these only).
+SHORT_PROFILES = frozenset(p for p in PROFILES if p.startswith("short_"))
 _MAX_JSON_CHARS = 200_000  # a passage longer than this is not parsed to test for JSON (bounded time)
 # Only the start of a question is read for a summary request (bounded time on any input); the pattern has no
 # nested repetition, so it runs in linear time.

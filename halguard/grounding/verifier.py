@@ -26,7 +26,7 @@ from halguard.detector import Detector, check_batch_args
 from halguard.errors import InputTypeError
 from halguard.grounding.answer_verdict import OperatingPoint, answer_verdict
 from halguard.grounding.batch_encoding import embed_jobs, encode_in_slices
-from halguard.grounding.blocking import SHORT_ANSWER_FLOORS, SHORT_PROFILES
+from halguard.grounding.blocking import SHORT_ANSWER_FLOORS
 from halguard.grounding.calibration import CONTRADICTION_THRESHOLD, Calibration
 from halguard.grounding.candidates import candidate_chunks
 from halguard.grounding.containment import contained
@@ -41,7 +41,7 @@ from halguard.grounding.many_claims import (
 )
 from halguard.grounding.meaning import ClaimChecker
 from halguard.grounding.measured_claim import EARLY_DECISION_GRACE_S, MeasuredClaim, measure_claims
-from halguard.grounding.profile import answer_profile
+from halguard.grounding.profile import SHORT_PROFILES, answer_profile
 from halguard.grounding.roles import available as roles_available
 from halguard.grounding.scoring import DEFAULT_THRESHOLD, DEFAULT_WEAK_THRESHOLD, ScoringWeights, weak_threshold_for
 from halguard.grounding.warming import WARM_ANSWER, WARM_CONTEXT, WARM_QUESTION

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.lexical import NEGATION_CUES, STOPWORDS, is_enumerator, number_mentions, stem
-from halguard.text.quantities import bound_spans
+from halguard.text.quantities import YEAR_RANGE, bound_spans
 
 __all__ = ["MAX_COUNTS_PER_TEXT", "MAX_THING_WORDS", "Count", "CountIndex", "answered_counts", "counted_as_said",
            "counts", "moved_counts"]
@@ -57,7 +57,6 @@ _ONE = re.compile(r"\b(?:one|One|ONE)\b")
 _CALENDAR = frozenset(stem(w) for w in (
     "january february march april may june july august september october november december jan feb mar apr jun "
     "jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday").split())
-_YEARS = (1000.0, 2100.0)
 # Characters before a number read for the name it may belong to.
 _NAME_REACH = 40
 
@@ -135,7 +134,7 @@ def _counts(text: str, limit: int, bounded: bool) -> list[Count]:
             return found
         if m.is_percent or m.start in within or is_enumerator(text, m.start, m.end):
             continue
-        if (m.value == int(m.value) and _YEARS[0] <= m.value < _YEARS[1]) or _after_a_name(text, m.start):
+        if (m.value == int(m.value) and YEAR_RANGE[0] <= m.value < YEAR_RANGE[1]) or _after_a_name(text, m.start):
             continue
         thing = _thing(text, m.end)
         if thing and not _CALENDAR.intersection(thing):

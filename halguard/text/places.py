@@ -152,16 +152,12 @@ def mentioned_places(text: str, spans: list[tuple[int, int]], words: list[str]) 
             if i + n > len(words):
                 break
             found |= names.get(" ".join(lowered[i:i + n]), frozenset())
+        if w[:1].isupper() and not joined(i - 1, i):  # a city as a whole name ("London"; not "New South Wales")
+            n = next((n for n in range(1, 4) if i + n <= len(words) and not joined(i + n - 1, i + n)), 0)
+            found |= _CITY_COUNTRY.get(" ".join(lowered[i:i + n]), frozenset()) if n else frozenset()
     for m in ACRONYM.finditer(text):
         if "." in m.group(0):
             found |= codes.get(m.group(0).replace(".", ""), frozenset())
-    for i in range(len(words)):  # a city standing as a whole name ("London"; not the "Wales" of "New South Wales")
-        if joined(i - 1, i) or not words[i][:1].isupper():
-            continue
-        for n in range(1, 4):
-            if i + n <= len(words) and not joined(i + n - 1, i + n):
-                found |= _CITY_COUNTRY.get(" ".join(lowered[i:i + n]), frozenset())
-                break
     return frozenset(found)
 
 

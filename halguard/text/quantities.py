@@ -111,7 +111,7 @@ _SENTENCE_EDGE = re.compile(r"[.;:!?\n]")
 _IN_A_STAMP = re.compile(r"[-/:.]\d")
 _STAMP_BEFORE = re.compile(r"\d[-/:]$")
 # Four digits in this range without a unit are a year, not a quantity ("2,000" and "two thousand" are counts).
-_YEARS = (1000, 2100)
+YEAR_RANGE = (1000, 2100)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 # A unit that is itself a count, with an article: "a decade" is ten years, "a fortnight" fourteen days.
 _ONE_UNIT = re.compile(r"\b(?:a|one)\s+(decade|century|fortnight)\b", re.IGNORECASE)
@@ -216,7 +216,7 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
             continue  # a time of day ("5 pm"), not a quantity
         if _IN_A_STAMP.match(text, m.end) or _STAMP_BEFORE.search(text, max(0, m.start - 2), m.start):
             continue  # a part of a date, a time or a code ("2021-08-07 20:14:06", "4-3"), not a quantity
-        if _FOUR_DIGITS.fullmatch(text, m.start, m.end) and _YEARS[0] <= m.value <= _YEARS[1] and _unit_at(
+        if _FOUR_DIGITS.fullmatch(text, m.start, m.end) and YEAR_RANGE[0] <= m.value <= YEAR_RANGE[1] and _unit_at(
                 text, m.end) is None:
             continue  # a year: dated, not counted (a bound is never met by "2019")
         value = m.alt if (m.is_percent and m.alt is not None) else m.value

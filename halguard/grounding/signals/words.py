@@ -113,8 +113,8 @@ def found_names(text: str, scope: Scope) -> list[Span]:
     for s, e in entity_mentions(text):
         name = strip_titles(text[s:e])
         words = content_terms(name)
-        if not name or (words and all(_found(name[a:b], st, scope.terms) for a, b, st in words)) or _mentioned(
-                name, scope) or _glossed(text, e, scope):
+        if not name or (words and all(_found(name[a:b], st, scope.terms) for a, b, st in words)) or _named_otherwise(
+                name, text, e, scope):
             found.append((s, e))
     return found
 
@@ -144,13 +144,19 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
                 found.append((s, e))
             continue
         present = sum(1 for s2, e2, st in words if _found(name[s2:e2], st, scope.terms))
-        if (present * 2 < len(words) or present == 0) and not _mentioned(name, scope) and not _glossed(text, e, scope):
+        if (present * 2 < len(words) or present == 0) and not _named_otherwise(name, text, e, scope):
             found.append((s, e))
     return found
 
 
 # A name's own gloss in the claim: an acronym in brackets right after it ("Islamic State (ISIS)").
 _GLOSS = re.compile(r"[ \t]?\(([A-Z][A-Za-z&.-]{1,11})\)")
+
+
+def _named_otherwise(name: str, text: str, end: int, scope: Scope) -> bool:
+    """Whether the passages name ``name`` (ending at ``end`` in the claim ``text``) in another form, or the claim
+    glosses it with a name of theirs: what both the found-name and the missing-name checks accept."""
+    return _mentioned(name, scope) or _glossed(text, end, scope)
 
 
 def _glossed(text: str, end: int, scope: Scope) -> bool:
