@@ -70,3 +70,28 @@ def test_a_passage_of_dates_is_read_in_linear_time():
     assert _changed("It happened on 2 May 2020.", passage) == ["2 May 2020"]  # the passage's May 2020 is the 1st
     assert _changed("It happened on 1 May 2020.", passage) == []
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_a_holiday_is_its_date():
+    from halguard.text.dates import holiday_dates, holidays_as_dates
+
+    text = "He was crowned on Christmas Day 1066; the treaty came on New Year’s Eve and Halloween, 1999."
+    assert [d for _, _, d in holiday_dates(text)] == [(1066, 12, 25), (0, 12, 31), (1999, 10, 31)]
+    assert holidays_as_dates("crowned on Christmas Day 1066") == "25 December 1066."
+    assert holiday_dates("christmas day") == []  # a holiday is a name: capitalised
+    passage = "William was crowned king at Westminster Abbey on Christmas Day 1066."
+    assert _changed("William was crowned on 25 December 1066.", passage) == []
+    assert _changed("William was crowned on 25 November 1066.", passage) == ["25 November 1066"]
+
+
+def test_verifier_reads_a_passage_holiday_as_the_claims_date():
+    from halguard import LocalVerifier
+
+    verifier = LocalVerifier()
+    passage = ("William defeated Harold II at Hastings on 14 October 1066. He was crowned king at Westminster Abbey "
+               "on Christmas Day 1066.")
+    question = "When was William crowned?"
+    assert verifier.verify("William was crowned at Westminster Abbey on 25 December 1066.", [passage],
+                           question=question).label == "supported"
+    assert verifier.verify("William was crowned at Westminster Abbey on 26 December 1066.", [passage],
+                           question=question).label == "hallucinated"

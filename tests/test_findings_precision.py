@@ -222,6 +222,29 @@ def test_a_negation_without_an_aligned_proposition_is_no_flip(verifier, answer, 
     assert v.claims[0].status != ClaimStatus.CONTRADICTION
 
 
+def test_a_negator_opening_a_bound_is_no_flip(verifier):
+    from halguard.grounding.signals.negation import flip_targets
+
+    assert flip_targets("It can be kept for no more than 6 hours.") == set()
+    assert flip_targets("It must not be kept for more than 6 hours.") == {"kept"}
+    context = ["After the first dose, the vial can be kept at room temperature for no more than 6 hours and must then "
+               "be discarded."]
+    v = verifier.verify("After the first dose, the vial may stay at room temperature for up to six hours and must then "
+                        "be thrown away.", context)
+    assert not v.claims[0].signals.negation_mismatch
+    assert v.claims[0].status != ClaimStatus.CONTRADICTION
+
+
+def test_an_antonym_is_read_against_every_clause_that_aligns_best(verifier):
+    # "Water boils at 100 °C" and "the boiling point falls" each share two words with the claim's first clause
+    context = ["Water boils at 100 °C at sea level, but the boiling point falls as air pressure decreases."]
+    v = verifier.verify("The boiling point of water rises as air pressure decreases.", context)
+    assert v.claims[0].signals.antonym_flips == ["rises"]
+    assert v.label == "hallucinated"
+    assert not verifier.verify("The boiling point of water falls as air pressure decreases.", context
+                               ).claims[0].signals.antonym_flips
+
+
 def test_a_negated_copy_is_still_a_flip(verifier):
     context = ["The museum is open to the public on Mondays. Tickets are sold at the entrance."]
     v = verifier.verify("The museum is not open to the public on Mondays.", context)

@@ -117,3 +117,76 @@ def test_quantities_are_bounded_and_linear_on_crafted_text():
     start = time.monotonic()
     assert quantities("more than over above about " * 50_000) == []
     assert time.monotonic() - start < 10
+
+
+def _changed_units(claim: str, passage: str) -> list[str]:
+    from halguard.grounding.signals.words import changed_units
+
+    scope = scope_of([Source("p0", passage)], None)
+    return [claim[s:e] for s, e in changed_units(claim, scope)]
+
+
+@pytest.mark.parametrize(("claim", "passage", "changed"), [
+    ("The Brevo 300 has a 1.8-gallon water tank.", "The Brevo 300 has a 1.8-litre water tank.", "1.8-gallon"),
+    ("The dose is 500 mcg.", "The dose is 500 mg.", "500 mcg"),
+    ("The Tana flows about 1,000 miles.", "The Tana flows about 1,000 kilometres to the ocean.", "1,000 miles"),
+    ("The course takes 3 weeks.", "The course takes 3 days.", "3 weeks"),
+])
+def test_a_number_the_passage_writes_with_another_unit_is_a_changed_quantity(claim, passage, changed):
+    assert _changed_units(claim, passage) == [changed]
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Adults take one 0.5 g tablet.", "Adults: take one 500 mg tablet."),  # said another way
+    ("The dose is 500 mg.", "The dose is 500 mg, or 500 mcg for children."),  # the passage writes the claim's unit
+    ("It weighs 6 kg.", "It is 6 metres long and weighs 4 kg."),  # another dimension: a number of something else
+    ("It rose 6%.", "It rose 6 points."),  # a percentage has no unit to swap
+    ("The dose is 500 mcg.", "The dose is 500 tablets."),  # the passage's number has no unit
+])
+def test_a_unit_is_changed_only_against_the_same_number_in_another_unit_of_its_dimension(claim, passage):
+    assert _changed_units(claim, passage) == []
+
+
+def test_verifier_gives_a_changed_unit_as_the_changed_number():
+    verifier = LocalVerifier()
+    passage = "Adults: take one 500 mg tablet every 8 hours with food. Do not take more than 3 tablets in 24 hours."
+    verdict = verifier.verify("Adults should take one 500 mcg tablet every 8 hours with food.", [passage],
+                              question="What dose should adults take?")
+    assert verdict.label == "hallucinated"
+    (claim,) = verdict.claims
+    assert "numbers the context gives otherwise: 500 mcg" in claim.reasons
+    assert "500 mcg" in claim.signals.changed_numbers
+    assert verifier.verify("Adults should take one 0.5 g tablet every 8 hours with food.", [passage],
+                           question="What dose should adults take?").label == "supported"
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("Take the capsules three times a day, at evenly spaced times, for 7 days.", [(3.0, "day")]),
+    ("Take them twice weekly.", [(2.0, "week")]),
+    ("The airport handles 5 million passengers a year.", [(5e6, "year")]),
+    ("He works 3 days a week and 2 tablets per day.", [(3.0, "week"), (2.0, "day")]),
+    ("It opens every day.", []),  # no number: no rate
+    ("It had 3,100 staff a year earlier.", []),  # a time placed, not a rate
+    ("It was founded in 2020. A day later it closed.", []),  # another sentence's number
+])
+def test_rates_read_a_number_and_its_period(text, found):
+    from halguard.text.quantities import rates
+
+    assert [(r.value, r.period) for r in rates(text)] == found
+
+
+def test_a_rate_with_another_period_is_a_changed_quantity():
+    passage = "Take amoxicillin capsules three times a day, at evenly spaced times, for 7 days."
+    assert _changed_units("Take the capsules three times a week for 7 days.", passage) == ["three times a week"]
+    assert _changed_units("Take the capsules three times daily for 7 days.", passage) == []
+    assert _changed_units("Take the capsules twice a week.", passage) == []  # a number the passage has no rate for
+
+
+def test_rates_are_bounded_on_crafted_text():
+    from halguard.text.quantities import rates
+
+    crafted = "1 a day " * 50_000
+    start = time.monotonic()
+    assert len(rates(crafted, limit=100)) == 100
+    assert len(rates("a day " * 50_000)) == 0
+    assert time.monotonic() - start < 5.0

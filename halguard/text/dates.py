@@ -1,4 +1,5 @@
-"""Dates written other ways: "Dec. 10" for "10 December", "2019-03-04" for "4 March 2019".
+"""Dates written other ways: "Dec. 10" for "10 December", "2019-03-04" for "4 March 2019", "25 December 1066" for
+"Christmas Day 1066".
 
 The verifier compares a claim's words and numbers with its context's. A month's short name is its long name
 (:func:`month_of`), and a month named in a date is also its number (:func:`date_month_numbers`), so a claim that
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CalendarDate", "calendar_dates", "date_month_numbers", "month_number", "month_of"]
+__all__ = ["HOLIDAYS", "CalendarDate", "calendar_dates", "date_month_numbers", "holiday_dates", "holidays_as_dates",
+           "month_number", "month_of"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
@@ -104,3 +106,41 @@ class _Found:
     def take(self, start: int, end: int, date: CalendarDate) -> None:
         self.covered[start:end] = b"\x01" * (end - start)
         self.dates.append((start, end, date))
+
+
+# Holidays on a fixed day of the Gregorian calendar, by the name a text gives them: (month, day). Hand-typed general
+# English (the holidays' own definitions); moveable feasts (Easter, Thanksgiving) and days whose date depends on the
+# country ("Independence Day", "Labour Day") are left out: they name no one date.
+HOLIDAYS: dict[str, tuple[int, int]] = {
+    "new year's day": (1, 1), "valentine's day": (2, 14), "st patrick's day": (3, 17), "may day": (5, 1),
+    "bastille day": (7, 14), "halloween": (10, 31), "all saints' day": (11, 1), "guy fawkes night": (11, 5),
+    "armistice day": (11, 11), "christmas eve": (12, 24), "christmas day": (12, 25), "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+}
+# A holiday's name as a name (capitalised), with an optional year after it ("Christmas Day 1066", "on New Year's Eve,
+# 1999"). One alternation of fixed words and bounded gaps: linear on any text.
+_HOLIDAY = re.compile(
+    r"\b(New Year['’]s (?:Day|Eve)|Valentine['’]s Day|St\.? Patrick['’]s Day|May Day|Bastille Day|Hallowe['’]?en"
+    r"|All Saints['’] Day|Guy Fawkes Night|Armistice Day|Christmas (?:Eve|Day)|Boxing Day)(?:,?\s{1,3}(\d{4})\b)?")
+
+
+def _holiday_key(name: str) -> str:
+    key = name.lower().replace("’", "'").replace("st. ", "st ")
+    return "halloween" if key.startswith("hallowe") else key
+
+
+def holiday_dates(text: str) -> list[tuple[int, int, CalendarDate]]:
+    """The fixed-date holidays ``text`` names, as ``(start, end, (year, month, day))`` (year 0 where no year follows
+    the name): "Christmas Day 1066" is 25 December 1066 (:data:`HOLIDAYS`)."""
+    out = []
+    for m in _HOLIDAY.finditer(text):
+        month, day = HOLIDAYS[_holiday_key(m.group(1))]
+        out.append((m.start(), m.end(), (int(m.group(2) or 0), month, day)))
+    return out
+
+
+def holidays_as_dates(text: str) -> str:
+    """The dates of the holidays ``text`` names, written out ("25 December 1066. 24 December."), or ``""``: what a
+    passage that says "Christmas Day 1066" says of the day, the month and the year, in words a claim uses."""
+    return " ".join(f"{day} {_MONTHS[month - 1].capitalize()}{f' {year}' if year else ''}."
+                    for _, _, (year, month, day) in holiday_dates(text))

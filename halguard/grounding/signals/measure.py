@@ -18,6 +18,7 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
     changed_dates,
+    changed_units,
     found_names,
     missing_names,
     missing_numbers,
@@ -146,7 +147,7 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
                    ) -> tuple[list[Span], list[Span], list[Span], list[Span]]:
     """The claim's names and numbers the passages lack, the spans where it denies a premise, and those of its
     numbers that stand in the passages but not as the claim places them (a date written otherwise, a count given to
-    something else: also among the numbers).
+    something else, a number with another unit: also among the numbers).
 
     Names and numbers only count as found in the passages: one found only in the question is an echoed premise
     ("Does it support 100 W charging?" -> "It supports 100 W charging." against "65 W") ... unless the claim denies
@@ -165,6 +166,9 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     # A count the passages give to something else ("one USB-C port and two HDMI ports" against "two USB-C ports and
     # one HDMI port"): each number is theirs, the pairing is not.
     placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]
+    # A number the passages write with another unit ("500 mcg" against "500 mg"): the quantity is the changed number.
+    placed += [sp for sp in changed_units(text, facts)
+               if not any(sp[0] <= a and b <= sp[1] for a, b in numbers + placed)]
     if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
         said = set(counted_as_said(text, facts.counts))
         numbers = [sp for sp in numbers if sp not in said]
@@ -230,9 +234,13 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
     theirs = [(clause, term_set(clause)) for _, clause in _clauses(evidence, limit=_MAX_CLAUSES * 4)]
     for left, clause in ours:
         terms = {st for _, _, st in content_terms(clause)}
-        best, best_terms = max(theirs, key=lambda c: len(terms & c[1]), default=("", set()))
-        flips += [(left + s, left + e) for s, e in antonym_flips(clause, best) if stem(clause[s:e]) not in negated
-                  and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)]
+        most = max((len(terms & their_terms) for _, their_terms in theirs), default=0)
+        # Every evidence clause that shares the most words is this clause's counterpart: "the boiling point falls"
+        # and "Water boils at sea level" share two words each with "The boiling point of water rises".
+        for best, best_terms in (c for c in theirs if most and len(terms & c[1]) == most):
+            flips += [(left + s, left + e) for s, e in antonym_flips(clause, best) if stem(clause[s:e]) not in negated
+                      and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)
+                      and (left + s, left + e) not in flips]
     return flips
 
 

@@ -31,6 +31,11 @@ FLIP_CUES = frozenset("not no never none nobody nothing neither nor cannot cant 
 _SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
 _RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
+# A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
+# "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
+_NEGATED_BOUND = re.compile(
+    r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|greater|longer|shorter|higher|lower|older|younger)\s+than\b",
+    re.IGNORECASE)
 
 
 def closest_sentence(claim_terms: set[str], evidence: str) -> str:
@@ -94,7 +99,9 @@ def flip_targets(text: str) -> set[str]:
     :func:`halguard.text.lexical.negated_terms` reads them ("did not *lead*", "no *parking*"), and the word of an
     "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes over a
     quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
-    ..."), and a "non-" word says its own negation ("a non-confirmatory letter")."""
+    ..."), a negator opening a bound negates nothing ("for *no more than* 6 hours"), and a "non-" word says its own
+    negation ("a non-confirmatory letter")."""
+    text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
     out = negated_terms(text, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
     return out

@@ -11,10 +11,10 @@ from halguard.grounding.signals.hours import HoursTable
 from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
-from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
+from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
-from halguard.text.quantities import Quantity, QuantityIndex, quantities
+from halguard.text.quantities import Quantity, QuantityIndex, quantities, rates
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
     SOURCE_QUANTITIES_BYTES,
@@ -30,36 +30,39 @@ __all__ = ["Scope", "scope_of", "word_string"]
 # passages a process sees again are not re-read.
 @memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
-    return frozenset(term_set(text) | term_set(stated_feature_words(text)))
+    return frozenset(term_set(text) | term_set(stated_feature_words(text)) | term_set(holidays_as_dates(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_numbers(text: str) -> frozenset[float]:
-    return frozenset(_numbers(text))
+    return frozenset(_numbers(text) | _numbers(holidays_as_dates(text)))  # "Christmas Day" is the 25th (of 12)
 
 
 @dataclass(frozen=True)
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
-    percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing)."""
+    percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates (number
+    and period)."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
     changes: Mapping[float, frozenset[bool]]
     phrasals: frozenset[str]
     counts: frozenset[tuple[float, tuple[str, ...]]]
+    rates: frozenset[tuple[float, str]]
 
 
 # Counted every level down: its quantities and counts are records in tuples, which one level does not see.
 @memoize_text(SOURCE_QUANTITIES_BYTES, sizer=deep_entry_size)
 def _source_readings(text: str) -> _Readings:
     return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
-                     frozenset((c.value, c.thing) for c in counts(text, bounded=True)))
+                     frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
+                     frozenset((r.value, r.period) for r in rates(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_dates(text: str) -> frozenset[CalendarDate]:
-    return frozenset(date for _, _, date in calendar_dates(text, yearless=True))
+    return frozenset(date for _, _, date in calendar_dates(text, yearless=True) + holiday_dates(text))
 
 
 def _by_year(dates: frozenset[CalendarDate]) -> dict[int, dict[int, frozenset[int]]]:
@@ -113,6 +116,9 @@ class Scope:
     # The sources' counts: which numbers they give to which things ("two USB-C ports"; words.missing_numbers reads a
     # claim's count given to something else, text.counts).
     counts: CountIndex = field(default_factory=lambda: CountIndex(()))
+    # The numbers the sources say per period, with the period ("three times a day": (3.0, "day")): a claim's rate with
+    # another period is a changed quantity (words.changed_units).
+    rates: frozenset[tuple[float, str]] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -146,4 +152,5 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     return Scope(frozenset(terms), frozenset(numbers), absent, tuple(sources), context_terms, context_numbers, unknown,
                  hours, dates, question, QuantityIndex(q for r in readings for q in r.quantities),
                  frozenset().union(*(r.starts for r in readings)), changes,
-                 frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts))
+                 frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
+                 frozenset().union(*(r.rates for r in readings)))

@@ -28,11 +28,13 @@ from halguard.text.quantities import (
     bound_spans,
     claim_quantities_said,
     quantities,
+    rates,
     said_as,
 )
 from halguard.text.wordnet import licensed
 
-__all__ = ["changed_dates", "found_names", "missing_names", "missing_numbers", "novel_terms", "scattered_names"]
+__all__ = ["changed_dates", "changed_units", "found_names", "missing_names", "missing_numbers", "novel_terms",
+           "scattered_names"]
 
 Span = tuple[int, int]
 
@@ -309,3 +311,39 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
         if not days or (day and 0 not in days and day not in days):
             found.append((start, end))
     return found
+
+
+# The dimensions whose units a claim can swap for one another ("mg" for "mcg"): a percentage or a count has none.
+_UNIT_DIMENSIONS = frozenset({"length", "mass", "time", "volume", "area"})
+
+
+def changed_units(text: str, scope: Scope) -> list[Span]:
+    """Quantities of the claim whose number the passages write with another unit of the same dimension, and never
+    with the claim's unit: "500 mcg" where they write "500 mg", "1,000 miles" where they write "1,000 kilometres".
+    The number stands in the passages, so :func:`missing_numbers` finds nothing; the quantity does not, unless the
+    passages give it another way ("0.5 g" is "500 mg": :func:`halguard.text.quantities.said_as`). The same holds for
+    a rate's period: "three times a week" where the passages say "three times a day" and never "a week"."""
+    found = _changed_periods(text, scope)
+    if not scope.quantities:
+        return found
+    for q in quantities(text, limit=MAX_CLAIM_QUANTITIES):
+        if q.unit_span is None or q.dimension not in _UNIT_DIMENSIONS:
+            continue
+        same_number = [t for t in scope.quantities.of_dimension(q.dimension)
+                       if t.unit_span is not None and abs(t.value - q.value) <= 1e-9 * max(1.0, abs(q.value))]
+        if not same_number or any(abs(t.base - q.base) <= 1e-9 * max(1.0, abs(q.base)) for t in same_number):
+            continue  # the passages never write the number with a unit, or write it with the claim's
+        if not said_as(q, scope.quantities):
+            found.append((q.start, q.end))
+    return found
+
+
+def _changed_periods(text: str, scope: Scope) -> list[Span]:
+    """The claim's rates whose number the passages say per another period, and never per the claim's."""
+    if not scope.rates:
+        return []
+    periods: dict[float, set[str]] = {}
+    for value, period in scope.rates:
+        periods.setdefault(value, set()).add(period)
+    return [(r.start, r.end) for r in rates(text, limit=MAX_CLAIM_QUANTITIES)
+            if r.value in periods and r.period not in periods[r.value]]
