@@ -106,6 +106,14 @@ def test_letters_joined_by_an_ampersand_are_one_word():
 
 
 @pytest.mark.parametrize(("text", "names"), [
+    ("It comes with 16 GB of RAM, a 512-GB SSD and a 3.2GHz chip.", ["RAM", "SSD"]),  # units after numbers
+    ("The GB team won, and 2 GE engines power the A320.", ["GB", "GE", "A320"]),  # a capital without a number
+])
+def test_a_unit_symbol_after_a_number_is_no_name(text, names):
+    assert [text[s:e] for s, e in entity_mentions(text)] == names
+
+
+@pytest.mark.parametrize(("text", "names"), [
     ("Activists in the U.K. dumped paint.", ["U.K"]),  # not the name "U" and a sentence-initial "K"
     ("The U.S. and the E.U. agreed.", ["U.S", "E.U"]),  # "S" and "U" are stopwords, yet letters of the acronym
     ("He works at I.B.M. in Paris.", ["I.B.M", "Paris"]),

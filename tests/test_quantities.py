@@ -179,7 +179,13 @@ def test_a_rate_with_another_period_is_a_changed_quantity():
     passage = "Take amoxicillin capsules three times a day, at evenly spaced times, for 7 days."
     assert _changed_units("Take the capsules three times a week for 7 days.", passage) == ["three times a week"]
     assert _changed_units("Take the capsules three times daily for 7 days.", passage) == []
-    assert _changed_units("Take the capsules twice a week.", passage) == []  # a number the passage has no rate for
+    assert _changed_units("Take the capsules twice a week.", passage) == []  # a period the passage gives no rate
+    once = "Take one 20 mg tablet once a day, with or without food."
+    assert _changed_units("Take one 20 mg tablet twice a day.", once) == ["twice a day"]  # another frequency
+    assert _changed_units("Take one 20 mg tablet once daily.", once) == []
+    cargo = "Its harbour handles around 3 million tonnes of cargo a year."
+    assert _changed_units("The harbour handles 3 million tonnes of cargo a month.", cargo) == [
+        "3 million tonnes of cargo a month"]
 
 
 def test_rates_are_bounded_on_crafted_text():

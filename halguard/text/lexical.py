@@ -172,6 +172,8 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         w = text[s:e]
         if _letters_and_letters(text, s, e):
             continue  # "Q&A", "R&D", "M&A": an abbreviation of common words, not a name ("AT&T" is one)
+        if w in UNIT_SYMBOLS and _after_a_number(text, s):
+            continue  # "16 GB", "3.2 GHz", "500 MW": a unit, not a name ("GB of RAM" is not one name)
         after_initials = bool(runs) and runs[-1][4] and _after_initial(text, runs[-1][0], runs[-1][1], s, e)
         # "I.B.M.": a letter that opens a dotted acronym is no stopword
         dotted = len(w) == 1 and text[e : e + 1] == "." and text[e + 1 : e + 2].isupper()
@@ -192,6 +194,24 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         else:
             runs.append([s, e, 1, initial, len(w) == 1])
     return [(s, e) for s, e, n, initial, _ in runs if n > 1 or not initial]
+
+
+# Capitalised unit symbols, read as units (not names) right after a number: digital storage, frequency, power and
+# energy, electricity, and a few others written in capitals. Hand-typed from the SI brochure and common product
+# specifications; lower-case symbols ("kg", "km") are never read as names anyway.
+UNIT_SYMBOLS = frozenset(
+    "KB MB GB TB PB KiB MiB GiB TiB Kb Mb Gb Tb Kbps Mbps Gbps Hz kHz MHz GHz THz W kW MW GW TW Wh kWh MWh GWh TWh V kV "
+    "mV A mA mAh Ah MP dB DPI PPI RPM BTU Pa kPa MPa GPa N kN J kJ MJ K".split())
+
+
+def _after_a_number(text: str, start: int) -> bool:
+    """Whether a digit stands right before ``start``, across spaces or one hyphen ("16 GB", "16-GB", "16GB")."""
+    j = start - 1
+    while j >= 0 and text[j] == " " and start - j <= 3:
+        j -= 1
+    if j >= 0 and text[j] == "-":
+        j -= 1
+    return j >= 0 and text[j].isdigit()
 
 
 def _after_initial(text: str, run_start: int, run_end: int, start: int, end: int) -> bool:

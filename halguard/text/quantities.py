@@ -350,6 +350,8 @@ class Rate:
     end: int
     value: float
     period: str
+    # The number is a word of frequency ("once", "twice", "thrice"): no number the other checks read.
+    times_word: bool = False
 
 
 # The period of a rate: "a/an/per/each/every" and a time unit, or the unit's adverb ("daily", "annually").
@@ -360,8 +362,9 @@ _PERIOD = re.compile(r"\b(?:(?:a|an|per|each|every)\s{1,3}(second|minute|hour|da
 _PERIOD_OF_ADVERB = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
                      "monthly": "month", "yearly": "year", "annually": "year"}
 _TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
-# A rate's number stands at most this many words before its period ("three *times* a day", "2 *tablets* per day").
-_RATE_REACH_WORDS = 2
+# A rate's number stands at most this many words before its period ("three *times* a day", "2 *tablets* per day",
+# "3 million *tonnes of cargo* a year").
+_RATE_REACH_WORDS = 3
 _RATE_WINDOW_CHARS = 40
 _RATE_WORD = re.compile(r"[^\W_][\w,.'’-]*")
 _RATE_EDGE = re.compile(r"[.;:!?,()](?=\s)")
@@ -378,7 +381,8 @@ def rates(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Rate]:
         period = (m.group(1) or _PERIOD_OF_ADVERB[m.group(2).lower()]).lower()
         found = _rate_number(text, m.start())
         if found is not None:
-            out.append(Rate(found[0], m.end(), found[1], period))
+            out.append(Rate(found[0], m.end(), found[1], period, text[found[0]:found[0] + 6].lower().rstrip() in (
+                _TIMES_WORDS)))
     return out
 
 
@@ -396,6 +400,6 @@ def _rate_number(text: str, period_start: int) -> tuple[int, float] | None:
         if times is not None:
             return left + w.start(), times
     for n in reversed(number_mentions(window)):
-        if n.start >= words[0].start() and not n.is_percent:
+        if n.end > words[0].start() and not n.is_percent:  # "3 million" ends in reach
             return left + n.start, n.value
     return None

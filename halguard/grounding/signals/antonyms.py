@@ -33,7 +33,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("easy easier easiest simple simpler", "hard harder hardest difficult complex complicated"),
     ("accept agree approve allow permit", "refuse reject deny forbid forbade forbidden prohibit ban banned"),
     ("win won winning victory success successful succeed", "lose lost losing defeat failure fail unsuccessful"),
-    ("profit profitable", "loss unprofitable"),
+    ("profit profitable income earnings", "loss unprofitable"),  # "net income" and "earnings" are a profit
     ("positive", "negative"),
     ("good better best", "bad worse worst"),
     ("early earlier earliest", "late later latest"),

@@ -339,11 +339,16 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
 
 
 def _changed_periods(text: str, scope: Scope) -> list[Span]:
-    """The claim's rates whose number the passages say per another period, and never per the claim's."""
+    """The claim's rates whose number the passages say per another period, and never per the claim's; and those
+    written "once" / "twice" / "thrice" (no number the other checks read) whose period the passages give only
+    other numbers ("twice a day" where they say "once a day")."""
     if not scope.rates:
         return []
     periods: dict[float, set[str]] = {}
     for value, period in scope.rates:
         periods.setdefault(value, set()).add(period)
+    their_periods = {period for _, period in scope.rates}
     return [(r.start, r.end) for r in rates(text, limit=MAX_CLAIM_QUANTITIES)
-            if r.value in periods and r.period not in periods[r.value]]
+            if (r.value in periods and r.period not in periods[r.value])
+            or (r.times_word and r.value not in periods and r.period in their_periods
+                and r.value not in scope.numbers)]
