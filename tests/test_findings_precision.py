@@ -253,6 +253,17 @@ def test_an_antonym_is_read_against_every_clause_that_aligns_best(verifier):
                                ).claims[0].signals.antonym_flips
 
 
+def test_an_antonym_is_read_clause_by_clause_where_the_evidence_holds_both_sides(verifier):
+    context = ["Brightwater Utilities reported a first-half net profit of 312 million dollars, compared with a loss of "
+               "45 million dollars a year earlier."]
+    v = verifier.verify("Brightwater Utilities reported a first-half net loss of 312 million dollars.", context)
+    assert v.claims[0].signals.antonym_flips == ["loss"]
+    assert not verifier.verify("Brightwater Utilities reported a first-half net profit of 312 million dollars.",
+                               context).claims[0].signals.antonym_flips
+    assert not verifier.verify("A year earlier Brightwater had a loss of 45 million dollars.",
+                               context).claims[0].signals.antonym_flips
+
+
 def test_a_negated_copy_is_still_a_flip(verifier):
     context = ["The museum is open to the public on Mondays. Tickets are sold at the entrance."]
     v = verifier.verify("The museum is not open to the public on Mondays.", context)

@@ -221,16 +221,15 @@ def _clause_terms(text: str, start: int, end: int) -> set[str]:
 def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weights: ScoringWeights
            ) -> list[tuple[int, int]]:
     """The claim's antonym flips against its closest evidence sentence, each in an aligned proposition; where the
-    claim holds both sides of a pair ("revenue rose, but profit fell": no flip for the whole), each clause against
-    its own closest sentence ("profit rose" against "Net profit fell")."""
+    claim or the sentence holds both sides of a pair ("revenue rose, but profit fell": no flip for the whole), each
+    clause of the claim against the evidence clauses it aligns with best ("profit rose" against "Net profit fell";
+    "a net loss of 312 million" against "a net profit of 312 million, compared with a loss of 45 million")."""
     negated = negated_terms(text)  # "does not open" against "is closed" is no flip: the negation turns it back
     flips = [(s, e) for s, e in antonym_flips(text, closest) if stem(text[s:e]) not in negated
              and _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
     if flips:
         return flips
     ours = _clauses(text)
-    if len(ours) < 2:
-        return []
     theirs = [(clause, term_set(clause)) for _, clause in _clauses(evidence, limit=_MAX_CLAUSES * 4)]
     for left, clause in ours:
         terms = {st for _, _, st in content_terms(clause)}

@@ -8,6 +8,7 @@ from halguard.grounding.roles import Argument, role_conflicts
 from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.measure import checked_text
+from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.negation import closest_sentence
 from halguard.grounding.signals.scope import Scope
 from halguard.text.claims import Claim
@@ -16,10 +17,13 @@ from halguard.text.lexical import content_terms, stem
 __all__ = ["VERB_EVIDENCE_TEXTS", "claim_role_conflicts", "claim_verbs_said"]
 
 
-def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope) -> list[tuple[int, int, str]]:
+def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *, copy_overlap: float = 1.0
+                         ) -> list[tuple[int, int, str]]:
     """The role conflicts of ``claim`` with its evidence chunks' texts (best first), as ``(start, end, reason)``
-    in the answer. The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no
-    number, and "I think" no frame.
+    in the answer: the frames' (:mod:`halguard.grounding.roles`), and a name of the passages moved into a copy of a
+    sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
+    words). The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number,
+    and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
@@ -31,7 +35,11 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope) ->
             return True
         return any(stem(name) in scope.context_terms for name in arg.names)
 
-    return [(claim.start + c.start, claim.start + c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
+    found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
+    if evidence:
+        found += [m for m in moved_names(text, evidence[0], scope, copy_overlap)
+                  if not any(s < m[1] and m[0] < e for s, e, _ in found)]
+    return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
 # Evidence chunks a claim's novel verbs are read against: its best two (a verb far away is too often another event).

@@ -1,0 +1,197 @@
+"""A name of the passages moved into a sentence that names someone else: "Ferreira had narrowly won the first round."
+against "Salas had won the first round narrowly.", when Ferreira is named elsewhere in the passage.
+
+A name the passages lack in a copied sentence is the missing names' finding (``name_swapped``). A name they have,
+put where its evidence sentence names another, is a swap the word checks cannot see: every word of the claim is
+the passage's. The parse-based role check (:mod:`halguard.grounding.roles`) reads such swaps where it finds the
+same event's frame in both; this reads the plainer case without a parse, as the same finding (``role_conflicts``):
+
+- the claim copies its closest evidence sentence but for the name: at least two other content words, at least
+  ``close_copy_overlap`` of them in that sentence (as ``name_swapped``);
+- the claim's name is not in that sentence (by its words, or as the same entity another way: "the US" / "the United
+  States"), and stands somewhere in the passages (a name they lack is the missing names' finding);
+- the sentence names another entity, which the claim does not name, in the same slot: both words next to it are
+  the words next to the claim's name ("*for* Rivera *last* season" / "*for* Valmont *last* season"; the start of
+  the sentence counts as a word), or one of them is and is a content word ("Wallace *discovered*" / "Lund
+  University *discovered*") or a preposition ("*from* London"; "*the* ICRC" / "*the* U.N." is no slot), and the
+  passages never write the two as one name ("Tameka Raymond"). A coreferent said otherwise ("Acme's revenue
+  rose 5%, the CEO said." against "The company's revenue rose 5%, CEO Jane Doe said.") has no such slot: Jane Doe
+  stands where Acme does not. Weekdays and months are dates, not names here;
+- or the claim writes "X's W" where the sentence writes "Y's W" of another name and never "X's W" ("Kestrel's
+  founder" / "Brightcrumb's founder"), the claim a copy of the sentence.
+
+A sentence-initial word is a name where a passage writes it capitalised inside a sentence ("Salas had won" after
+"the incumbent Jorge Salas"). Bounded: at most :data:`MAX_NAMES` names a side, each compared with the sentence's
+names once, and a word looked up at most ``_MAX_OCCURRENCES`` times a passage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from halguard.grounding.signals.negation import closest_sentence, shared_share
+from halguard.grounding.signals.scope import Scope
+from halguard.text.dates import month_number
+from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, stem, term_set, word_spans
+from halguard.text.mentions import same_entity, strip_titles
+
+__all__ = ["moved_names"]
+
+Span = tuple[int, int]
+_START = "<start>"
+# The most names of a claim, and of its evidence sentence, compared (a crafted run of capitals is not read whole).
+MAX_NAMES = 16
+_POSSESSIVE = ("'s", "’s", "'", "’")
+
+
+def _neighbours(text: str, start: int, end: int, spans: list[Span]) -> tuple[str, str]:
+    """The words right before and after ``text[start:end]`` (lower-case; the start of the text is ``_START``)."""
+    before, after = _START, ""
+    for s, e in spans:
+        if e <= start:
+            before = text[s:e].lower()
+        elif s >= end:
+            after = text[s:e].lower()
+            break
+    return before, after
+
+
+def _names(text: str, sources: list[str]) -> list[Span]:
+    """The names of ``text`` (:func:`halguard.text.lexical.entity_mentions`), and its first word where a source
+    writes that word capitalised inside a sentence: a sentence-initial "Salas" is the name "Jorge Salas" of the
+    passage, as a sentence-initial "The" is no name."""
+    spans = entity_mentions(text)
+    words = word_spans(text)
+    if words and (not spans or spans[0][0] > words[0][0]):
+        s, e = words[0]
+        word = text[s:e]
+        if word[:1].isupper() and word.lower() not in STOPWORDS and any(_named_inside(word, src) for src in sources):
+            spans.insert(0, (s, e))
+    return spans[:MAX_NAMES]
+
+
+def _named_inside(word: str, source: str) -> bool:
+    """Whether ``source`` writes ``word`` (a possessive's name: "Brightcrumb" of "Brightcrumb's") inside a sentence
+    (after a word, not after a sentence's end)."""
+    word = next((word[:-len(p)] for p in _POSSESSIVE if word.endswith(p) and len(word) > len(p)), word)
+    at, seen = source.find(word), 0
+    while at >= 0 and seen < _MAX_OCCURRENCES:
+        j = at - 1
+        while j >= 0 and source[j] == " ":
+            j -= 1
+        end = at + len(word)
+        if j >= 0 and source[j] not in '.!?:"\n' and not source[end:end + 1].isalnum():
+            return True
+        at, seen = source.find(word, at + 1), seen + 1
+    return False
+
+
+# Occurrences of a word looked at in one source (a crafted source repeating it is not read whole).
+_MAX_OCCURRENCES = 32
+
+
+def _same_slot(ours: tuple[str, str], theirs: tuple[str, str]) -> bool:
+    """Whether two names stand in the same slot: both neighbours the same ("*for* Rivera *last*" / "*for* Valmont
+    *last*", the sentence's start counting as one), or one that is a content word ("Wallace *discovered*" / "Lund
+    University *discovered*") or a preposition ("awarded *to* Antony Hewish" / "awarded *to* Jocelyn Bell"); an
+    article or a conjunction alone ("*the* ICRC" / "*the* U.N.") says nothing."""
+    if ours == theirs and ours[1]:
+        return True
+    return any(a == b and a != _START and (a not in STOPWORDS or a in _SLOT_PREPOSITIONS)
+               for a, b in zip(ours, theirs) if a)
+
+
+# Prepositions that mark an argument's role ("*from* London", "*for* Valmont"): next to a name, they place it.
+_SLOT_PREPOSITIONS = frozenset(
+    "in on at for from to by with of against over under into near behind after before during between among via "
+    "per".split())
+
+
+def _one_name(claim_name: str, other: str, sources: list[str]) -> bool:
+    """Whether a passage writes the two names as one ("Tameka Raymond": "Raymond" and "Tameka" name one person)."""
+    return any(f"{other} {claim_name}" in src or f"{claim_name} {other}" in src for src in sources)
+
+
+def _dated(name: str) -> bool:
+    """Whether a name is a weekday or a month ("Wednesday", "March"): a date, which the date checks compare."""
+    return any(w.lower() in _WEEKDAYS or month_number(w) is not None for w in name.split())
+
+
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+def _in_sentence(name: str, sentence_terms: Collection[str], sentence_names: list[str]) -> bool:
+    words = [st for _, _, st in content_terms(name)]
+    present = sum(1 for st in words if st in sentence_terms)
+    return (bool(words) and present * 2 >= len(words)) or any(same_entity(name, other) for other in sentence_names)
+
+
+def _possessions(text: str, spans: list[Span], words: list[Span]) -> list[tuple[int, int, str, str, str]]:
+    """The names of ``spans`` written as possessors, with what they possess: ``(start, end, name, stem, word)`` for
+    "Kestrel's founder" (the name without its "'s", the possessed word's stem and the word)."""
+    out = []
+    for s, e in spans:
+        name = text[s:e]
+        ending = next((p for p in _POSSESSIVE if name.endswith(p)), None)
+        if ending is None and text[e:e + 1] in ("'", "’") and not text[e + 1:e + 2].isalnum():
+            ending, e = "", e + 1  # "Kestrel Foods' chief"
+        if ending is None:
+            continue
+        after = next(((a, b) for a, b in words if a >= e), None)
+        if after is not None and not text[e:after[0]].strip():
+            word = text[after[0]:after[1]]
+            out.append((s, e, name[:len(name) - len(ending)] if ending else name, stem(word), word))
+    return out
+
+
+def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span], sentence: str,
+                     sentence_names: list[Span], sentence_words: list[Span], context_terms: Collection[str]
+                     ) -> list[tuple[int, int, str]]:
+    """The claim's "X's W" where its sentence writes "Y's W" of another name Y and never "X's W"."""
+    theirs = _possessions(sentence, sentence_names, sentence_words)
+    out = []
+    for s, e, name, word_stem, word in _possessions(text, claim_names, claim_words):
+        same_word = [other for _, _, other, w, _ in theirs if w == word_stem]
+        if (same_word and _in_sentence(name, context_terms, [])
+                and not any(_in_sentence(name, term_set(other), [other]) for other in same_word)):
+            out.append((s, e, f"{name}'s {word} where the passage has {same_word[0]}'s {word}"))
+    return out
+
+
+def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> list[tuple[int, int, str]]:
+    """The claim's names (offsets in ``text``) that the passages have but its closest sentence of ``evidence`` (its
+    best chunk) puts another name in place of, with the reason in words ("Ferreira where the passage has Salas",
+    "Kestrel's founder where the passage has Brightcrumb's founder")."""
+    sources = [src.text for src in scope.sources]
+    claim_names = _names(text, sources)
+    if not claim_names or not evidence:
+        return []
+    claim_terms = {st for _, _, st in content_terms(text)}
+    sentence = closest_sentence(claim_terms, evidence)
+    sentence_terms = term_set(sentence)
+    sentence_spans = _names(sentence, sources)
+    claim_words, sentence_words = word_spans(text), word_spans(sentence)
+    out = []
+    if len(claim_terms) >= 3 and shared_share(claim_terms, sentence_terms) >= copy_overlap:
+        out = _possessor_swaps(text, claim_names, claim_words, sentence, sentence_spans, sentence_words,
+                               scope.context_terms)
+    sentence_names = [sentence[s:e] for s, e in sentence_spans]
+    claim_strings = [text[s:e] for s, e in claim_names]
+    # Another entity of the sentence: one the claim does not name
+    others = [(s, e, name) for (s, e), name in zip(sentence_spans, sentence_names)
+              if not _dated(name) and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
+    for (s, e), name in zip(claim_names, claim_strings):
+        if (not others or any(s < b and a < e for a, b, _ in out) or not strip_titles(name) or _dated(name)
+                or not _in_sentence(name, scope.context_terms, [])  # the passages' words, not the question's
+                or _in_sentence(name, sentence_terms, sentence_names)):
+            continue
+        rest = claim_terms - {st for _, _, st in content_terms(name)}
+        if len(rest) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
+            continue
+        ours = _neighbours(text, s, e, claim_words)
+        for os_, oe, other in others:
+            theirs = _neighbours(sentence, os_, oe, sentence_words)
+            if _same_slot(ours, theirs) and not _one_name(name, other, sources):
+                out.append((s, e, f"{name} where the passage has {other}"))
+                break
+    return out

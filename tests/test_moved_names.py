@@ -1,0 +1,82 @@
+"""A name of the passages moved into a copied sentence that names another in its place is a role conflict."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.signals.moved import moved_names
+from halguard.grounding.signals.scope import scope_of
+from halguard.text.contexts import Source
+
+ELECTION = ("In the run-off, Paula Ferreira defeated the incumbent Jorge Salas with 54% of the vote. Salas had won the "
+            "first round narrowly. Ferreira will be sworn in on 1 January.")
+TRANSFER = ("Midfielder Ana Costa has left Valmont FC and signed for Rivera United on a three-year deal. Rivera paid a "
+            "fee of 4 million euros. Costa scored nine goals for Valmont last season.")
+BEETLE = ("Researchers at Lund University discovered a new species of beetle in the rainforest of Borneo. The team, "
+          "led by entomologist Sara Lind, named it after the naturalist Alfred Russel Wallace.")
+DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million pounds. Brightcrumb's founder, Tomas "
+        "Reyes, will join Kestrel's board.")
+
+
+def _moved(claim: str, passage: str) -> list[str]:
+    scope = scope_of([Source("p0", passage)], None)
+    return [why for _, _, why in moved_names(claim, passage, scope, 0.8)]
+
+
+@pytest.mark.parametrize(("claim", "passage", "why"), [
+    ("Ferreira had narrowly won the first round.", ELECTION, "Ferreira where the passage has Salas"),
+    ("Costa scored nine goals for Rivera last season.", TRANSFER, "Rivera where the passage has Valmont"),
+    ("Alfred Russel Wallace discovered a new species of beetle in Borneo.", BEETLE,
+     "Alfred Russel Wallace where the passage has Lund University"),
+    ("Kestrel's founder, Tomas Reyes, will join Brightcrumb's board.", DEAL,
+     "Kestrel's founder where the passage has Brightcrumb's founder"),
+    ("The indie band Halyard is from Leeds.", "Halyard toured Leeds in 2009. The indie band Halyard is from Sheffield.",
+     "Leeds where the passage has Sheffield"),  # a preposition places the name
+])
+def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
+    assert why in _moved(claim, passage)
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("Salas had won the first round narrowly.", ELECTION),  # the sentence itself
+    ("Costa scored nine goals for Valmont last season.", TRANSFER),
+    # names from two sentences: no copy of one
+    ("A Lund University team led by Sara Lind found a new beetle in Borneo and named it after Wallace.", BEETLE),
+    ("Brightcrumb's founder, Tomas Reyes, will join Kestrel's board.", DEAL),
+    # a coreferent said by its name: the sentence's other name stands in another slot
+    ("Acme's revenue rose 5%, the chief executive said.",
+     "Acme makes brakes. The company's revenue rose 5%, chief executive Jane Doe said."),
+    # an article alone is no slot; a weekday is a date, not a name
+    ("The ICRC made the appeal as the UN Security Council met.",
+     "The ICRC urged a pause. The call came just before the U.N. Security Council met."),
+    ("Al-Abadi arrived in Tikrit to claim the victory.",
+     "Al-Abadi arrived Wednesday to claim the victory. Tikrit fell a year after it was attacked."),
+    # one person by either of the names the passage gives together
+    ("The event ended with photo opportunities with Raymond.",
+     "Tameka Raymond spoke about her memoir. The event ended with photo opportunities with Tameka."),
+    # a name the passages lack is the missing names' finding, not a moved one
+    ("Ferreira had narrowly won the first round.", ELECTION.replace("Paula Ferreira", "Paula Gomes").replace(
+        "Ferreira will", "Gomes will")),
+])
+def test_no_moved_name_without_a_swap(claim, passage):
+    assert _moved(claim, passage) == []
+
+
+def test_verifier_reports_a_moved_name_as_a_role_conflict():
+    verifier = LocalVerifier()
+    verdict = verifier.verify("Ferreira had narrowly won the first round.", [ELECTION])
+    assert verdict.label == "hallucinated"
+    assert "Ferreira where the passage has Salas" in verdict.claims[0].signals.role_conflicts
+    assert verifier.verify("Salas had narrowly won the first round.", [ELECTION]).label == "supported"
+
+
+def test_moved_names_are_bounded_on_crafted_text():
+    crafted = "Alpha Beta " * 5_000 + "won."
+    passage = "Gamma won. " + "Alpha Beta " * 5_000
+    scope = scope_of([Source("p0", passage)], None)
+    start = time.monotonic()
+    moved_names(crafted, passage, scope, 0.8)
+    assert time.monotonic() - start < 10.0
