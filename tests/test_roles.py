@@ -307,3 +307,20 @@ def test_a_party_of_an_exchange_on_the_other_side_is_a_conflict():
     assert role_conflicts("The museum sold the painting in 2010.",
                           ["The museum bought the painting in 1990.", "The museum sold the painting in 2010."],
                           lambda arg: True) == []
+
+
+@pytest.mark.parametrize(("answer", "context", "label"), [
+    ("Rivera United signed Ana Costa from Valmont FC.",
+     "Midfielder Ana Costa has left Valmont FC and signed for Rivera United on a three-year deal.", "supported"),
+    ("Ana Costa signed for Rivera United.", "Rivera United have signed midfielder Ana Costa from Valmont FC.",
+     "supported"),
+    ("Valmont FC signed Ana Costa.",
+     "Midfielder Ana Costa has left Valmont FC and signed for Rivera United on a three-year deal.", "hallucinated"),
+    ("Ana Costa signed for Valmont FC.", "Rivera United have signed midfielder Ana Costa from Valmont FC.",
+     "hallucinated"),
+])
+def test_signing_for_a_club_is_the_club_signing_the_player(verifier, answer, context, label):
+    # "X signed for Y" and "Y signed X" tell one transfer from either side (roles.converse.FOR_PHRASE_PATIENTS)
+    verdict = verifier.verify(answer, [context])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")

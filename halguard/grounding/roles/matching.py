@@ -23,13 +23,13 @@ aligns better than every supporting frame: "Ilves beat Chen in their previous me
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from halguard.grounding.roles.converse import CONVERSE_PREDICATES, converse_frame, said_conversely, told_by_the_doer
+from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.frames import Argument, Frame
-from halguard.text.lexical import base_form, stem
 from halguard.text.mentions import demonym_of, same_entity
-from halguard.text.wordnet import licensers
 
 __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
@@ -54,46 +54,10 @@ class RoleConflict:
     reason: str
 
 
-# Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
-# is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
-# the exchange verbs whose two sides English names with two words (the role check compares frames, so a pair here
-# is what stops "bought ... from" against "sold ... to" reading as an antonym or a swap when the roles agree).
-CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
-    ("sell", "buy"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
-    ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
-    ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
-    ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
-}
-# The claim word's base form -> its converse's ("buy" -> "sell"), for the word checks.
-_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in CONVERSE_PREDICATES}
-
-
-def said_conversely(term_stem: str, nearby: Collection[str]) -> bool:
-    """Whether one of the stems ``nearby`` is the converse of ``term_stem``'s predicate ("sold" for "bought"), read
-    by their base forms: the same event from the other side."""
-    converse = _CONVERSE_BASES.get(base_form(term_stem))
-    return converse is not None and any(base_form(n) == converse for n in nearby)
-
-
-def _same_stem(a: str, b: str) -> bool:
-    return a == b or b in licensers(a) or a in licensers(b)
-
-
 def _same_predicate(claim: Frame, evidence: Frame) -> bool:
     if claim.predicate == evidence.predicate or claim.stem == evidence.stem:
         return True
     return _same_stem(claim.stem, evidence.stem)
-
-
-def _converse(claim: Frame, evidence: Frame) -> Frame | None:
-    """``evidence`` read as the claim's predicate where it is that predicate's converse ("sold X to A" as "A bought
-    X from ..."), else None."""
-    for (theirs, ours), roles in CONVERSE_PREDICATES.items():
-        if _same_stem(evidence.stem, stem(theirs)) and _same_stem(claim.stem, stem(ours)) and not _same_stem(
-                claim.stem, evidence.stem):
-            slots = tuple((roles.get(role, role), arg) for role, arg in evidence.slots)
-            return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots)
-    return None
 
 
 def _years(arg: Argument) -> frozenset[float]:
@@ -400,7 +364,8 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
         elsewhere: Whether a claim argument's names or numbers are in the passage (so the claim moved them).
     """
     out: list[RoleConflict] = []
-    for claim in claim_frames:
+    evidence = [told_by_the_doer(e) for e in evidence]  # "Costa signed for Rivera" as "Rivera signed Costa"
+    for claim in map(told_by_the_doer, claim_frames):
         aligned = []
         originals: dict[int, Frame] = {}  # a converse frame's id -> the evidence frame it was read from
         switched: dict[int, RoleConflict] = {}  # an alignment's id -> the claim's party of the exchange switched
@@ -409,7 +374,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
                 continue
             if _same_predicate(claim, e):
                 aligned.append(_align(claim, e, elsewhere))
-            elif (read := _converse(claim, e)) is not None:
+            elif (read := converse_frame(claim, e)) is not None:
                 originals[id(read)] = e
                 aligned.append(_align(claim, read, elsewhere))
                 if (party := _party_switched(claim, read, e)) is not None:  # the other side: no support

@@ -8,7 +8,7 @@ not taken from the development data. Converse pairs are not in it ("before" / "a
 "import" / "export", "husband" / "wife"): "A is above B" is "B is below A", so the words alone say nothing.
 "Buy" / "sell" is a flip only where neither text names the other party ("the bank was selling bonds" against
 "buying bonds"): "A bought X from B" is "B sold X to A", which the role check reads with its roles
-(:data:`halguard.grounding.roles.matching.CONVERSE_PREDICATES`).
+(:data:`halguard.grounding.roles.converse.CONVERSE_PREDICATES`).
 """
 
 from __future__ import annotations

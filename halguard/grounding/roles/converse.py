@@ -1,0 +1,64 @@
+"""One event told from either side: "A bought X from B" is "B sold X to A", "Costa signed for Rivera" is "Rivera
+signed Costa". The role check (:mod:`.matching`) reads an evidence frame the claim's way before comparing roles, so
+the other side's telling is neither a swap nor an antonym."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+from halguard.grounding.roles.frames import Frame
+from halguard.text.lexical import base_form, stem
+from halguard.text.wordnet import licensers
+
+__all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "converse_frame", "said_conversely", "same_stem",
+           "told_by_the_doer"]
+
+# Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
+# is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
+# the exchange verbs whose two sides English names with two words (the role check compares frames, so a pair here
+# is what stops "bought ... from" against "sold ... to" reading as an antonym or a swap when the roles agree).
+CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
+    ("sell", "buy"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
+    ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+    ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
+    ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+}
+# The claim word's base form -> its converse's ("buy" -> "sell"), for the word checks.
+_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in CONVERSE_PREDICATES}
+# Verbs one word tells from both sides, the other side in a "for" phrase: "Costa signed for Rivera" (the player) is
+# "Rivera signed Costa" (the club). Hand-listed (general English: a transfer or a contract told by either party).
+FOR_PHRASE_PATIENTS = frozenset({"sign"})
+
+
+def same_stem(a: str, b: str) -> bool:
+    """Whether two predicate stems are one predicate: the same, or one licensed by the other (WordNet)."""
+    return a == b or b in licensers(a) or a in licensers(b)
+
+
+def said_conversely(term_stem: str, nearby: Collection[str]) -> bool:
+    """Whether one of the stems ``nearby`` is the converse of ``term_stem``'s predicate ("sold" for "bought"), read
+    by their base forms: the same event from the other side."""
+    converse = _CONVERSE_BASES.get(base_form(term_stem))
+    return converse is not None and any(base_form(n) == converse for n in nearby)
+
+
+def converse_frame(claim: Frame, evidence: Frame) -> Frame | None:
+    """``evidence`` read as the claim's predicate where it is that predicate's converse ("sold X to A" as "A bought
+    X from ..."), else None."""
+    for (theirs, ours), roles in CONVERSE_PREDICATES.items():
+        if same_stem(evidence.stem, stem(theirs)) and same_stem(claim.stem, stem(ours)) and not same_stem(
+                claim.stem, evidence.stem):
+            slots = tuple((roles.get(role, role), arg) for role, arg in evidence.slots)
+            return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots)
+    return None
+
+
+def told_by_the_doer(frame: Frame) -> Frame:
+    """``frame`` told with the other side as agent where its verb is one of :data:`FOR_PHRASE_PATIENTS` and it has
+    a "for" phrase but no object: "Costa signed for Rivera" as "Rivera signed Costa". Claim and evidence frames are
+    both read this way, so either telling compares with the other; any other frame is returned as it is."""
+    if frame.predicate not in FOR_PHRASE_PATIENTS or not frame.get("prep:for") or frame.get("patient"):
+        return frame
+    swap = {"agent": "patient", "prep:for": "agent"}
+    return replace(frame, slots=tuple((swap.get(role, role), arg) for role, arg in frame.slots))
