@@ -183,6 +183,8 @@ def test_a_rate_with_another_period_is_a_changed_quantity():
     once = "Take one 20 mg tablet once a day, with or without food."
     assert _changed_units("Take one 20 mg tablet twice a day.", once) == ["twice a day"]  # another frequency
     assert _changed_units("Take one 20 mg tablet once daily.", once) == []
+    twice = once.replace("once a day", "twice a day")
+    assert _changed_units("Take one 20 mg tablet once a day.", twice) == ["once a day"]  # "once": a word of frequency
     cargo = "Its harbour handles around 3 million tonnes of cargo a year."
     assert _changed_units("The harbour handles 3 million tonnes of cargo a month.", cargo) == [
         "3 million tonnes of cargo a month"]

@@ -381,13 +381,13 @@ def rates(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Rate]:
         period = (m.group(1) or _PERIOD_OF_ADVERB[m.group(2).lower()]).lower()
         found = _rate_number(text, m.start())
         if found is not None:
-            out.append(Rate(found[0], m.end(), found[1], period, text[found[0]:found[0] + 6].lower().rstrip() in (
-                _TIMES_WORDS)))
+            out.append(Rate(found[0], m.end(), found[1], period, found[2]))
     return out
 
 
-def _rate_number(text: str, period_start: int) -> tuple[int, float] | None:
-    """Where the number of a rate whose period starts at ``period_start`` starts, and its value; None if none."""
+def _rate_number(text: str, period_start: int) -> tuple[int, float, bool] | None:
+    """Where the number of a rate whose period starts at ``period_start`` starts, its value, and whether it is a word
+    of frequency ("twice"); None if there is none."""
     left = max(0, period_start - _RATE_WINDOW_CHARS)
     window = text[left:period_start]
     edge = max((m.end() for m in _RATE_EDGE.finditer(window)), default=0)  # the rate's own sentence and clause only
@@ -398,8 +398,8 @@ def _rate_number(text: str, period_start: int) -> tuple[int, float] | None:
     for w in reversed(words):
         times = _TIMES_WORDS.get(w.group(0).lower())
         if times is not None:
-            return left + w.start(), times
+            return left + w.start(), times, True
     for n in reversed(number_mentions(window)):
         if n.end > words[0].start() and not n.is_percent:  # "3 million" ends in reach
-            return left + n.start, n.value
+            return left + n.start, n.value, False
     return None

@@ -127,6 +127,8 @@ _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday"
 
 
 def _in_sentence(name: str, sentence_terms: Collection[str], sentence_names: list[str]) -> bool:
+    """Whether ``name`` stands in a text by at least half its words' stems, or as one of its ``sentence_names``
+    another way (:func:`halguard.text.mentions.same_entity`: "the US" / "the United States")."""
     words = [st for _, _, st in content_terms(name)]
     present = sum(1 for st in words if st in sentence_terms)
     return (bool(words) and present * 2 >= len(words)) or any(same_entity(name, other) for other in sentence_names)
