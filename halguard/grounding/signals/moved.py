@@ -13,11 +13,10 @@ same event's frame in both; this reads the plainer case without a parse, as the 
 - the sentence names another entity, which the claim does not name, in the same slot: both words next to it are
   the words next to the claim's name ("*for* Rivera *last* season" / "*for* Valmont *last* season"; the start of
   the sentence counts as a word), or one of them is and is a content word ("Wallace *discovered*" / "Lund
-  University *discovered*") or a preposition ("*from* London"; "*the* ICRC" / "*the* U.N." is no slot, but in a
-  short answer checked with its question any shared word is), and the passages never write the two as one name
-  ("Tameka Raymond"). A coreferent said otherwise ("Acme's revenue rose 5%, the CEO said." against "The company's
-  revenue rose 5%, CEO Jane Doe said.") has no such slot: Jane Doe stands where Acme does not. Weekdays and months
-  are dates, not names here;
+  University *discovered*") or a preposition ("*from* London"; "*the* ICRC" / "*the* U.N." is no slot), and the
+  passages never write the two as one name ("Tameka Raymond"). A coreferent said otherwise ("Acme's revenue
+  rose 5%, the CEO said." against "The company's revenue rose 5%, CEO Jane Doe said.") has no such slot: Jane Doe
+  stands where Acme does not. Weekdays and months are dates, not names here;
 - or the claim writes "X's W" where the sentence writes "Y's W" of another name and never "X's W" ("Kestrel's
   founder" / "Brightcrumb's founder"), the claim a copy of the sentence.
 
@@ -91,11 +90,6 @@ def _named_inside(word: str, source: str) -> bool:
 _MAX_OCCURRENCES = 32
 
 
-def _next_to(ours: tuple[str, str], theirs: tuple[str, str]) -> bool:
-    """Whether two names share a neighbour, any word ("*the* ICRC" / "*the* U.N."): the slot of a short answer."""
-    return ours[0] == theirs[0] or bool(ours[1]) and ours[1] == theirs[1]
-
-
 def _same_slot(ours: tuple[str, str], theirs: tuple[str, str]) -> bool:
     """Whether two names stand in the same slot: both neighbours the same ("*for* Rivera *last*" / "*for* Valmont
     *last*", the sentence's start counting as one), or one that is a content word ("Wallace *discovered*" / "Lund
@@ -166,15 +160,10 @@ def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span]
     return out
 
 
-def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float, *, short_answer: bool = False
-                ) -> list[tuple[int, int, str]]:
+def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> list[tuple[int, int, str]]:
     """The claim's names (offsets in ``text``) that the passages have but its closest sentence of ``evidence`` (its
     best chunk) puts another name in place of, with the reason in words ("Ferreira where the passage has Salas",
-    "Kestrel's founder where the passage has Brightcrumb's founder"). A ``short_answer`` (a one-sentence answer
-    checked with its question) needs only a shared neighbour, any word: an answer that copies a sentence but for
-    its name names the wrong one, while a longer text says a name another way ("The ICRC made the appeal" for "The
-    call came")."""
-    in_slot = _next_to if short_answer else _same_slot
+    "Kestrel's founder where the passage has Brightcrumb's founder")."""
     sources = [src.text for src in scope.sources]
     claim_names = _names(text, sources)
     if not claim_names or not evidence:
@@ -204,7 +193,7 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float, *, 
         ours = _neighbours(text, s, e, claim_words)
         for os_, oe, other in others:
             theirs = _neighbours(sentence, os_, oe, sentence_words)
-            if in_slot(ours, theirs) and not _one_name(name, other, sources):
+            if _same_slot(ours, theirs) and not _one_name(name, other, sources):
                 out.append((s, e, f"{name} where the passage has {other}"))
                 break
     return out

@@ -37,7 +37,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
 
     found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
     if evidence:
-        found += [m for m in moved_names(text, evidence[0], scope, copy_overlap, short_answer=claim.question_aware)
+        found += [m for m in moved_names(text, evidence[0], scope, copy_overlap)
                   if not any(s < m[1] and m[0] < e for s, e, _ in found)]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
