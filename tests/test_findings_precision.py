@@ -108,6 +108,7 @@ def test_letters_joined_by_an_ampersand_are_one_word():
 @pytest.mark.parametrize(("text", "names"), [
     ("It comes with 16 GB of RAM, a 512-GB SSD and a 3.2GHz chip.", ["RAM", "SSD"]),  # units after numbers
     ("The GB team won, and 2 GE engines power the A320.", ["GB", "GE", "A320"]),  # a capital without a number
+    ("In 2020 J. K. Rowling wrote it; it has 16 GB.", ["J. K. Rowling"]),  # a letter after a year is an initial
 ])
 def test_a_unit_symbol_after_a_number_is_no_name(text, names):
     assert [text[s:e] for s, e in entity_mentions(text)] == names

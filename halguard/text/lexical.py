@@ -200,8 +200,8 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
 # energy, electricity, and a few others written in capitals. Hand-typed from the SI brochure and common product
 # specifications; lower-case symbols ("kg", "km") are never read as names anyway.
 UNIT_SYMBOLS = frozenset(
-    "KB MB GB TB PB KiB MiB GiB TiB Kb Mb Gb Tb Kbps Mbps Gbps Hz kHz MHz GHz THz W kW MW GW TW Wh kWh MWh GWh TWh "
-    "V kV mV A mA mAh Ah MP dB DPI PPI RPM BTU Pa kPa MPa GPa N kN J kJ MJ K".split())
+    "KB MB GB TB PB KiB MiB GiB TiB Kb Mb Gb Tb Kbps Mbps Gbps Hz kHz MHz GHz THz kW MW GW TW Wh kWh MWh GWh TWh kV "
+    "mV mA mAh Ah MP dB DPI PPI RPM BTU kPa MPa GPa kN kJ MJ".split())  # no one-letter symbol: "In 2020 J. K. Rowling"
 
 
 def _after_a_number(text: str, start: int) -> bool:
