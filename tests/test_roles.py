@@ -324,3 +324,17 @@ def test_signing_for_a_club_is_the_club_signing_the_player(verifier, answer, con
     verdict = verifier.verify(answer, [context])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Ana Costa has joined Valmont FC from Rivera United.", "hallucinated"),  # the club she left, as her new one
+    ("Ana Costa moved to Valmont FC.", "hallucinated"),
+    ("Ana Costa left Rivera United.", "hallucinated"),
+    ("Ana Costa has joined Rivera United from Valmont FC.", "supported"),
+    ("Ana Costa left Valmont FC for Rivera United.", "supported"),
+])
+def test_a_move_told_with_other_verbs_keeps_where_the_mover_went(verifier, answer, label):
+    context = ["Midfielder Ana Costa has left Valmont FC and signed for Rivera United on a three-year deal."]
+    verdict = verifier.verify(answer, context)
+    assert verdict.label == label
+    assert any("where Ana Costa" in why for why in verdict.claims[0].signals.role_conflicts) == (label != "supported")

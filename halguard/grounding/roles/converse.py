@@ -1,18 +1,20 @@
 """One event told from either side: "A bought X from B" is "B sold X to A", "Costa signed for Rivera" is "Rivera
 signed Costa". The role check (:mod:`.matching`) reads an evidence frame the claim's way before comparing roles, so
-the other side's telling is neither a swap nor an antonym."""
+the other side's telling is neither a swap nor an antonym. A move told with other verbs is read by where the mover
+went and where it came from: "Costa joined Valmont from Rivera" against "Costa left Valmont and signed for Rivera"
+puts Valmont on the wrong side (:func:`move_reversals`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
-from halguard.grounding.roles.frames import Frame
+from halguard.grounding.roles.frames import Argument, Frame
 from halguard.text.lexical import base_form, stem
 from halguard.text.wordnet import licensers
 
-__all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "converse_frame", "said_conversely", "same_stem",
-           "told_by_the_doer"]
+__all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "MOVES", "converse_frame", "move_reversals",
+           "said_conversely", "same_stem", "told_by_the_doer"]
 
 # Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
 # is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
@@ -62,3 +64,51 @@ def told_by_the_doer(frame: Frame) -> Frame:
         return frame
     swap = {"agent": "patient", "prep:for": "agent"}
     return replace(frame, slots=tuple((swap.get(role, role), arg) for role, arg in frame.slots))
+
+
+# A move told from the mover's side (its agent): which role of the verb is where the mover went ("destination") and
+# which where it came from ("origin"). Hand-listed general English (a player's, an employee's, a company's move);
+# "sign" in its "for" form only ("Costa signed for Rivera"; "Rivera signed Costa" is the club's telling).
+MOVES: dict[str, dict[str, str]] = {
+    "join": {"patient": "destination", "prep:from": "origin"},
+    "leave": {"patient": "origin", "prep:for": "destination", "prep:to": "destination"},
+    "quit": {"patient": "origin", "prep:for": "destination", "prep:to": "destination"},
+    "sign": {"prep:for": "destination", "prep:from": "origin"},
+    "move": {"prep:to": "destination", "prep:from": "origin"},
+    "transfer": {"prep:to": "destination", "prep:from": "origin"},
+}
+_OTHER_SIDE = {"destination": "origin", "origin": "destination"}
+
+
+def _move(frame: Frame) -> tuple[Argument, list[tuple[str, Argument]]] | None:
+    """A move frame's mover and its places (``(side, argument)``); None for another frame."""
+    roles = MOVES.get(frame.predicate)
+    agents = frame.get("agent")
+    if roles is None or frame.negated or len(agents) != 1 or (frame.predicate == "sign" and frame.get("patient")):
+        return None
+    places = [(roles[role], arg) for role, arg in frame.slots if role in roles]
+    return (agents[0], places) if places else None
+
+
+def move_reversals(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
+                   same: Callable[[Argument, Argument], bool]) -> list[tuple[Argument, str]]:
+    """The claim's places of a move that its evidence gives the same mover on the other side, and no evidence frame
+    on the claim's side, with the reason in words ("Valmont FC: where Ana Costa went, where the passage has where
+    she came from (leave)"). ``same`` tells whether two arguments are one entity (:func:`.matching.compare`)."""
+    theirs = [(m, e.predicate) for e in evidence if (m := _move(e)) is not None]
+    out = []
+    for frame in claim_frames:
+        ours = _move(frame)
+        if ours is None or not theirs:
+            continue
+        mover, places = ours
+        for side, place in places:
+            sides = {(s, verb) for (their_mover, their_places), verb in theirs if same(mover, their_mover)
+                     for s, p in their_places if same(place, p)}
+            if sides and all(s == _OTHER_SIDE[side] for s, _ in sides):
+                verb = next(v for _, v in sorted(sides))
+                went = "went" if side == "destination" else "came from"
+                was = "came from" if side == "destination" else "went"
+                out.append((place, f"{place.text}: where {mover.text} {went}, where the passage has where it {was} "
+                                   f"({verb})"))
+    return out

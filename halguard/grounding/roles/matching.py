@@ -26,7 +26,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from halguard.grounding.roles.converse import CONVERSE_PREDICATES, converse_frame, said_conversely, told_by_the_doer
+from halguard.grounding.roles.converse import (
+    CONVERSE_PREDICATES,
+    converse_frame,
+    move_reversals,
+    said_conversely,
+    told_by_the_doer,
+)
 from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.frames import Argument, Frame
 from halguard.text.mentions import demonym_of, same_entity
@@ -363,7 +369,8 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
         evidence: The frames of its evidence sentences.
         elsewhere: Whether a claim argument's names or numbers are in the passage (so the claim moved them).
     """
-    out: list[RoleConflict] = []
+    out = [RoleConflict(arg.start, arg.end, why) for arg, why in move_reversals(
+        claim_frames, evidence, lambda a, b: compare(a, b) == "same")]  # "joined Valmont" for "left Valmont"
     evidence = [told_by_the_doer(e) for e in evidence]  # "Costa signed for Rivera" as "Rivera signed Costa"
     for claim in map(told_by_the_doer, claim_frames):
         aligned = []
