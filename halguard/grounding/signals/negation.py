@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 
 from halguard.text.lexical import base_form, is_negation_cue, negated_terms, stem, term_set, word_spans
 from halguard.text.segment import split_sentences
@@ -45,10 +46,24 @@ def closest_sentence(claim_terms: set[str], evidence: str) -> str:
     sentence may carry an unrelated "not".
     """
     return max(
-        (evidence[a:b] for a, b in split_sentences(evidence)),
+        _sentences(evidence) if len(evidence) <= _SENTENCES_MEMO_CHARS else _split(evidence),
         key=lambda sent: len(claim_terms & term_set(sent)),
         default=evidence,
     )
+
+
+# One claim's best evidence chunk is split into sentences by each check that reads it (the signals, the moved names,
+# the verbs said otherwise: pysbd, ~1 ms a chunk), so a chunk's sentences (chunks up to this long) are kept, for the
+# last _SENTENCES_MEMO_ENTRIES chunks (~2 MiB of keys; docs/guarantees.md, "Memory").
+_SENTENCES_MEMO_CHARS = 4000
+_SENTENCES_MEMO_ENTRIES = 512
+
+
+def _split(evidence: str) -> tuple[str, ...]:
+    return tuple(evidence[a:b] for a, b in split_sentences(evidence))
+
+
+_sentences = lru_cache(maxsize=_SENTENCES_MEMO_ENTRIES)(_split)
 
 
 def shared_share(claim_terms: set[str], sentence_terms: set[str]) -> float:
