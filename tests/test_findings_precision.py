@@ -67,6 +67,8 @@ def _m(name: str, context: str) -> bool:
     ("YoY", "Revenues were up 19% year-over-year."), ("H1", "sales in the first half of 2023"),
     ("Company's Q2", "The company's revenues in the second quarter rose."),  # a sentence's first word run into it
     ("U.K.", "Activists in London dumped paint."), ("US", "He moved to New York in 2019."),  # a passage's city
+    ("Judge Amelia Ortiz", "Amelia Ortiz wrote the majority opinion."),  # offices spelt whole are titles too
+    ("Mayor Ruth Berg", "the incumbent, Ruth Berg"),
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -93,6 +95,7 @@ def test_a_name_the_passages_lack_is_not_mentioned(name, context):
 def test_mention_helpers():
     assert strip_titles("Rep. George Santos") == "George Santos"
     assert strip_titles("Gov.") == ""
+    assert strip_titles("Judge Peter Lang") == "Peter Lang" and strip_titles("Justice") == ""
     assert initials("US Citizenship and Immigration Services") == "USCIS"
     assert same_entity("the US", "the United States")
     assert same_entity("EU", "European Union")
@@ -265,11 +268,58 @@ def test_an_antonym_is_read_clause_by_clause_where_the_evidence_holds_both_sides
                                context).claims[0].signals.antonym_flips
 
 
+def test_a_negation_is_read_against_the_proposition_it_stands_in(verifier):
+    # one quoted "sentence" to the splitter: its "won't" belongs to the second proposition
+    quote = ('"And so, I\'m announcing that if elected president, I will take a 23% pay cut, equivalent to the current '
+             'gender wage gap, to stand in solidarity with working women in America. And I won\'t take a raise until '
+             'every woman in America gets a raise, too."')
+    v = verifier.verify("She said that if elected, she will take a 23% pay cut, equivalent to the current gender wage "
+                        "gap, to show solidarity with working women in America.", [quote])
+    assert not v.claims[0].signals.negation_mismatch
+    v = verifier.verify("If elected, she will take a raise.", [quote])
+    assert v.claims[0].signals.negation_mismatch
+
+
+def test_a_denial_in_other_words_is_read_on_both_sides(verifier):
+    from halguard.grounding.signals.negation import negation_mismatch
+    from halguard.text.lexical import term_set
+
+    def flips(claim: str, evidence: str) -> bool:
+        terms = {t for t in term_set(claim) if len(t) > 2}
+        return negation_mismatch(claim, evidence, terms, term_set(evidence), 0.6)
+
+    evidence = "The fraternity members will likely be considered private individuals, and not public figures."
+    assert not flips("The fraternity members are likely considered private individuals rather than public figures.",
+                     evidence)
+    assert flips("The fraternity members are likely considered public figures.", evidence)
+    leased = "The company leased the building rather than buying it."
+    assert flips("The company bought the building.", leased)  # the evidence's denial, the verb read by its base
+    assert not flips("The company leased the building.", leased)
+    v = verifier.verify("The company bought the building.", [leased])
+    assert v.label == "hallucinated" and v.claims[0].signals.negation_mismatch
+    # a verb of not doing in the evidence denies its complement; in the claim it only says the same denial
+    failed = "The judges found that the company had failed to report the leak to the authorities."
+    assert flips("The judges found that the company had reported the leak to the authorities.", failed)
+    assert not flips("The judges found that the company had not reported the leak to the authorities.", failed)
+    assert not flips("The judges found that the company had failed to report the leak to the authorities.",
+                     "The judges found that the company did not report the leak to the authorities.")
+    # "Santos has refused to resign" against a passage about calls for him to resign: no claim negation is read
+    assert not flips("Santos has refused to resign.", "Calls for Santos to resign grew on Monday.")
+
+
 def test_a_negated_copy_is_still_a_flip(verifier):
     context = ["The museum is open to the public on Mondays. Tickets are sold at the entrance."]
     v = verifier.verify("The museum is not open to the public on Mondays.", context)
     assert v.label == "hallucinated"
     assert v.claims[0].signals.negation_mismatch
+
+
+def _best_spans_precision(kind: str) -> float:
+    """The kind's precision on the span-labelled rows if every claim they lack to reach MIN_MEASURED_CLAIMS were
+    hallucinated."""
+    faithful, hallucinated = FINDING_PRECISION[kind].get("spans", (0, 0))
+    n = max(faithful + hallucinated, MIN_MEASURED_CLAIMS)
+    return (n - faithful) / n
 
 
 def test_only_kinds_measured_precise_block():
@@ -278,11 +328,28 @@ def test_only_kinds_measured_precise_block():
         pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
         assert pooled is not None and pooled >= BLOCKING_PRECISION
         assert spans is None or spans >= BLOCKING_PRECISION
+        assert _best_spans_precision(kind) >= BLOCKING_PRECISION
     for kind in set(FINDING_PRECISION) - BLOCKING_FINDINGS:
-        pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
+        pooled = measured_precision(kind)
         assert kind not in CONTRADICTION_KINDS or pooled is None or pooled < BLOCKING_PRECISION or (
-            spans is not None and spans < BLOCKING_PRECISION)
+            _best_spans_precision(kind) < BLOCKING_PRECISION)
     assert "missing_entities" not in BLOCKING_FINDINGS  # a name the passages lack is unsupported, not contradicted
+
+
+@pytest.mark.parametrize(("spans", "blocking"), [
+    ((0, 0), True),  # never fired on RAG answers: the pooled figure decides
+    ((1, 0), True),  # 9 of 10 is still possible
+    ((2, 0), False),  # at best 8 of 10
+    ((2, 30), True),  # measured: 0.9375
+    ((4, 30), False),  # measured: 0.88
+])
+def test_a_kind_whose_few_rag_claims_rule_out_the_precision_does_not_block(monkeypatch, spans, blocking):
+    from halguard.grounding import blocking as module
+
+    table = dict(module.FINDING_PRECISION)
+    table["negation_mismatch"] = {"spans": spans, "one_claim": (0, 90)}
+    monkeypatch.setattr(module, "FINDING_PRECISION", table)
+    assert module.blocks("negation_mismatch") is blocking
 
 
 def test_measured_precision_pools_and_needs_enough_claims():

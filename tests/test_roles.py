@@ -285,7 +285,7 @@ def test_an_agent_and_a_from_phrase_that_trade_places_are_a_swap():
 
     hired = _frame(passage[0], "hire")
     assert _crossed_with_phrase(_frame("The central bank hired Sara Lind from the Halden Institute.", "hire"),
-                                hired) == "prep:from"
+                                hired) == ("prep:from", "prep:from")
     # a symmetric predicate trades nothing
     assert _crossed_with_phrase(_frame("The central bank met Sara Lind from the Halden Institute.", "meet"),
                                 _frame("The Halden Institute met Sara Lind from the central bank.", "meet")) is None
@@ -338,3 +338,54 @@ def test_a_move_told_with_other_verbs_keeps_where_the_mover_went(verifier, answe
     verdict = verifier.verify(answer, context)
     assert verdict.label == label
     assert any("where Ana Costa" in why for why in verdict.claims[0].signals.role_conflicts) == (label != "supported")
+
+
+def test_an_object_controlled_complement_is_done_by_the_object():
+    # "ordered the town to pay": the town pays; "promised the town to pay": who promised pays; a controlled verb
+    # has its own voice ("Harlow was ordered to pay": Harlow pays, it is not paid)
+    pay = _frame("The appeals court ordered the town of Millbrook to pay 4 million dollars to Harlow Chemicals.", "pay")
+    assert [a.text for a in pay.get("agent")] == ["the town of Millbrook"]
+    assert [a.text for a in _frame("The company promised the town to pay 4 million dollars.", "pay").get("agent")] \
+        == ["The company"]
+    assert [a.text for a in _frame("Harlow Chemicals was ordered to pay 4 million dollars.", "pay").get("agent")] \
+        == ["Harlow Chemicals"]
+    assert [a.text for a in _frame("Jordan left Conway to fish in the ocean.", "fish").get("agent")] == ["Jordan"]
+    passage = ("The state appeals court ruled on Tuesday that Harlow Chemicals must pay 4 million dollars to the town "
+               "of Millbrook for polluting its reservoir.")
+    _swap_flagged_restatement_passes(
+        passage, "The appeals court ordered the town of Millbrook to pay 4 million dollars to Harlow Chemicals.",
+        "The appeals court ordered Harlow Chemicals to pay 4 million dollars to the town of Millbrook.")
+
+
+def test_a_name_joined_by_an_ampersand_is_one_argument():
+    buy = _frame("Crispin & Co agreed to buy Brightwater Foods for 620 million dollars.", "buy")
+    assert [a.text for a in buy.get("agent")] == ["Crispin & Co"]
+    assert buy.get("agent")[0].core_names == {"crispin", "co"}
+    passage = ("Brightwater Foods, which is based in Denver, agreed to buy the snack maker Crispin & Co for 620 "
+               "million dollars.")
+    _swap_flagged_restatement_passes(passage, "Crispin & Co agreed to buy Brightwater Foods for 620 million dollars.",
+                                     "Brightwater Foods agreed to buy Crispin & Co for 620 million dollars.")
+
+
+def test_a_description_and_a_name_read_as_two_subjects_are_the_name():
+    supply = _frame("The utility Northgrid agreed to supply power to the city of Arlen for ten years.", "supply")
+    assert [a.text for a in supply.get("agent")] == ["Northgrid"]
+    # and a recipient crosses a "to" phrase: the parser reads "to the city of Arlen" as either
+    passage = "The utility Northgrid agreed to supply power to the city of Arlen for ten years."
+    _swap_flagged_restatement_passes(passage, "The city of Arlen agreed to supply power to Northgrid for ten years.",
+                                     "Northgrid agreed to supply the city of Arlen with power for ten years.")
+
+
+def test_a_shared_judges_title_is_not_one_person():
+    passage = "Judge Amelia Ortiz wrote the majority opinion, and Judge Peter Lang dissented."
+    _swap_flagged_restatement_passes(passage, "Judge Peter Lang wrote the majority opinion.",
+                                     "Amelia Ortiz wrote the majority opinion.")
+
+
+def test_a_speaker_label_is_no_subject():
+    # a transcript's "Ann: Darling, buy some butter.": Ann speaks, whom she speaks to buys
+    buy = _frame("Ann: Darling, buy some butter.", "buy")
+    assert buy.get("agent") == []
+    assert [a.text for a in _frame("Ann directs Mike to buy butter.", "buy").get("agent")] == ["Mike"]
+    v = LocalVerifier().verify("Ann directs Mike to buy butter.", ["Ann: Darling, buy some butter. Mike: Ok."])
+    assert not v.claims[0].signals.role_conflicts

@@ -31,8 +31,11 @@ COPY_OVERLAP = 0.8
 # conflicts re-measured after the role check's coordinated verbs and titles; re-measured at commit cb9e1c2 after
 # quantities, movements, clause-by-clause antonym flips and phrasal verbs, on 2026-11-29 at commit 56ebe1d after
 # names read as written and choice questions by property, and at commit a2c9f29 after changed quantities and moved
-# names (only role_conflicts moved: 5 / 1 -> 6 / 1 spans, 0 / 40 -> 0 / 47 one-claim); the table, before and after:
-# docs/how-it-works.md, "Which findings block"):
+# names (only role_conflicts moved: 5 / 1 -> 6 / 1 spans, 0 / 40 -> 0 / 47 one-claim), and at commit (the seventh
+# session's) after negations read per proposition, denials in other words and two things of a copied sentence that
+# trade places (negation_mismatch 2 / 0 -> 0 / 0 spans, 0 / 37 -> 0 / 36 one-claim; role_conflicts 0 / 47 -> 0 / 50
+# one-claim; name_swapped 0 / 271 -> 0 / 272); the table, before and after: docs/how-it-works.md, "Which findings
+# block"):
 # - "spans": every claim of ragtruth_dev (525 answers, 3,644 claims), hallucinated when a labelled span overlaps it;
 # - "one_claim": the answers of halueval_qa_dev and summedits_dev that are one claim, labelled by the answer.
 # Nothing here is fitted: the findings are rules, and the figures are counts. Re-measure after any change to a signal.
@@ -42,16 +45,15 @@ FINDING_PRECISION: dict[str, dict[str, tuple[int, int]]] = {
     "hours_conflicts": {"spans": (1, 23), "one_claim": (0, 0)},
     "choice_conflicts": {"spans": (0, 0), "one_claim": (0, 35)},
     "changed_number_in_copy": {"spans": (1, 0), "one_claim": (0, 91)},
-    "name_swapped": {"spans": (0, 1), "one_claim": (0, 271)},
-    "negation_mismatch": {"spans": (2, 0), "one_claim": (0, 37)},
+    "name_swapped": {"spans": (0, 1), "one_claim": (0, 272)},
+    "negation_mismatch": {"spans": (0, 0), "one_claim": (0, 36)},
     "changed_numbers": {"spans": (10, 12), "one_claim": (2, 243)},
-    "role_conflicts": {"spans": (6, 1), "one_claim": (0, 47)},
+    "role_conflicts": {"spans": (6, 1), "one_claim": (0, 50)},
     "antonym_flips": {"spans": (6, 1), "one_claim": (0, 17)},
     "arithmetic_errors": {"spans": (0, 0), "one_claim": (0, 2)},
     "missing_entities": {"spans": (11, 20), "one_claim": (3, 809)},
     "missing_numbers": {"spans": (15, 22), "one_claim": (2, 270)},
 }
-
 
 def measured_precision(kind: str, source: str | None = None) -> float | None:
     """A finding kind's claim-level precision on the dev rows (:data:`FINDING_PRECISION`): pooled over both
@@ -65,12 +67,22 @@ def measured_precision(kind: str, source: str | None = None) -> float | None:
 
 def blocks(kind: str) -> bool:
     """Whether a finding kind blocks: it says the passages state otherwise (:data:`CONTRADICTION_KINDS`), its
-    pooled claim-level precision is at least :data:`BLOCKING_PRECISION`, and so is its precision on the
-    span-labelled RAG answers wherever those measure it (:data:`MIN_MEASURED_CLAIMS` claims or more): a kind right
-    on short QA answers and wrong on long RAG answers does not block."""
-    pooled, spans = measured_precision(kind), measured_precision(kind, "spans")
+    pooled claim-level precision is at least :data:`BLOCKING_PRECISION`, and its precision on the span-labelled RAG
+    answers can still be: at least that where they measure it (:data:`MIN_MEASURED_CLAIMS` claims or more), and
+    where they hold fewer claims, not already ruled out by them (:func:`_ruled_out_on_spans`). A kind right on short
+    QA answers and wrong on long RAG answers does not block."""
+    pooled = measured_precision(kind)
     return (kind in CONTRADICTION_KINDS and pooled is not None and pooled >= BLOCKING_PRECISION
-            and (spans is None or spans >= BLOCKING_PRECISION))
+            and not _ruled_out_on_spans(kind))
+
+
+def _ruled_out_on_spans(kind: str) -> bool:
+    """Whether the span-labelled rows already rule out a precision of :data:`BLOCKING_PRECISION` for ``kind``: even
+    if every claim they lack to reach :data:`MIN_MEASURED_CLAIMS` were hallucinated, too many are faithful (2
+    faithful of 2 claims: at best 8 of 10, 0.8)."""
+    faithful, hallucinated = FINDING_PRECISION.get(kind, {}).get("spans", (0, 0))
+    measured = max(faithful + hallucinated, MIN_MEASURED_CLAIMS)
+    return (measured - faithful) / measured < BLOCKING_PRECISION
 
 
 BLOCKING_FINDINGS = frozenset(k for k in FINDING_PRECISION if blocks(k))

@@ -76,6 +76,15 @@ TITLES = (
     ("lord",),
     ("lady",),
     ("st", "saint"),
+    ("judge",),
+    ("justice",),
+    ("mayor",),
+    ("chancellor",),
+    ("minister",),
+    ("premier",),
+    ("bishop",),
+    ("cardinal",),
+    ("coach",),
 )
 
 # Unit symbols and the words that say them (lower-cased). Hand-typed from the SI brochure and US customary units:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from halguard.grounding.roles.headlines import headline_tokens
+from halguard.grounding.roles.repairs import misread_object, object_it_modifies, speaker_label
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
@@ -51,9 +52,14 @@ _MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug
                                   "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
 _YEAR, _SCALES = re.compile(r"\d{4}"), frozenset({"m", "bn", "k"})
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB"})
-# Upper bound on the dependents followed when a conj chain or a clause's subject is looked up (a parse of crafted
-# text can chain every token).
+# Dependents followed when a conj chain or a clause's subject is looked up (crafted text can chain every token).
 _CHAIN_LIMIT = 8
+# Verbs whose object does what their complement says ("ordered the town to pay"), hand-listed; any other verb's
+# complement is its subject's ("promised the town to pay"; "left Conway to fish", a purpose the parser reads so).
+_OBJECT_CONTROL = frozenset(
+    "order tell ask force require allow permit persuade urge encourage invite instruct compel direct advise enable "
+    "help want expect need remind warn oblige forbid authorize authorise beg command convince pressure push "
+    "call appoint elect hire sentence prompt lead cause get".split())
 
 
 @dataclass(frozen=True)
@@ -124,15 +130,29 @@ def _is_name(tok: Any) -> bool:
 
 
 def _argument_tokens(head: Any, exclude: Sequence[Any] = ()) -> list[Any]:
-    """The head and its dependents, without the clauses and conjuncts hanging from them, nor the subtrees of
-    ``exclude`` (iterative)."""
+    """The head and its dependents, without the clauses and conjuncts hanging from them (but a name's "& Co"), nor
+    the subtrees of ``exclude`` (iterative)."""
     out, stack = [], [head]
     skip = {t.i for t in exclude}
     while stack:
         tok = stack.pop()
         out.append(tok)
-        stack.extend(c for c in tok.children if c.dep_ not in _CLAUSAL and c.i not in skip)
+        joined = _ampersand_joined(tok)
+        stack.extend(c for c in tok.children if (c.dep_ not in _CLAUSAL or _joins(c, joined)) and c.i not in skip)
     return sorted(out, key=lambda t: t.i)
+
+
+def _ampersand_joined(tok: Any) -> Any | None:
+    """The name ``tok`` (a name) is joined to by "&" ("Crispin & Co", "Procter & Gamble"): one name, which the
+    parser coordinates as two."""
+    if not _is_name(tok) or not any(c.dep_ == "cc" and c.text == "&" for c in tok.children):
+        return None
+    return next((c for c in tok.children if c.dep_ == "conj" and _is_name(c)), None)
+
+
+def _joins(child: Any, joined: Any | None) -> bool:
+    """Whether ``child`` is the "&" or the name of an "&"-joined name (:func:`_ampersand_joined`)."""
+    return joined is not None and (child.i == joined.i or (child.dep_ == "cc" and child.text == "&"))
 
 
 _TITLE_WORDS = frozenset(form for forms in TITLES for form in forms)
@@ -183,7 +203,8 @@ def _core(head: Any) -> list[Any]:
     while stack:
         tok = stack.pop()
         out.append(tok)
-        stack.extend(c for c in tok.children if c.dep_ in _CORE_DEPS)
+        joined = _ampersand_joined(tok)
+        stack.extend(c for c in tok.children if c.dep_ in _CORE_DEPS or (joined is not None and c.i == joined.i))
     return out
 
 
@@ -199,7 +220,9 @@ def _conjuncts(head: Any) -> list[Any]:
         nxt = next((c for c in tok.children if c.dep_ == "conj" and c.pos_ != "VERB" and c.pos_ != "AUX"), None)
         if nxt is None:
             break
-        out.append(nxt)
+        joined = _ampersand_joined(tok)
+        if joined is None or nxt.i != joined.i:  # "Crispin & Co" is one argument
+            out.append(nxt)
         tok = nxt
     return out
 
@@ -212,14 +235,22 @@ def _is_passive(verb: Any) -> bool:
 
 def _subject(verb: Any) -> tuple[Any, bool] | None:
     """The subject token of ``verb`` and whether it is a passive subject, inherited from the verb it is
-    coordinated with, or complements, where it has none of its own."""
-    tok = verb
+    coordinated with, or complements, where it has none of its own; the complement of a verb of object control
+    (:data:`_OBJECT_CONTROL`) is its object's ("ordered the town to pay")."""
+    tok, controlled = verb, False
     for _ in range(_CHAIN_LIMIT):
-        for c in tok.children:
-            if c.dep_ in ("nsubj", "csubj"):
-                return c, False
-            if c.dep_ in ("nsubjpass", "csubjpass"):
-                return c, True
+        subjects = [c for c in tok.children if c.dep_ in ("nsubj", "csubj", "nsubjpass", "csubjpass")
+                    and not speaker_label(c)]
+        if subjects:
+            # "The utility Northgrid agreed" parsed as two subjects, "utility" and "Northgrid": the name says who
+            c = next((c for c in subjects if _is_name(c)), subjects[0]) if len(subjects) > 1 else subjects[0]
+            # a controlled verb has its own voice: "Harlow was ordered to pay" (Harlow pays)
+            return c, _is_passive(verb) if controlled else c.dep_ in ("nsubjpass", "csubjpass")
+        if tok.dep_ == "xcomp" and tok.head.i != tok.i:
+            controlled = True
+            obj = next((c for c in tok.head.children if c.dep_ in ("dobj", "obj")), None)
+            if obj is not None and tok.head.lemma_.lower() in _OBJECT_CONTROL:
+                return obj, _is_passive(verb)  # "ordered the town to pay": the town pays (object control)
         if tok.dep_ in ("conj", "xcomp", "advcl") and tok.head.i != tok.i:
             tok = tok.head
             if verb.dep_ == "conj" and tok.pos_ not in ("VERB", "AUX"):
@@ -267,37 +298,6 @@ def _prepositional(prep: Any) -> Iterator[tuple[str, Any, Any]]:
                 yield prep.lower_, arg, (prep if i == 0 else arg)
 
 
-def _misread_object(verb: Any) -> tuple[Any, Any] | None:
-    """``(name, misread token)`` where the parser split the verb's object in two: "acquired the robotics startup
-    Kestrel Dynamics" read as "acquired the robotics" and a verb "startup" of its own, with no subject, right after
-    the object, whose object is the name. The name is the verb's object; the misread token's phrases ("in June
-    2021") are the verb's."""
-    obj = next((c for c in verb.children if c.dep_ in ("dobj", "obj") and not _is_name(c)), None)
-    if obj is None:
-        return None
-    after = obj.right_edge.i + 1
-    split = next((c for c in verb.children if c.i == after and c.dep_ in ("ccomp", "xcomp", "conj")
-                  and c.pos_ == "VERB"), None)
-    if split is None or any(c.dep_ in ("nsubj", "nsubjpass", "csubj", "aux", "mark") for c in split.children):
-        return None
-    name = next((c for c in split.children if c.dep_ in ("dobj", "obj") and _is_name(c)), None)
-    return (name, split) if name is not None else None
-
-
-def _object_it_modifies(verb: Any) -> Any | None:
-    """The noun a finite verb the parser read as its modifier is the object of: "Riverside FC signed striker Tomas
-    Varga" read as a verb "signed" with its subject, modifying "striker" in the name "striker Tomas Varga". A
-    past-tense verb with a subject of its own is no modifier; the name it sits in is its object."""
-    if verb.dep_ != "amod" or verb.tag_ != "VBD" or not any(c.dep_ == "nsubj" for c in verb.children):
-        return None
-    noun = verb.head
-    for _ in range(_CHAIN_LIMIT):
-        if noun.dep_ != "compound" or noun.head.i == noun.i:
-            break
-        noun = noun.head
-    return noun if noun.i > verb.i else None
-
-
 def _verb_frame(verb: Any) -> Frame | None:
     passive = _is_passive(verb)
     slots: list[tuple[str, Argument]] = []
@@ -311,8 +311,8 @@ def _verb_frame(verb: Any) -> Frame | None:
     # Repairs of two misparses of "VERB the DESCRIPTION NAME" (the parse is spaCy's small model's): phrases of the
     # misread tokens are the verb's
     borrowed: list[Any] = []
-    misread = _misread_object(verb)
-    modified = _object_it_modifies(verb)
+    misread = misread_object(verb, _is_name)
+    modified = object_it_modifies(verb)
     if modified is not None:
         phrases = [c for c in modified.children if c.dep_ == "prep"]
         slots.append(("patient", _argument(modified, exclude=[verb, *phrases])))
@@ -436,7 +436,7 @@ def frames_of(doc: Any) -> Iterator[Frame]:
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
             c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
         if tok.pos_ == "VERB" or copula:
-            if tok.dep_ in ("ccomp", "xcomp", "conj") and (split := _misread_object(tok.head)) is not None \
+            if tok.dep_ in ("ccomp", "xcomp", "conj") and (split := misread_object(tok.head, _is_name)) is not None \
                     and split[1].i == tok.i:
                 continue  # half of its verb's object, read in that verb's frame
             frame = _verb_frame(tok)

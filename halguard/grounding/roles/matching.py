@@ -185,14 +185,14 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
             swapped = (ca, cp, ea, ep)
         elif crossed:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
             same += 2
-    crossed_role = None if crossed else _crossed_with_phrase(claim, evidence)
-    if crossed_role is not None:
+    crossed_roles = None if crossed else _crossed_with_phrase(claim, evidence)
+    if crossed_roles is not None:
         # "The central bank hired Sara Lind from the Halden Institute" against "The Halden Institute hired
         # economist Sara Lind from the central bank": who acted and whom the phrase names trade places, which a name
         # against a description ("the central bank") cannot show as two differing names
         ca, ea = claim.get("agent")[0], evidence.get("agent")[0]
-        swapped = (ca, claim.get(crossed_role)[0], ea, evidence.get(crossed_role)[0])
-    skipped = ("agent", "patient") if crossed else ("agent", crossed_role) if crossed_role else ()
+        swapped = (ca, claim.get(crossed_roles[0])[0], ea, evidence.get(crossed_roles[1])[0])
+    skipped = ("agent", "patient") if crossed else ("agent", crossed_roles[0]) if crossed_roles else ()
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
     for role, arg in claim.slots:
         if role in skipped:
@@ -227,14 +227,16 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
 
 _CORE_ROLES = ("agent", "patient", "recipient", "attr")
 # The roles whose argument can trade places with the agent: whom something goes to, where someone comes from or goes
-# to ("sold X to Y", the parser's recipient; "hired X from Y", "loaned X to Y").
+# to ("sold X to Y", the parser's recipient; "hired X from Y", "loaned X to Y"). A recipient and a "to" phrase are one
+# role (the parser reads "supply power to the city" either way).
 _CROSSING_ROLES = ("recipient", "prep:from", "prep:to")
+_ONE_ROLE = {"recipient": ("recipient", "prep:to"), "prep:to": ("recipient", "prep:to")}
 
 
-def _crossed_with_phrase(claim: Frame, evidence: Frame) -> str | None:
-    """The role (one of :data:`_CROSSING_ROLES`) whose one argument trades places with the one agent of both
-    frames: the claim's agent is the evidence's phrase object and the reverse, and neither is the same as where it
-    stands in the other frame. None for a symmetric predicate, or where nothing crosses."""
+def _crossed_with_phrase(claim: Frame, evidence: Frame) -> tuple[str, str] | None:
+    """The roles (the claim's and the evidence's, of :data:`_CROSSING_ROLES`) whose one argument trades places with
+    the one agent of both frames: the claim's agent is the evidence's phrase object and the reverse, and neither is
+    the same as where it stands in the other frame. None for a symmetric predicate, or where nothing crosses."""
     if not SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
         return None
     c_agents, e_agents = claim.get("agent"), evidence.get("agent")
@@ -242,10 +244,13 @@ def _crossed_with_phrase(claim: Frame, evidence: Frame) -> str | None:
         return None
     ca, ea = c_agents[0], e_agents[0]
     for role in _CROSSING_ROLES:
-        ours, theirs = claim.get(role), evidence.get(role)
-        if len(ours) == len(theirs) == 1 and compare(ca, theirs[0]) == "same" and compare(ours[0], ea) == "same" \
-                and compare(ca, ea) != "same" and compare(ours[0], theirs[0]) != "same":
-            return role
+        ours = claim.get(role)
+        for their_role in _ONE_ROLE.get(role, (role,)):
+            theirs = evidence.get(their_role)
+            if len(ours) == len(theirs) == 1 and compare(ca, theirs[0]) == "same" \
+                    and compare(ours[0], ea) == "same" and compare(ca, ea) != "same" \
+                    and compare(ours[0], theirs[0]) != "same":
+                return role, their_role
     return None
 
 

@@ -39,6 +39,19 @@ _NEGATED_BOUND = re.compile(
     re.IGNORECASE)
 
 
+# Where one evidence "sentence" holds several propositions: a semicolon, or a sentence end inside what the splitter
+# kept whole (a quotation). A negation is read against the proposition it stands in.
+_PROPOSITION_BREAK = re.compile(r";|(?<=[.!?])[\"”’']?\s+(?=[\"“‘']?[A-Z])")
+# A denial in other words: the word after "rather than", "instead of", "as opposed to", or a verb of not doing ("had
+# failed to report", "refused to resign") is denied, as after "not". Read as the evidence's denial, and in the claim
+# only as saying the evidence's own denial, never as a claim's negation: a claim's "used X instead of Y" may tell a
+# change the passage tells in time ("used Y, then X"), and "Santos has refused to resign" against "calls for Santos
+# to resign grew" was a wrong flag of the issue's.
+_DENIED_OTHERWISE = re.compile(
+    r"\b(?:rather\s+than|instead\s+of|as\s+opposed\s+to|(?:fail|refus|declin|neglect|omitt?)(?:s|ed|es|ing|e)?"
+    r"\s+to)\s+(?:(?:the|a|an)\s+)?([^\W\d_]{3,})", re.IGNORECASE)
+
+
 def closest_sentence(claim_terms: set[str], evidence: str) -> str:
     """The sentence of ``evidence`` that shares most content words with the claim.
 
@@ -99,14 +112,27 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     """
     if _RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
-    claim_targets, evidence_targets = flip_targets(claim), flip_targets(closest)
+    propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
+    if len(propositions) > 1:
+        # "I will take a 23% pay cut ... in America. And I won't take a raise until ..." (one quoted sentence to
+        # the sentence splitter): the "won't" is another proposition's, which the claim must align with itself
+        return any(negation_mismatch(claim, p, claim_terms, term_set(p), aligned_overlap) for p in propositions)
+    claim_targets = flip_targets(claim)
+    evidence_targets = flip_targets(closest) | _denied_otherwise(closest)  # "leased it rather than buying it"
     if bool(claim_targets) == bool(evidence_targets):
         return False
     if shared_share(claim_terms, closest_terms) < aligned_overlap:
         return False
     if claim_targets:
         return any(shared_share({t}, closest_terms) == 1.0 for t in claim_targets)
-    return bool(evidence_targets & term_set(claim))
+    # "private individuals rather than public figures" says the passage's "and not public figures"
+    denied = {base_form(t) for t in evidence_targets - _denied_otherwise(claim)}
+    return bool(denied & {base_form(t) for t in term_set(claim)})
+
+
+def _denied_otherwise(text: str) -> set[str]:
+    """The stems of the words ``text`` denies in other words (:data:`_DENIED_OTHERWISE`)."""
+    return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
 
 
 def flip_targets(text: str) -> set[str]:

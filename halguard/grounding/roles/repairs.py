@@ -1,0 +1,52 @@
+"""Repairs of misparses by spaCy's small English model, for the role frames (:mod:`halguard.grounding.roles.frames`):
+of "VERB the DESCRIPTION NAME", the object split in two and a past-tense verb read as a modifier of its object's
+description; and a dialogue's speaker label read as the subject. Each looks at a few tokens: bounded by the sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["misread_object", "object_it_modifies", "speaker_label"]
+
+# Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
+_CHAIN_LIMIT = 8
+
+
+def misread_object(verb: Any, is_name: Callable[[Any], bool]) -> tuple[Any, Any] | None:
+    """``(name, misread token)`` where the parser split the verb's object in two: "acquired the robotics startup
+    Kestrel Dynamics" read as "acquired the robotics" and a verb "startup" of its own, with no subject, right after
+    the object, whose object is the name. The name is the verb's object; the misread token's phrases ("in June
+    2021") are the verb's."""
+    obj = next((c for c in verb.children if c.dep_ in ("dobj", "obj") and not is_name(c)), None)
+    if obj is None:
+        return None
+    after = obj.right_edge.i + 1
+    split = next((c for c in verb.children if c.i == after and c.dep_ in ("ccomp", "xcomp", "conj")
+                  and c.pos_ == "VERB"), None)
+    if split is None or any(c.dep_ in ("nsubj", "nsubjpass", "csubj", "aux", "mark") for c in split.children):
+        return None
+    name = next((c for c in split.children if c.dep_ in ("dobj", "obj") and is_name(c)), None)
+    return (name, split) if name is not None else None
+
+
+def object_it_modifies(verb: Any) -> Any | None:
+    """The noun a finite verb the parser read as its modifier is the object of: "Riverside FC signed striker Tomas
+    Varga" read as a verb "signed" with its subject, modifying "striker" in the name "striker Tomas Varga". A
+    past-tense verb with a subject of its own is no modifier; the name it sits in is its object."""
+    if verb.dep_ != "amod" or verb.tag_ != "VBD" or not any(c.dep_ == "nsubj" for c in verb.children):
+        return None
+    noun = verb.head
+    for _ in range(_CHAIN_LIMIT):
+        if noun.dep_ != "compound" or noun.head.i == noun.i:
+            break
+        noun = noun.head
+    return noun if noun.i > verb.i else None
+
+
+def speaker_label(tok: Any) -> bool:
+    """Whether ``tok`` (a subject) is a transcript's speaker label: the words that open the sentence, followed by a
+    colon ("Ann: Darling, buy some butter." parsed with Ann the subject of "buy"; who buys is whom Ann speaks to)."""
+    after = tok.i + 1
+    return tok.left_edge.i == tok.sent.start and after < len(tok.doc) and tok.doc[after].text == ":"
