@@ -9,7 +9,7 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.text.lexical import stem, term_set
-from halguard.text.phrasal import PHRASAL_VERBS, phrasal_said, phrasals_in, verb_said_as_phrasal
+from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_in, verb_said_as_phrasal
 
 
 @pytest.mark.parametrize(("claim", "passage"), [
@@ -21,6 +21,7 @@ from halguard.text.phrasal import PHRASAL_VERBS, phrasal_said, phrasals_in, verb
     ("The European Investment Bank paid for the expansion.",
      "The expansion was funded by the European Investment Bank."),
     ("The match was called off because of rain.", "The match was cancelled because of rain."),
+    ("Justice Helen Rowe threw out the counter-claim.", "Justice Helen Rowe dismissed the counter-claim."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -52,4 +53,44 @@ def test_phrasal_scan_is_bounded():
     start = time.monotonic()
     assert len(phrasal_said(crafted, {"resign"})) == 2 * 64
     assert verb_said_as_phrasal(stem("resign"), phrasals_in(crafted))
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("More than 1,500 of the people on board lost their lives.", "More than 1,500 of the people on board died."),
+    ("More than 1,500 of the people on board died.", "More than 1,500 of the people on board lost their lives."),
+    ("Dealers will replace the faulty sensor at no cost.", "Dealers will replace the faulty sensor free of charge."),
+    ("Dealers will replace the faulty sensor for free.", "Dealers will replace the faulty sensor at no cost."),
+    ("Today the park is home to about 2,000 Alpine ibex.", "Today about 2,000 Alpine ibex live in the park."),
+    ("The Chrysler Building stands 319 m high.", "The Chrysler Building is 319 metres tall."),
+    ("Durance said it would challenge the verdict in a higher court.", "Durance said it would appeal the verdict."),
+    ("Okafor beat the sitting mayor, Ruth Berg.", "Okafor beat the incumbent mayor, Ruth Berg."),
+    ("The species was named in honour of Rodrigo Mena.", "The researchers named the species after Rodrigo Mena."),
+    ("At the end of 2023 Halvorsen had a staff of 3,400.", "At the end of 2023 Halvorsen had 3,400 employees."),
+    ("Most of the plant's workers belong to the union.", "Most of the plant's workers are members of the union."),
+])
+def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
+    verdict = LocalVerifier().verify(claim, [passage])
+    assert verdict.label == "supported", [c.signals.novel_terms for c in verdict.claims]
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("The Chrysler Building stands 319 m high.", "The Chrysler Building is 319 metres wide."),
+    ("More than 1,500 of the people on board lost their lives.", "More than 1,500 people on board were rescued."),
+    ("Dealers will replace the faulty sensor at no cost.", "Dealers will replace the faulty sensor for a fee of 80 "
+     "dollars."),
+])
+def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
+    assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"
+
+
+def test_idioms_carry_no_roles_and_scan_bounded():
+    # an idiom that says who did what to whom would hide a swap from the role check ("took X to court" for "sued")
+    assert not any("court" in name and "take" in name for name, _, _ in IDIOMS)
+    claim = "Nearly 300 people lost their lives."
+    assert [claim[s:e] for s, e in phrasal_said(claim, term_set("Nearly 300 people died."))] == ["lost", "lives"]
+    assert verb_said_as_phrasal(stem("died"), phrasals_in(claim))
+    crafted = "stood " + "a " * 50_000 + "high lost their lives " * 20_000
+    start = time.monotonic()
+    assert len(phrasal_said(crafted, {"die"})) <= 2 * 64
     assert time.monotonic() - start < 10

@@ -1,5 +1,5 @@
-"""Phrasal verbs and the one-word verbs they mean: "stepped down" is "resigned", "took over" is "acquired", "set up" is
-"founded", "lifted off" is "launched".
+"""Phrasal verbs and idioms, and the one-word words they mean: "stepped down" is "resigned", "took over" is
+"acquired", "set up" is "founded", "lifted off" is "launched"; "lost their lives" is "died", "at no cost" is "free".
 
 WordNet's relations (:mod:`halguard.text.wordnet`) are keyed by single words, so a verb with its particle is read as
 two words, neither of which the passage uses. :data:`PHRASAL_VERBS` is a hand-written table of common English
@@ -13,7 +13,10 @@ it is read both ways:
 
 A phrasal verb is its verb (any form) directly followed by its particle. Words of a sibling sense are not in the
 table ("take off" as remove, "turn out" as prove): a table entry must be what a grounded answer would write for the
-passage's verb. Each scan is one pass of a regular expression over a claim or a source.
+passage's verb. :data:`IDIOMS` holds longer expressions the same way, each a regular expression whose groups are the
+words it says otherwise, read both ways as the phrasal verbs are. Only expressions that carry no "who did what to
+whom" are there: "took Tessera to court" for "sued" would hide a swap of who sued whom from the role check, which
+compares frames of one predicate. Each scan is one pass of a regular expression over a claim or a source.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from functools import lru_cache
 
 from halguard.text.lexical import base_form, regular_forms, stem
 
-__all__ = ["PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_as_phrasal"]
+__all__ = ["IDIOMS", "PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_as_phrasal"]
 
 PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "step down": ("resign", "quit"),
@@ -76,9 +79,34 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "give back": ("return",),
     "fill in": ("complete",),
     "put out": ("extinguish",),
+    "throw out": ("dismiss", "reject", "discard"),
 }
 
-# The most phrasal verbs a claim or a source is read for (a crafted text of a thousand "step down"s is not).
+# Idioms and the words they mean (stems of their forms are compared), hand-written from everyday English usage (not
+# from the development data): (name, pattern whose groups are the idiom's words, meanings). A slot between the words
+# is at most a few words (bounded repetition, no nesting). Read both ways, so a meaning is only a word the idiom says
+# in any sentence ("stands 319 m high" is "tall", not "rises"; "is home to" is "live in", not "contains").
+IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("lose one's life", r"\b(los(?:e|es|t|ing))\s+(?:his|her|their|its|one's|our|your)\s+(li(?:fe|ves))\b",
+     ("die", "death", "dead", "kill", "fatal", "fatality", "perish")),
+    ("at no cost", r"\bat\s+(no)\s+(?:extra\s+|additional\s+)?(cost|charge)\b", ("free",)),
+    ("free of charge", r"\b(free)\s+of\s+(charge)\b", ("free",)),
+    ("be home to", r"\b(?:is|are|was|were|be|being|been)\s+(home)\s+to\b",
+     ("live", "inhabit", "house", "host", "resident")),
+    ("stand high", r"\b(st(?:and|ands|ood|anding))(?:\s+[\w.,]+){1,3}?\s+(high|tall)\b",
+     ("tall", "tallest", "height", "high", "highest")),
+    ("challenge in a higher court", r"\b(challeng(?:e|es|ed|ing))(?:\s+\S+){1,4}?\s+(?:in|at|before)\s+a\s+(higher)"
+     r"\s+(court)\b", ("appeal",)),
+    ("come into force", r"\b(c(?:ome|omes|ame|oming))\s+into\s+(force|effect)\b",
+     ("effect", "effective", "start", "apply")),
+    ("the sitting officeholder", r"\b(sitting)\s+(?=(?:mayor|president|governor|senator|prime|chancellor|member|mp|"
+     r"judge|government|champion|premier|minister)\b)", ("incumbent", "reigning")),
+    ("in honour of", r"\bin\s+(hono(?:u)?r)\s+of\b", ("after", "honor", "honour", "tribute", "commemorate")),
+    ("staff", r"\b(staff)\b", ("employ", "employee", "worker", "workforce", "personnel")),
+    ("belong to", r"\b(belong(?:s|ed|ing)?)\s+to\b", ("member", "membership")),
+)
+
+# The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).
 _MAX_FOUND = 64
 
 
@@ -90,12 +118,33 @@ def _tables() -> tuple[dict[tuple[str, str], tuple[str, tuple[str, ...]]], dict[
     backward: dict[str, list[str]] = {}
     for phrase, verbs in PHRASAL_VERBS.items():
         verb, particle = phrase.split()
-        meaning = tuple(stem(f) for v in verbs for f in regular_forms(v))
+        meaning = _meaning(verbs)
         for form in regular_forms(verb):
             forward[(base_form(stem(form)), particle)] = (phrase, meaning)
         for st in meaning:
             backward.setdefault(st, []).append(phrase)
+    for name, _, words in IDIOMS:
+        for st in _meaning(words):
+            backward.setdefault(st, []).append(name)
     return forward, backward
+
+
+def _meaning(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(f) for w in words for f in regular_forms(w))
+
+
+_IDIOM_PATTERNS = tuple((name, re.compile(pattern, re.IGNORECASE), _meaning(words)) for name, pattern, words in IDIOMS)
+
+
+def _idioms(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
+    """``(match, idiom's name, its meanings' stems)`` of each idiom of :data:`IDIOMS` in ``text``."""
+    found = 0
+    for name, pattern, meaning in _IDIOM_PATTERNS:
+        for m in pattern.finditer(text):
+            yield m, name, meaning
+            found += 1
+            if found >= _MAX_FOUND:
+                return
 
 
 _PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away)\b",
@@ -117,23 +166,24 @@ def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]
 
 
 def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
-    """Spans of the words of ``text``'s phrasal verbs (the verb and the particle) that one of their single verbs in
-    ``terms`` (a scope's stems) says."""
+    """Spans of the words of ``text``'s phrasal verbs (the verb and the particle) and idioms (their groups' words)
+    that one of their single words in ``terms`` (a scope's stems) says."""
     spans: list[tuple[int, int]] = []
-    for m, _, meaning in _phrasals(text):
+    for m, _, meaning in [*_phrasals(text), *_idioms(text)]:
         if any(v in terms for v in meaning):
-            spans += [m.span(1), m.span(2)]
+            spans += [m.span(g) for g in range(1, (m.re.groups or 0) + 1) if m.span(g)[0] >= 0]
     return spans
 
 
 def phrasals_in(text: str) -> frozenset[str]:
-    """The phrasal verbs of the table that ``text`` uses ("step down"), at most :data:`_MAX_FOUND` read."""
-    return frozenset(phrase for _, phrase, _ in _phrasals(text))
+    """The phrasal verbs and idioms of the tables that ``text`` uses ("step down", "lose one's life"), at most
+    :data:`_MAX_FOUND` of each read."""
+    return frozenset(phrase for _, phrase, _ in [*_phrasals(text), *_idioms(text)])
 
 
 def verb_said_as_phrasal(term_stem: str, phrasals: Collection[str]) -> bool:
-    """Whether a phrasal verb the passages use (``phrasals``: :func:`phrasals_in` of each) means the verb of stem
-    ``term_stem`` ("step down" for "resign")."""
+    """Whether a phrasal verb or idiom the passages use (``phrasals``: :func:`phrasals_in` of each) means the word of
+    stem ``term_stem`` ("step down" for "resign", "lose one's life" for "die")."""
     _, backward = _tables()
     wanted = set(backward.get(term_stem, ())) | set(backward.get(base_form(term_stem), ()))
     return bool(wanted) and not wanted.isdisjoint(phrasals)
