@@ -68,6 +68,7 @@ def test_phrasal_scan_is_bounded():
     ("The species was named in honour of Rodrigo Mena.", "The researchers named the species after Rodrigo Mena."),
     ("At the end of 2023 Halvorsen had a staff of 3,400.", "At the end of 2023 Halvorsen had 3,400 employees."),
     ("Most of the plant's workers belong to the union.", "Most of the plant's workers are members of the union."),
+    ("About 35,000 homes were left without power.", "About 35,000 homes lost power on Sunday."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -94,3 +95,15 @@ def test_idioms_carry_no_roles_and_scan_bounded():
     start = time.monotonic()
     assert len(phrasal_said(crafted, {"die"})) <= 2 * 64
     assert time.monotonic() - start < 10
+
+
+def test_an_irregular_past_form_of_the_evidence_says_its_verb():
+    # "fell" is "fall" for the phrasal verb "came down"; "taught" licenses "lessons" as "teach" does
+    assert LocalVerifier().verify("Two people were hurt by trees that came down.",
+                                  ["Two people were injured by trees that fell on Sunday."]).label == "supported"
+    novel = LocalVerifier().verify("Lessons will be held at the community centre.",
+                                   ["Pupils will be taught at the community centre."]).claims[0].signals.novel_terms
+    assert "Lessons" not in novel
+    assert "Lessons" in LocalVerifier().verify("Lessons will be held at the community centre.",
+                                               ["Pupils will be fed at the community centre."]
+                                               ).claims[0].signals.novel_terms

@@ -198,3 +198,23 @@ def test_rates_are_bounded_on_crafted_text():
     assert len(rates(crafted, limit=100)) == 100
     assert len(rates("a day " * 50_000)) == 0
     assert time.monotonic() - start < 5.0
+
+
+@pytest.mark.parametrize(("claim", "passage", "changed"), [
+    ("The effect was larger in people under 60.", "The effect was larger in people over 60.", "under 60"),
+    ("More than 5 people were injured.", "Fewer than 5 people were injured.", "More than 5"),
+    ("It took under 10 minutes.", "It took over 10 minutes.", "under 10 minutes"),
+    ("At least 5 people were injured.", "More than 5 people were injured.", None),  # the same direction
+    ("Fewer than 5 people were injured.", "Five people were hurt, and fewer than 5 were injured.", None),
+    ("The trial was in people aged under 60.", "The trial enrolled people aged 60 and over.", None),  # read after
+    ("The effect was bigger in people younger than 60.", "The effect was larger in people over 60.", "younger than 60"),
+    ("The effect was bigger in people older than 60.", "The effect was larger in people over 60.", None),
+])
+def test_a_bound_the_passages_give_the_other_way_is_a_changed_number(claim, passage, changed):
+    v = LocalVerifier().verify(claim, [passage])
+    spans = [s.text for s in v.spans]
+    if changed is None:
+        assert not v.claims[0].signals.changed_numbers, spans
+    else:
+        assert v.label == "hallucinated" and changed in spans
+        assert any("numbers the context gives otherwise" in r for r in v.claims[0].reasons)

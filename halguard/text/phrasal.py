@@ -80,6 +80,7 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "fill in": ("complete",),
     "put out": ("extinguish",),
     "throw out": ("dismiss", "reject", "discard"),
+    "come down": ("fall", "collapse", "drop"),
 }
 
 # Idioms and the words they mean (stems of their forms are compared), hand-written from everyday English usage (not
@@ -104,6 +105,7 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("in honour of", r"\bin\s+(hono(?:u)?r)\s+of\b", ("after", "honor", "honour", "tribute", "commemorate")),
     ("staff", r"\b(staff)\b", ("employ", "employee", "worker", "workforce", "personnel")),
     ("belong to", r"\b(belong(?:s|ed|ing)?)\s+to\b", ("member", "membership")),
+    ("be left without", r"\b(left)\s+(without)\b", ("lose", "lack")),
 )
 
 # The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).

@@ -80,8 +80,9 @@ UNITS: dict[str, tuple[str, float]] = {w: (dim, size) for dim, size, words in _U
 # (at most); "near": a little less ("nearly 2,000": 1,800 to 2,000); "about": close to it. "Up to" and "at most" are
 # not here: "spins at up to 1,600 rpm" states the maximum, and a passage's 1,400 is another one.
 _BOUNDS: tuple[tuple[str, str], ...] = (
-    ("gt", r"more than|over|above|exceeding|in excess of|upwards of|at least|no fewer than|no less than|not less than"),
-    ("lt", r"less than|fewer than|under|below|no more than|not more than|within|just under"),
+    ("gt", r"more than|over|above|exceeding|in excess of|upwards of|at least|no fewer than|no less than|not less than"
+           r"|older than|longer than"),
+    ("lt", r"less than|fewer than|under|below|no more than|not more than|within|just under|younger than|shorter than"),
     ("near", r"nearly|almost|close to|just short of"),
     ("about", r"about|around|roughly|approximately|approx\.|some|an estimated|circa|c\.|~"),
 )

@@ -12,6 +12,7 @@ from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import calendar_dates, month_number, month_of
 from halguard.text.lexical import (
+    base_form,
     content_terms,
     entity_mentions,
     is_enumerator,
@@ -52,6 +53,9 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
     "CA") are the names' finding, not words to look up.
     """
+    # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does, "fell" says
+    # "came down" as "fall" does
+    nearby = set(nearby) | {base_form(t) for t in nearby}
     in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)])  # "12 per cent": its "cent" is the
     # number's
     in_a_name = _Covering(list(names))
@@ -322,11 +326,16 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
     with the claim's unit: "500 mcg" where they write "500 mg", "1,000 miles" where they write "1,000 kilometres".
     The number stands in the passages, so :func:`missing_numbers` finds nothing; the quantity does not, unless the
     passages give it another way ("0.5 g" is "500 mg": :func:`halguard.text.quantities.said_as`). The same holds for
-    a rate's period: "three times a week" where the passages say "three times a day" and never "a week"."""
+    a rate's period ("three times a week" where the passages say "three times a day" and never "a week") and a
+    bound's direction ("under 60" where they say "over 60" and never "under 60")."""
     found = _changed_periods(text, scope)
     if not scope.quantities:
         return found
     for q in quantities(text, limit=MAX_CLAIM_QUANTITIES):
+        if q.bound in ("gt", "lt") and _bound_flipped(q, scope):
+            # the span holds the bound: "under 60", the words that are wrong
+            found.append((next((s for s, e in bound_spans(text) if e == q.start), q.start), q.end))
+            continue
         if q.unit_span is None or q.dimension not in _UNIT_DIMENSIONS:
             continue
         same_number = [t for t in scope.quantities.of_dimension(q.dimension)
@@ -336,6 +345,14 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
         if not said_as(q, scope.quantities):
             found.append((q.start, q.end))
     return found
+
+
+def _bound_flipped(claim: Quantity, scope: Scope) -> bool:
+    """Whether the passages bound the claim's number only the other way: "people under 60" where they write "people
+    over 60" (and never "under 60", nor 60 unbounded)."""
+    same_number = [t for t in scope.quantities.of_dimension(claim.dimension)
+                   if abs(t.value - claim.value) <= 1e-9 * max(1.0, abs(claim.value))]
+    return bool(same_number) and all(t.bound in ("gt", "lt") and t.bound != claim.bound for t in same_number)
 
 
 def _changed_periods(text: str, scope: Scope) -> list[Span]:
