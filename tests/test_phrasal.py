@@ -22,6 +22,9 @@ from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_
      "The expansion was funded by the European Investment Bank."),
     ("The match was called off because of rain.", "The match was cancelled because of rain."),
     ("Justice Helen Rowe threw out the counter-claim.", "Justice Helen Rowe dismissed the counter-claim."),
+    ("The festival was held in May.", "The festival took place in May."),
+    ("The engine broke down on the motorway.", "The engine failed on the motorway."),
+    ("The council will deal with the complaints.", "The council will handle the complaints."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -33,6 +36,7 @@ def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     ("The minister stayed on until Friday.", "The minister resigned on Friday."),
     ("The company laid off 200 workers.", "The company hired 200 workers."),
     ("The plant was shut down in 2019.", "The plant was sold in 2019."),
+    ("The engine broke down on the motorway.", "The engine overheated on the motorway."),
 ])
 def test_another_phrasal_verb_is_no_synonym(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -69,6 +73,9 @@ def test_phrasal_scan_is_bounded():
     ("At the end of 2023 Halvorsen had a staff of 3,400.", "At the end of 2023 Halvorsen had 3,400 employees."),
     ("Most of the plant's workers belong to the union.", "Most of the plant's workers are members of the union."),
     ("About 35,000 homes were left without power.", "About 35,000 homes lost power on Sunday."),
+    ("Laura Finch is in charge of the school.", "Laura Finch leads the school."),
+    ("The ministry made sure that schools stayed open.", "The ministry ensured that schools stayed open."),
+    ("The team came up with a new design.", "The team devised a new design."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])

@@ -69,7 +69,7 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "lift off": ("launch",),
     "blast off": ("launch",),
     "touch down": ("land",),
-    "take place": ("happen", "occur"),
+    "take place": ("happen", "occur", "hold"),
     "hold up": ("delay",),
     "phase out": ("end", "eliminate", "abolish"),
     "bring in": ("introduce",),
@@ -81,6 +81,16 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "put out": ("extinguish",),
     "throw out": ("dismiss", "reject", "discard"),
     "come down": ("fall", "collapse", "drop"),
+    "break down": ("fail", "collapse"),
+    "turn up": ("arrive", "appear"),
+    "carry on": ("continue",),
+    "call for": ("demand", "urge"),
+    "look after": ("care",),
+    "bring about": ("cause",),
+    "deal with": ("handle", "address", "tackle"),
+    "keep up": ("maintain",),
+    "go ahead": ("proceed",),
+    "set off": ("depart", "leave"),
 }
 
 # Idioms and the words they mean (stems of their forms are compared), hand-written from everyday English usage (not
@@ -106,6 +116,11 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("staff", r"\b(staff)\b", ("employ", "employee", "worker", "workforce", "personnel")),
     ("belong to", r"\b(belong(?:s|ed|ing)?)\s+to\b", ("member", "membership")),
     ("be left without", r"\b(left)\s+(without)\b", ("lose", "lack")),
+    ("in charge of", r"\bin\s+(charge)\s+of\b", ("lead", "head", "manage", "run", "responsible", "direct")),
+    ("make sure", r"\b(ma(?:ke|kes|de|king))\s+(sure)\b", ("ensure",)),
+    ("get rid of", r"\b(g(?:et|ets|ot|etting))\s+(rid)\s+of\b", ("remove", "eliminate", "discard")),
+    ("put in place", r"\b(put(?:s|ting)?)\s+in\s+(place)\b", ("implement", "introduce", "establish")),
+    ("come up with", r"\b(c(?:ome|omes|ame|oming))\s+(up)\s+with\b", ("devise", "propose", "develop", "invent")),
 )
 
 # The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).
@@ -149,8 +164,8 @@ def _idioms(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
                 return
 
 
-_PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away)\b",
-                   re.IGNORECASE)
+_PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away|with|after|about|"
+                   r"on|ahead)\b", re.IGNORECASE)
 
 
 def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
