@@ -305,6 +305,12 @@ def test_a_denial_in_other_words_is_read_on_both_sides(verifier):
                      "The judges found that the company did not report the leak to the authorities.")
     # "Santos has refused to resign" against a passage about calls for him to resign: no claim negation is read
     assert not flips("Santos has refused to resign.", "Calls for Santos to resign grew on Monday.")
+    # a word the evidence also states un-negated is not denied by it
+    for later in ("The rocket failed to reach orbit on its first flight but reached orbit in 2010.",
+                  "The rocket did not reach orbit on its first flight but reached orbit in 2010."):
+        assert not flips("The rocket reached orbit in 2010.", later)
+    assert flips("The rocket reached orbit on its first flight.",
+                 "The rocket failed to reach orbit on its first flight.")
 
 
 def test_a_negated_copy_is_still_a_flip(verifier):

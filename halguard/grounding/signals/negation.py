@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from functools import lru_cache
 
 from halguard.text.lexical import base_form, is_negation_cue, negated_terms, stem, term_set, word_spans
@@ -127,6 +128,11 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         return any(shared_share({t}, closest_terms) == 1.0 for t in claim_targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - _denied_otherwise(claim)}
+    if denied:
+        # a word the evidence also states un-negated is no denial of it: "failed to reach orbit at first but reached
+        # it in 2010"
+        said = Counter(base_form(stem(closest[a:b])) for a, b in word_spans(closest))
+        denied = {t for t in denied if said[t] < 2}
     return bool(denied & {base_form(t) for t in term_set(claim)})
 
 
