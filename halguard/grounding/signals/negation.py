@@ -113,27 +113,37 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     """
     if _RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
+    # the claim's side, read once for every proposition of the evidence sentence
+    claim_targets, claim_denied = flip_targets(claim), _denied_otherwise(claim)
+    claim_bases = {base_form(t) for t in term_set(claim)}
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     if len(propositions) > 1:
         # "I will take a 23% pay cut ... in America. And I won't take a raise until ..." (one quoted sentence to
         # the sentence splitter): the "won't" is another proposition's, which the claim must align with itself
-        return any(negation_mismatch(claim, p, claim_terms, term_set(p), aligned_overlap) for p in propositions)
-    claim_targets = flip_targets(claim)
-    evidence_targets = flip_targets(closest) | _denied_otherwise(closest)  # "leased it rather than buying it"
+        return any(_flipped(claim_targets, claim_denied, claim_bases, p, claim_terms, term_set(p), aligned_overlap)
+                   for p in propositions)
+    return _flipped(claim_targets, claim_denied, claim_bases, closest, claim_terms, closest_terms, aligned_overlap)
+
+
+def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[str], proposition: str,
+             claim_terms: set[str], terms: set[str], aligned_overlap: float) -> bool:
+    """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already: the words
+    it negates, those it denies in other words, and its stems' base forms."""
+    evidence_targets = flip_targets(proposition) | _denied_otherwise(proposition)  # "leased it rather than buying it"
     if bool(claim_targets) == bool(evidence_targets):
         return False
-    if shared_share(claim_terms, closest_terms) < aligned_overlap:
+    if shared_share(claim_terms, terms) < aligned_overlap:
         return False
     if claim_targets:
-        return any(shared_share({t}, closest_terms) == 1.0 for t in claim_targets)
+        return any(shared_share({t}, terms) == 1.0 for t in claim_targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
-    denied = {base_form(t) for t in evidence_targets - _denied_otherwise(claim)}
+    denied = {base_form(t) for t in evidence_targets - claim_denied}
     if denied:
         # a word the evidence also states un-negated is no denial of it: "failed to reach orbit at first but reached
         # it in 2010"
-        said = Counter(base_form(stem(closest[a:b])) for a, b in word_spans(closest))
+        said = Counter(base_form(stem(proposition[a:b])) for a, b in word_spans(proposition))
         denied = {t for t in denied if said[t] < 2}
-    return bool(denied & {base_form(t) for t in term_set(claim)})
+    return bool(denied & claim_bases)
 
 
 def _denied_otherwise(text: str) -> set[str]:

@@ -338,8 +338,7 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
             continue
         if q.unit_span is None or q.dimension not in _UNIT_DIMENSIONS:
             continue
-        same_number = [t for t in scope.quantities.of_dimension(q.dimension)
-                       if t.unit_span is not None and abs(t.value - q.value) <= 1e-9 * max(1.0, abs(q.value))]
+        same_number = [t for t in _same_number(q, scope) if t.unit_span is not None]
         if not same_number or any(abs(t.base - q.base) <= 1e-9 * max(1.0, abs(q.base)) for t in same_number):
             continue  # the passages never write the number with a unit, or write it with the claim's
         if not said_as(q, scope.quantities):
@@ -347,11 +346,16 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
     return found
 
 
+def _same_number(claim: Quantity, scope: Scope) -> list[Quantity]:
+    """The passages' quantities of the claim quantity's dimension that have its number (with any unit or bound)."""
+    return [t for t in scope.quantities.of_dimension(claim.dimension)
+            if abs(t.value - claim.value) <= 1e-9 * max(1.0, abs(claim.value))]
+
+
 def _bound_flipped(claim: Quantity, scope: Scope) -> bool:
     """Whether the passages bound the claim's number only the other way: "people under 60" where they write "people
     over 60" (and never "under 60", nor 60 unbounded)."""
-    same_number = [t for t in scope.quantities.of_dimension(claim.dimension)
-                   if abs(t.value - claim.value) <= 1e-9 * max(1.0, abs(claim.value))]
+    same_number = _same_number(claim, scope)
     return bool(same_number) and all(t.bound in ("gt", "lt") and t.bound != claim.bound for t in same_number)
 
 
