@@ -8,6 +8,8 @@ from halguard import ClaimStatus
 from halguard.grounding.signals.records import (
     absent_feature_mentions,
     absent_features,
+    denied_feature_mentions,
+    present_features,
     stated_feature_words,
     unknown_feature_mentions,
     unknown_features,
@@ -157,3 +159,55 @@ def test_verifier_reads_a_records_keys_and_its_unknowns(verifier):
     assert unknown.status != ClaimStatus.CONTRADICTION  # the record does not say there is none
     assert any("record leaves unknown: WiFi" in r for r in unknown.reasons)
     assert unknown.score > said.score
+
+
+def test_present_features_are_the_keys_whose_values_say_yes():
+    feats = present_features(RECORD)
+    assert {"garage", "street", "valet", "reservations", "wi fi", "classy"} <= feats  # true, and "WiFi": "free"
+    assert not {"lot", "outdoor seating", "take out", "romantic"} & feats  # false, "None"
+    assert "wi fi" not in present_features(json.dumps({"WiFi": "paid"}))  # a level: "no free WiFi" is no conflict
+    assert present_features("plain prose") == frozenset()
+
+
+@pytest.mark.parametrize(("claim", "expected"), [
+    ("It does not provide WiFi or takeout.", ["take out", "wi fi"]),
+    ("It offers a lot, but no valet, garage or street parking.", ["garage", "street", "valet"]),
+    ("There is no WiFi, and they offer outdoor seating.", ["wi fi"]),  # a new subject ends the denial's reach
+    ("It has outdoor seating and does not take reservations.", ["reservations"]),  # the feature before the cue
+    ("The ambiance is casual, not trendy or upscale.", ["trendy", "upscale"]),
+    ("It is not trendy as it has a casual ambiance.", ["trendy"]),
+    ("The data does not mention reservations or WiFi.", []),  # what the record says, not what the business has
+    ("Without reservations, walk-ins wait for an hour.", ["reservations"]),
+    ("Takeout is available.", []),
+])
+def test_claims_denying_features(claim, expected):
+    feats = frozenset({"take out", "wi fi", "garage", "street", "valet", "reservations", "outdoor seating", "casual",
+                       "trendy", "upscale"})
+    assert sorted(phrase for _, _, phrase in denied_feature_mentions(claim, feats)) == expected
+
+
+def test_a_stated_feature_is_denied_only_in_the_cues_own_phrase():
+    feats = frozenset({"street", "valet"})
+    listed = "It does not offer validated parking, street parking is available."
+    assert [p for _, _, p in denied_feature_mentions(listed, feats)] == ["street"]  # a list, for unknowns
+    assert denied_feature_mentions(listed, feats, across_commas=False) == []
+    assert [p for _, _, p in denied_feature_mentions("There is no valet parking.", feats, across_commas=False)
+            ] == ["valet"]
+
+
+def test_verifier_reports_a_denied_feature(verifier):
+    record = json.dumps({"name": "Casa Blanca", "attributes": {
+        "RestaurantsTakeOut": True, "WiFi": "no", "OutdoorSeating": True, "Music": None,
+        "BusinessParking": {"garage": None, "street": None, "lot": True, "valet": False}}})
+    v = verifier.verify("Casa Blanca has outdoor seating but does not provide WiFi or takeout.", [record])
+    (claim,) = v.claims
+    assert claim.status == ClaimStatus.CONTRADICTION and claim.signals.record_conflicts == ["takeout"]
+    assert any("denies what the record marks there: takeout" in r for r in claim.reasons)
+    v = verifier.verify("Casa Blanca has lot parking, but no valet, garage or street parking.", [record])
+    (claim,) = v.claims
+    assert claim.signals.record_unknowns == ["garage", "street"] and claim.status == ClaimStatus.HALLUCINATION
+    assert any("denies what the record leaves unknown: garage, street" in r for r in claim.reasons)
+    for faithful in ("Casa Blanca offers takeout and outdoor seating, but no WiFi or valet parking.",
+                     "The listing does not say whether Casa Blanca has music."):
+        (claim,) = verifier.verify(faithful, [record]).claims
+        assert not claim.signals.record_conflicts and not claim.signals.record_unknowns, faithful

@@ -61,10 +61,15 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
         out.append("negation differs from the closest evidence")
     if s.antonym_flips:
         out.append("the opposite of the closest evidence: " + ", ".join(answer[a:b] for a, b in s.antonym_flips))
-    if s.record_conflicts:
-        out.append("asserts what the record marks absent: " + ", ".join(answer[a:b] for a, b in s.record_conflicts))
-    if s.record_unknowns:
-        out.append("asserts what the record leaves unknown: " + ", ".join(answer[a:b] for a, b in s.record_unknowns))
+    denied = set(s.record_denials)
+    for spans, asserts, denies in ((s.record_conflicts, "asserts what the record marks absent",
+                                    "denies what the record marks there"),
+                                   (s.record_unknowns, "asserts what the record leaves unknown",
+                                    "denies what the record leaves unknown")):
+        for says, said in ((asserts, [sp for sp in spans if sp not in denied]),
+                           (denies, [sp for sp in spans if sp in denied])):
+            if said:
+                out.append(f"{says}: " + ", ".join(answer[a:b] for a, b in said))
     out.extend(f"opening hours: {answer[a:b]!r}, but {why}" for a, b, why in s.hours_conflicts)
     out.extend(f"the other option: {answer[a:b]!r}, but {why}" for a, b, why in s.choice_conflicts)
     out.extend(f"who did what to whom: {why}" for _, _, why in s.role_conflicts)
@@ -86,7 +91,8 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         [(a, b, "number the context gives otherwise" if (a, b) in s.numbers_placed_otherwise
           else "number not in the context") for a, b in s.missing_numbers]
         + [(a, b, "name not in the context") for a, b in s.missing_entities]
-        + [(a, b, "the record marks this absent") for a, b in s.record_conflicts]
+        + [(a, b, "the record marks this there" if (a, b) in s.record_denials else "the record marks this absent")
+           for a, b in s.record_conflicts]
         + [(a, b, "the record leaves this unknown") for a, b in s.record_unknowns]
         + [(a, b, why) for a, b, why in s.hours_conflicts]
         + [(a, b, why) for a, b, why in s.choice_conflicts]

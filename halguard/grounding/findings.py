@@ -210,10 +210,12 @@ def _claim_findings(claim: Claim, m: ClaimMeasurements, original: Normalized) ->
     number = ("changed_number", "{t}: a number the passages state otherwise (its closest passage has other numbers)"
               ) if m.evidence_has_numbers else ("missing_number", "{t}: a number the passages do not contain")
     out += [finding(number[0], s, e, number[1]) for s, e in m.missing_numbers if (s, e) != m.affirmed_span]
-    out += [finding("record_conflict", s, e, "{t}: a feature a record in the passages marks as absent")
+    denied = set(m.record_denials)
+    out += [finding("record_conflict", s, e, "{t}: denied, a feature a record in the passages marks as there"
+                    if (s, e) in denied else "{t}: a feature a record in the passages marks as absent")
             for s, e in m.record_conflicts]
-    out += [finding("record_unknown", s, e, "{t}: a feature a record in the passages leaves unknown")
-            for s, e in m.record_unknowns]
+    out += [finding("record_unknown", s, e, ("{t}: denied, " if (s, e) in denied else "{t}: ")
+                    + "a feature a record in the passages leaves unknown") for s, e in m.record_unknowns]
     out += [finding("hours_conflict", s, e, "{t}: opening hours " + why) for s, e, why in m.hours_conflicts]
     out += [finding("choice_conflict", s, e, "{t}: the other option, as " + why) for s, e, why in m.choice_conflicts]
     out += [finding("wrong_arithmetic", s, e, why) for s, e, why in m.arithmetic_errors]

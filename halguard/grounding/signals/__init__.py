@@ -48,6 +48,9 @@ class ClaimMeasurements:
     record_conflicts: list[tuple[int, int]] = field(default_factory=list)
     # Features asserted that a JSON record leaves unknown ("WiFi": "None"): nothing says they are there.
     record_unknowns: list[tuple[int, int]] = field(default_factory=list)
+    # Those of record_conflicts and record_unknowns that the claim denies ("does not offer takeout" against
+    # "RestaurantsTakeOut": true), not asserts. For the reasons' words only.
+    record_denials: list[tuple[int, int]] = field(default_factory=list)
     # Opening hours a JSON record lists otherwise (:mod:`.hours`): offsets in the answer and the reason in words.
     hours_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
     # The option a choice question's answer picks where the passages give the other one the first / most ... of what

@@ -13,7 +13,11 @@ from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
-from halguard.grounding.signals.records import absent_feature_mentions, unknown_feature_mentions
+from halguard.grounding.signals.records import (
+    absent_feature_mentions,
+    denied_feature_mentions,
+    unknown_feature_mentions,
+)
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
@@ -114,8 +118,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         window_overlap=shared_share(claim_terms, term_set(evidence)) if evidence else 0.0,
         arithmetic_errors=arithmetic,
         content_words=len(terms),
-        record_conflicts=shifted([(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)]),
-        record_unknowns=shifted([(s, e) for s, e, _ in unknown_feature_mentions(text, scope.unknown)]),
+        **{field: shifted(spans) for field, spans in _record_spans(text, scope).items()},
         hours_conflicts=[(base + s, base + e, why) for s, e, why in hours_conflicts(text, scope.hours)],
         choice_conflicts=_choice_conflicts(claim, text, scope),
         name_swapped=name_swapped,
@@ -123,6 +126,20 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _record_spans(text: str, scope: Scope) -> dict[str, list[tuple[int, int]]]:
+    """What the claim says of the features of the JSON records in ``scope``, as ClaimMeasurements' fields:
+    ``record_conflicts``, features it asserts that a record marks absent and those it denies that a record marks there
+    (denied in the cue's own phrase: "does not provide takeout" against ``"RestaurantsTakeOut": true``);
+    ``record_unknowns``, features it asserts or denies that a record leaves unknown ("no valet, garage or street
+    parking" against ``"garage": null``: the record says neither); ``record_denials``, the denied ones of both."""
+    conflicts = {(s, e) for s, e, _ in absent_feature_mentions(text, scope.absent)}
+    unknowns = {(s, e) for s, e, _ in unknown_feature_mentions(text, scope.unknown)}
+    denied_there = {(s, e) for s, e, _ in denied_feature_mentions(text, scope.present, across_commas=False)}
+    denied_unknown = {(s, e) for s, e, _ in denied_feature_mentions(text, scope.unknown)}
+    return {"record_conflicts": sorted(conflicts | denied_there), "record_unknowns": sorted(unknowns | denied_unknown),
+            "record_denials": sorted(denied_there | denied_unknown)}
 
 
 def _name_swapped(text: str, names: list[tuple[int, int]], claim_terms: set[str], closest_terms: set[str],

@@ -15,18 +15,21 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from halguard.grounding.signals.hours import HoursTable, hours_table
-from halguard.text.lexical import NEGATION_CUES, has_negation
+from halguard.text.lexical import NEGATION_CUES, has_negation, word_spans
 from halguard.util import safejson
 from halguard.util.cache_budgets import RECORD_FIELDS_BYTES
 from halguard.util.memo import memoize_text
 
-__all__ = ["absent_feature_mentions", "absent_features", "opening_hours", "stated_feature_words",
-           "unknown_feature_mentions", "unknown_features"]
+__all__ = ["absent_feature_mentions", "absent_features", "denied_feature_mentions", "opening_hours", "present_features",
+           "stated_feature_words", "unknown_feature_mentions", "unknown_features"]
 
 # Key prefixes that name the record type, not the feature ("RestaurantsTakeOut" is about take-out).
 _KEY_PREFIXES = ("restaurants", "business")
 # "None" is left out on purpose: listings use it for "unknown", not for "absent".
 _ABSENT_VALUES = {"false", "no"}
+# Values that say the feature is there ("WiFi": "free"); a level such as "paid" or "average" is not read as either,
+# so "no free Wi-Fi" against "WiFi": "paid" is no conflict.
+_PRESENT_VALUES = {"true", "yes", "free"}
 # Values that say nothing about the feature ("None" in listings is "unknown"): a key with one states no feature.
 _UNKNOWN_VALUES = {"none", "null", "", "unknown", "n/a"}
 # A string value of at most this many words is a field's value ("free", "full_bar"), not the record's prose.
@@ -116,9 +119,10 @@ class _Reading(NamedTuple):
     stated_words: str
     unknown: frozenset[str]
     hours: HoursTable | None  # its week, where it lists one (:mod:`.hours`)
+    present: frozenset[str]
 
 
-_NOT_A_RECORD = _Reading(frozenset(), "", frozenset(), None)
+_NOT_A_RECORD = _Reading(frozenset(), "", frozenset(), None, frozenset())
 
 
 def _reading(text: str) -> _Reading:
@@ -129,7 +133,7 @@ def _reading(text: str) -> _Reading:
 # Only texts that open like JSON are remembered: a cache of every prose passage's empty answer held the passages.
 @memoize_text(RECORD_FIELDS_BYTES)  # bounded by bytes: a record can be megabytes
 def _read_record(stripped: str) -> _Reading:
-    """The record parsed once and read four ways."""
+    """The record parsed once and read five ways."""
     try:
         record = safejson.loads(stripped)
     except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
@@ -137,13 +141,26 @@ def _read_record(stripped: str) -> _Reading:
     absent: set[str] = set()
     _walk(record, absent)
     return _Reading(frozenset(absent - _asserted_in_free_text(record, absent)), _stated_words(record),
-                    _unknown_features(record), hours_table(v for _, v in _fields(record) if isinstance(v, dict)))
+                    _unknown_features(record), hours_table(v for _, v in _fields(record) if isinstance(v, dict)),
+                    frozenset(_present_features(record) - absent))
 
 
 def opening_hours(text: str) -> HoursTable | None:
     """The week a JSON record lists (``"hours": {"Monday": "17:30-23:0", ...}``; :func:`.hours.hours_table`); None
     if the text is no record or lists none."""
     return _reading(text).hours
+
+
+def present_features(text: str) -> frozenset[str]:
+    """Feature phrases a JSON record marks as there (``true``, ``"yes"``, ``"free"``); empty if not JSON. A feature
+    the record also marks as absent elsewhere is left out."""
+    return _reading(text).present
+
+
+def _present_features(record: object) -> set[str]:
+    return {phrase for key, value in _fields(record) if key is not None and (
+        value is True or (isinstance(value, str) and _unquote(value) in _PRESENT_VALUES))
+        for phrase in (_key_phrase(key),) if len(phrase) >= 3}
 
 
 def absent_features(text: str) -> frozenset[str]:
@@ -300,3 +317,67 @@ def unknown_feature_mentions(claim: str, features: frozenset[str]) -> list[tuple
     """Spans of ``claim`` that assert one of ``features`` (a record leaves it unknown), unless its clause negates it
     or calls it unknown (:func:`absent_feature_mentions`'s matching)."""
     return absent_feature_mentions(claim, features, cues=_UNKNOWN_CUES)
+
+
+# A negation reaches a feature named at most this many words after it ("does not offer WiFi, music or valet parking"):
+# a list of features, not a new statement.
+_DENIAL_REACH = 6
+# Words that end a negation's reach before a later feature: a new subject or a subordinate clause ("no WiFi, but
+# *they* offer outdoor seating", "not trendy *as* it has a casual ambience").
+_DENIAL_STOPS = frozenset({"it", "they", "there", "he", "she", "we", "you", "its", "their", "as", "because", "since",
+                           "although", "though", "yet", "instead", "rather", "while", "whereas", "which", "who",
+                           "that", "so", "and", "but"})
+# A claim about what the record says ("reservations are not mentioned", "no information on parking") denies no
+# feature: where the record leaves it unknown, that is what it says.
+_ABOUT_THE_DATA = frozenset({"information", "info", "mention", "mentioned", "mentions", "specified", "specify",
+                             "specifies", "unspecified", "listed", "unlisted", "indicate", "indicated", "indicates",
+                             "data", "known", "unknown", "unclear", "say", "says", "said", "state", "states", "stated",
+                             "detail", "details", "record", "listing"})
+
+
+def denied_feature_mentions(claim: str, features: frozenset[str], *, across_commas: bool = True
+                            ) -> list[tuple[int, int, str]]:
+    """Spans of ``claim`` that deny one of ``features``: a negation cue at most :data:`_DENIAL_REACH` words before
+    the feature, in its clause, with only the negated phrase between ("does not offer WiFi or music", "no valet,
+    garage or street parking", "without reservations"). A new subject or clause between them ends the cue's reach
+    (:data:`_DENIAL_STOPS`: "no WiFi, and they offer outdoor seating"); with ``across_commas`` False a comma does too
+    (the list reading is for features the record leaves unknown; one it states is denied only in the cue's own
+    phrase). A claim about what the data says (:data:`_ABOUT_THE_DATA`) denies nothing. Linear in the claim's length
+    times :data:`_MAX_PHRASE_WORDS` and the reach."""
+    if not features:
+        return []
+    words = word_spans(claim)
+    lowered = [claim[s:e].lower() for s, e in words]
+    if any(w in _ABOUT_THE_DATA for w in lowered):
+        return []
+    phrases = _claim_phrases(claim)
+    breaks = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(claim)]
+    starts = [s for s, _ in words]
+    found: list[tuple[int, int, str]] = []
+    for phrase in sorted(features):
+        for variant in {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}:
+            for start, end in phrases.get(variant, ()):
+                if not _in_a_name(claim, start, end) and _negated_before(
+                        claim, words, lowered, bisect.bisect_left(starts, start), breaks, across_commas):
+                    found.append((start, end, phrase))
+    kept: list[tuple[int, int, str]] = []
+    for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
+        if not kept or f[0] >= kept[-1][1]:
+            kept.append(f)
+    return kept
+
+
+def _negated_before(claim: str, words: list[tuple[int, int]], lowered: list[str], first: int,
+                    breaks: list[tuple[int, int]], across_commas: bool) -> bool:
+    """Whether a negation cue stands within :data:`_DENIAL_REACH` words before word ``first`` of ``claim``, with no
+    clause break, stop word (or, unless ``across_commas``, comma) between."""
+    end = words[first][0] if first < len(words) else len(claim)
+    for i in range(first - 1, max(-1, first - 1 - _DENIAL_REACH), -1):
+        between = claim[words[i][1]:end]
+        if any(words[i][1] <= b_start < end for b_start, _ in breaks) or (not across_commas and "," in between):
+            return False
+        if has_negation(lowered[i], cues=_NEGATION):
+            return True
+        if lowered[i] in _DENIAL_STOPS:
+            return False
+    return False

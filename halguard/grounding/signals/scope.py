@@ -8,7 +8,13 @@ from dataclasses import dataclass, field, replace
 
 from halguard.grounding.signals.direction import change_directions, start_values
 from halguard.grounding.signals.hours import HoursTable
-from halguard.grounding.signals.records import absent_features, opening_hours, stated_feature_words, unknown_features
+from halguard.grounding.signals.records import (
+    absent_features,
+    opening_hours,
+    present_features,
+    stated_feature_words,
+    unknown_features,
+)
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
@@ -119,6 +125,9 @@ class Scope:
     # The numbers the sources say per period, with the period ("three times a day": (3.0, "day")): a claim's rate with
     # another period is a changed quantity (words.changed_units).
     rates: frozenset[tuple[float, str]] = frozenset()
+    # Features a JSON record in these sources marks as there (and none marks absent): a claim that denies one
+    # conflicts with the record (records.denied_feature_mentions).
+    present: frozenset[str] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -142,6 +151,7 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
         numbers |= _numbers(question)
     absent = frozenset().union(*(absent_features(src.text) for src in sources))
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
+    present = frozenset().union(*(present_features(src.text) for src in sources)) - absent - unknown
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
     dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
     readings = [_source_readings(src.text) for src in sources]
@@ -153,4 +163,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  hours, dates, question, QuantityIndex(q for r in readings for q in r.quantities),
                  frozenset().union(*(r.starts for r in readings)), changes,
                  frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
-                 frozenset().union(*(r.rates for r in readings)))
+                 frozenset().union(*(r.rates for r in readings)), present)
