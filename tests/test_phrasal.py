@@ -114,3 +114,13 @@ def test_an_irregular_past_form_of_the_evidence_says_its_verb():
     assert "Lessons" in LocalVerifier().verify("Lessons will be held at the community centre.",
                                                ["Pupils will be fed at the community centre."]
                                                ).claims[0].signals.novel_terms
+
+
+def test_a_restated_figure_is_read_against_the_sentence_that_gives_it():
+    # the closest sentence by words is the one about sales (Kestrel Foods, 2024, year); the staff figure is the next
+    passage = ("Kestrel Foods reported sales of 910 million euros for 2024, up 6% on the year before. The group had "
+               "5,200 workers at the end of the year, against 4,900 a year earlier. Its Porto plant opened in 2019.")
+    verdict = LocalVerifier().verify("At the end of 2024 Kestrel Foods had a staff of 5,200.", [passage])
+    assert verdict.claims[0].signals.novel_terms == [] and verdict.label == "supported"
+    fabricated = LocalVerifier().verify("At the end of 2024 Kestrel Foods had 5,200 volunteers.", [passage])
+    assert fabricated.claims[0].signals.novel_terms == ["volunteers"]

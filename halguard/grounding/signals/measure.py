@@ -12,7 +12,13 @@ from halguard.grounding.signals.choice import choice_conflicts
 from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
-from halguard.grounding.signals.negation import closest_sentence, denied_premises, negation_mismatch, shared_share
+from halguard.grounding.signals.negation import (
+    closest_sentence,
+    denied_premises,
+    negation_mismatch,
+    sentence_of_numbers,
+    shared_share,
+)
 from halguard.grounding.signals.records import (
     absent_feature_mentions,
     denied_feature_mentions,
@@ -89,7 +95,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
-    novel = [] if own_words else novel_terms(terms, scope, text, closest_terms, found_names(text, scope))
+    novel = [] if own_words else novel_terms(terms, scope, text, _nearby(text, evidence, closest, closest_terms),
+                                             found_names(text, scope))
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)
@@ -126,6 +133,17 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> set[str]:
+    """The evidence words that may say a claim's words otherwise: its closest sentence's, and those of the sentence
+    that states the claim's numbers the closest one does not ("had a staff of 5,200" for "The group had 5,200
+    workers ..." beside a sentence about the group's sales in the claim's year)."""
+    values = {round(m.value, 6) for m in number_mentions(text)}
+    if not values:
+        return closest_terms
+    numbered = sentence_of_numbers(values - {round(m.value, 6) for m in number_mentions(closest)}, evidence)
+    return closest_terms | term_set(numbered) if numbered is not None else closest_terms
 
 
 def _record_spans(text: str, scope: Scope) -> dict[str, list[tuple[int, int]]]:

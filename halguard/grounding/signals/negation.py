@@ -7,10 +7,10 @@ from bisect import bisect_right
 from collections import Counter
 from functools import lru_cache
 
-from halguard.text.lexical import base_form, is_negation_cue, negated_terms, stem, term_set, word_spans
+from halguard.text.lexical import base_form, is_negation_cue, negated_terms, number_mentions, stem, term_set, word_spans
 from halguard.text.segment import split_sentences
 
-__all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "shared_share"]
+__all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "sentence_of_numbers", "shared_share"]
 
 # The shorter of two stems that prefix one another counts as the same word from this length on ("supp" for the
 # stemmer's "supply", "supply" for "supplied"). Hand-set, not fitted; read only where a negation flip is in
@@ -64,6 +64,21 @@ def closest_sentence(claim_terms: set[str], evidence: str) -> str:
         key=lambda sent: len(claim_terms & term_set(sent)),
         default=evidence,
     )
+
+
+def sentence_of_numbers(values: set[float], evidence: str) -> str | None:
+    """The sentence of ``evidence`` that states most of the numbers ``values`` (a claim's), None where none states
+    one. A claim that restates a figure ("had a staff of 3,400") says it of the sentence that gives the figure ("had
+    3,400 employees"), which may share fewer of its other words than a sentence about the same company."""
+    if not values:
+        return None
+    sentences = _sentences(evidence) if len(evidence) <= _SENTENCES_MEMO_CHARS else _split(evidence)
+    best, shared = None, 0
+    for sentence in sentences:
+        n = len(values & {round(m.value, 6) for m in number_mentions(sentence)})
+        if n > shared:
+            best, shared = sentence, n
+    return best
 
 
 # One claim's best evidence chunk is split into sentences by each check that reads it (the signals, the moved names,
