@@ -340,6 +340,24 @@ def test_a_move_told_with_other_verbs_keeps_where_the_mover_went(verifier, answe
     assert any("where Ana Costa" in why for why in verdict.claims[0].signals.role_conflicts) == (label != "supported")
 
 
+@pytest.mark.parametrize(("answer", "context", "label"), [
+    ("Rivera United have signed Ana Costa from Valmont FC.", "Ana Costa has joined Rivera United from Valmont FC.",
+     "supported"),
+    ("Ana Costa has joined Rivera United.", "Rivera United have signed Ana Costa from Valmont FC.", "supported"),
+    ("Valmont FC have signed Ana Costa from Rivera United.", "Ana Costa has joined Rivera United from Valmont FC.",
+     "hallucinated"),
+    ("Ana Costa has joined Valmont FC.", "Rivera United have signed Ana Costa from Valmont FC.", "hallucinated"),
+])
+def test_a_club_signing_a_player_is_the_player_joining_it(verifier, answer, context, label):
+    # "signed" and "joined" say one move from either side (converse words), and the club's telling is a move whose
+    # mover is its object: the club it came from, put as the club it went to, is a swap
+    verdict = verifier.verify(answer, [context])
+    assert verdict.label == label
+    claim = verdict.claims[0]
+    assert not claim.signals.novel_terms
+    assert any("where Ana Costa went" in why for why in claim.signals.role_conflicts) == (label == "hallucinated")
+
+
 def test_an_object_controlled_complement_is_done_by_the_object():
     # "ordered the town to pay": the town pays; "promised the town to pay": who promised pays; a controlled verb
     # has its own voice ("Harlow was ordered to pay": Harlow pays, it is not paid)

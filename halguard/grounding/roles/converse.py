@@ -26,8 +26,12 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
     ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
 }
+# Converse words that the role check does not map: "Lorient signed Tavares" says "Tavares joined Lorient", but "sign"
+# also takes a contract ("Tavares signed a four-year contract with Lorient"), which a mapping of "join"'s roles
+# would read as a swap. For the word checks only: either verb is said where the passages use the other.
+_CONVERSE_WORDS: tuple[tuple[str, str], ...] = (("sign", "join"), ("join", "sign"))
 # The claim word's base form -> its converse's ("buy" -> "sell"), for the word checks.
-_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in CONVERSE_PREDICATES}
+_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in (*CONVERSE_PREDICATES, *_CONVERSE_WORDS)}
 # Verbs one word tells from both sides, the other side in a "for" phrase: "Costa signed for Rivera" (the player) is
 # "Rivera signed Costa" (the club). Hand-listed (general English: a transfer or a contract told by either party).
 FOR_PHRASE_PATIENTS = frozenset({"sign"})
@@ -80,8 +84,16 @@ MOVES: dict[str, dict[str, str]] = {
 _OTHER_SIDE = {"destination": "origin", "origin": "destination"}
 
 
+# "Rivera United signed Costa from Valmont": the club's telling of a move, its object the mover.
+_SIGNED_BY_THE_CLUB = {"agent": "destination", "prep:from": "origin"}
+
+
 def _move(frame: Frame) -> tuple[Argument, list[tuple[str, Argument]]] | None:
     """A move frame's mover and its places (``(side, argument)``); None for another frame."""
+    if frame.predicate == "sign" and frame.get("patient"):
+        movers = frame.get("patient")
+        places = [(_SIGNED_BY_THE_CLUB[role], arg) for role, arg in frame.slots if role in _SIGNED_BY_THE_CLUB]
+        return (movers[0], places) if places and len(movers) == 1 and not frame.negated else None
     roles = MOVES.get(frame.predicate)
     agents = frame.get("agent")
     if roles is None or frame.negated or len(agents) != 1 or (frame.predicate == "sign" and frame.get("patient")):
