@@ -36,6 +36,9 @@ def test_the_week_is_read_from_the_record():
     "Recent reviews rate it 4.0 to 5.0 stars.",  # no day, and a rating
     "It was closed on Tuesday from 5 to 9 for a private event.",  # "closed" is not read
     "We sat outside from 5 to 10 and watched the sun set.",  # "sat", "sun": no days
+    "It is open until 10 pm on Fridays and Saturdays.",  # a closing time alone
+    "It is open from 5 pm to 9 pm Tuesday to Saturday, with extended hours until 10 pm on Fridays and Saturdays.",
+    "Happy hour runs until 6 pm on Tuesdays, when it is open from 5 pm.",  # not the business's closing time
 ])
 def test_hours_the_record_lists_are_no_conflict(claim):
     assert hours_conflicts(claim, [TABLE]) == []
@@ -46,6 +49,8 @@ def test_hours_the_record_lists_are_no_conflict(claim):
     ("It is open from 5 pm to 9 pm on Sunday.", "5 pm to 9 pm", "Sunday as 9:00-14:00"),
     ("On Sundays it serves brunch from 9am to 3pm.", "9am to 3pm", "Sunday as 9:00-14:00"),
     ("It is open from 5 to 10 on Tuesdays.", "5 to 10", "Tuesday as 17:00-21:00"),
+    ("It is known for its late hours (until 11 PM from Tuesday to Saturday).", "until 11 PM", "Tuesday as 17:00-21:00"),
+    ("It is open from 5 pm to 9 pm every day, and until 10 pm on Fridays.", "5 pm to 9 pm", "Monday as 17:30-23:00"),
 ])
 def test_hours_the_record_lists_otherwise_conflict(claim, span, why):
     found = hours_conflicts(claim, [TABLE])
@@ -79,6 +84,7 @@ def test_an_hour_past_midnight_said_as_pm_is_the_same_hour():
     "5 to 9 monday and " * 20_000,
     "Monday," + " " * 100_000 + "and Tuesday 5 to 9",
     "5 " + " \t" * 50_000 + "to 9 on Monday",
+    "open until 9 pm on Monday " * 20_000,
 ])
 def test_crafted_text_is_read_in_bounded_time(text):
     t0 = time.perf_counter()

@@ -36,6 +36,10 @@ _TO = r"[ \t]{0,3}(?:-|–|—|to|until|till)[ \t]{0,3}"
 # A time range not inside a number ("4.0 to 5.0 stars", "$15 to $25") and not one end of "9 or 10 PM".
 _TIME_RANGE = re.compile(rf"(?<![\d.,$])\b({_TIME}){_TO}({_TIME})(?![\w:]|\.\d)"
                          rf"(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
+# A closing time alone ("open until 10 PM from Monday to Saturday"), read only in a claim about opening hours
+# (:data:`_OPENING`): "happy hour until 6 pm" is no statement of when the business closes.
+_CLOSING_TIME = re.compile(rf"(?<![\d.,$:])\b(?:until|till|closes[ \t]at|closing[ \t]at)[ \t]{{1,3}}({_TIME})"
+                           rf"(?![\w:]|\.\d)(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
 _DAY_SPEC = re.compile(rf"\b(?:({_DAY})[ \t]{{0,3}}(?:-|–|—|to|through|thru|until)[ \t]{{0,3}}({_DAY})|(weekdays|"
                        rf"weekends|daily|every[ \t]day|seven[ \t]days[ \t]a[ \t]week|7[ \t]days[ \t]a[ \t]week|"
                        rf"all[ \t]week)|({_DAY}))\b", re.IGNORECASE)
@@ -132,6 +136,16 @@ def _said(claim: str) -> list[_Said] | None:
         if opens is None or closes is None or len(items) >= _MAX_ITEMS:
             return None
         items.append(_Said(m.start(), m.end(), times=(opens, closes)))
+    if _OPENING.search(claim) and not _HAPPY_HOUR.search(claim):
+        ranges = [(item.start, item.end) for item in items]
+        for m in _CLOSING_TIME.finditer(claim):
+            closes = _clock_times(m.group(1))
+            if any(a <= m.start() < b for a, b in ranges):
+                continue  # the end of a range read above ("from 9 until 5")
+            if closes is None or len(items) >= _MAX_ITEMS:
+                return None
+            items.append(_Said(m.start(), m.end(), times=((), closes)))
+        items.sort()
     starts = [item.start for item in items]
     for m in _DAY_SPEC.finditer(claim):
         if m.group(4) and m.group(4)[0].islower() and "day" not in m.group(4).lower():
@@ -204,11 +218,18 @@ def _same(said: tuple[int, ...], listed: int, past_midnight: bool) -> bool:
 def _table_conflicts(pairs: list[tuple[_Said, _Said]], exceptions: set[int], table: HoursTable
                      ) -> list[tuple[int, int, str]]:
     out = []
+    # A day said in a smaller group too is that group's ("from 11 to 8 every day, until 9 on Fridays"): the wider
+    # statement is not checked on it.
+    narrowest: dict[int, int] = {}
+    for _, group in pairs:
+        for day in group.days:
+            narrowest[day] = min(narrowest.get(day, 7), len(set(group.days)))
     for said, group in pairs:
         assert said.times is not None
         opens, closes = said.times
         for day in dict.fromkeys(group.days):
-            if day in exceptions or (group.loose and day not in _STRICT_WEEKDAYS):
+            if (day in exceptions or (group.loose and day not in _STRICT_WEEKDAYS)
+                    or len(set(group.days)) > narrowest[day]):
                 continue
             if day not in table:
                 out.append((said.start, said.end, f"the record lists no hours on {_TITLED[day]}"))
@@ -217,7 +238,7 @@ def _table_conflicts(pairs: list[tuple[_Said, _Said]], exceptions: set[int], tab
             if listed_open == listed_close:  # "0:0-0:0": open all day, or not known: not checked
                 continue
             past_midnight = listed_close < listed_open
-            if not (_same(opens, listed_open, False) and _same(closes, listed_close, past_midnight)):
+            if not ((not opens or _same(opens, listed_open, False)) and _same(closes, listed_close, past_midnight)):
                 out.append((said.start, said.end, f"the record lists {_TITLED[day]} as "
                             f"{_clock(listed_open)}-{_clock(listed_close)}"))
                 break
@@ -240,7 +261,7 @@ def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int,
     """
     if not tables or _CLOSED.search(claim):
         return []
-    if not _TIME_RANGE.search(claim):
+    if not _TIME_RANGE.search(claim) and not _CLOSING_TIME.search(claim):
         found = [_day_conflicts(claim, table) for table in tables]
         return found[0] if all(found) else []
     items = _said(claim)
@@ -256,6 +277,8 @@ def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int,
 
 # A claim about when a business opens (not "the open kitchen" alone: it must also name days or varying hours).
 _OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours)\b", re.IGNORECASE)
+# Hours of something else than the business's opening ("happy hour until 6 pm", "the kitchen closes at 9").
+_HAPPY_HOUR = re.compile(r"\b(?:happy[ \t]hours?|kitchen|brunch|breakfast|lunch|dinner|delivery|bar)\b", re.IGNORECASE)
 # Days named after these are left out ("open every day except Monday"): such a claim is not read.
 _EXCEPT = re.compile(r"\b(?:except|but|apart\s{1,3}from|other\s{1,3}than|besides)\b", re.IGNORECASE)
 _VARYING = re.compile(r"\b(?:vary|varies|varying|varied|different)\b", re.IGNORECASE)
