@@ -179,6 +179,8 @@ def test_present_features_are_the_keys_whose_values_say_yes():
     ("The data does not mention reservations or WiFi.", []),  # what the record says, not what the business has
     ("Without reservations, walk-ins wait for an hour.", ["reservations"]),
     ("Takeout is available.", []),
+    ("It offers not only takeout but also outdoor seating.", []),  # a focus, not a denial
+    ("It has lot parking, not to mention free WiFi.", []),
 ])
 def test_claims_denying_features(claim, expected):
     feats = frozenset({"take out", "wi fi", "garage", "street", "valet", "reservations", "outdoor seating", "casual",

@@ -96,7 +96,7 @@ def _move(frame: Frame) -> tuple[Argument, list[tuple[str, Argument]]] | None:
         return (movers[0], places) if places and len(movers) == 1 and not frame.negated else None
     roles = MOVES.get(frame.predicate)
     agents = frame.get("agent")
-    if roles is None or frame.negated or len(agents) != 1 or (frame.predicate == "sign" and frame.get("patient")):
+    if roles is None or frame.negated or len(agents) != 1:
         return None
     places = [(roles[role], arg) for role, arg in frame.slots if role in roles]
     return (agents[0], places) if places else None

@@ -136,7 +136,7 @@ def _said(claim: str) -> list[_Said] | None:
         if opens is None or closes is None or len(items) >= _MAX_ITEMS:
             return None
         items.append(_Said(m.start(), m.end(), times=(opens, closes)))
-    if _OPENING.search(claim) and not _HAPPY_HOUR.search(claim):
+    if _OPENING.search(claim) and not _OTHER_HOURS.search(claim):
         ranges = [(item.start, item.end) for item in items]
         for m in _CLOSING_TIME.finditer(claim):
             closes = _clock_times(m.group(1))
@@ -278,7 +278,7 @@ def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int,
 # A claim about when a business opens (not "the open kitchen" alone: it must also name days or varying hours).
 _OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours)\b", re.IGNORECASE)
 # Hours of something else than the business's opening ("happy hour until 6 pm", "the kitchen closes at 9").
-_HAPPY_HOUR = re.compile(r"\b(?:happy[ \t]hours?|kitchen|brunch|breakfast|lunch|dinner|delivery|bar)\b", re.IGNORECASE)
+_OTHER_HOURS = re.compile(r"\b(?:happy[ \t]hours?|kitchen|brunch|breakfast|lunch|dinner|delivery|bar)\b", re.IGNORECASE)
 # Days named after these are left out ("open every day except Monday"): such a claim is not read.
 _EXCEPT = re.compile(r"\b(?:except|but|apart\s{1,3}from|other\s{1,3}than|besides)\b", re.IGNORECASE)
 _VARYING = re.compile(r"\b(?:vary|varies|varying|varied|different)\b", re.IGNORECASE)

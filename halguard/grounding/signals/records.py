@@ -327,6 +327,9 @@ _DENIAL_REACH = 6
 _DENIAL_STOPS = frozenset({"it", "they", "there", "he", "she", "we", "you", "its", "their", "as", "because", "since",
                            "although", "though", "yet", "instead", "rather", "while", "whereas", "which", "who",
                            "that", "so", "and", "but"})
+# A negator before these scopes over a quantity or a focus ("not only", "not just", "no less"), not the feature.
+_FOCUS_AFTER_CUE = frozenset({"only", "just", "merely", "all", "every", "always", "necessarily", "least", "less",
+                              "more"})
 # A claim about what the record says ("reservations are not mentioned", "no information on parking") denies no
 # feature: where the record leaves it unknown, that is what it says.
 _ABOUT_THE_DATA = frozenset({"information", "info", "mention", "mentioned", "mentions", "specified", "specify",
@@ -377,7 +380,9 @@ def _negated_before(claim: str, words: list[tuple[int, int]], lowered: list[str]
         if any(words[i][1] <= b_start < end for b_start, _ in breaks) or (not across_commas and "," in between):
             return False
         if has_negation(lowered[i], cues=_NEGATION):
-            return True
+            after = lowered[i + 1 : i + 3]
+            # "not only takeout but also delivery", "not to mention free WiFi": a focus, not a denial
+            return not (after[:1] and after[0] in _FOCUS_AFTER_CUE) and after != ["to", "mention"]
         if lowered[i] in _DENIAL_STOPS:
             return False
     return False
