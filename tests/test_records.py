@@ -1,6 +1,7 @@
 """JSON records compared field by field (RAGTruth Data2txt-style contexts)."""
 
 import json
+import time
 
 import pytest
 
@@ -213,3 +214,14 @@ def test_verifier_reports_a_denied_feature(verifier):
                      "The listing does not say whether Casa Blanca has music."):
         (claim,) = verifier.verify(faithful, [record]).claims
         assert not claim.signals.record_conflicts and not claim.signals.record_unknowns, faithful
+
+
+@pytest.mark.parametrize("claim", [
+    "no wifi. " * 20_000,
+    "It does not offer " + "wifi, " * 30_000,
+    "no " * 40_000 + "wifi",
+])
+def test_denials_are_read_in_bounded_time(claim):
+    start = time.perf_counter()
+    denied_feature_mentions(claim, frozenset({"wi fi", "take out", "outdoor seating"}))
+    assert time.perf_counter() - start < 2.0
