@@ -241,16 +241,26 @@ def absent_feature_mentions(claim: str, features: frozenset[str], *, cues: froze
     phrases = _claim_phrases(claim)
     breaks = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(claim)]
     ends = [b_end for _, b_end in breaks]
-    found: list[tuple[int, int, str]] = []
+    found = [(start, end, phrase) for start, end, phrase in _mentions(claim, features, phrases)
+             if not has_negation(_clause(claim, start, end, breaks, ends), cues=cues)]
+    return _longest(found)
+
+
+def _mentions(claim: str, features: frozenset[str], phrases: dict[str, list[tuple[int, int]]]
+              ) -> Iterator[tuple[int, int, str]]:
+    """Each mention of one of ``features`` in ``claim`` (``phrases``: :func:`_claim_phrases` of it), also written as
+    one word or with a hyphen, that is not a word of a longer name ("State Street", "Garage Doors")."""
     for phrase in sorted(features):
         for variant in {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}:
             for start, end in phrases.get(variant, ()):
-                if _in_a_name(claim, start, end):
-                    continue  # "State Street", "Garage Doors": a name's word is not the feature
-                if not has_negation(_clause(claim, start, end, breaks, ends), cues=cues):
-                    found.append((start, end, phrase))
+                if not _in_a_name(claim, start, end):
+                    yield start, end, phrase
+
+
+def _longest(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``found`` without the mentions inside another: the longest match at a position wins."""
     kept: list[tuple[int, int, str]] = []
-    for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
+    for f in sorted(found, key=lambda f: (f[0], -f[1])):
         if not kept or f[0] >= kept[-1][1]:
             kept.append(f)
     return kept
@@ -356,18 +366,9 @@ def denied_feature_mentions(claim: str, features: frozenset[str], *, across_comm
     phrases = _claim_phrases(claim)
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(claim)]
     starts = [s for s, _ in words]
-    found: list[tuple[int, int, str]] = []
-    for phrase in sorted(features):
-        for variant in {phrase, phrase.replace(" ", ""), phrase.replace(" ", "-")}:
-            for start, end in phrases.get(variant, ()):
-                if not _in_a_name(claim, start, end) and _negated_before(
-                        claim, words, lowered, bisect.bisect_left(starts, start), breaks, across_commas):
-                    found.append((start, end, phrase))
-    kept: list[tuple[int, int, str]] = []
-    for f in sorted(found, key=lambda f: (f[0], -f[1])):  # the longest match at a position wins
-        if not kept or f[0] >= kept[-1][1]:
-            kept.append(f)
-    return kept
+    return _longest([(start, end, phrase) for start, end, phrase in _mentions(claim, features, phrases)
+                     if _negated_before(claim, words, lowered, bisect.bisect_left(starts, start), breaks,
+                                        across_commas)])
 
 
 def _negated_before(claim: str, words: list[tuple[int, int]], lowered: list[str], first: int,
