@@ -21,6 +21,7 @@ from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, QuantityIndex, quantities, rates
+from halguard.text.shares import equal_shares
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
     SOURCE_QUANTITIES_BYTES,
@@ -41,7 +42,9 @@ def _source_terms(text: str) -> frozenset[str]:
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
 def _source_numbers(text: str) -> frozenset[float]:
-    return frozenset(_numbers(text) | _numbers(holidays_as_dates(text)))  # "Christmas Day" is the 25th (of 12)
+    # "Christmas Day" is the 25th (of 12); "50,000 pounds ... shared equally between the author and her translator"
+    # gives each 25,000
+    return frozenset(_numbers(text) | _numbers(holidays_as_dates(text)) | equal_shares(text))
 
 
 @dataclass(frozen=True)
