@@ -20,7 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from halguard.errors import ModelLoadError
-from halguard.util.cache_budgets import EMBEDDING_WINDOWS_BYTES, EMBEDDINGS_BYTES, WORD_STATES_BYTES
+from halguard.grounding.token_states import TokenStates, embed_keeping_states
+from halguard.util.cache_budgets import (
+    EMBEDDING_WINDOWS_BYTES,
+    EMBEDDINGS_BYTES,
+    TOKEN_STATES_BYTES,
+    WORD_STATES_BYTES,
+)
 from halguard.util.memo import BytesLRU, deep_entry_size
 from halguard.util.threads import torch_threads  # noqa: F401 - long importable from here
 
@@ -135,6 +141,10 @@ class LocalEmbedder:
                                                                                    name=f"{_CACHE_NAME}.fit")
         self._word_cache: BytesLRU[str, WordStates] = BytesLRU(WORD_STATES_BYTES, sizer=deep_entry_size,
                                                                 name=f"{_CACHE_NAME}.words")
+        # The word pieces' states of the texts just embedded (halguard.grounding.token_states): word_states pools
+        # them instead of running the model over the text again.
+        self._token_cache: BytesLRU[str, TokenStates] = BytesLRU(TOKEN_STATES_BYTES, sizer=deep_entry_size,
+                                                                 name=f"{_CACHE_NAME}.tokens")
 
     @classmethod
     def shared(cls, model_path: str | Path | None = None, *, device: str | None = None) -> LocalEmbedder:
@@ -158,6 +168,7 @@ class LocalEmbedder:
             inst._cache.clear()
             inst._fit_cache.clear()
             inst._word_cache.clear()
+            inst._token_cache.clear()
 
     def __reduce__(self) -> tuple:
         """Pickle by reference: the shared embedder comes back as the receiving process's shared one, any other
@@ -264,9 +275,10 @@ class LocalEmbedder:
         """The model's contextual state of each word of ``texts`` (its word pieces' last-layer states, averaged,
         unit-normalised), as :class:`WordStates` (character spans and one row each), cached per text.
 
-        What BERTScore aligns: the same forward pass as :meth:`encode`, read before the pooling. A word is a run of
-        letters or digits; a text past the model's window is read up to it (its later words get no state). Past
-        ``deadline`` (``time.monotonic()``) no further batch is run: the texts not read yet get None.
+        What BERTScore aligns: the same forward pass as :meth:`encode`, read before the pooling (a text
+        :meth:`encode` embedded lately is pooled from the states it kept; any other is read by a pass here). A word
+        is a run of letters or digits; a text past the model's window is read up to it (its later words get no
+        state). Past ``deadline`` (``time.monotonic()``) no further batch is run: the texts not read yet get None.
         """
         import torch
 
@@ -274,6 +286,9 @@ class LocalEmbedder:
         missing: dict[str, list[int]] = {}
         for i, t in enumerate(texts):
             known = self._word_cache.get(t)
+            if known is None and (pieces := self._token_cache.get(t)) is not None:  # embedded a moment ago
+                known = _pool_words(t, pieces.offsets.tolist(), pieces.states)
+                self._word_cache.set(t, known)
             if known is not None:
                 out[i] = known
             else:
@@ -327,24 +342,19 @@ class LocalEmbedder:
             todo = list(missing)
             model = self.model  # loaded outside the thread setting
             with self._encode_lock, torch_threads(num_threads):
-                vecs = model.encode(
-                    todo,
-                    batch_size=batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                vecs, pieces = embed_keeping_states(model, todo, batch_size=batch_size,
+                                                    max_length=self.max_seq_length)
             stats.computed = len(todo)
             stats.batches = (len(todo) + batch_size - 1) // batch_size
-            vecs = np.asarray(vecs, dtype=np.float32)
-            for t, vec in zip(todo, vecs):
-                # A row of sentence-transformers' output is a view of its whole batch (and of the torch tensor
-                # under it): cached as it is, one row kept eight rows alive, past the byte count and past the
-                # eviction of the others. Each row is kept as its own array.
+            for t, vec, states in zip(todo, vecs, pieces):
+                # A row of the batch's array is a view of all of it: cached as it is, one row kept the batch
+                # alive, past the byte count and past the eviction of the others. Each row is kept as its own array.
                 vec = vec.copy()
                 for i in missing[t]:
                     out[i] = vec
                 self._cache.set(t, vec)
+                if states is not None:
+                    self._token_cache.set(t, states)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32), stats
         return np.vstack(out), stats  # type: ignore[arg-type]

@@ -117,7 +117,7 @@ PARAPHRASE_CHUNKS = 1
 # answers). Below it a claim is SUPPORTED whatever its words. Measured (issue 45, one thread, 300 HaluEval and 50
 # RAGTruth QA answers back to back, p50 per answer): against the best three chunks +25 / +96 ms, against the best
 # one +16 / +77 ms (the same verdicts on the hand-written set), with this gate +23 / +70 ms (noise: most claims
-# with a novel word are over it). The cost is a second forward pass over texts already embedded.
+# with a novel word are over it). The word states come from the pass that embedded the texts (token_states.py).
 PARAPHRASE_MIN_RISK = 0.4
 
 

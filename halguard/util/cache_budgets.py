@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 664 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 680 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """
@@ -28,6 +28,7 @@ __all__ = [
     "SOURCE_TERMS_BYTES",
     "STEM_MEMO_MAX_WORD_CHARS",
     "STEM_MEMO_WORDS",
+    "TOKEN_STATES_BYTES",
     "WORD_STATES_BYTES",
     "WORD_STRINGS_BYTES",
 ]
@@ -43,6 +44,11 @@ EMBEDDINGS_BYTES = 256 * MIB
 # (halguard.grounding.signals.paraphrase): ~1.5 KiB a word, so a 20-word sentence costs ~31 KiB; the last ~1,000
 # sentences aligned.
 WORD_STATES_BYTES = 32 * MIB
+# The word pieces' states (384 floats a piece) of the texts an embedder embedded last (halguard.grounding.token_states),
+# for the alignment of the same check's novel words without a second forward pass: ~1.5 KiB a piece, so the claims
+# and chunks of a RAGTruth QA check on a context never seen take 553 KiB (median of 40; at most 2.6 MiB): the last
+# ~30 such checks' texts (a text evicted before its words are aligned is read by a pass of its own, as before).
+TOKEN_STATES_BYTES = 16 * MIB
 # Token windows of texts longer than the model's window (per LocalEmbedder): only over-long chunks are tokenized
 # ahead, so it fills slowly (the soak's chunks never need it).
 EMBEDDING_WINDOWS_BYTES = 16 * MIB
