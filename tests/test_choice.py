@@ -201,3 +201,38 @@ def test_verifier_reports_a_property_pick(verifier):
         "Johann Christoph Pepusch: the passages say Hungarian of Béla Bartók, not of Johann Christoph Pepusch"]
     right = verifier.verify("Béla Bartók was Hungarian.", [BARTOK, PEPUSCH], question=HUNGARIAN)
     assert right.label == "supported" and right.claims[0].signals.choice_conflicts == []
+
+
+@pytest.mark.parametrize(("question", "options"), [
+    ("Which novel came out first, The Hours That Broke the Silence or The Girl Who Walked Home?",
+     ("The Hours That Broke the Silence", "The Girl Who Walked Home")),
+    ("Which label was founded earlier--Morrow or Kestrel?", ("Morrow", "Kestrel")),
+    ("Which band was formed first Morrow or The Kestrels ?", ("Morrow", "The Kestrels")),
+    ("Which game was published first, Hold On! or Tidewater?", ("Hold On!", "Tidewater")),
+    ("Which genus holds more species: Vellara, or Quintonia?", ("Vellara", "Quintonia")),
+    ("Which ship was launched first, HMS Ardent, 1929 or The Northern Star?", ("HMS Ardent, 1929", "The Northern Star")),
+    ("Would the festival be held in even or uneven years?", None),
+    ("What types of media would these be seen on, Television or movies?", None),
+    ("Who sang the part of a soprano, mezzo-soprano, or contralto?", None),
+])
+def test_options_a_name_reader_does_not_take_whole_are_read_by_the_layout(question, options):
+    found = choice_options(question)
+    assert (found[:2] if found else None) == options
+
+
+def test_an_option_read_by_the_layout_is_checked_like_any():
+    question = "Which novel came out first, The Hours That Broke the Silence or The Girl Who Walked Home?"
+    hours = "The Hours That Broke the Silence is a novel by Ada Perrin, first published in 1962."
+    girl = "The Girl Who Walked Home is a 1958 novel by the Welsh writer Owen Prys."
+    assert _conflicts("The Hours That Broke the Silence came out first.", question, hours, girl, alone=True) == [
+        "Hours That Broke the Silence"]
+    assert _conflicts("The Girl Who Walked Home came out first.", question, hours, girl, alone=True) == []
+    assert _conflicts("The Girl Who Walked Home.", question, hours, girl, alone=True) == []
+
+
+def test_the_layout_reader_is_bounded():
+    question = "Which came first, " + "The Long Title " * 5_000 + "or " + "Another Long Title " * 5_000 + "?"
+    t0 = time.perf_counter()
+    choice_options(question)
+    choice_options("Which, " * 10_000 + " A or B?")
+    assert time.perf_counter() - t0 < 1.0

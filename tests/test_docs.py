@@ -246,10 +246,12 @@ def test_readme_figures_are_the_evaluation_page():
 
 
 def test_how_it_works_page(verifier):
-    claims, paraphrased, changed, quantities, roles, choice, weights = run_page("how-it-works.md", {})
+    claims, paraphrased, changed, quantities, reporting, roles, choice, weights = run_page("how-it-works.md", {})
     assert paraphrased == ["supported ['Riders = Cyclists (0.76)']"]  # said in other words (issue 45)
     # a quantity in another unit within its bound passes, another unit does not; a light word weighs less
     assert quantities == ["['supported', 'hallucinated', 'supported', 'hallucinated']"]
+    # "Passage 2 explains" is the answer's report; what it reports is checked
+    assert reporting == ["['supported', 'hallucinated']"]
     # a number the passage writes with another unit or per another period is changed; a holiday is its date
     assert changed == ["['supported', 'hallucinated', 'hallucinated', 'supported']"]
     assert claims == [

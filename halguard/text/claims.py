@@ -59,6 +59,9 @@ _OPENER = re.compile(
     r"^(?:i hope (?:this|that) helps|let me know if|feel free to|is there anything else|"
     r"(?:in )?(?:summary|conclusion|short)\b[,:]?|overall\b,?|to summari[sz]e\b,?|"
     r"(?:sure|certainly|of course|absolutely|great question)\b[!,.]?(?:\s*here (?:is|are))?|"
+    # what the answer is ("Here's an objective overview of Rusty's Pizza Parlor ..."): what it is of is checked
+    r"here(?:'s| is| are) (?:an? |the |some )?(?:(?:brief|short|objective|concise|quick|general) )?"
+    r"(?:overview|summary|description|breakdown|rundown)(?: of)?\b|"
     # where the answer says it read it ("Based on the given passages, ..."): what follows is checked, the
     # attribution is no word of the world to find in the passages
     r"(?:based on|according to) (?:the )?(?:given |provided |above |available )?(?:structured )?(?:context|passages?|"

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from halguard.grounding.signals.antonyms import lexicon_side
+from halguard.grounding.signals.choice_layout import options_by_layout
 from halguard.text.lexical import (
     STOPWORDS,
     content_terms,
@@ -91,10 +92,15 @@ _WORD = re.compile(r"[^\W_]+")
 
 def choice_options(question: str | None) -> tuple[str, str, str] | None:
     """The two named options of a question that offers a choice ("..., A or B?") and the question's words where its
-    comparative must stand (:data:`_LEAD_WORDS`, :data:`_CUE_WORDS`), or None."""
+    comparative must stand (:data:`_LEAD_WORDS`, :data:`_CUE_WORDS`), or None. Names are read as names first; where
+    two are not joined by "or", by the question's own layout (:func:`.choice_layout.options_by_layout`)."""
     if not question:
         return None
     q = question[:MAX_QUESTION_CHARS]
+    return _options_by_names(q) or options_by_layout(q, _cue)
+
+
+def _options_by_names(q: str) -> tuple[str, str, str] | None:
     names = entity_mentions(q)
     for i in range(len(names) - 1):
         (s1, e1), (s2, e2) = names[i], names[i + 1]
@@ -104,11 +110,16 @@ def choice_options(question: str | None) -> tuple[str, str, str] | None:
             continue
         if any(w[:1].isupper() for w in words) or re.search(r"[.;?!]", gap):
             continue
-        lead = q[:s1].split()
-        before = " ".join(lead) if len(lead) <= _LEAD_WORDS else ""
-        after = " ".join(q[e2:].split()[:_CUE_WORDS])
-        return q[s1:e1], q[s2:e2], f"{before} {after}"
+        return q[s1:e1], q[s2:e2], _cue(q, s1, e2)
     return None
+
+
+def _cue(q: str, first: int, last: int) -> str:
+    """Where a question's comparative must stand: its words before the options (at most :data:`_LEAD_WORDS`) and
+    the :data:`_CUE_WORDS` after them."""
+    lead = q[:first].split()
+    before = " ".join(lead) if len(lead) <= _LEAD_WORDS else ""
+    return f"{before} {' '.join(q[last:].split()[:_CUE_WORDS])}"
 
 
 def _option_terms(text: str) -> set[str]:

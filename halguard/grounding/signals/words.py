@@ -32,6 +32,7 @@ from halguard.text.quantities import (
     rates,
     said_as,
 )
+from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import licensed
 
 __all__ = ["changed_dates", "changed_units", "found_names", "missing_names", "missing_numbers", "novel_terms",
@@ -63,6 +64,10 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
              and not title_said(text[s:e], scope.terms)]
+    if novel:
+        # "Passage 2 explains ...", "the article concludes that ...": the answer talking about its sources
+        reporting = set(reporting_word_spans(text))
+        novel = [span for span in novel if span not in reporting]
     if novel and scope.quantities:
         # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
         # "ten years") is the quantity's, found: not a word to look up.
