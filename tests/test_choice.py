@@ -236,3 +236,17 @@ def test_the_layout_reader_is_bounded():
     choice_options(question)
     choice_options("Which, " * 10_000 + " A or B?")
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_sentences_after_an_options_own_speak_of_it_by_the_questions_event_only():
+    question = "Which brewery was founded first, Harrow Ales or Kestrel Brewing?"
+    # one passage of two paragraphs glued together, as retrieved: the founding years stand in the sentences after
+    passage = ("Harrow Ales is a brewery in Kent. It was founded in 1962 by two brothers.Kestrel Brewing is a craft "
+               "brewery in Leeds. The brewery was founded in 1958.")
+    assert _conflicts("Harrow Ales was founded first.", question, passage, alone=True) == ["Harrow Ales"]
+    assert _conflicts("Kestrel Brewing was founded first.", question, passage, alone=True) == []
+    # a year after no word of the question's event is no value of the option's: a broadcast is not a first role
+    question = "Who first acted in the series Night Harbour, Tom Ashby or Clara Venn?"
+    passage = ("Tom Ashby (born 4 May 1990) is a British actor. In 2016 he played a sailor in Night Harbour. Night "
+               "Harbour is a drama which starred Clara Venn in its first series. A special was broadcast in 2013.")
+    assert _conflicts("Clara Venn.", question, passage, alone=True) == []

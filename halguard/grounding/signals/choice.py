@@ -136,15 +136,50 @@ def _names(text_terms: set[str], option_terms: set[str]) -> bool:
 
 
 def _units(passages: Sequence[str], options: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
-    """The texts that speak of each option alone: its passages that do not name the other option, else its
-    sentences that do not. Each passage (and, where needed, each sentence) is read once for both options."""
+    """The texts that speak of each option alone: its passages that do not name the other option, else its runs of
+    sentences in a passage that names both (:func:`_runs`). Each passage (and, where needed, each sentence) is read
+    once for both options."""
     texts = [p[:MAX_PASSAGE_CHARS] for p in passages[:MAX_PASSAGES]]
     passage_units = _alone([(p, _option_terms(p)) for p in texts], options)
     if all(passage_units):
         return passage_units
-    sentences = [m.group() for p in texts for m in _SENTENCE.finditer(p)]
-    sentence_units = _alone([(s, _option_terms(s)) for s in sentences], options)
-    return (passage_units[0] or sentence_units[0], passage_units[1] or sentence_units[1])
+    run_units = _runs(texts, options)
+    return (passage_units[0] or run_units[0], passage_units[1] or run_units[1])
+
+
+class _Run(str):
+    """A run of sentences (:func:`_runs`) that knows where its first sentence, the one naming the option, ends."""
+
+    own_end: int
+
+    def __new__(cls, sentences: list[str]) -> _Run:
+        run = super().__new__(cls, " ".join(sentences))
+        run.own_end = len(sentences[0])
+        return run
+
+
+def _runs(texts: list[str], options: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
+    """Each option's runs of sentences: one that names it and not the other, with the sentences after it in its
+    passage that name neither ("Our Girl is a British television drama, which starred Lacey Turner ... A one-off
+    special was broadcast on 24 March 2013 ..."). A sentence naming both ends a run and starts none; a run never
+    crosses into another passage. The sentences after the first speak of the option only by the question's words:
+    a year of theirs counts after a word of the question's event (:func:`_year_of`), never as the first year."""
+    out: tuple[list[str], list[str]] = ([], [])
+    for text in texts:
+        owner, run = None, []
+        for m in _SENTENCE.finditer(text):
+            sentence = m.group()
+            terms = _option_terms(sentence)
+            first, second = _names(terms, options[0]), _names(terms, options[1])
+            if first or second:
+                if owner is not None:
+                    out[owner].append(_Run(run))
+                owner, run = (None, []) if first and second else (0 if first else 1, [sentence])
+            elif owner is not None:
+                run.append(sentence)
+        if owner is not None:
+            out[owner].append(_Run(run))
+    return out
 
 
 def _alone(texts: list[tuple[str, set[str]]], options: tuple[set[str], set[str]]) -> tuple[list[str], list[str]]:
@@ -165,7 +200,7 @@ def _year_of(units: list[str], events: frozenset[str]) -> int | None:
                 m = _YEAR.search(tail)
                 if m:
                     return int(m.group(1))
-        m = _YEAR.search(u)
+        m = _YEAR.search(u, 0, getattr(u, "own_end", len(u)))  # a run's first year is its first sentence's
         if m and first is None:
             first = int(m.group(1))
     return first
