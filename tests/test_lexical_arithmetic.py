@@ -98,7 +98,16 @@ def test_negation_flip_needs_the_negated_word_on_the_other_side(claim, evidence,
      ("Voice recognition is easy to learn.", "Voice recognition is hard to learn.", ["easy"]),
      ("Revenue grew while costs fell.", "Revenue dropped.", []),  # the claim has both sides: no decision
      ("They bought a new car.", "They sold their car and bought a new one.", []),
-     ("Stores in New York opened.", "Stores in Old Town opened.", [])],  # names are not evaluations
+     ("Stores in New York opened.", "Stores in Old Town opened.", []),  # names are not evaluations
+     # a negative prefix, either way; "in-" only before an adjective's ending
+     ("Jordan is an experienced sailor.", "His son is an inexperienced sailor.", ["experienced"]),
+     ("The model reads unstructured text.", "The model reads structured text.", ["unstructured"]),
+     ("The staff were inattentive.", "The staff were attentive.", ["inattentive"]),
+     ("It offers energy-inefficient buildings.", "It offers energy-efficient buildings.", ["inefficient"]),
+     ("The restaurant has indoor seating.", "The restaurant has a blue door.", []),  # "in-" + "door": no negation
+     ("The stabbing happened inside the club.", "It happened on the side of the club.", []),
+     ("Unlike the others, it floats.", "Like the others, it floats.", []),
+     ("It was unclear and uncertain.", "It was unclear.", [])],  # the same form on both sides: no flip
 )
 def test_antonym_flips(claim, evidence, words):
     from halguard.grounding.signals.antonyms import antonym_flips

@@ -151,7 +151,54 @@ def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
         (side, words), = sides.items()
         if side not in other and not (_GROUPS[group] is _EXCHANGE and _names_a_party(claim, evidence)):
             spans.extend(words)
-    return sorted(spans)
+    return sorted(set(spans) | set(_prefix_flips(claim, evidence)))
+
+
+# Opposites made by a negative prefix ("experienced" / "inexperienced", "structured" / "unstructured", "efficient" /
+# "inefficient"): "un-" and "non-" before any word; "in-", "im-", "ir-", "il-" only before an adjective's ending,
+# since most words that start so are no negation ("indoor", "inside", "income", "inform", "invest", "import").
+# "dis-" is left out ("discover", "display", "dismiss", "discount"), and so is "unlike" ("like" is mostly a
+# preposition). Hand-written general English, not taken from the development data.
+_ANY_BASE_PREFIXES = ("un", "non")
+_ADJECTIVE_PREFIXES = ("in", "im", "ir", "il")
+_ADJECTIVE_ENDING = re.compile(r"(?:ible|able|ent|ant|ate|ive|al|ous|ete|ect|ed|ar|ic|ful|ure)$")
+_NOT_PREFIXED = frozenset({"unlike", "until", "unless", "unto"})
+_MIN_BASE = 4
+
+
+def _negative_base(word: str) -> str | None:
+    """The word a negative prefix turns around in ``word`` (lower case): "inexperienced" -> "experienced"."""
+    if word in _NOT_PREFIXED:
+        return None
+    for prefix in _ANY_BASE_PREFIXES + _ADJECTIVE_PREFIXES:
+        if word.startswith(prefix):
+            base = word[len(prefix):].lstrip("-")
+            if len(base) >= _MIN_BASE and (prefix in _ANY_BASE_PREFIXES or _ADJECTIVE_ENDING.search(base)):
+                return base
+    return None
+
+
+def _prefix_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
+    """Spans of ``claim`` words that the evidence says with a negative prefix, or without the claim's: each text
+    uses one form and not the other."""
+    def forms(text: str) -> dict[str, list[tuple[int, int]]]:
+        out: dict[str, list[tuple[int, int]]] = {}
+        for s, e in word_spans(text):
+            if not text[s].isupper():  # "Unilever", "Inland Revenue": names are no negations
+                out.setdefault(text[s:e].lower(), []).append((s, e))
+        return out
+
+    ours, theirs = forms(claim), forms(evidence)
+    our_bases = {_negative_base(w) for w in ours} - {None}
+    their_bases = {_negative_base(w) for w in theirs} - {None}
+    spans = []
+    for word, found in ours.items():
+        base = _negative_base(word)
+        if base is not None and base in theirs and base not in ours and word not in theirs:
+            spans.extend(found)  # "unstructured" where the evidence says "structured"
+        elif word not in theirs and word in their_bases and word not in our_bases:
+            spans.extend(found)  # "experienced" where the evidence says "inexperienced"
+    return spans
 
 
 _FROM = re.compile(r"\bfrom\b", re.IGNORECASE)
