@@ -4,8 +4,8 @@
 the passages' words and names and no number, so nothing in it is new; what is wrong is the pick. When a
 question offers two named options ("A or B") and asks which comes first or last in time, or which has more or less
 of something, each option's value is read from the passages (the year after the question's event word, "was
-completed in 1889", else the first year; or the number beside the question's noun; in the passages or sentences
-that speak of that option alone) and the option the claim puts first is
+completed in 1889", else the first year; or the number beside the question's noun; in the passages, or the runs of
+sentences, that speak of that option alone) and the option the claim puts first is
 checked against them: the finding names both values ("the passages give Lorraine Hansberry 1930, against 1944 for
 Sandra Gulland"). A question that asks which option has a property ("Which composer was Hungarian, Béla Bartók or
 Johann Christoph Pepusch?") is read by words: a short answer picking the option whose passages lack a word of the
@@ -14,9 +14,11 @@ Pepusch").
 
 Read conservatively (a finding must be right; a question it cannot read is no finding):
 
-- the two options are names of the question joined by "or", a claim picks the option it names first, and a claim
+- the two options are names of the question joined by "or" (by its layout where the names are not read as names:
+  :mod:`.choice_layout`), a claim picks the option it names first, and a claim
   that names neither, says "both", "neither" or "same", or negates, picks nothing;
-- each option needs a value of its own: a passage or sentence that names it and not the other, with a year (for
+- each option needs a value of its own: a passage that names it and not the other, else a sentence that does and the
+  sentences after it that name neither (their years count after the question's event word only), with a year (for
   "first", "earlier", "older", "younger", "later" ...) or a number within a few words of the question's noun (for
   "more species", "fewer beds" ...); equal values, or a value missing on either side, decide nothing;
 - the direction is the claim's own comparative where it states one ("A is younger than B"), else the question's.
