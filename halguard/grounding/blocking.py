@@ -40,8 +40,7 @@ COPY_OVERLAP = 0.8
 # 1 / 23 -> 1 / 24 spans, commit 9e99730), and in a ninth session after choice options read by the question's layout
 # (choice_conflicts 0 / 35 -> 0 / 40 one-claim) and an option's sentences read on (0 / 40 -> 0 / 53), then after
 # opposites made by a negative prefix (antonym_flips 6 / 1 -> 8 / 2 spans, 0 / 17 -> 0 / 19 one-claim); the table,
-# before and after:
-# docs/how-it-works.md, "Which findings block"):
+# before and after: docs/how-it-works.md, "Which findings block"):
 # - "spans": every claim of ragtruth_dev (525 answers, 3,644 claims), hallucinated when a labelled span overlaps it;
 # - "one_claim": the answers of halueval_qa_dev and summedits_dev that are one claim, labelled by the answer.
 # Nothing here is fitted: the findings are rules, and the figures are counts. Re-measure after any change to a signal.

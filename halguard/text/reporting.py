@@ -63,11 +63,11 @@ def reporting_word_spans(text: str) -> list[tuple[int, int]]:
             k += 1
         if k < len(mentions) and mentions[k][0] <= s:
             mentioned.append(i)
+    mention_words = set(mentioned)
     out = []
     for i, (s, e) in enumerate(words):
         j = bisect.bisect_left(mentioned, i - REPORTING_REACH)  # the first mention word within reach on the left
         near = j < len(mentioned) and mentioned[j] <= i + REPORTING_REACH
-        if near and (mentioned[j] == i or i in mentioned[j:j + 2 * REPORTING_REACH + 1]
-                     or stem(text[s:e].lower()) in reporting):
+        if near and (i in mention_words or stem(text[s:e].lower()) in reporting):
             out.append((s, e))
     return out

@@ -60,7 +60,7 @@ def closest_sentence(claim_terms: set[str], evidence: str) -> str:
     sentence may carry an unrelated "not".
     """
     return max(
-        _sentences(evidence) if len(evidence) <= _SENTENCES_MEMO_CHARS else _split(evidence),
+        _evidence_sentences(evidence),
         key=lambda sent: len(claim_terms & term_set(sent)),
         default=evidence,
     )
@@ -72,9 +72,8 @@ def sentence_of_numbers(values: set[float], evidence: str) -> str | None:
     3,400 employees"), which may share fewer of its other words than a sentence about the same company."""
     if not values:
         return None
-    sentences = _sentences(evidence) if len(evidence) <= _SENTENCES_MEMO_CHARS else _split(evidence)
     best, shared = None, 0
-    for sentence in sentences:
+    for sentence in _evidence_sentences(evidence):
         n = len(values & {round(m.value, 6) for m in number_mentions(sentence)})
         if n > shared:
             best, shared = sentence, n
@@ -93,6 +92,11 @@ def _split(evidence: str) -> tuple[str, ...]:
 
 
 _sentences = lru_cache(maxsize=_SENTENCES_MEMO_ENTRIES)(_split)
+
+
+def _evidence_sentences(evidence: str) -> tuple[str, ...]:
+    """The sentences of an evidence chunk, remembered for chunks up to :data:`_SENTENCES_MEMO_CHARS`."""
+    return _sentences(evidence) if len(evidence) <= _SENTENCES_MEMO_CHARS else _split(evidence)
 
 
 def shared_share(claim_terms: set[str], sentence_terms: set[str]) -> float:

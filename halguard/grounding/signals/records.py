@@ -74,13 +74,12 @@ def _fields(record: object) -> Iterator[tuple[str | None, object]]:
             stack.extend((v, str(k)) for k, v in value.items())
 
 
-def _walk(record: object, out: set[str]) -> None:
-    """Collect the absent features of a parsed record."""
-    for key, value in _fields(record):
-        if key is not None and (value is False or (isinstance(value, str) and _unquote(value) in _ABSENT_VALUES)):
-            phrase = _key_phrase(key)
-            if len(phrase) >= 3:
-                out.add(phrase)
+def _features_marked(record: object, flag: bool, values: set[str]) -> set[str]:
+    """The feature phrases of a parsed record whose value is ``flag`` or one of the string ``values`` (absent:
+    ``False``, "no"; there: ``True``, "yes", "free")."""
+    return {phrase for key, value in _fields(record) if key is not None and (
+        value is flag or (isinstance(value, str) and _unquote(value) in values))
+        for phrase in (_key_phrase(key),) if len(phrase) >= 3}
 
 
 _NEGATION = NEGATION_CUES | {"lack", "absence", "unavailable"}
@@ -138,11 +137,10 @@ def _read_record(stripped: str) -> _Reading:
         record = safejson.loads(stripped)
     except ValueError:  # not JSON, or nested deeper than any record (JSONTooDeep): not a record
         return _NOT_A_RECORD
-    absent: set[str] = set()
-    _walk(record, absent)
+    absent = _features_marked(record, False, _ABSENT_VALUES)
     return _Reading(frozenset(absent - _asserted_in_free_text(record, absent)), _stated_words(record),
                     _unknown_features(record), hours_table(v for _, v in _fields(record) if isinstance(v, dict)),
-                    frozenset(_present_features(record) - absent))
+                    frozenset(_features_marked(record, True, _PRESENT_VALUES) - absent))
 
 
 def opening_hours(text: str) -> HoursTable | None:
@@ -155,12 +153,6 @@ def present_features(text: str) -> frozenset[str]:
     """Feature phrases a JSON record marks as there (``true``, ``"yes"``, ``"free"``); empty if not JSON. A feature
     the record also marks as absent elsewhere is left out."""
     return _reading(text).present
-
-
-def _present_features(record: object) -> set[str]:
-    return {phrase for key, value in _fields(record) if key is not None and (
-        value is True or (isinstance(value, str) and _unquote(value) in _PRESENT_VALUES))
-        for phrase in (_key_phrase(key),) if len(phrase) >= 3}
 
 
 def absent_features(text: str) -> frozenset[str]:
