@@ -115,6 +115,29 @@ def test_antonym_flips(claim, evidence, words):
     assert [claim[a:b] for a, b in antonym_flips(claim, evidence)] == words
 
 
+@pytest.mark.parametrize(
+    ("claim", "evidence", "words"),
+    [  # an evidence word under a negation says nothing of its side: "not very clean" is "unclean"
+     ("One reviewer found unclean silverware.", "The silverware was not very clean.", []),
+     ("It is unclear whether marriage causes it.", "It is not clear whether marriage causes it.", []),
+     ("Sales rose in May.", "Sales did not fall in May.", []),
+     ("One reviewer found unclean silverware.", "The silverware was very clean.", ["unclean"]),
+     # a contest seen from its two sides is no flip; the same party winning and losing is
+     ("The Wildcats lost to the Wisconsin Badgers in the final.",
+      "The Wildcats' season ended at the hands of the Wisconsin Badgers, who rallied for a 71-64 victory.", []),
+     ("The Wildcats lost to the Wisconsin Badgers in the final.", "It will be looking to win the title.", []),
+     ("The Lakers lost to the Celtics.", "The Lakers won against the Celtics.", ["lost"]),
+     ("Nadal lost the final.", "Nadal won the final.", ["lost"]),
+     ("Nadal lost the final.", "He won the final.", ["lost"]),
+     ("The launch failed.", "The launch was a success.", ["failed"])],
+)
+def test_antonym_flips_read_negated_evidence_and_contests(claim, evidence, words):
+    from halguard.grounding.signals.antonyms import antonym_flips
+    from halguard.text.lexical import negated_terms
+
+    assert [claim[a:b] for a, b in antonym_flips(claim, evidence, negated_terms(evidence))] == words
+
+
 def test_words_ending_in_s_that_are_not_plurals_keep_their_stem():
     assert stem("focus") == stem("focuses") and stem("class") == stem("classes") and stem("bus") == stem("buses")
     assert stem("analysis") != stem("analys")

@@ -17,12 +17,15 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
-from halguard.text.lexical import regular_forms, stem, word_spans
+from halguard.text.lexical import STOPWORDS, regular_forms, stem, word_spans
 
 __all__ = ["antonym_flips", "lexicon_side", "opposite_in", "same_side_in"]
 
 # "Buy" / "sell": a flip only where the texts do not name both sides of the exchange (_names_a_party).
 _EXCHANGE = ("buy bought purchase", "sell sold")
+# "Win" / "lose": one side's win is the other's loss, so a flip only where the texts' winner and loser are not two
+# parties of one contest (_two_parties).
+_CONTEST = ("win won winning victory success successful succeed", "lose lost losing defeat failure fail unsuccessful")
 # (one side, the other side). Irregular forms are listed; regular ones are reached through stemming.
 _GROUPS: tuple[tuple[str, str], ...] = (
     ("increase rise rose risen grow grew grown gain climb surge soar jump expand higher raise boost",
@@ -32,7 +35,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("strong stronger strongest strengthen", "weak weaker weakest weaken"),
     ("easy easier easiest simple simpler", "hard harder hardest difficult complex complicated"),
     ("accept agree approve allow permit", "refuse reject deny forbid forbade forbidden prohibit ban banned"),
-    ("win won winning victory success successful succeed", "lose lost losing defeat failure fail unsuccessful"),
+    _CONTEST,
     ("profit profitable income earnings", "loss unprofitable"),  # "net income" and "earnings" are a profit
     ("positive", "negative"),
     ("good better best", "bad worse worst"),
@@ -97,14 +100,15 @@ def _lexicon() -> dict[str, tuple[int, int]]:
     return out
 
 
-def _sides(text: str) -> dict[int, dict[int, list[tuple[int, int]]]]:
-    """group -> side -> spans of the words of ``text`` on that side."""
+def _sides(text: str, skip: Collection[str] = ()) -> dict[int, dict[int, list[tuple[int, int]]]]:
+    """group -> side -> spans of the words of ``text`` on that side (words of stems in ``skip`` left out)."""
     lex = _lexicon()
     found: dict[int, dict[int, list[tuple[int, int]]]] = {}
     for s, e in word_spans(text):
         if text[s].isupper():  # "New York", "Best Buy": names are not evaluations
             continue
-        hit = lex.get(stem(text[s:e]))
+        word_stem = stem(text[s:e])
+        hit = None if word_stem in skip else lex.get(word_stem)
         if hit is not None:
             found.setdefault(hit[0], {}).setdefault(hit[1], []).append((s, e))
     return found
@@ -135,23 +139,27 @@ def same_side_in(word: str, stems: Collection[str]) -> bool:
     return sides == {side[1]}
 
 
-def antonym_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
+def antonym_flips(claim: str, evidence: str, evidence_negated: Collection[str] = ()) -> list[tuple[int, int]]:
     """Spans of ``claim`` words whose opposite, and not themselves, is in ``evidence``.
 
     Both texts must take one side each of the same group; a text that has both sides of a group is
-    ambiguous and yields nothing for it.
+    ambiguous and yields nothing for it. An evidence word under a negation (stems in ``evidence_negated``: "the
+    silverware was not very *clean*") says nothing of its side, so "unclean" or "dirty" is no flip against it.
     """
     claim_sides = _sides(claim)
-    evidence_sides = _sides(evidence)
+    evidence_sides = _sides(evidence, skip=evidence_negated)
     spans: list[tuple[int, int]] = []
     for group, sides in claim_sides.items():
         other = evidence_sides.get(group)
         if len(sides) != 1 or not other or len(other) != 1:
             continue
         (side, words), = sides.items()
-        if side not in other and not (_GROUPS[group] is _EXCHANGE and _names_a_party(claim, evidence)):
-            spans.extend(words)
-    return sorted(set(spans) | set(_prefix_flips(claim, evidence)))
+        if side in other or (_GROUPS[group] is _EXCHANGE and _names_a_party(claim, evidence)):
+            continue
+        if _GROUPS[group] is _CONTEST and _two_parties(claim, evidence, next(iter(other.values()))[0][0]):
+            continue
+        spans.extend(words)
+    return sorted(set(spans) | set(_prefix_flips(claim, evidence, evidence_negated)))
 
 
 # Opposites made by a negative prefix ("experienced" / "inexperienced", "structured" / "unstructured", "efficient" /
@@ -178,17 +186,18 @@ def _negative_base(word: str) -> str | None:
     return None
 
 
-def _prefix_flips(claim: str, evidence: str) -> list[tuple[int, int]]:
+def _prefix_flips(claim: str, evidence: str, evidence_negated: Collection[str] = ()) -> list[tuple[int, int]]:
     """Spans of ``claim`` words that the evidence says with a negative prefix, or without the claim's: each text
-    uses one form and not the other."""
-    def forms(text: str) -> dict[str, list[tuple[int, int]]]:
+    uses one form and not the other (an evidence word under a negation is neither: "not clear" is "unclear")."""
+    def forms(text: str, skip: Collection[str] = ()) -> dict[str, list[tuple[int, int]]]:
         out: dict[str, list[tuple[int, int]]] = {}
         for s, e in word_spans(text):
-            if not text[s].isupper():  # "Unilever", "Inland Revenue": names are no negations
+            # "Unilever", "Inland Revenue": names are no negations
+            if not text[s].isupper() and stem(text[s:e]) not in skip:
                 out.setdefault(text[s:e].lower(), []).append((s, e))
         return out
 
-    ours, theirs = forms(claim), forms(evidence)
+    ours, theirs = forms(claim), forms(evidence, evidence_negated)
     our_bases = {_negative_base(w) for w in ours} - {None}
     their_bases = {_negative_base(w) for w in theirs} - {None}
     spans = []
@@ -209,3 +218,31 @@ def _names_a_party(claim: str, evidence: str) -> bool:
     """Whether the texts name the two sides of an exchange, one "from" and the other "to" ("bought ... from B",
     "sold ... to A"): then "bought" for "sold" can be the same sale seen from the buyer (the role check decides)."""
     return bool((_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)))
+
+
+# A party: a run of capitalised words ("the Wisconsin Badgers", "Kentucky's"), its function words left out (a
+# sentence's capitalised first word: "It will be looking to win", "If Duke wins").
+_PARTY = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
+
+def _parties(text: str, end: int | None = None) -> list[frozenset[str]]:
+    """The parties ``text`` names (before ``end``), each as its lower-case words, in order."""
+    out = []
+    for m in _PARTY.finditer(text, 0, len(text) if end is None else end):
+        words = frozenset(w.lower().removesuffix("'s").removesuffix("’s") for w in m.group().split()) - STOPWORDS
+        if words:
+            out.append(words)
+    return out
+
+
+def _two_parties(claim: str, evidence: str, evidence_word_start: int) -> bool:
+    """Whether "lost" in ``claim`` and "won" in ``evidence`` can be one contest seen from its two sides, so no
+    flip: the party the evidence names last before its word (the winner of "the Wisconsin Badgers, who rallied
+    for a 71-64 victory") is not the claim's first party ("The Kentucky Wildcats' quest ... lost to the Wisconsin
+    Badgers"); or the evidence names no winner ("It will be looking to win") while the claim names two parties.
+    The same party winning in one and losing in the other stays a flip, and so do texts that name no party ("the
+    launch failed" against "the launch was a success")."""
+    theirs, ours = _parties(evidence, evidence_word_start), _parties(claim)
+    if not theirs:
+        return len(ours) >= 2
+    return not ours or not (theirs[-1] & ours[0])

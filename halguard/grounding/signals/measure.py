@@ -260,7 +260,7 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
     clause of the claim against the evidence clauses it aligns with best ("profit rose" against "Net profit fell";
     "a net loss of 312 million" against "a net profit of 312 million, compared with a loss of 45 million")."""
     negated = negated_terms(text)  # "does not open" against "is closed" is no flip: the negation turns it back
-    flips = [(s, e) for s, e in antonym_flips(text, closest) if stem(text[s:e]) not in negated
+    flips = [(s, e) for s, e in antonym_flips(text, closest, negated_terms(closest)) if stem(text[s:e]) not in negated
              and _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
     if flips:
         return flips
@@ -272,7 +272,8 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
         # Every evidence clause that shares the most words is this clause's counterpart: "the boiling point falls"
         # and "Water boils at sea level" share two words each with "The boiling point of water rises".
         for best, best_terms in (c for c in theirs if most and len(terms & c[1]) == most):
-            flips += [(left + s, left + e) for s, e in antonym_flips(clause, best) if stem(clause[s:e]) not in negated
+            flips += [(left + s, left + e) for s, e in antonym_flips(clause, best, negated_terms(best))
+                      if stem(clause[s:e]) not in negated
                       and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)
                       and (left + s, left + e) not in flips]
     return flips
