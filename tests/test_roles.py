@@ -407,3 +407,44 @@ def test_a_speaker_label_is_no_subject():
     assert [a.text for a in _frame("Ann directs Mike to buy butter.", "buy").get("agent")] == ["Mike"]
     v = LocalVerifier().verify("Ann directs Mike to buy butter.", ["Ann: Darling, buy some butter. Mike: Ok."])
     assert not v.claims[0].signals.role_conflicts
+
+
+MATCH = "The striker Tomas Reyes scored twice as Valencia beat Sevilla 3-1 on Sunday."
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Sevilla lost 3-1 to Valencia on Sunday.", "supported"),  # the loser's telling of the same match
+    ("Valencia defeated Sevilla 3-1 on Sunday.", "supported"),
+    ("Valencia lost 3-1 to Sevilla on Sunday.", "hallucinated"),
+    ("Sevilla beat Valencia 3-1 on Sunday.", "hallucinated"),
+])
+def test_a_win_told_by_the_loser_is_the_same_match(verifier, answer, label):
+    # "A beat B" is "B lost to A" (roles.converse.CONVERSE_PREDICATES): a converse, not a novel word or a swap
+    verdict = verifier.verify(answer, [MATCH])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+@pytest.mark.parametrize(("answer", "context", "label"), [
+    ("Lina Haddad is the uncle of Samir Haddad.", "Samir Haddad is the uncle of the singer Lina Haddad.",
+     "hallucinated"),
+    ("Samir Haddad is the uncle of Lina Haddad.", "Samir Haddad is the uncle of the singer Lina Haddad.", "supported"),
+    ("Norway is the capital of Oslo.", "Oslo is the capital of Norway and its largest city.", "hallucinated"),
+    ("Oslo is the capital of Norway.", "Oslo is the capital of Norway and its largest city.", "supported"),
+    ("Ann Ferris is a cousin of Paul Ferris.", "Paul Ferris is a cousin of the novelist Ann Ferris.", "supported"),
+])
+def test_a_relation_a_copula_states_keeps_who_is_whose(verifier, answer, context, label):
+    # "X is the uncle of Y" is the frame uncle(X, Y) (roles.frames._relation_frame); "cousin" is symmetric. Two
+    # people of one family are two people, whatever surname they share (matching._one_family).
+    verdict = verifier.verify(answer, [context])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+def test_one_surname_is_not_one_person():
+    from halguard.grounding.roles.matching import _one_family
+
+    assert _one_family("Bill Clinton", "Hillary Clinton")
+    assert not _one_family("Rep. George Santos", "George Santos")
+    assert not _one_family("George W. Bush", "George Bush")  # more words: not read
+    assert not _one_family("Manchester United", "Manchester City")  # a shared first word is no surname

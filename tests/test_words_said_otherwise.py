@@ -83,6 +83,8 @@ def _novel(claim: str, context: str) -> list[str]:
     ("The firm had a staff of 300.", "The business had 300 personnel."),
     ("She died in 1990.", "Her death came in 1990."),
     ("Northwind bought Palmera.", "Northwind has acquired Palmera."),
+    ("Northwind bought Palmera.", "Northwind's acquisition of Palmera closed in May."),  # a form of a licenser
+    ("The city paid for the bridge.", "The bridge was funded by the city."),
     ("The bridge is 2 km long.", "The bridge is 2 kilometres long."),
     ("Eat it within eight days.", "Eat it within 8 days."),
 ])

@@ -25,6 +25,9 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
     ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
     ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+    # A contest: "Valencia beat Sevilla" is "Sevilla lost to Valencia" ("defeat" is "beat" by WordNet, same_stem).
+    ("beat", "lose"): {"agent": "prep:to", "patient": "agent"},
+    ("lose", "beat"): {"agent": "patient", "prep:to": "agent"},
 }
 # Converse words that the role check does not map: "Lorient signed Tavares" says "Tavares joined Lorient", but "sign"
 # also takes a contract ("Tavares signed a four-year contract with Lorient"), which a mapping of "join"'s roles

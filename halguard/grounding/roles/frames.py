@@ -424,6 +424,22 @@ def _noun_frame(noun: Any) -> Frame | None:
     return Frame(noun.lemma_.lower(), stem(noun.lemma_.lower()), False, True, tuple(slots))
 
 
+def _relation_frame(copula: Any, frame: Frame) -> Frame | None:
+    """A copula that says its subject is a relation of a named other ("Samir Haddad is the uncle of the singer Lina
+    Haddad", "Oslo is the capital of Norway") as the relation's frame: the noun, the subject its agent, the "of"
+    object its patient; so "Lina Haddad is the uncle of Samir Haddad" reads as the two trading places."""
+    agents = frame.get("agent")
+    attr = next((c for c in copula.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    of = None if attr is None else next((c for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+    if len(agents) != 1 or of is None:
+        return None
+    patients = [_argument(obj) for _, obj, _ in _prepositional(of)]
+    if not patients or not any(p.names for p in patients):
+        return None
+    lemma = attr.lemma_.lower()
+    return Frame(lemma, stem(lemma), frame.negated, True, (("agent", agents[0]), *(("patient", p) for p in patients)))
+
+
 def frames_of(doc: Any) -> Iterator[Frame]:
     """The frames of a parsed text (a spaCy ``Doc``), in text order. A headline ("Dollar General Sued for Firing
     Pregnant Worker") gives none: its grammar drops the words that say who acted ("was"), so its parse reads a
@@ -443,6 +459,8 @@ def frames_of(doc: Any) -> Iterator[Frame]:
             if frame is not None:
                 yield frame
                 yield from _gapped_frames(tok, frame)
+                if copula and (relation := _relation_frame(tok, frame)) is not None:
+                    yield relation
             continue
         if tok.pos_ == "NOUN":
             frame = _noun_frame(tok)

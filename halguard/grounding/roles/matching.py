@@ -35,7 +35,7 @@ from halguard.grounding.roles.converse import (
 )
 from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.frames import Argument, Frame
-from halguard.text.mentions import demonym_of, same_entity
+from halguard.text.mentions import demonym_of, same_entity, strip_titles
 
 __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
@@ -48,6 +48,9 @@ SYMMETRIC_PREDICATES = frozenset({
     "touch", "meet with", "team up", "split", "separate", "correspond", "agree", "disagree", "coincide", "rival",
     "contest", "duel", "wrestle", "race", "box", "spar", "kiss", "hug", "embrace", "collaborate", "cooperate",
     "connect", "link", "differ", "alternate",
+    # relations a copula states of two ("X is the cousin of Y": roles/frames._relation_frame)
+    "cousin", "friend", "colleague", "sibling", "twin", "spouse", "classmate", "teammate", "ally", "peer",
+    "contemporary", "counterpart", "equivalent", "opposite", "namesake", "relative", "neighbour", "neighbor",
 })
 
 
@@ -138,10 +141,19 @@ def _same_names(a: Argument, b: Argument) -> bool:
     :data:`GENERIC_NAME_WORDS`), or one mention of another form (:mod:`halguard.text.mentions`: "the US" / "the United
     States", "EU" / "European Union", "Texan" / "Texas")."""
     if (a.identity & b.identity) - GENERIC_NAME_WORDS:
-        return True
+        return not _one_family(a.core_text, b.core_text)
     if a.core_text and b.core_text and same_entity(a.core_text, b.core_text):
         return True
     return demonym_of(a.identity, b.identity) or demonym_of(b.identity, a.identity)
+
+
+def _one_family(a: str, b: str) -> bool:
+    """Whether two names are two people of one family: a given name and a surname each, the surname shared, the
+    given names not ("Lina Haddad" / "Samir Haddad", "Hillary Clinton" / "Bill Clinton"). Titles aside ("Rep.
+    George Santos"); a name with more words ("George W. Bush" / "George Bush") or one word ("Santos") is not read."""
+    ours, theirs = strip_titles(a).split(), strip_titles(b).split()
+    return (len(ours) == 2 and len(theirs) == 2 and ours[1].lower() == theirs[1].lower()
+            and ours[0].lower() != theirs[0].lower() and not ours[0].endswith(".") and not theirs[0].endswith("."))
 
 
 def _misattached(arg: Argument, others: list[Argument]) -> Argument | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import threading
 from collections.abc import Collection
+from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["known", "licensed", "licensers", "load", "related_verbs"]
@@ -53,8 +54,23 @@ def known(term_stem: str) -> bool:
 
 
 def licensed(term_stem: str, terms: Collection[str]) -> bool:
-    """Whether some stem in ``terms`` (a context's words) says what ``term_stem`` says, in other words."""
-    return any(s in terms for s in licensers(term_stem))
+    """Whether some stem in ``terms`` (a context's words) says what ``term_stem`` says, in other words: a licenser
+    of it, or another form of a licenser ("bought" by "acquisition": "acquire" licenses "bought", and
+    "acquisition" is a form of "acquire"; issue 45's nominalizations)."""
+    found = licensers(term_stem)
+    return any(s in terms for s in found) or any(f in terms for s in found for f in _forms(s))
+
+
+# Another form of a word: a stem that the word's table line holds and that begins with the word's first letters
+# (at most FORM_PREFIX of them): "acquir" -> "acquisition", "acquirement"; "fund" -> "funding". WordNet's lines mix
+# forms with synonyms; the shared beginning keeps the forms (one more step of synonyms drifts: "buy" -> "get").
+FORM_PREFIX = 5
+
+
+@lru_cache(maxsize=4096)
+def _forms(term_stem: str) -> tuple[str, ...]:
+    head = term_stem[:min(FORM_PREFIX, len(term_stem))]
+    return tuple(s for s in licensers(term_stem) if s != term_stem and s.startswith(head))
 
 
 def related_verbs(verb_stem: str) -> frozenset[str]:
