@@ -29,7 +29,6 @@ def embedder():
      "display"),
     ("Northwind bought Palmera Freight, a trucking firm, for 410 million euros.",
      "Northwind has acquired Palmera Freight, a regional trucking company, for 410 million euros.", "firm"),
-    ("Cyclists pay 20 dollars each.", "People on bicycles pay 20 dollars each.", "Cyclists"),
 ])
 def test_a_word_said_in_other_words_is_support_and_says_what_it_matched(verifier, answer, context, word):
     verdict = verifier.verify(answer, [context])

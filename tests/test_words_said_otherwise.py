@@ -85,6 +85,7 @@ def _novel(claim: str, context: str) -> list[str]:
     ("Northwind bought Palmera.", "Northwind has acquired Palmera."),
     ("Northwind bought Palmera.", "Northwind's acquisition of Palmera closed in May."),  # a form of a licenser
     ("The city paid for the bridge.", "The bridge was funded by the city."),
+    ("Cyclists pay 20 dollars each.", "People on bicycles pay 20 dollars each."),  # "bicyclist" is a cyclist
     ("The bridge is 2 km long.", "The bridge is 2 kilometres long."),
     ("Eat it within eight days.", "Eat it within 8 days."),
 ])
