@@ -13,7 +13,8 @@ from halguard.text.lexical import stem
 from halguard.text.light_words import LIGHT_WORDS, _light_stems, is_light_word
 
 
-@pytest.mark.parametrize("word", ["stands", "reaching", "versus", "daily", "got", "came", "takes", "shows", "held"])
+@pytest.mark.parametrize("word", ["stands", "reaching", "versus", "daily", "got", "came", "takes", "shows", "held",
+                                  "happened", "occurs"])
 def test_light_words_in_any_form(word):
     assert is_light_word(word)
 
@@ -45,6 +46,7 @@ PASSAGES = {
     "tower": "The Eiffel Tower is 330 metres tall and was completed in 1889.",
     "sales": "Sales grew by 8% to 4.2 billion euros in 2024.",
     "final": "In the final, Spain beat England 2-1 in Berlin.",
+    "deal": "Harbor Foods acquired Linden Dairy in 2018 for 90 million dollars.",
 }
 
 
@@ -56,8 +58,21 @@ PASSAGES = {
     ("tower", "The Eiffel Tower stands 300 metres high.", "hallucinated"),
     ("sales", "Sales grew by 8%, reaching 4.2 billion euros, a record for the group.", "hallucinated"),
     ("final", "The final was Spain versus France, and Spain beat them 2-1.", "hallucinated"),
+    # an event noun's happening is the noun's fact: "took place" is one light word; the year and a status are not
+    ("deal", "The acquisition of Linden Dairy by Harbor Foods took place in 2018.", "supported"),
+    ("deal", "The acquisition of Linden Dairy by Harbor Foods happened in 2018.", "supported"),
+    ("deal", "The acquisition of Linden Dairy by Harbor Foods took place in 2019.", "hallucinated"),
+    ("deal", "The acquisition of Linden Dairy by Harbor Foods was cancelled in 2018.", "hallucinated"),
 ])
 def test_light_words_in_answers(key, answer, label):
     verdict = LocalVerifier().verify(answer, [PASSAGES[key]])
     assert verdict.label == label, (answer, verdict.score, [c.signals.novel_terms for c in verdict.claims])
     assert stem("stands") in _light_stems()
+
+
+def test_took_place_is_one_light_word():
+    from halguard.text.light_words import light_phrase_spans
+
+    text = "The vote took place on Monday; the takeover took six months."
+    verbs, nouns = light_phrase_spans(text)
+    assert [text[a:b] for a, b in verbs] == ["took"] and [text[a:b] for a, b in nouns] == ["place"]

@@ -8,7 +8,9 @@ the verifier weighs such a word with ``ScoringWeights.novel_light_term`` instead
 words, which keep their weight.
 
 The list is hand-written general English, not taken from the development data: support and linking verbs (their
-meaning comes from their object: "make a profit", "take over", "hold a meeting", "come out"), prepositions that
+meaning comes from their object: "make a profit", "take over", "hold a meeting", "come out"; and the verbs that say
+an event noun happened, whose fact is the noun's: "the acquisition took place in 2018", "happened", "occurred",
+not "was completed"), prepositions that
 are not stopwords, and frequency adverbs that say "a day" / "a year" in one word. Left out on purpose: verbs whose
 own meaning is the fact a fabrication changes ("leave", "stay", "keep", "pay", "win", "lose", "stop", "start",
 "move"), and every unit and time word ("weekly" is not "daily"; ``tests/test_light_words.py`` checks that no
@@ -17,17 +19,19 @@ form of a light word is one).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from halguard.text.lexical import regular_forms, stem
 
-__all__ = ["LIGHT_WORDS", "is_light_word"]
+__all__ = ["LIGHT_WORDS", "is_light_word", "light_phrase_spans"]
 
 # Base forms; regular inflections are reached through stemming, irregular ones are listed.
 LIGHT_WORDS = frozenset("""
     get got gotten make made take took taken give gave given come came go went gone see saw seen say said
     stand stood reach show shown shew hold held put set seem appear become became remain include provide offer use
     call serve feature contain represent mark total amount bring brought turn
+    happen occur
     versus amid despite alongside respectively
     daily annually
 """.split())
@@ -41,3 +45,14 @@ def _light_stems() -> frozenset[str]:
 def is_light_word(word: str) -> bool:
     """Whether ``word`` (any inflection) is a light word."""
     return stem(word.lower()) in _light_stems()
+
+
+# A light phrase: "took place" says one light word in two (its verb is dropped, its noun weighs as a light word).
+_LIGHT_PHRASES = re.compile(r"\b(t(?:ake|akes|ook|aken|aking))\s+(place)\b", re.IGNORECASE)
+
+
+def light_phrase_spans(text: str) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """The light phrases of ``text`` ("took place"): the spans of their verbs, which are part of the phrase's one
+    word, and of their nouns, which weigh as a light word."""
+    found = list(_LIGHT_PHRASES.finditer(text))
+    return {m.span(1) for m in found}, {m.span(2) for m in found}

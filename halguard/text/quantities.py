@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 
 __all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "QuantityIndex",
-           "Rate", "bound_spans", "claim_quantities_said", "quantities", "rates", "said_as"]
+           "Rate", "bound_spans", "claim_quantities_said", "quantities", "rates", "said_as", "saying"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -316,8 +316,13 @@ def said_as(claim: Quantity, passage: Iterable[Quantity] | QuantityIndex) -> boo
     claim's quantity in another unit, within its bound or about it (see the module's docstring). A claim number with
     no unit, no bound and no "about" is never said otherwise here: the passages must write its value
     (:func:`halguard.text.lexical.number_values`)."""
+    return next(saying(claim, passage), None) is not None
+
+
+def saying(claim: Quantity, passage: Iterable[Quantity] | QuantityIndex) -> Iterator[Quantity]:
+    """The quantities of ``passage`` that say the claim's quantity another way (:func:`said_as`), in order."""
     if claim.dimension == "compound":
-        return False
+        return
     for theirs in passage.candidates(claim) if isinstance(passage, QuantityIndex) else passage:
         if theirs.dimension != claim.dimension or theirs.dimension == "compound":
             continue
@@ -328,8 +333,7 @@ def said_as(claim: Quantity, passage: Iterable[Quantity] | QuantityIndex) -> boo
         if not (converted and claim.bound is None) and not (claim.context & theirs.context):
             continue  # a bound or an "about" needs the same thing counted, not any number of the passage
         if _within(claim, theirs):
-            return True
-    return False
+            yield theirs
 
 
 def claim_quantities_said(text: str, passage: Sequence[Quantity] | QuantityIndex) -> list[Quantity]:

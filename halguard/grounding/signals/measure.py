@@ -48,7 +48,8 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
-from halguard.text.light_words import is_light_word
+from halguard.text.light_words import is_light_word, light_phrase_spans
+from halguard.text.quantities import claim_quantities_said, quantities, saying
 
 __all__ = ["checked_text", "measure_claim"]
 
@@ -101,18 +102,25 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)
     if short and scope.question:  # "Two." to "How many HDMI ports does it have?" where they have one: its own words
-        answered = [sp for sp in answered_counts(text, scope.question, facts.counts) if sp not in numbers]
+        # ... but a bound the passages' count meets is their count said another way ("more than two thousand" ibex
+        # against "Around 2,700 ibex"): quantities.said_as reads the bound
+        bounded = {q.start for q in claim_quantities_said(text, facts.quantities) if q.bound} if facts.quantities \
+            else set()
+        answered = [sp for sp in answered_counts(text, scope.question, facts.counts)
+                    if sp not in numbers and sp[0] not in bounded]
         numbers, placed = numbers + answered, placed + answered
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
     names, numbers = names + [whole] * bool(affirmed_names), numbers + [whole] * bool(affirmed_numbers)
     flips = _flips(text, evidence, closest, closest_terms, weights) if similarity >= weights.antonym_gate else []
+    phrase_verbs, light_phrases = light_phrase_spans(text) if novel else (set(), set())
+    novel = [span for span in novel if span not in phrase_verbs]
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
         novel_terms=shifted(novel),
-        light_novel_terms=shifted([(s, e) for s, e in novel if is_light_word(text[s:e])]),
+        light_novel_terms=shifted([(s, e) for s, e in novel if is_light_word(text[s:e]) or (s, e) in light_phrases]),
         missing_entities=shifted(names),
         missing_numbers=shifted(numbers),
         numbers_placed_otherwise=shifted(placed),
@@ -142,6 +150,9 @@ def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> 
     values = {round(m.value, 6) for m in number_mentions(text)}
     if not values:
         return closest_terms
+    # a bound the evidence meets stands for the value that meets it ("more than two thousand" ibex: "Around 2,700")
+    theirs = quantities(evidence)
+    values |= {round(q.value, 6) for ours in quantities(text) if ours.bound for q in saying(ours, theirs)}
     numbered = sentence_of_numbers(values - {round(m.value, 6) for m in number_mentions(closest)}, evidence)
     return closest_terms | term_set(numbered) if numbered is not None else closest_terms
 
