@@ -448,3 +448,24 @@ def test_one_surname_is_not_one_person():
     assert not _one_family("Rep. George Santos", "George Santos")
     assert not _one_family("George W. Bush", "George Bush")  # more words: not read
     assert not _one_family("Manchester United", "Manchester City")  # a shared first word is no surname
+
+
+FAMILY = "Paul Ferris is the father of the novelist Ann Ferris. Mark Ferris is Paul's brother."
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Ann Ferris is the daughter of Paul Ferris.", "supported"),  # the same relation told from its other side
+    ("Paul Ferris is the daughter of Ann Ferris.", "hallucinated"),
+    ("Ann Ferris is the daughter of Mark Ferris.", "hallucinated"),
+    ("Ann Ferris is the mother of Paul Ferris.", "hallucinated"),  # a relative of the other sex is another person
+])
+def test_a_relation_told_from_its_other_side(verifier, answer, label):
+    # roles.converse: "father" / "daughter" are converse relation nouns; "mother" is never "father" said otherwise
+    assert verifier.verify(answer, [FAMILY]).label == label
+
+
+def test_a_sale_told_by_the_buyer_with_a_possessive_is_no_antonym(verifier):
+    passage = "Harlow Bank sold its insurance arm to Mercer Group in 2020."
+    right = verifier.verify("Mercer Group bought Harlow Bank's insurance arm in 2020.", [passage])
+    assert right.label == "supported" and not right.claims[0].signals.antonym_flips
+    assert verifier.verify("Harlow Bank bought Mercer Group's insurance arm in 2020.", [passage]).label == "hallucinated"

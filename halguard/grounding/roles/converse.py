@@ -29,12 +29,32 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("beat", "lose"): {"agent": "prep:to", "patient": "agent"},
     ("lose", "beat"): {"agent": "patient", "prep:to": "agent"},
 }
+# Relations told from either side: "Paul is the father of Ann" says "Ann is the daughter of Paul" (roles/frames.
+# _relation_frame reads a copula's relation as the noun's frame). Hand-listed general English (kinship, marriage,
+# work); a pair says who is whose, not whether the words' genders agree.
+_CONVERSE_RELATIONS: tuple[tuple[str, str], ...] = (
+    ("father mother parent", "son daughter child"),
+    ("grandfather grandmother grandparent", "grandson granddaughter grandchild"),
+    ("uncle aunt", "nephew niece"),
+    ("husband", "wife"),
+    ("employer", "employee"),
+    ("teacher", "student pupil"),
+)
+_SWAPPED = {"agent": "patient", "patient": "agent"}
+CONVERSE_PREDICATES.update({(theirs, ours): _SWAPPED for one, other in _CONVERSE_RELATIONS
+                            for a, b in ((one, other), (other, one)) for theirs in a.split() for ours in b.split()})
 # Converse words that the role check does not map: "Lorient signed Tavares" says "Tavares joined Lorient", but "sign"
 # also takes a contract ("Tavares signed a four-year contract with Lorient"), which a mapping of "join"'s roles
 # would read as a swap. For the word checks only: either verb is said where the passages use the other.
 _CONVERSE_WORDS: tuple[tuple[str, str], ...] = (("sign", "join"), ("join", "sign"))
 # The claim word's base form -> its converse's ("buy" -> "sell"), for the word checks.
-_CONVERSE_BASES = {stem(ours): stem(theirs) for theirs, ours in (*CONVERSE_PREDICATES, *_CONVERSE_WORDS)}
+_CONVERSE_BASES: dict[str, frozenset[str]] = {}
+# (A relation's word is said by its converse only where the frames agree on who is whose: verbs.verbs_said.)
+_RELATION_WORDS = frozenset(w for pair in _CONVERSE_RELATIONS for side in pair for w in side.split())
+for _theirs, _ours in (*CONVERSE_PREDICATES, *_CONVERSE_WORDS):
+    if _ours in _RELATION_WORDS:
+        continue
+    _CONVERSE_BASES[stem(_ours)] = _CONVERSE_BASES.get(stem(_ours), frozenset()) | {stem(_theirs)}
 # Verbs one word tells from both sides, the other side in a "for" phrase: "Costa signed for Rivera" (the player) is
 # "Rivera signed Costa" (the club). Hand-listed (general English: a transfer or a contract told by either party).
 FOR_PHRASE_PATIENTS = frozenset({"sign"})
@@ -48,8 +68,8 @@ def same_stem(a: str, b: str) -> bool:
 def said_conversely(term_stem: str, nearby: Collection[str]) -> bool:
     """Whether one of the stems ``nearby`` is the converse of ``term_stem``'s predicate ("sold" for "bought"), read
     by their base forms: the same event from the other side."""
-    converse = _CONVERSE_BASES.get(base_form(term_stem))
-    return converse is not None and any(base_form(n) == converse for n in nearby)
+    converses = _CONVERSE_BASES.get(base_form(term_stem), frozenset())
+    return bool(converses) and any(base_form(n) in converses for n in nearby)
 
 
 def converse_frame(claim: Frame, evidence: Frame) -> Frame | None:

@@ -55,7 +55,8 @@ class Frame:
     negated: bool
     nominal: bool  # an event noun ("purchase of"), not a verb
     slots: tuple[tuple[str, Argument], ...]
-    at: tuple[int, int] = (-1, -1)  # the verb's offsets in the parsed text (a gapped or nominal frame: none)
+    # the verb's offsets in the parsed text (a gapped or nominal frame: none; a copula's relation: its noun's)
+    at: tuple[int, int] = (-1, -1)
 
     def get(self, role: str) -> list[Argument]:
         return [a for r, a in self.slots if r == role]

@@ -386,7 +386,8 @@ def _relation_frame(copula: Any, frame: Frame) -> Frame | None:
     if not patients or not any(p.names for p in patients):
         return None
     lemma = attr.lemma_.lower()
-    return Frame(lemma, stem(lemma), frame.negated, True, (("agent", agents[0]), *(("patient", p) for p in patients)))
+    return Frame(lemma, stem(lemma), frame.negated, True, (("agent", agents[0]), *(("patient", p) for p in patients)),
+                 (attr.idx, attr.idx + len(attr)))
 
 
 def frames_of(doc: Any) -> Iterator[Frame]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from halguard.grounding.roles.converse import converse_frame
 from halguard.grounding.roles.frames import Frame
 from halguard.grounding.roles.matching import compare
 from halguard.text.wordnet import related_verbs
@@ -63,10 +64,26 @@ def _says(claim: Frame, evidence: Frame) -> bool:
     return same >= MIN_SAME_ARGUMENTS
 
 
+def _said_conversely(claim: Frame, evidence: Frame) -> bool:
+    """Whether ``evidence`` states ``claim``'s relation from its other side with the same two people ("Paul is the
+    father of Ann" for "Ann is the daughter of Paul": roles.converse)."""
+    read = converse_frame(claim, evidence)
+    if read is None or read.negated != claim.negated:
+        return False
+    return all(any(compare(arg, other, role) == "same" for other in read.get(role))
+               for role in ("agent", "patient") for arg in claim.get(role)) and bool(claim.get("patient"))
+
+
 def verbs_said(claim_frames: Sequence[Frame], evidence: Sequence[Frame]) -> list[VerbSaid]:
-    """The claim's verbs (one-word predicates, with their offsets) that an evidence frame says with a related verb."""
+    """The claim's verbs (one-word predicates, with their offsets) that an evidence frame says with a related verb,
+    and its relation nouns that an evidence frame says from the other side."""
     found = []
     for frame in claim_frames:
+        if frame.nominal and frame.at[0] >= 0:  # a copula's relation (frames._relation_frame)
+            said_by = next((e.predicate for e in evidence if _said_conversely(frame, e)), None)
+            if said_by is not None:
+                found.append((frame.at[0], frame.at[1], said_by))
+            continue
         if frame.nominal or frame.at[0] < 0 or " " in frame.predicate:
             continue  # an event noun, a gapped frame (its verb is another frame's), a phrasal verb ("make up")
         said_by = next((e.predicate for e in evidence if _says(frame, e)), None)

@@ -66,6 +66,13 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("men male", "women female"),
     ("son", "daughter"),
     ("brother", "sister"),
+    # a relative of the other sex is another person ("husband" / "wife" is left out: one marriage told from its two
+    # sides, roles.converse)
+    ("father", "mother"),
+    ("grandfather", "grandmother"),
+    ("grandson", "granddaughter"),
+    ("uncle", "aunt"),
+    ("nephew", "niece"),
     ("true correct accurate", "false incorrect inaccurate wrong"),
     ("safe", "dangerous unsafe"),
     ("rich wealthy", "poor"),
@@ -216,8 +223,13 @@ _TO = re.compile(r"\bto\b", re.IGNORECASE)
 
 def _names_a_party(claim: str, evidence: str) -> bool:
     """Whether the texts name the two sides of an exchange, one "from" and the other "to" ("bought ... from B",
-    "sold ... to A"): then "bought" for "sold" can be the same sale seen from the buyer (the role check decides)."""
-    return bool((_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)))
+    "sold ... to A"), or both name the same two parties ("Mercer Group bought Harlow Bank's insurance arm" against
+    "Harlow Bank sold its insurance arm to Mercer Group"): then "bought" for "sold" can be the same sale seen from
+    the buyer (the role check decides)."""
+    if (_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)):
+        return True
+    theirs = _parties(evidence)
+    return sum(any(ours & party for party in theirs) for ours in _parties(claim)) >= 2
 
 
 # A party: a run of capitalised words ("the Wisconsin Badgers", "Kentucky's"), its function words left out (a
