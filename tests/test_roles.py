@@ -469,3 +469,13 @@ def test_a_sale_told_by_the_buyer_with_a_possessive_is_no_antonym(verifier):
     right = verifier.verify("Mercer Group bought Harlow Bank's insurance arm in 2020.", [passage])
     assert right.label == "supported" and not right.claims[0].signals.antonym_flips
     assert verifier.verify("Harlow Bank bought Mercer Group's insurance arm in 2020.", [passage]).label == "hallucinated"
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Samir Haddad's niece is the singer Lina Haddad.", "supported"),  # the possessor is whose niece she is
+    ("Lina Haddad is Samir Haddad's niece.", "supported"),
+    ("Lina Haddad's niece is Samir Haddad.", "hallucinated"),
+])
+def test_a_possessive_relation_is_whose_it_is(verifier, answer, label):
+    verdict = verifier.verify(answer, ["Samir Haddad is the uncle of the singer Lina Haddad."])
+    assert verdict.label == label

@@ -374,20 +374,31 @@ def _noun_frame(noun: Any) -> Frame | None:
 
 
 def _relation_frame(copula: Any, frame: Frame) -> Frame | None:
-    """A copula that says its subject is a relation of a named other ("Samir Haddad is the uncle of the singer Lina
-    Haddad", "Oslo is the capital of Norway") as the relation's frame: the noun, the subject its agent, the "of"
-    object its patient; so "Lina Haddad is the uncle of Samir Haddad" reads as the two trading places."""
-    agents = frame.get("agent")
-    attr = next((c for c in copula.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
-    of = None if attr is None else next((c for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-    if len(agents) != 1 or of is None:
+    """A copula that says one named person or place is a relation of another as the relation's frame: the noun, who
+    is the relation its agent, whose it is its patient. "Samir Haddad is the uncle of the singer Lina Haddad" (the
+    subject; the "of" object), "Lina Haddad is Samir Haddad's niece" (the subject; the possessor) and "Samir Haddad's
+    niece is Lina Haddad" (the attribute; the possessor); so "Lina Haddad is the uncle of Samir Haddad" reads as the
+    two trading places."""
+    attr = next((c for c in copula.children if c.dep_ == "attr"), None)
+    subject = next((c for c in copula.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if attr is None or subject is None:
         return None
-    patients = [_argument(obj) for _, obj, _ in _prepositional(of)]
-    if not patients or not any(p.names for p in patients):
+    noun, whose, who = attr, None, subject
+    if attr.pos_ == "NOUN":
+        of = next((c for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        poss = next((c for c in attr.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+        whose = [obj for _, obj, _ in _prepositional(of)] if of is not None else [poss] if poss is not None else None
+    if whose is None and subject.pos_ == "NOUN":  # "Samir Haddad's niece is (the singer) Lina Haddad"
+        poss = next((c for c in subject.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+        noun, whose, who = subject, [poss] if poss is not None else None, attr
+    if not whose:
         return None
-    lemma = attr.lemma_.lower()
-    return Frame(lemma, stem(lemma), frame.negated, True, (("agent", agents[0]), *(("patient", p) for p in patients)),
-                 (attr.idx, attr.idx + len(attr)))
+    agent, patients = _argument(who, _resolve(who)), [_argument(w) for w in whose]
+    if not agent.names or not any(p.names for p in patients):
+        return None
+    lemma = noun.lemma_.lower()
+    return Frame(lemma, stem(lemma), frame.negated, True, (("agent", agent), *(("patient", p) for p in patients)),
+                 (noun.idx, noun.idx + len(noun)))
 
 
 def frames_of(doc: Any) -> Iterator[Frame]:
