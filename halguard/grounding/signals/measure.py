@@ -151,8 +151,10 @@ def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> 
     if not values:
         return closest_terms
     # a bound the evidence meets stands for the value that meets it ("more than two thousand" ibex: "Around 2,700")
-    theirs = quantities(evidence)
-    values |= {round(q.value, 6) for ours in quantities(text) if ours.bound for q in saying(ours, theirs)}
+    bounded = [q for q in quantities(text) if q.bound]
+    if bounded:
+        theirs = quantities(evidence)
+        values |= {round(q.value, 6) for ours in bounded for q in saying(ours, theirs)}
     numbered = sentence_of_numbers(values - {round(m.value, 6) for m in number_mentions(closest)}, evidence)
     return closest_terms | term_set(numbered) if numbered is not None else closest_terms
 
