@@ -161,7 +161,8 @@ def antonym_flips(claim: str, evidence: str, evidence_negated: Collection[str] =
         if len(sides) != 1 or not other or len(other) != 1:
             continue
         (side, words), = sides.items()
-        if side in other or (_GROUPS[group] is _EXCHANGE and _names_a_party(claim, evidence)):
+        if side in other or (_GROUPS[group] is _EXCHANGE and (_names_a_party(claim, evidence)
+                                                              or _owner_named(claim, evidence, words))):
             continue
         if _GROUPS[group] is _CONTEST and _two_parties(claim, evidence, next(iter(other.values()))[0][0]):
             continue
@@ -223,13 +224,29 @@ _TO = re.compile(r"\bto\b", re.IGNORECASE)
 
 def _names_a_party(claim: str, evidence: str) -> bool:
     """Whether the texts name the two sides of an exchange, one "from" and the other "to" ("bought ... from B",
-    "sold ... to A"), or both name the same two parties ("Mercer Group bought Harlow Bank's insurance arm" against
-    "Harlow Bank sold its insurance arm to Mercer Group"): then "bought" for "sold" can be the same sale seen from
-    the buyer (the role check decides)."""
-    if (_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)):
-        return True
+    "sold ... to A"): then "bought" for "sold" can be the same sale seen from the buyer (the role check decides)."""
+    return bool((_FROM.search(claim) and _TO.search(evidence)) or (_TO.search(claim) and _FROM.search(evidence)))
+
+
+# A party named as the owner of what changes hands, right after the exchange word ("bought Harlow Bank's insurance
+# arm"): the other side of the exchange, said without "from" or "to".
+_OWNER_AFTER = re.compile(r"\s+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,5}?)['’]s\b")
+
+
+def _owner_named(claim: str, evidence: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the claim names both sides of an exchange, the one before its word and the owner after it ("Mercer
+    Group bought Harlow Bank's insurance arm"), and the evidence names them both ("Harlow Bank sold its insurance arm
+    to Mercer Group"): the same sale seen from the other side, for the role check to read."""
     theirs = _parties(evidence)
-    return sum(any(ours & party for party in theirs) for ours in _parties(claim)) >= 2
+    for start, end in spans:
+        owner = _OWNER_AFTER.match(claim, end)
+        doers = _parties(claim, start)
+        if owner is None or not doers:
+            continue
+        sides = (doers[-1], frozenset(w.lower() for w in owner.group(1).split()) - STOPWORDS)
+        if all(side and any(side & party for party in theirs) for side in sides):
+            return True
+    return False
 
 
 # A party: a run of capitalised words ("the Wisconsin Badgers", "Kentucky's"), its function words left out (a

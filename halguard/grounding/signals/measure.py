@@ -96,31 +96,24 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
-    novel = [] if own_words else novel_terms(terms, scope, text, _nearby(text, evidence, closest, closest_terms),
-                                             found_names(text, scope))
+    novel, light = _light_novel(text, [] if own_words else novel_terms(
+        terms, scope, text, _nearby(text, evidence, closest, closest_terms), found_names(text, scope)))
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)
     if short and scope.question:  # "Two." to "How many HDMI ports does it have?" where they have one: its own words
-        # ... but a bound the passages' count meets is their count said another way ("more than two thousand" ibex
-        # against "Around 2,700 ibex"): quantities.said_as reads the bound
-        bounded = {q.start for q in claim_quantities_said(text, facts.quantities) if q.bound} if facts.quantities \
-            else set()
-        answered = [sp for sp in answered_counts(text, scope.question, facts.counts)
-                    if sp not in numbers and sp[0] not in bounded]
+        answered = _answered_otherwise(text, scope, facts, numbers)
         numbers, placed = numbers + answered, placed + answered
     affirmed_names, affirmed_numbers = _affirmed(text, claim.asked, facts) if claim.asked else ([], [])
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
     names, numbers = names + [whole] * bool(affirmed_names), numbers + [whole] * bool(affirmed_numbers)
     flips = _flips(text, evidence, closest, closest_terms, weights) if similarity >= weights.antonym_gate else []
-    phrase_verbs, light_phrases = light_phrase_spans(text) if novel else (set(), set())
-    novel = [span for span in novel if span not in phrase_verbs]
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
         novel_terms=shifted(novel),
-        light_novel_terms=shifted([(s, e) for s, e in novel if is_light_word(text[s:e]) or (s, e) in light_phrases]),
+        light_novel_terms=shifted(light),
         missing_entities=shifted(names),
         missing_numbers=shifted(numbers),
         numbers_placed_otherwise=shifted(placed),
@@ -141,6 +134,26 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _answered_otherwise(text: str, scope: Scope, facts: Scope, numbers: list[tuple[int, int]]
+                        ) -> list[tuple[int, int]]:
+    """The numbers of a short answer to a "how many" question that the passages count otherwise (counts.
+    answered_counts), but for a bound the passages' count meets, which is their count said another way ("more than
+    two thousand" ibex against "Around 2,700 ibex": quantities.said_as reads the bound)."""
+    bounded = {q.start for q in claim_quantities_said(text, facts.quantities) if q.bound} if facts.quantities else set()
+    return [sp for sp in answered_counts(text, scope.question, facts.counts)
+            if sp not in numbers and sp[0] not in bounded]
+
+
+def _light_novel(text: str, novel: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The novel words without the verbs of light phrases ("took" of "took place": one word), and those of them
+    that weigh as light words."""
+    if not novel:
+        return novel, []
+    phrase_verbs, phrase_nouns = light_phrase_spans(text)
+    novel = [span for span in novel if span not in phrase_verbs]
+    return novel, [(s, e) for s, e in novel if is_light_word(text[s:e]) or (s, e) in phrase_nouns]
 
 
 def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> set[str]:
