@@ -76,3 +76,14 @@ def test_took_place_is_one_light_word():
     text = "The vote took place on Monday; the takeover took six months."
     verbs, nouns = light_phrase_spans(text)
     assert [text[a:b] for a, b in verbs] == ["took"] and [text[a:b] for a, b in nouns] == ["place"]
+
+
+def test_so_far_is_grammar_and_far_a_distance_is_a_word():
+    from halguard.text.light_words import light_phrase_spans
+
+    text = "No deaths have been reported so far; it is by far the largest; the glacier retreated twice as far."
+    dropped, _ = light_phrase_spans(text)
+    assert sorted(text[a:b] for a, b in dropped) == ["far", "far"]
+    assert all(a < text.index("twice") for a, _ in dropped)  # the distance sense stays a word to look up
+    volcano = "Mount Aral erupted on Tuesday night. No deaths have been reported."
+    assert LocalVerifier().verify("No deaths have been reported so far.", [volcano]).label == "supported"

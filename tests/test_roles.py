@@ -435,14 +435,14 @@ def test_a_win_told_by_the_loser_is_the_same_match(verifier, answer, label):
 ])
 def test_a_relation_a_copula_states_keeps_who_is_whose(verifier, answer, context, label):
     # "X is the uncle of Y" is the frame uncle(X, Y) (roles.frames._relation_frame); "cousin" is symmetric. Two
-    # people of one family are two people, whatever surname they share (matching._one_family).
+    # people of one family are two people, whatever surname they share (arguments._one_family).
     verdict = verifier.verify(answer, [context])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
 
 
 def test_one_surname_is_not_one_person():
-    from halguard.grounding.roles.matching import _one_family
+    from halguard.grounding.roles.arguments import _one_family
 
     assert _one_family("Bill Clinton", "Hillary Clinton")
     assert not _one_family("Rep. George Santos", "George Santos")
@@ -479,3 +479,42 @@ def test_a_sale_told_by_the_buyer_with_a_possessive_is_no_antonym(verifier):
 def test_a_possessive_relation_is_whose_it_is(verifier, answer, label):
     verdict = verifier.verify(answer, ["Samir Haddad is the uncle of the singer Lina Haddad."])
     assert verdict.label == label
+
+
+BAKERY = ("Hartmann's Bakery was founded in 1952 by Otto Hartmann in Freiburg. It now has 23 shops in southern Germany "
+          "and employs about 400 people. Its manager, Anna Weber, has run the company since 2015 and opened its first "
+          "shop in Munich in 2019.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # the swapped-in founder is the agent of another event of the passage (opening a shop in 2019): no support
+    ("Anna Weber founded the bakery in Freiburg in 1952.", "hallucinated"),
+    ("Otto Hartmann founded the bakery in Freiburg in 1952.", "supported"),
+    ("Anna Weber opened the company's first shop in Munich in 2019.", "supported"),
+])
+def test_a_name_doing_something_else_in_the_passage_is_no_support(verifier, answer, label):
+    verdict = verifier.verify(answer, [BAKERY])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+PORTO_MATCH = ("Porto beat Benfica 3-1 on Saturday to go top of the league. Mehdi Taremi scored twice in the first half, and "
+               "Otávio added a third after the break.")
+
+
+def test_an_event_told_with_another_verb_is_no_role_conflict(verifier):
+    # "scored a third" is the passage's "added a third" (same agent, same patient), not Taremi's goals
+    verdict = verifier.verify("Otávio scored a third goal for Porto.", [PORTO_MATCH])
+    assert not verdict.claims[0].signals.role_conflicts
+    assert verifier.verify("Otávio scored twice in the first half.", [PORTO_MATCH]).label == "hallucinated"
+
+
+def test_two_ordinals_of_one_head_differ():
+    from halguard.grounding.roles.arguments import compare
+    from halguard.grounding.roles.parse import parsed_frames
+
+    [ours] = [f for f in parsed_frames("Taremi scored in the second half.") if f.predicate == "score"]
+    [theirs] = [f for f in parsed_frames("Taremi scored in the first half.") if f.predicate == "score"]
+    [same] = [f for f in parsed_frames("Taremi scored in the second half of the match.") if f.predicate == "score"]
+    assert compare(ours.get("prep:in")[0], theirs.get("prep:in")[0]) == "differ"
+    assert compare(ours.get("prep:in")[0], same.get("prep:in")[0]) == "same"

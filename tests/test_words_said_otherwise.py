@@ -156,3 +156,30 @@ def test_date_scan_is_linear_on_crafted_text():
     started = time.perf_counter()
     assert date_month_numbers(text) == {12.0}
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_word_that_is_a_form_of_an_evidence_word_is_said():
+    # "founder" is a form of "found" (WordNet keeps the derivation on the verb's line only); "refrigerated" has the
+    # form "refrigerator", which the evidence says as "fridge"
+    assert licensed("founder", {"found"}) and licensed("refrigerat", {"fridg"})
+    assert not licensed("founder", {"bakeri"}) and not licensed("refrigerat", {"oven"})
+
+
+STRIKE = ("Train drivers at Northern Rail will strike for 48 hours from Friday after talks over pay broke down. "
+          "It is the third strike this year.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("It is the first strike this year.", "hallucinated"),  # the ordinal is the fact: "third" in the passage
+    ("It is the third strike this year.", "supported"),
+])
+def test_an_ordinal_the_passage_gives_otherwise_is_a_changed_number(answer, label):
+    verdict = LocalVerifier().verify(answer, [STRIKE])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.missing_numbers) == (label == "hallucinated")
+    from halguard.grounding.signals.words import changed_ordinals
+
+    scope = scope_of([Source(id="0", text=STRIKE)], None)
+    # a thing the passage numbers with no ordinal, or with the claim's own, decides nothing
+    assert changed_ordinals("The first day of the strike is Friday.", scope) == []
+    assert changed_ordinals("A third strike this year.", scope) == []

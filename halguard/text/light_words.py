@@ -49,10 +49,15 @@ def is_light_word(word: str) -> bool:
 
 # A light phrase: "took place" says one light word in two (its verb is dropped, its noun weighs as a light word).
 _LIGHT_PHRASES = re.compile(r"\b(t(?:ake|akes|ook|aken|aking))\s+(place)\b", re.IGNORECASE)
+# Function phrases: a content word that is only grammar inside its phrase ("No deaths have been reported so far",
+# "by far the largest"): no word to look up. The distance sense of "far" stays one ("twice as far as").
+_FUNCTION_PHRASES = re.compile(r"\b(?:so|thus|by)\s+(far)\b", re.IGNORECASE)
 
 
 def light_phrase_spans(text: str) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-    """The light phrases of ``text`` ("took place"): the spans of their verbs, which are part of the phrase's one
-    word, and of their nouns, which weigh as a light word."""
+    """The light phrases of ``text`` ("took place"): the spans of their words that are part of the phrase's one
+    word or only its grammar (the verb of "took place", the "far" of "so far"), and of their nouns, which weigh as a
+    light word."""
     found = list(_LIGHT_PHRASES.finditer(text))
-    return {m.span(1) for m in found}, {m.span(2) for m in found}
+    grammar = {m.span(1) for m in _FUNCTION_PHRASES.finditer(text)}
+    return {m.span(1) for m in found} | grammar, {m.span(2) for m in found}

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from halguard.grounding.roles.arguments import GENERIC_NAME_WORDS, compare
 from halguard.grounding.roles.converse import (
     CONVERSE_PREDICATES,
     converse_frame,
@@ -35,9 +36,9 @@ from halguard.grounding.roles.converse import (
 )
 from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.frames import Argument, Frame
-from halguard.text.mentions import demonym_of, same_entity, strip_titles
 
-__all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
+__all__ = ["CONVERSE_PREDICATES", "GENERIC_NAME_WORDS", "RoleConflict", "SYMMETRIC_PREDICATES", "compare", "conflicts",
+           "said_conversely"]
 
 # Predicates whose agent and patient can be exchanged without changing what is said. Hand-listed from the issue's
 # cases and their neighbours (stems of halguard.text.lexical.stem's lemmas are compared, so list lemmas).
@@ -67,93 +68,6 @@ def _same_predicate(claim: Frame, evidence: Frame) -> bool:
     if claim.predicate == evidence.predicate or claim.stem == evidence.stem:
         return True
     return _same_stem(claim.stem, evidence.stem)
-
-
-def _years(arg: Argument) -> frozenset[float]:
-    return frozenset(n for n in arg.numbers if 1000 <= n < 3000 and n == int(n))
-
-
-def compare(a: Argument, b: Argument, role: str = "") -> str:
-    """``"same"``, ``"differ"`` or ``"unknown"`` for a claim's argument ``a`` and an evidence argument ``b`` (see
-    the module's docstring; names are compared one way: a claim naming the passage's entity within a longer name
-    is no difference). Times are compared by their years
-    ("in 1890" is "on 4 March 1890"; "Dec. 10, 1815" is "10 December 1815"), else by their numbers."""
-    if a.pronoun or b.pronoun:
-        return "unknown"
-    if role == "time":
-        ya, yb = _years(a), _years(b)
-        if ya and yb:
-            return "same" if ya & yb else "differ"
-        if a.numbers and b.numbers:
-            return "same" if a.numbers <= b.numbers or b.numbers <= a.numbers else (
-                "differ" if not a.numbers & b.numbers else "unknown")
-    if a.identity and b.identity:
-        if _same_names(a, b):
-            return "same"
-        # Not the same name. Only two names differ: a name and a description can be one thing ("the grandmother
-        # of two" for "Sissa Abu Dahou"). Nor is a guessed pronoun a difference, nor a claim naming the passage's
-        # entity inside a longer name ("The International Committee of the Red Cross" for "The Red Cross"). The
-        # reverse is a moved name: "by Charles Babbage" for "by Luigi Menabrea on Charles Babbage's engine".
-        differ = a.head_is_name and b.head_is_name and not (a.reported or b.reported or b.identity <= a.names
-                                                             or _misspelt(a, b))
-        return "differ" if differ else "unknown"
-    if a.identity or b.identity:
-        # A name against a description: "Sissa Abu Dahou, a 65-year-old grandmother" can be "the grandmother of
-        # two" (their numbers measure other things).
-        return "same" if (a.head and a.head == b.head) or (a.words & b.words) else "unknown"
-    if a.numbers and b.numbers:
-        if a.numbers & b.numbers:
-            return "same"
-        # A number differs from a number of the same thing ("5 days" / "7 days"), not from another measure of it
-        # ("64 months" / "over five years").
-        ours, theirs = a.described_by, b.described_by
-        return "differ" if (ours & theirs) or not (ours or theirs) else "unknown"
-    if (a.head and a.head == b.head) or (a.words & b.words):
-        return "same"
-    return "unknown"
-
-
-def _misspelt(a: Argument, b: Argument) -> bool:
-    """Whether two one-word names are one spelling slip apart ("Volume" / "Volum"): passages have typos, and a
-    swap puts another name, not a misspelt one."""
-    if len(a.identity) != 1 or len(b.identity) != 1:
-        return False
-    (x,), (y,) = a.identity, b.identity
-    if min(len(x), len(y)) < 4 or abs(len(x) - len(y)) > 1:
-        return False
-    if len(x) == len(y):
-        return sum(c != d for c, d in zip(x, y)) <= 1
-    short, long_ = (x, y) if len(x) < len(y) else (y, x)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
-
-
-# Words that head many different names: sharing one of them alone says nothing of who ("Mount Elgon" is not "Mount
-# Kenya", "Lake Chad" not "Lake Victoria"). Hand-written (geographic and institutional name heads), not fitted.
-GENERIC_NAME_WORDS = frozenset(
-    "mount mountain mountains lake river sea ocean bay gulf cape island islands isle peninsula valley desert forest "
-    "saint st fort port lake university college school academy institute county city state province district "
-    "national park airport hospital church cathedral bridge street avenue road square north south east west "
-    "northern southern eastern western new san santa los las el la le de del of the".split())
-
-
-def _same_names(a: Argument, b: Argument) -> bool:
-    """Whether two arguments' names say the same who: a shared name word (not only a word that heads many names:
-    :data:`GENERIC_NAME_WORDS`), or one mention of another form (:mod:`halguard.text.mentions`: "the US" / "the United
-    States", "EU" / "European Union", "Texan" / "Texas")."""
-    if (a.identity & b.identity) - GENERIC_NAME_WORDS:
-        return not _one_family(a.core_text, b.core_text)
-    if a.core_text and b.core_text and same_entity(a.core_text, b.core_text):
-        return True
-    return demonym_of(a.identity, b.identity) or demonym_of(b.identity, a.identity)
-
-
-def _one_family(a: str, b: str) -> bool:
-    """Whether two names are two people of one family: a given name and a surname each, the surname shared, the
-    given names not ("Lina Haddad" / "Samir Haddad", "Hillary Clinton" / "Bill Clinton"). Titles aside ("Rep.
-    George Santos"); a name with more words ("George W. Bush" / "George Bush") or one word ("Santos") is not read."""
-    ours, theirs = strip_titles(a).split(), strip_titles(b).split()
-    return (len(ours) == 2 and len(theirs) == 2 and ours[1].lower() == theirs[1].lower()
-            and ours[0].lower() != theirs[0].lower() and not ours[0].endswith(".") and not theirs[0].endswith("."))
 
 
 def _misattached(arg: Argument, others: list[Argument]) -> Argument | None:
@@ -307,8 +221,28 @@ def _other_mention(claim: Frame, differing: tuple[str, Argument, Argument], best
     role, ours, theirs = differing
     if not (ours.identity and theirs.identity) or ours.numbers:
         return False
+    # The other frame must be the same event: one that itself differs from the claim is another event of the name
+    # ("Anna Weber ... opened its first shop in 2019" says nothing of who founded the bakery in 1952).
     return (claim.predicate == "be" and not _one_of_a_kind(claim, best.frame)) or any(
-        a is not best and any(compare(ours, o, role) == "same" for o in a.frame.get(role)) for a in aligned)
+        a is not best and not a.differing and any(compare(ours, o, role) == "same" for o in a.frame.get(role))
+        for a in aligned)
+
+
+def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evidence: Sequence[Frame],
+                    best: Frame) -> bool:
+    """Whether another evidence frame tells the claim's event with another verb: it holds the claim's differing name
+    in the same role and agrees on another core argument of the claim that the conflicting frame (``best``) does not
+    have ("Otávio scored a third" against "Mehdi Taremi scored twice ..., and Otávio added a third": "add" with the
+    agent Otávio and the patient "a third"). An argument both frames share says nothing of which event is the claim's
+    ("the tent left behind by Scott" against "Scott's party ... found the tent left behind by Amundsen")."""
+    role, ours, _ = differing
+    if not ours.identity or role not in _CORE_ROLES:
+        return False
+    rest = [(r, a) for r, a in claim.slots if a is not ours and r in _CORE_ROLES
+            and not any(compare(a, o, r) == "same" for o in best.get(r))]
+    return bool(rest) and any(frame is not best and any(compare(ours, o, role) == "same" for o in frame.get(role))
+               and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r))
+               for frame in evidence)
 
 
 # Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
@@ -430,6 +364,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             out.append(RoleConflict(min(a1.start, a2.start), max(a1.end, a2.end),
                                     f"roles swapped: {a1.text} / {a2.text} (the passage: {t2.text} / {t1.text}, "
                                     f"{best.frame.predicate})"))
+        differing = [d for d in differing if not _told_otherwise(claim, d, evidence, best.frame)]
         for role, arg, theirs in differing:
             where = _where(arg, [f for f in evidence if f is not best.frame])
             belongs = f"; the passage has it in {where}" if where else ""

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from halguard.grounding.roles.arguments import compare
 from halguard.grounding.roles.converse import converse_frame
 from halguard.grounding.roles.frames import Frame
-from halguard.grounding.roles.matching import compare
 from halguard.text.wordnet import related_verbs
 
 __all__ = ["MIN_SAME_ARGUMENTS", "VerbSaid", "verbs_said"]

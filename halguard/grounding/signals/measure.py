@@ -28,6 +28,7 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
     changed_dates,
+    changed_ordinals,
     changed_units,
     found_names,
     missing_names,
@@ -223,7 +224,8 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
                          | set(numbers) - set(missing_numbers(text, scope, computed)))
     denied = denied_premises(text, sorted(question_only))
     # A date the passages write otherwise, each of its numbers found somewhere: the date is the changed number.
-    placed = [(s, e) for s, e in changed_dates(text, facts) if not any(s <= a and b <= e for a, b in numbers)]
+    placed = [(s, e) for s, e in changed_dates(text, facts) + changed_ordinals(text, facts)
+              if not any(s <= a and b <= e for a, b in numbers)]
     # A count the passages give to something else ("one USB-C port and two HDMI ports" against "two USB-C ports and
     # one HDMI port"): each number is theirs, the pairing is not.
     placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]

@@ -35,8 +35,8 @@ from halguard.text.quantities import (
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import licensed
 
-__all__ = ["changed_dates", "changed_units", "found_names", "missing_names", "missing_numbers", "novel_terms",
-           "scattered_names"]
+__all__ = ["changed_dates", "changed_ordinals", "changed_units", "found_names", "missing_names", "missing_numbers",
+           "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
 
@@ -320,6 +320,26 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
         if not days or (day and 0 not in days and day not in days):
             found.append((start, end))
     return found
+
+
+_ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+# An ordinal and the word it numbers ("the third strike", "in the first half"); bounded: two words, no nesting.
+_ORDINAL = re.compile(rf"\b({_ORDINAL_WORDS})[ \t-]+([^\W\d_]+)", re.IGNORECASE)
+
+
+def changed_ordinals(text: str, scope: Scope) -> list[Span]:
+    """Ordinals of the claim that the passages give to the same thing otherwise: "It is the first strike this year"
+    where they write "It is the third strike this year" and never "first strike". An ordinal is no number
+    (:func:`missing_numbers` reads none), but which one it is is the fact. A thing the passages number with no
+    ordinal, or with the claim's own, decides nothing."""
+    ours = [(m.start(1), m.end(1), m.group(1).lower(), stem(m.group(2))) for m in _ORDINAL.finditer(text)]
+    if not ours:
+        return []
+    theirs: dict[str, set[str]] = {}
+    for src in scope.sources:
+        for m in _ORDINAL.finditer(src.text):
+            theirs.setdefault(stem(m.group(2)), set()).add(m.group(1).lower())
+    return [(s, e) for s, e, ordinal, noun in ours if noun in theirs and ordinal not in theirs[noun]]
 
 
 # The dimensions whose units a claim can swap for one another ("mg" for "mcg"): a percentage or a count has none.

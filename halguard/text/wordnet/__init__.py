@@ -58,7 +58,13 @@ def licensed(term_stem: str, terms: Collection[str]) -> bool:
     of it, or another form of a licenser ("bought" by "acquisition": "acquire" licenses "bought", and
     "acquisition" is a form of "acquire"; issue 45's nominalizations)."""
     found = licensers(term_stem)
-    return any(s in terms for s in found) or any(f in terms for s in found for f in _forms(s))
+    if any(s in terms for s in found) or any(f in terms for s in found for f in _forms(s)):
+        return True
+    # The word is a form of a context word ("founder" of "founded": WordNet keeps the derivation on the verb's line
+    # only), or one of its own forms is said by one ("refrigerated": its "refrigerator" is the context's "fridge").
+    head = term_stem[:FORM_PREFIX]
+    return (any(term_stem in _forms(t) for t in terms if t[:FORM_PREFIX] == head and t != term_stem)
+            or any(s in terms for f in _forms(term_stem) for s in licensers(f)))
 
 
 # Another form of a word: a stem that the word's table line holds and that begins with the word's first letters
