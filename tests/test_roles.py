@@ -518,3 +518,11 @@ def test_two_ordinals_of_one_head_differ():
     [same] = [f for f in parsed_frames("Taremi scored in the second half of the match.") if f.predicate == "score"]
     assert compare(ours.get("prep:in")[0], theirs.get("prep:in")[0]) == "differ"
     assert compare(ours.get("prep:in")[0], same.get("prep:in")[0]) == "same"
+
+
+def test_a_name_that_only_owns_an_argument_is_not_the_argument(verifier):
+    # "Keller's board" shares Keller's name but is not Keller Pharma: the join frame tells no other buying
+    passage = ("Keller Pharma agreed to buy the Danish biotech firm Norvia for 2.1 billion euros. Norvia's chief "
+               "executive, Ida Holm, will join Keller's board.")
+    assert verifier.verify("Norvia agreed to buy Keller Pharma for 2.1 billion euros.", [passage]).label == "hallucinated"
+    assert verifier.verify("Keller Pharma agreed to buy Norvia for 2.1 billion euros.", [passage]).label == "supported"

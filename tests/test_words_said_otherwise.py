@@ -183,3 +183,16 @@ def test_an_ordinal_the_passage_gives_otherwise_is_a_changed_number(answer, labe
     # a thing the passage numbers with no ordinal, or with the claim's own, decides nothing
     assert changed_ordinals("The first day of the strike is Friday.", scope) == []
     assert changed_ordinals("A third strike this year.", scope) == []
+
+
+LOAN = "The bank lent 40 million dollars to the city to repair its bridges. The loan must be repaid within ten years."
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("The loan must be repaid within forty years.", "hallucinated"),  # 40 stands in the passage, of dollars
+    ("The loan must be repaid within ten years.", "supported"),
+    ("The loan must be repaid within a decade.", "supported"),  # the same quantity in other units
+])
+def test_a_quantity_the_passage_values_otherwise_is_changed(answer, label):
+    verdict = LocalVerifier().verify(answer, [LOAN])
+    assert verdict.label == label

@@ -240,9 +240,15 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
         return False
     rest = [(r, a) for r, a in claim.slots if a is not ours and r in _CORE_ROLES
             and not any(compare(a, o, r) == "same" for o in best.get(r))]
-    return bool(rest) and any(frame is not best and any(compare(ours, o, role) == "same" for o in frame.get(role))
-               and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r))
-               for frame in evidence)
+    return bool(rest) and any(frame is not best and any(_as_itself(ours, o, role) for o in frame.get(role))
+                              and any(_as_itself(a, o, r) for r, a in rest for o in frame.get(r))
+                              for frame in evidence)
+
+
+def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
+    """The same argument, and a name where the claim's is a name: not one that only owns it ("Keller Pharma" is not
+    "Keller's board", which shares its name)."""
+    return compare(ours, theirs, role) == "same" and ours.head_is_name == theirs.head_is_name
 
 
 # Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name

@@ -365,10 +365,25 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
             continue
         same_number = [t for t in _same_number(q, scope) if t.unit_span is not None]
         if not same_number or any(abs(t.base - q.base) <= 1e-9 * max(1.0, abs(q.base)) for t in same_number):
-            continue  # the passages never write the number with a unit, or write it with the claim's
+            # the passages never write the number with a unit, or write it with the claim's: unless they give the
+            # same thing (its words around) another value ("repaid within forty years" where they write "repaid
+            # within ten years" and 40 of a sum of money: every number stands somewhere, the quantity does not)
+            if _valued_otherwise(q, scope) and not said_as(q, scope.quantities):
+                found.append((q.start, q.end))
+            continue
         if not said_as(q, scope.quantities):
             found.append((q.start, q.end))
     return found
+
+
+def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
+    """Whether the passages give the claim quantity's thing (at least two of its context words, all of them where it
+    has fewer) in its dimension only with other values, the claim's number standing elsewhere in them."""
+    if round(claim.value, 6) not in scope.numbers or not claim.context:
+        return False
+    need = min(2, len(claim.context))
+    theirs = [t for t in scope.quantities.of_dimension(claim.dimension) if len(t.context & claim.context) >= need]
+    return bool(theirs) and all(abs(t.base - claim.base) > 1e-9 * max(1.0, abs(claim.base)) for t in theirs)
 
 
 def _same_number(claim: Quantity, scope: Scope) -> list[Quantity]:
