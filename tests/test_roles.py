@@ -498,8 +498,8 @@ def test_a_name_doing_something_else_in_the_passage_is_no_support(verifier, answ
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
 
 
-PORTO_MATCH = ("Porto beat Benfica 3-1 on Saturday to go top of the league. Mehdi Taremi scored twice in the first half, and "
-               "Otávio added a third after the break.")
+PORTO_MATCH = ("Porto beat Benfica 3-1 on Saturday to go top of the league. Mehdi Taremi scored twice in the first "
+               "half, and Otávio added a third after the break.")
 
 
 def test_an_event_told_with_another_verb_is_no_role_conflict(verifier):
@@ -515,7 +515,8 @@ def test_two_ordinals_of_one_head_differ():
 
     [ours] = [f for f in parsed_frames("Taremi scored in the second half.") if f.predicate == "score"]
     [theirs] = [f for f in parsed_frames("Taremi scored in the first half.") if f.predicate == "score"]
-    [same] = [f for f in parsed_frames("Taremi scored in the second half of the match.") if f.predicate == "score"]
+    [same] = [f for f in parsed_frames("Taremi scored in the second half of the match.")
+              if f.predicate == "score"]
     assert compare(ours.get("prep:in")[0], theirs.get("prep:in")[0]) == "differ"
     assert compare(ours.get("prep:in")[0], same.get("prep:in")[0]) == "same"
 
@@ -524,5 +525,6 @@ def test_a_name_that_only_owns_an_argument_is_not_the_argument(verifier):
     # "Keller's board" shares Keller's name but is not Keller Pharma: the join frame tells no other buying
     passage = ("Keller Pharma agreed to buy the Danish biotech firm Norvia for 2.1 billion euros. Norvia's chief "
                "executive, Ida Holm, will join Keller's board.")
-    assert verifier.verify("Norvia agreed to buy Keller Pharma for 2.1 billion euros.", [passage]).label == "hallucinated"
+    swapped = verifier.verify("Norvia agreed to buy Keller Pharma for 2.1 billion euros.", [passage])
+    assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
     assert verifier.verify("Keller Pharma agreed to buy Norvia for 2.1 billion euros.", [passage]).label == "supported"

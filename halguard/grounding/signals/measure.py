@@ -30,6 +30,7 @@ from halguard.grounding.signals.words import (
     changed_dates,
     changed_ordinals,
     changed_units,
+    changed_values,
     found_names,
     missing_names,
     missing_numbers,
@@ -230,7 +231,7 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     # one HDMI port"): each number is theirs, the pairing is not.
     placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]
     # A number the passages write with another unit ("500 mcg" against "500 mg"): the quantity is the changed number.
-    placed += [sp for sp in changed_units(text, facts)
+    placed += [sp for sp in changed_units(text, facts) + changed_values(text, facts)
                if not any(sp[0] <= a and b <= sp[1] for a, b in numbers + placed)]
     if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
         said = set(counted_as_said(text, facts.counts))

@@ -35,8 +35,8 @@ from halguard.text.quantities import (
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import licensed
 
-__all__ = ["changed_dates", "changed_ordinals", "changed_units", "found_names", "missing_names", "missing_numbers",
-           "novel_terms", "scattered_names"]
+__all__ = ["changed_dates", "changed_ordinals", "changed_units", "changed_values", "found_names", "missing_names",
+           "missing_numbers", "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
 
@@ -365,15 +365,22 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
             continue
         same_number = [t for t in _same_number(q, scope) if t.unit_span is not None]
         if not same_number or any(abs(t.base - q.base) <= 1e-9 * max(1.0, abs(q.base)) for t in same_number):
-            # the passages never write the number with a unit, or write it with the claim's: unless they give the
-            # same thing (its words around) another value ("repaid within forty years" where they write "repaid
-            # within ten years" and 40 of a sum of money: every number stands somewhere, the quantity does not)
-            if _valued_otherwise(q, scope) and not said_as(q, scope.quantities):
-                found.append((q.start, q.end))
-            continue
+            continue  # the passages never write the number with a unit, or write it with the claim's
         if not said_as(q, scope.quantities):
             found.append((q.start, q.end))
     return found
+
+
+def changed_values(text: str, scope: Scope) -> list[Span]:
+    """Quantities of the claim (with a unit of a dimension) whose thing the passages give only other values, the
+    claim's number standing elsewhere in them: "repaid within forty years" where they write "repaid within ten years"
+    and 40 million dollars. Every number stands somewhere, so :func:`missing_numbers` finds none; the quantity does
+    not, unless the passages say it another way (:func:`halguard.text.quantities.said_as`: "within a decade")."""
+    if not scope.quantities:
+        return []
+    return [(q.start, q.end) for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)
+            if q.unit_span is not None and q.dimension in _UNIT_DIMENSIONS and _valued_otherwise(q, scope)
+            and not said_as(q, scope.quantities)]
 
 
 def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
