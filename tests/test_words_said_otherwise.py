@@ -196,3 +196,20 @@ LOAN = "The bank lent 40 million dollars to the city to repair its bridges. The 
 def test_a_quantity_the_passage_values_otherwise_is_changed(answer, label):
     verdict = LocalVerifier().verify(answer, [LOAN])
     assert verdict.label == label
+
+
+def test_an_ordinal_of_another_proposition_is_not_changed():
+    from halguard.grounding.signals.words import changed_ordinals
+
+    passage = "Mehdi Taremi scored twice in the first half, and Otávio added a third after the break."
+    scope = scope_of([Source(id="0", text=passage)], None)
+    claim = "Otávio scored a third in the second half."  # the passage's "after the break", not Taremi's half
+    assert changed_ordinals(claim, scope) == []
+    assert changed_ordinals("Mehdi Taremi scored twice in the second half.", scope) != []
+
+
+def test_a_comparative_says_its_base_side():
+    from halguard.grounding.signals.antonyms import same_side_in
+
+    assert same_side_in("taller", {"higher"}) and same_side_in("taller", {"high"})
+    assert not same_side_in("taller", {"lower"}) and not same_side_in("taller", {"higher", "lower"})

@@ -142,8 +142,17 @@ def same_side_in(word: str, stems: Collection[str]) -> bool:
     if side is None:
         return False
     lex = _lexicon()
-    sides = {lex[st][1] for st in stems if st in lex and lex[st][0] == side[0]}
+    # a comparative of the evidence is its base's side too: "higher" (a change) says "taller" as "high" does
+    sides = {lex[form][1] for st in stems for form in _with_base(st) if form in lex and lex[form][0] == side[0]}
     return sides == {side[1]}
+
+
+def _with_base(term_stem: str) -> tuple[str, ...]:
+    """A stem and, for a comparative or superlative ("higher", "lowest"), its base ("high", "low")."""
+    for suffix in ("est", "er"):
+        if term_stem.endswith(suffix) and len(term_stem) > len(suffix) + 2:
+            return term_stem, term_stem[: -len(suffix)]
+    return (term_stem,)
 
 
 def antonym_flips(claim: str, evidence: str, evidence_negated: Collection[str] = ()) -> list[tuple[int, int]]:

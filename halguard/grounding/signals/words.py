@@ -325,21 +325,43 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
 _ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
 # An ordinal and the word it numbers ("the third strike", "in the first half"); bounded: two words, no nesting.
 _ORDINAL = re.compile(rf"\b({_ORDINAL_WORDS})[ \t-]+([^\W\d_]+)", re.IGNORECASE)
+# What ends a clause around an ordinal: punctuation, a coordinating word.
+_CLAUSE_EDGE = re.compile(r"[,;:.!?()]|\b(?:and|but|while|whereas)\b", re.IGNORECASE)
+# Characters either side of an ordinal read for its clause (a clause is short; a crafted one is not read whole).
+_CLAUSE_CHARS = 200
 
 
 def changed_ordinals(text: str, scope: Scope) -> list[Span]:
     """Ordinals of the claim that the passages give to the same thing otherwise: "It is the first strike this year"
     where they write "It is the third strike this year" and never "first strike". An ordinal is no number
-    (:func:`missing_numbers` reads none), but which one it is is the fact. A thing the passages number with no
+    (:func:`missing_numbers` reads none), but which one it is is the fact. The two must say the same proposition:
+    at least half of the other content words of the claim's clause stand in the passage's ("Otávio scored a third in
+    the second half" is not "Mehdi Taremi scored twice in the first half"). A thing the passages number with no
     ordinal, or with the claim's own, decides nothing."""
     ours = [(m.start(1), m.end(1), m.group(1).lower(), stem(m.group(2))) for m in _ORDINAL.finditer(text)]
     if not ours:
         return []
-    theirs: dict[str, set[str]] = {}
+    theirs: dict[str, list[tuple[str, set[str]]]] = {}
     for src in scope.sources:
         for m in _ORDINAL.finditer(src.text):
-            theirs.setdefault(stem(m.group(2)), set()).add(m.group(1).lower())
-    return [(s, e) for s, e, ordinal, noun in ours if noun in theirs and ordinal not in theirs[noun]]
+            theirs.setdefault(stem(m.group(2)), []).append((m.group(1).lower(), _clause_terms(src.text, m.start())))
+    found = []
+    for s, e, ordinal, noun in ours:
+        told = theirs.get(noun, [])
+        if not told or any(o == ordinal for o, _ in told):
+            continue
+        clause = _clause_terms(text, s) - {ordinal, noun}
+        if clause and any(len(clause & terms) * 2 >= len(clause) for _, terms in told):
+            found.append((s, e))
+    return found
+
+
+def _clause_terms(text: str, at: int) -> set[str]:
+    """The content-word stems of the clause of ``text`` around offset ``at``."""
+    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
+    left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)), default=lo)
+    right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, at, hi)), hi)
+    return {st for _, _, st in content_terms(text[left:right])}
 
 
 # The dimensions whose units a claim can swap for one another ("mg" for "mcg"): a percentage or a count has none.
@@ -385,8 +407,9 @@ def changed_values(text: str, scope: Scope) -> list[Span]:
 
 def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
     """Whether the passages give the claim quantity's thing (at least two of its context words, all of them where it
-    has fewer) in its dimension only with other values, the claim's number standing elsewhere in them."""
-    if round(claim.value, 6) not in scope.numbers or not claim.context:
+    has fewer) in its dimension only with other values, the claim's number standing elsewhere in them, never as a
+    quantity of its dimension ("10 minutes" of one recipe beside "10 to 14 minutes" of another is theirs)."""
+    if round(claim.value, 6) not in scope.numbers or not claim.context or _same_number(claim, scope):
         return False
     need = min(2, len(claim.context))
     theirs = [t for t in scope.quantities.of_dimension(claim.dimension) if len(t.context & claim.context) >= need]
