@@ -400,9 +400,11 @@ def changed_values(text: str, scope: Scope) -> list[Span]:
     not, unless the passages say it another way (:func:`halguard.text.quantities.said_as`: "within a decade")."""
     if not scope.quantities:
         return []
+    # A hyphenated quantity ("a 37-year-old man", "a 10-minute walk") describes the noun after it, which its context
+    # words do not tell apart ("a 47-year-old boat named Angel" is no other value of the man's age).
     return [(q.start, q.end) for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)
-            if q.unit_span is not None and q.dimension in _UNIT_DIMENSIONS and _valued_otherwise(q, scope)
-            and not said_as(q, scope.quantities)]
+            if q.unit_span is not None and q.dimension in _UNIT_DIMENSIONS and "-" not in text[q.start:q.end]
+            and _valued_otherwise(q, scope) and not said_as(q, scope.quantities)]
 
 
 def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
