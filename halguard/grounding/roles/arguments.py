@@ -14,6 +14,11 @@ from halguard.text.mentions import demonym_of, same_entity, strip_titles
 
 __all__ = ["GENERIC_NAME_WORDS", "compare"]
 
+# Ordinal words, which number what they modify without being numbers (:func:`halguard.text.lexical.number_mentions`
+# reads none of them): two different ones make two arguments of one head differ.
+_ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())
+
+
 def _years(arg: Argument) -> frozenset[float]:
     return frozenset(n for n in arg.numbers if 1000 <= n < 3000 and n == int(n))
 
@@ -59,11 +64,6 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"
-
-
-# Ordinal words, which number what they modify without being numbers (:func:`halguard.text.lexical.number_mentions`
-# reads none of them): two different ones make two arguments of one head differ.
-_ORDINALS = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth".split())
 
 
 def _misspelt(a: Argument, b: Argument) -> bool:
