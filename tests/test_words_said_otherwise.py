@@ -213,3 +213,13 @@ def test_a_comparative_says_its_base_side():
 
     assert same_side_in("taller", {"higher"}) and same_side_in("taller", {"high"})
     assert not same_side_in("taller", {"lower"}) and not same_side_in("taller", {"higher", "lower"})
+
+
+def test_ordinals_are_read_in_bounded_time_on_crafted_text():
+    from halguard.grounding.signals.words import changed_ordinals
+
+    scope = scope_of([Source(id="0", text="It was the third item on the list. " * 30000)], None)
+    started = time.perf_counter()
+    assert changed_ordinals("It was the first item on the list.", scope) != []
+    changed_ordinals("the first item " * 3000, scope)  # at most 16 ordinals a side are read
+    assert time.perf_counter() - started < 2.0

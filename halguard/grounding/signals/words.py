@@ -329,6 +329,8 @@ _ORDINAL = re.compile(rf"\b({_ORDINAL_WORDS})[ \t-]+([^\W\d_]+)", re.IGNORECASE)
 _CLAUSE_EDGE = re.compile(r"[,;:.!?()]|\b(?:and|but|while|whereas)\b", re.IGNORECASE)
 # Characters either side of an ordinal read for its clause (a clause is short; a crafted one is not read whole).
 _CLAUSE_CHARS = 200
+# Ordinals read per claim, and per thing in the passages (a crafted text of thousands is read up to here).
+_MAX_ORDINALS = 16
 
 
 def changed_ordinals(text: str, scope: Scope) -> list[Span]:
@@ -338,13 +340,18 @@ def changed_ordinals(text: str, scope: Scope) -> list[Span]:
     at least half of the other content words of the claim's clause stand in the passage's ("Otávio scored a third in
     the second half" is not "Mehdi Taremi scored twice in the first half"). A thing the passages number with no
     ordinal, or with the claim's own, decides nothing."""
-    ours = [(m.start(1), m.end(1), m.group(1).lower(), stem(m.group(2))) for m in _ORDINAL.finditer(text)]
+    ours = [(m.start(1), m.end(1), m.group(1).lower(), stem(m.group(2)))
+            for m, _ in zip(_ORDINAL.finditer(text), range(_MAX_ORDINALS))]
     if not ours:
         return []
+    nouns = {noun for *_, noun in ours}
     theirs: dict[str, list[tuple[str, set[str]]]] = {}
     for src in scope.sources:
         for m in _ORDINAL.finditer(src.text):
-            theirs.setdefault(stem(m.group(2)), []).append((m.group(1).lower(), _clause_terms(src.text, m.start())))
+            noun = stem(m.group(2))
+            told = theirs.setdefault(noun, []) if noun in nouns else None
+            if told is not None and len(told) < _MAX_ORDINALS:
+                told.append((m.group(1).lower(), _clause_terms(src.text, m.start())))
     found = []
     for s, e, ordinal, noun in ours:
         told = theirs.get(noun, [])
