@@ -177,7 +177,7 @@ def test_an_ordinal_the_passage_gives_otherwise_is_a_changed_number(answer, labe
     verdict = LocalVerifier().verify(answer, [STRIKE])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.missing_numbers) == (label == "hallucinated")
-    from halguard.grounding.signals.words import changed_ordinals
+    from halguard.grounding.signals.ordinals import changed_ordinals
 
     scope = scope_of([Source(id="0", text=STRIKE)], None)
     # a thing the passage numbers with no ordinal, or with the claim's own, decides nothing
@@ -199,7 +199,7 @@ def test_a_quantity_the_passage_values_otherwise_is_changed(answer, label):
 
 
 def test_an_ordinal_of_another_proposition_is_not_changed():
-    from halguard.grounding.signals.words import changed_ordinals
+    from halguard.grounding.signals.ordinals import changed_ordinals
 
     passage = "Mehdi Taremi scored twice in the first half, and Otávio added a third after the break."
     scope = scope_of([Source(id="0", text=passage)], None)
@@ -216,7 +216,7 @@ def test_a_comparative_says_its_base_side():
 
 
 def test_ordinals_are_read_in_bounded_time_on_crafted_text():
-    from halguard.grounding.signals.words import changed_ordinals
+    from halguard.grounding.signals.ordinals import changed_ordinals
 
     scope = scope_of([Source(id="0", text="It was the third item on the list. " * 30000)], None)
     started = time.perf_counter()

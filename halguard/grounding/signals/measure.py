@@ -19,6 +19,7 @@ from halguard.grounding.signals.negation import (
     sentence_of_numbers,
     shared_share,
 )
+from halguard.grounding.signals.ordinals import changed_ordinals
 from halguard.grounding.signals.records import (
     absent_feature_mentions,
     denied_feature_mentions,
@@ -28,7 +29,6 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
     changed_dates,
-    changed_ordinals,
     changed_units,
     changed_values,
     found_names,

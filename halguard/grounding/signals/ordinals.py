@@ -1,0 +1,64 @@
+"""Ordinals the passages give otherwise: "It is the first strike this year" where they write "the third strike".
+
+An ordinal is no number (:func:`halguard.text.lexical.number_mentions` reads none), so the number checks never see
+it; which one it is, is the fact. Read as a changed number by :mod:`.measure`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from halguard.grounding.signals.scope import Scope
+from halguard.text.lexical import content_terms, stem
+
+__all__ = ["changed_ordinals"]
+
+Span = tuple[int, int]
+
+_ORDINAL_WORDS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+# An ordinal and the word it numbers ("the third strike", "in the first half"); bounded: two words, no nesting.
+_ORDINAL = re.compile(rf"\b({_ORDINAL_WORDS})[ \t-]+([^\W\d_]+)", re.IGNORECASE)
+# What ends a clause around an ordinal: punctuation, a coordinating word.
+_CLAUSE_EDGE = re.compile(r"[,;:.!?()]|\b(?:and|but|while|whereas)\b", re.IGNORECASE)
+# Characters either side of an ordinal read for its clause (a clause is short; a crafted one is not read whole).
+_CLAUSE_CHARS = 200
+# Ordinals read per claim, and per thing in the passages (a crafted text of thousands is read up to here).
+_MAX_ORDINALS = 16
+
+
+def changed_ordinals(text: str, scope: Scope) -> list[Span]:
+    """Ordinals of the claim that the passages give to the same thing otherwise: "It is the first strike this year"
+    where they write "It is the third strike this year" and never "first strike". An ordinal is no number
+    (:func:`missing_numbers` reads none), but which one it is is the fact. The two must say the same proposition:
+    at least half of the other content words of the claim's clause stand in the passage's ("Otávio scored a third in
+    the second half" is not "Mehdi Taremi scored twice in the first half"). A thing the passages number with no
+    ordinal, or with the claim's own, decides nothing."""
+    ours = [(m.start(1), m.end(1), m.group(1).lower(), stem(m.group(2)))
+            for m, _ in zip(_ORDINAL.finditer(text), range(_MAX_ORDINALS))]
+    if not ours:
+        return []
+    nouns = {noun for *_, noun in ours}
+    theirs: dict[str, list[tuple[str, set[str]]]] = {}
+    for src in scope.sources:
+        for m in _ORDINAL.finditer(src.text):
+            noun = stem(m.group(2))
+            told = theirs.setdefault(noun, []) if noun in nouns else None
+            if told is not None and len(told) < _MAX_ORDINALS:
+                told.append((m.group(1).lower(), _clause_terms(src.text, m.start())))
+    found = []
+    for s, e, ordinal, noun in ours:
+        told = theirs.get(noun, [])
+        if not told or any(o == ordinal for o, _ in told):
+            continue
+        clause = _clause_terms(text, s) - {ordinal, noun}
+        if clause and any(len(clause & terms) * 2 >= len(clause) for _, terms in told):
+            found.append((s, e))
+    return found
+
+
+def _clause_terms(text: str, at: int) -> set[str]:
+    """The content-word stems of the clause of ``text`` around offset ``at``."""
+    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
+    left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)), default=lo)
+    right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, at, hi)), hi)
+    return {st for _, _, st in content_terms(text[left:right])}
