@@ -230,7 +230,7 @@ def test_a_one_of_a_kind_attribute_given_another_name_is_a_conflict():
 
 
 def test_a_shared_generic_name_word_is_not_the_same_name():
-    from halguard.grounding.roles.matching import GENERIC_NAME_WORDS
+    from halguard.grounding.roles.arguments import GENERIC_NAME_WORDS
 
     assert {"mount", "lake", "university"} <= GENERIC_NAME_WORDS
     verifier = LocalVerifier()

@@ -129,7 +129,7 @@ def move_reversals(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
                    same: Callable[[Argument, Argument], bool]) -> list[tuple[Argument, str]]:
     """The claim's places of a move that its evidence gives the same mover on the other side, and no evidence frame
     on the claim's side, with the reason in words ("Valmont FC: where Ana Costa went, where the passage has where
-    she came from (leave)"). ``same`` tells whether two arguments are one entity (:func:`.matching.compare`)."""
+    she came from (leave)"). ``same`` tells whether two arguments are one entity (:func:`.arguments.compare`)."""
     theirs = [(m, e.predicate) for e in evidence if (m := _move(e)) is not None]
     out = []
     for frame in claim_frames:

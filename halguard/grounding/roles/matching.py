@@ -2,9 +2,8 @@
 
 A claim frame is compared with every evidence frame whose predicate is the same or licensed (the same stem, or
 WordNet synonyms and derivations: :mod:`halguard.text.wordnet`, "bought" for "acquired", "purchase" for "buy").
-Argument by argument (same role), two arguments are *the same* when they share a name, else a number, else their
-head word or a content word; they *differ* when both have names and share none, or both have numbers and share
-none; anything else (a pronoun, "the company" against "Northwind") says nothing.
+Argument by argument (same role), two arguments are *the same*, *differ* or say nothing (a pronoun, "the company"
+against "Northwind"), as :func:`.arguments.compare` reads them.
 
 An evidence frame *supports* the claim frame when it agrees on at least one argument and differs on none. It
 *conflicts* when:
@@ -26,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from halguard.grounding.roles.arguments import GENERIC_NAME_WORDS, compare
+from halguard.grounding.roles.arguments import compare
 from halguard.grounding.roles.converse import (
     CONVERSE_PREDICATES,
     converse_frame,
@@ -37,8 +36,7 @@ from halguard.grounding.roles.converse import (
 from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.frames import Argument, Frame
 
-__all__ = ["CONVERSE_PREDICATES", "GENERIC_NAME_WORDS", "RoleConflict", "SYMMETRIC_PREDICATES", "compare", "conflicts",
-           "said_conversely"]
+__all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
 # Predicates whose agent and patient can be exchanged without changing what is said. Hand-listed from the issue's
 # cases and their neighbours (stems of halguard.text.lexical.stem's lemmas are compared, so list lemmas).

@@ -7,7 +7,7 @@ same patient, the same year, and "fly" a kind of "carry". A claim verb is *said 
 - their predicates are related in WordNet, in any sense (the same synset, one directly above the other, or one verb
   group; never antonyms: :func:`halguard.text.wordnet.related_verbs`), and neither side is negated where the other
   is not;
-- at least :data:`MIN_SAME_ARGUMENTS` of the claim's arguments are the evidence frame's (:func:`.matching.compare`);
+- at least :data:`MIN_SAME_ARGUMENTS` of the claim's arguments are the evidence frame's (:func:`.arguments.compare`);
 - every participant the claim names (agent, patient, recipient, attribute) is the evidence frame's own: a claim that
   adds or changes who is involved is not the same event; and no argument of the claim differs from the evidence's
   in the same role.
