@@ -16,8 +16,8 @@ from halguard import LocalVerifier
 from halguard.grounding.signals.scope import scope_of
 from halguard.grounding.signals.words import missing_numbers, novel_terms
 from halguard.text.contexts import Source
-from halguard.text.lexical import content_terms
-from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT, quantities, said_as
+from halguard.text.lexical import content_terms, stem
+from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT, measured_by_unit, quantities, said_as
 
 SAID_OTHERWISE = [
     ("Adults take one 0.5 g tablet every eight hours.", "Adults: take one 500 mg tablet every 8 hours with food."),
@@ -218,3 +218,27 @@ def test_a_bound_the_passages_give_the_other_way_is_a_changed_number(claim, pass
     else:
         assert v.label == "hallucinated" and changed in spans
         assert any("numbers the context gives otherwise" in r for r in v.claims[0].reasons)
+
+
+@pytest.mark.parametrize(("word", "evidence", "said"), [
+    ("area", "It had shrunk to less than 2,000 square kilometres.", True),
+    ("area", "The estate covers 40 hectares.", True),
+    ("weight", "The adult male weighs up to 80 kg.", True),
+    ("capacity", "The tank holds 1,500 litres.", True),
+    ("duration", "The flight takes 1 hour 50 minutes.", True),
+    # a length is not an area, and a length unit does not say which length ("height" or "width")
+    ("area", "The runway is 3 kilometres long.", False),
+    ("height", "The bridge is 2,528 metres long.", False),
+    ("weight", "The tank holds 1,500 litres.", False),
+])
+def test_a_dimension_noun_is_said_by_a_unit_of_its_dimension(word, evidence, said):
+    evidence_stems = {stem(w.lower()) for w in evidence.replace(",", " ").replace(".", " ").split()}
+    assert measured_by_unit(stem(word), evidence_stems) is said
+
+
+def test_a_dimension_noun_measured_by_the_evidence_is_no_novel_word():
+    claim = "Lake Chad lost more than nine-tenths of its area."
+    passage = "Lake Chad covered 25,000 square kilometres in the 1960s, and less than 2,000 square kilometres later."
+    scope = scope_of([Source("p0", passage)], None)
+    nearby = {stem(w.lower()) for w in passage.replace(",", " ").replace(".", " ").split()}
+    assert "area" not in [claim[s:e] for s, e in novel_terms(content_terms(claim), scope, claim, nearby)]

@@ -18,9 +18,9 @@ passage's own is no coincidence. A passage's own bound is kept: "fewer than 100 
 than 50 animals".
 
 What is left out, on purpose: conversions between currencies, temperatures, rates ("km/h") and compound units;
-differences and ratios of two passage numbers ("seven points ahead" of 46% and 39%; the arithmetic check reads
-calculations the claim writes out). Every scan is linear in the text (regular expressions anchored on a short
-window, no backtracking over the text).
+differences and ratios of two passage numbers ("seven points ahead" of 46% and 39%: :mod:`halguard.text.derived`
+reads those the claim's words ask for; the arithmetic check reads calculations the claim writes out). Every scan is
+linear in the text (regular expressions anchored on a short window, no backtracking over the text).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from functools import lru_cache
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 
 __all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "QuantityIndex",
-           "Rate", "bound_spans", "claim_quantities_said", "quantities", "rates", "said_as", "saying"]
+           "Rate", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "rates", "said_as",
+           "saying"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -75,6 +76,34 @@ _UNIT_TABLE: tuple[tuple[str, float, str], ...] = (
     ("area", 4046.8564224, "acre acres"),
 )
 UNITS: dict[str, tuple[str, float]] = {w: (dim, size) for dim, size, words in _UNIT_TABLE for w in words.split()}
+
+# The nouns that name what a dimension's units measure: "its area" is what "25,000 square kilometres" gives, "its
+# weight" what "80 kg" gives. Length is left out: its nouns are several ("height", "width", "depth", "distance") and
+# a length unit does not say which one it measures.
+_DIMENSION_NOUNS = {"area": ("area", "surface"), "mass": ("weight", "mass"), "volume": ("volume", "capacity"),
+                    "time": ("duration",)}
+
+
+@lru_cache(maxsize=1)
+def _unit_stems() -> tuple[dict[str, str], frozenset[str]]:
+    """Each dimension noun's stem with its dimension, and the stems of length units (an area is a "square" one)."""
+    nouns = {stem(noun): dimension for dimension, words in _DIMENSION_NOUNS.items() for noun in words}
+    return nouns, frozenset(stem(w) for w, (dim, _) in UNITS.items() if dim == "length" and len(w) > 1)
+
+
+def measured_by_unit(word_stem: str, evidence_stems: Iterable[str]) -> bool:
+    """Whether ``word_stem`` names a dimension ("area", "weight", "volume", "duration") that a unit among
+    ``evidence_stems`` measures ("square kilometres", "hectares"; "kg"; "litres"; "hours"): the claim's "lost
+    nine-tenths of its area" says of the passage's square kilometres what they are."""
+    nouns, length_units = _unit_stems()
+    dimension = nouns.get(word_stem)
+    if dimension is None:
+        return False
+    stems = set(evidence_stems)
+    if dimension == "area" and "squar" in stems and stems & length_units:
+        return True
+    return any(dim == dimension and len(w) > 1 and stem(w) in stems for w, (dim, _) in UNITS.items())
+
 
 # Words that bound the number they stand before. "gt": the quantity is more (at least) than the number; "lt": less
 # (at most); "near": a little less ("nearly 2,000": 1,800 to 2,000); "about": close to it. "Up to" and "at most" are

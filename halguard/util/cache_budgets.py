@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 680 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 696 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "CHUNKS_BYTES",
+    "DERIVED_SENTENCES_BYTES",
     "EMBEDDINGS_BYTES",
     "EMBEDDING_WINDOWS_BYTES",
     "MEANING_SCORES_BYTES",
@@ -64,6 +65,9 @@ SOURCE_NUMBERS_BYTES = 16 * MIB
 # 60,000 numbers), so 48 MiB holds what 16 MiB of one-level counting did before the counts (2026-11-28).
 SOURCE_QUANTITIES_BYTES = 48 * MIB
 WORD_STRINGS_BYTES = 64 * MIB
+# Per-source sentences with two numbers or more, with their stems and quantities (halguard.text.derived: a claim's
+# number computed from two of them), counted every level down; read only for a claim number no passage writes.
+DERIVED_SENTENCES_BYTES = 16 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can
 # be megabytes.
 RECORD_FIELDS_BYTES = 32 * MIB

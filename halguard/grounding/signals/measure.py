@@ -7,7 +7,7 @@ import re
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
-from halguard.grounding.signals.arithmetic import check_arithmetic
+from halguard.grounding.signals.arithmetic import ArithmeticFinding, check_arithmetic
 from halguard.grounding.signals.choice import choice_conflicts
 from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
@@ -39,6 +39,7 @@ from halguard.grounding.signals.words import (
 )
 from halguard.text.claims import Claim
 from halguard.text.counts import answered_counts, counted_as_said, moved_counts
+from halguard.text.derived import listed_counts
 from halguard.text.lexical import (
     affirmation_end,
     affirms,
@@ -86,7 +87,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     findings = check_arithmetic(text)
     arithmetic = [(base + f.start, base + f.end, f.explanation) for f in findings if not f.ok] + [
         (base + s, base + e, why) for s, e, why in reversals(text, scope.starts, scope.changes)]
-    computed = {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])}
+    computed = _reckoned(text, findings)
     # "Correct, it supports 65 W.": "Correct" is no word to find in the passages; nor is a label ("Response 1:").
     opener = max(affirmation_end(text), _label_end(text))
     terms = [t for t in content_terms(text) if t[0] >= opener]
@@ -136,6 +137,12 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:
+    """The claim's own reckoning, not numbers to find in the passages: a correct calculation's numbers, and a count of
+    the claim's own list ("his two predecessors, John Paul II and Benedict XVI")."""
+    return {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])} | listed_counts(text)
 
 
 def _answered_otherwise(text: str, scope: Scope, facts: Scope, numbers: list[tuple[int, int]]

@@ -11,6 +11,7 @@ from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.dates import calendar_dates, month_number, month_of
+from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
     content_terms,
@@ -28,6 +29,7 @@ from halguard.text.quantities import (
     Quantity,
     bound_spans,
     claim_quantities_said,
+    measured_by_unit,
     quantities,
     rates,
     said_as,
@@ -74,9 +76,13 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         units = {q.unit_span for q in claim_quantities_said(text, scope.quantities) if q.unit_span is not None}
         novel = [span for span in novel if span not in units]
     if novel:
-        # "roughly", "fewer than" before a number qualify the number, which is checked as one
-        in_a_bound = _Covering(bound_spans(text))
-        novel = [(s, e) for s, e in novel if not in_a_bound(s, e)]
+        # "roughly", "fewer than" before a number and "percentage points", "times" after it qualify the number,
+        # which is checked as one; "area" and "weight" name what the evidence's square kilometres and kilograms
+        # measure
+        reckoned = reckoning_spans(text, percentages=bool(scope.quantities.of_dimension("percent")))
+        in_a_bound = _Covering(bound_spans(text) + reckoned)
+        novel = [(s, e) for s, e in novel
+                 if not in_a_bound(s, e) and not measured_by_unit(stem(text[s:e].lower()), nearby)]
     if novel:
         # "rising" where the evidence says "higher", "lowered" where it says "reduced": the same side of a pair of
         # opposites (and no word of the other side there); "does not open" where it says "is closed": a negated
@@ -294,11 +300,13 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if values & scope.numbers or values & computed:
             continue
         # Not written as such: a quantity the passages give in another unit, within the claim's bound or about it
-        # (halguard.text.quantities) is theirs all the same.
-        if scope.quantities and by_start is None:
+        # (halguard.text.quantities), or one the claim's words compute from two numbers of a passage sentence ("seven
+        # percentage points ahead" of 46% and 39%: halguard.text.derived) is theirs all the same.
+        if by_start is None:
             by_start = {q.start: q for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)}
         said = by_start.get(m.start) if by_start else None
-        if said is None or not said_as(said, scope.quantities):
+        if said is None or not (said_as(said, scope.quantities)
+                                or derived(text, said, (src.text for src in scope.sources))):
             found.append((m.start, m.end))
     return found
 

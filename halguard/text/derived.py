@@ -1,0 +1,298 @@
+"""Numbers a claim computes from two of one passage sentence: "seven percentage points ahead" of "46% ... with 39%",
+"lost more than nine-tenths of its area" of "25,000 square kilometres ... less than 2,000 square kilometres", "three
+times as many" of 900 and 300, "for twelve years" of "from 1990 to 2002".
+
+A claim's number that no passage writes is a missing number (:func:`halguard.grounding.signals.words.
+missing_numbers`) unless a passage gives it another way (:mod:`halguard.text.quantities`) or, here, it is what two
+numbers of one passage sentence give by a subtraction or a division the claim's own words ask for:
+
+- **a difference**: the claim's number counts "percentage points" or "points", or stands after "by", "a gap of",
+  "a margin of", "a lead of", "a difference of", or before a comparative ("3 years older", "ahead", "behind",
+  "more", "fewer"); the two passage numbers are of the claim's kind (both percentages for "percentage points", one
+  dimension for a unit), or two years for a claim's years ("twelve years later" of 1990 and 2002);
+- **a share**: the claim's number is a percentage or a fraction ("nine-tenths", "a third") and the two passage numbers
+  are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
+  what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
+  level ("fell to 5%");
+- **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events).
+
+The claim's bound is read as :mod:`halguard.text.quantities` reads it ("more than", "nearly", "about"); without one
+the computed value must round to the claim's number (a fraction word is read to within
+:data:`FRACTION_WORD_TOLERANCE`). The passage sentence must share words with the claim (:data:`MIN_SHARED_WORDS`),
+so a pair of numbers from another story computes nothing. What is left out: sums, a difference of two sentences'
+numbers, a number times a share ("a third of 300 seats is 100"), dates' days.
+
+Bounded on any input: a source's sentences are read once (memoised by bytes), at most :data:`MAX_SENTENCES` per source
+with at most :data:`MAX_NUMBERS_PER_SENTENCE` numbers each, and a claim number is compared with the pairs of at most
+:data:`MAX_SENTENCES_COMPARED` sentences that share its words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from halguard.text.lexical import STOPWORDS, number_mentions, stem
+from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, YEAR_RANGE, Quantity, quantities
+from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
+from halguard.util.memo import deep_entry_size, memoize_text
+
+__all__ = ["MAX_NUMBERS_PER_SENTENCE", "MAX_SENTENCES", "MAX_SENTENCES_COMPARED", "derived", "listed_counts",
+           "reckoning_spans"]
+
+# A source's sentences with two numbers or more read, at most (what is not read computes nothing: the claim's number
+# stays missing, as before), and the numbers of each read, at most (the pairs of one sentence: 28 at most).
+MAX_SENTENCES = 400
+MAX_NUMBERS_PER_SENTENCE = 8
+# A claim number is compared with the pairs of this many sentences sharing its words, at most.
+MAX_SENTENCES_COMPARED = 64
+# The content words the claim and the passage sentence must share (or half the claim's, if it has fewer than three:
+# "Turnout rose by eight points" shares "turnout" with "Turnout was 52%, up from 44%").
+MIN_SHARED_WORDS = 2
+# A fraction word ("nine-tenths", "two-thirds") is a rounded share: the computed share is within this many
+# percentage points of it.
+FRACTION_WORD_TOLERANCE = 2.5
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")  # a semicolon joins two clauses of one fact: not an end
+_WORD = re.compile(r"[^\W\d_][^\W_]*")
+# What follows a claim's number and asks for a difference: "percentage points", "points", a comparative.
+_DIFFERENCE_AFTER = re.compile(
+    r"\s*(?:-\s*)?(?:[^\W\d_]+\s+)??(?:percentage[\s-]+points?|points?|pp\b|ahead|behind|more|fewer|less|higher"
+    r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart)\b", re.IGNORECASE)
+# What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
+_DIFFERENCE_BEFORE = re.compile(
+    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of)\s+(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+"
+    r"|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?$", re.IGNORECASE)
+# A share's cues: "of" after it ("nine-tenths of its area": a part, or what was lost of it), a change word in the
+# claim ("fell by 92%", "a 25% rise": what was lost or gained); "to" or "at" before it makes it a level, not a share.
+_OF_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+_CHANGE_WORD = re.compile(
+    r"\b(?:lost|lose|loses|losing|fell|fall|falls|falling|shrank|shrunk|shrinks|shrinking|dropped|drop|drops|declined"
+    r"|decline|declines|decreased|decrease|decreases|cut|cuts|reduced|reduction|rose|rise|rises|rising|grew|grow|grows"
+    r"|growth|increased|increase|increases|gained|gain|gains|jumped|jump|climbed|climb|up|down)\b", re.IGNORECASE)
+_LEVEL_BEFORE = re.compile(r"\b(?:to|at)\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|under\s+)?$",
+                           re.IGNORECASE)
+_POINTS = re.compile(r"\s*(percentage[\s-]+)?(?:points?|pp)\b", re.IGNORECASE)
+# "three times as many", "a 3-fold rise", "four times larger" (not "scored 3 times": a count of events).
+_RATIO_AFTER = re.compile(r"\s*(?:-\s*)?(?:fold\b|times\s+(?:as|more|less|fewer|larger|bigger|higher|greater|smaller"
+                          r"|longer|the|that|what|over)\b)", re.IGNORECASE)
+_YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
+# The words after a number that say how it was reckoned ("percentage points", "times as"): the number's, like a unit.
+# "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
+# where they say "30 goals" is a word to look up.
+_RECKONING = re.compile(r"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:as|more|larger|bigger|higher"
+                        r"|greater|smaller|longer|the|that|what|over)\b))\b", re.IGNORECASE)
+_BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
+_FOUR_DIGITS = re.compile(r"\d{4}")
+_LOOK = 40  # characters read after or before a claim's number for its cue words
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A passage quantity as the interval its bound allows, in base units ("less than 2,000": 0 to 2,000)."""
+
+    dimension: str | None
+    low: float
+    high: float
+    nominal: float
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """A passage sentence's content stems, its quantities (no years) and its years."""
+
+    stems: frozenset[str]
+    numbers: tuple[_Number, ...]
+    years: tuple[float, ...]
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w.lower()) for w in _WORD.findall(text) if w.lower() not in STOPWORDS and len(w) > 1)
+
+
+def _number(q: Quantity) -> _Number:
+    x = abs(q.base)
+    low, high = {"gt": (x, math.inf), "lt": (0.0, x), "near": (x * (1 - NEAR_TOLERANCE), x),
+                 "about": (x * (1 - ABOUT_TOLERANCE), x * (1 + ABOUT_TOLERANCE))}.get(q.bound or "", (x, x))
+    return _Number(q.dimension, low, high, x)
+
+
+@memoize_text(DERIVED_SENTENCES_BYTES, sizer=deep_entry_size)
+def _sentences(text: str) -> tuple[_Sentence, ...]:
+    """The sentences of a source with two numbers or more (at most :data:`MAX_SENTENCES`)."""
+    out: list[_Sentence] = []
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if len(out) >= MAX_SENTENCES:
+            break
+        piece, start = text[start:end], end
+        mentions = number_mentions(piece)
+        if len(mentions) < 2:
+            continue
+        years = tuple(m.value for m in mentions[:MAX_NUMBERS_PER_SENTENCE]
+                      if _FOUR_DIGITS.fullmatch(piece, m.start, m.end) and YEAR_RANGE[0] <= m.value <= YEAR_RANGE[1])
+        found = tuple(_number(q) for q in quantities(piece, limit=MAX_NUMBERS_PER_SENTENCE))
+        if len(found) >= 2 or len(years) >= 2:
+            out.append(_Sentence(_stems(piece), found, years))
+    return tuple(out)
+
+
+def _agrees(low: float, high: float, claim: Quantity, fraction_word: bool) -> bool:
+    """Whether every value a computation can take (``low`` to ``high``: the passage's bounds carried through) is what
+    the claim's number says, by its bound or its rounding."""
+    x = claim.value
+    if claim.bound == "gt":
+        return low > x
+    if claim.bound == "lt":
+        return high < x
+    if claim.bound == "near":
+        return x * (1 - NEAR_TOLERANCE) <= low and high <= x
+    slack = FRACTION_WORD_TOLERANCE if fraction_word else max(0.5, claim.rounding)
+    if claim.bound == "about":
+        slack = max(slack, ABOUT_TOLERANCE * abs(x))
+    return x - slack <= low and high <= x + slack
+
+
+Interval = tuple[float, float]
+
+
+def _pairs(numbers: tuple[_Number, ...], dimension: str | None) -> Iterable[tuple[_Number, _Number]]:
+    """Pairs of one dimension, the smaller (by the numbers written) first."""
+    same = [n for n in numbers if n.dimension == dimension]
+    for i, a in enumerate(same):
+        for b in same[i + 1:]:
+            yield (a, b) if a.nominal <= b.nominal else (b, a)
+
+
+def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float
+                 ) -> Iterable[Interval]:
+    """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years) and
+    of two numbers of the ``kinds`` (dimensions), in the claim's unit."""
+    if years_each:
+        years = sentence.years
+        yield from ((abs(a - b) / years_each,) * 2 for i, a in enumerate(years) for b in years[i + 1:])
+    scale = claim.base / claim.value if claim.value else 1.0
+    for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
+        yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
+
+
+def _shares(sentence: _Sentence, part: bool, change: bool) -> Iterable[Interval]:
+    """Percentages two numbers of one dimension give: the smaller of the larger (a ``part``), what was lost (a part or
+    a ``change``), what was gained (a ``change``)."""
+    for dimension in {n.dimension for n in sentence.numbers} - {"percent"}:
+        for small, large in _pairs(sentence.numbers, dimension):
+            if large.low <= 0 or small.high <= 0:
+                continue
+            low, high = small.low / large.high, min(1.0, small.high / large.low)
+            if part:
+                yield 100 * low, 100 * high
+            yield 100 * (1 - high), 100 * (1 - low)
+            if change:
+                yield 100 * (1 / high - 1), (100 * (1 / low - 1) if low > 0 else math.inf)
+
+
+def _ratios(sentence: _Sentence) -> Iterable[Interval]:
+    for dimension in {n.dimension for n in sentence.numbers}:
+        for small, large in _pairs(sentence.numbers, dimension):
+            if small.low > 0:
+                yield large.low / small.high, large.high / small.low
+
+
+# A count the claim gives its own list of: "his two predecessors, John Paul II and Benedict XVI", "the three
+# winners: A, B and C". The number (2 to MAX_LISTED), at most three words, then a comma, colon or parenthesis and a
+# list of short items (at most MAX_ITEM_WORDS words each) closed by "and" or "or".
+MAX_LISTED = 12
+MAX_ITEM_WORDS = 5
+_LIST_OPENING = re.compile(r"(?:\s+[^\W\d_][\w'-]*){1,3}\s*[,:(]\s*")
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_LIST_END = re.compile(r"[,;.:!?()\n]|\s+(?:and|or)\s+")
+
+
+def listed_counts(text: str) -> set[float]:
+    """The numbers of ``text`` that count a list the text itself gives right after them ("his two predecessors, John
+    Paul II and Benedict XVI"): the count is the claim's own reckoning, and the listed items are checked as names and
+    words."""
+    counted: set[float] = set()
+    for m in number_mentions(text):
+        if not 2 <= m.value <= MAX_LISTED or m.value != int(m.value) or m.is_percent:
+            continue
+        opening = _LIST_OPENING.match(text, m.end)
+        if opening is not None and _list_length(text, opening.end()) == m.value:
+            counted.add(float(m.value))
+    return counted
+
+
+def _list_length(text: str, start: int) -> int:
+    """How many items the list at ``start`` has, up to and including the one after its "and" or "or" (0 if none)."""
+    items, position, closing = 0, start, False
+    for _ in range(MAX_LISTED + 1):
+        end = _LIST_END.search(text, position, min(len(text), position + 80))
+        stop = end.start() if end else min(len(text), position + 80)
+        item = text[position:stop].strip()
+        if not item or len(item.split()) > MAX_ITEM_WORDS:
+            return 0
+        items += 1
+        if closing:
+            return items
+        separator = _LIST_SEPARATOR.match(text, stop) if end else None
+        if separator is None:
+            return 0
+        closing = bool(re.search(r"\b(?:and|or)\b", separator.group(0)))
+        position = separator.end()
+    return 0
+
+
+def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, int]]:
+    """The spans of the words right after the numbers of ``text`` that say how each was reckoned ("seven percentage
+    points", "three times as", "a 2-fold"; "eight points" where the passages give ``percentages``): they belong to the
+    number, which is checked as one, and are no words of a fact to look up."""
+    spans = []
+    for m in number_mentions(text):
+        found = _RECKONING.match(text, m.end) or (_BARE_POINTS.match(text, m.end) if percentages else None)
+        if found:
+            spans.append((found.start(1), found.end(1)))
+    return spans
+
+
+def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
+    """Whether the claim's number ``claim`` (a quantity of the claim ``text``) is a difference, a share or a ratio of
+    two numbers of one sentence of ``sources`` that shares the claim's words, as the claim's own words ask for it
+    (see the module's docstring)."""
+    after, before = text[claim.end:claim.end + _LOOK], text[max(0, claim.start - _LOOK):claim.start]
+    unit = text[claim.unit_span[0]:claim.unit_span[1]].lower() if claim.unit_span else ""
+    years_each = _YEAR_UNITS.get(unit, 0.0)  # "for twelve years" of "from 1990 to 2002": needs no other cue
+    difference = bool(years_each or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
+    ratio = bool(_RATIO_AFTER.match(after))
+    part = _OF_AFTER.match(after) is not None
+    change = _CHANGE_WORD.search(text) is not None
+    share = claim.dimension == "percent" and (part or change) and not _LEVEL_BEFORE.search(before)
+    if not (difference or ratio or share):
+        return False
+    points = _POINTS.match(after)
+    # "percentage points" are of percentages; "points" of percentages or of bare scores
+    kinds = ({"percent"} if points.group(1) else {"percent", claim.dimension}) if points else {claim.dimension}
+    fraction_word = share and not any(ch.isdigit() for ch in text[claim.start:claim.end])
+    # "points" of "eight points" is the number's here, not a word of the fact to find in the passage sentence
+    reckoned = _RECKONING.match(text, claim.end) or _POINTS.match(text, claim.end)
+    words = _stems(text[:claim.start] + " " + text[reckoned.end() if reckoned else claim.end:])
+    needed = max(1, min(MIN_SHARED_WORDS, (len(words) + 1) // 2))
+    compared = 0
+    for source in sources:
+        for sentence in _sentences(source):
+            if len(words & sentence.stems) < needed:
+                continue
+            compared += 1
+            if compared > MAX_SENTENCES_COMPARED:
+                return False
+            computed: list[Iterable[Interval]] = []
+            if difference and not share:
+                computed.append(_differences(claim, sentence, kinds, years_each))
+            if share:
+                computed.append(_shares(sentence, part, change))
+            if ratio:
+                computed.append(_ratios(sentence))
+            if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):
+                return True
+    return False
