@@ -528,3 +528,21 @@ def test_a_name_that_only_owns_an_argument_is_not_the_argument(verifier):
     swapped = verifier.verify("Norvia agreed to buy Keller Pharma for 2.1 billion euros.", [passage])
     assert swapped.label == "hallucinated" and swapped.claims[0].signals.role_conflicts
     assert verifier.verify("Keller Pharma agreed to buy Norvia for 2.1 billion euros.", [passage]).label == "supported"
+
+
+PAINTING = ("The painting was stolen from the Halden Museum in 1994 and was found last month in a flat in Lyon, police "
+            "said. It was painted by Edvard Lund in 1889.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # the place the passage gives the finding, given the theft, where the passage names another place
+    ("The painting was stolen from a flat in Lyon in 1994 and found last month at the Halden Museum.", "hallucinated"),
+    ("The painting was stolen from a flat in Lyon in 1994.", "hallucinated"),
+    ("The painting, stolen from the Halden Museum in 1994, was found last month in a flat in Lyon.", "supported"),
+    # a description of the place that the passage gives no other event says nothing by itself
+    ("The painting was stolen from a museum in 1994.", "supported"),
+])
+def test_a_description_the_passage_gives_another_event_is_a_moved_place(verifier, answer, label):
+    verdict = verifier.verify(answer, [PAINTING])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")

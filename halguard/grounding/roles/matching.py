@@ -94,7 +94,8 @@ class _Alignment:
     differing: list[tuple[str, Argument, Argument]]  # (role, claim argument, evidence argument)
 
 
-def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool]) -> _Alignment:
+def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
+           frames: Sequence[Frame] = ()) -> _Alignment:
     same = 0
     differing: list[tuple[str, Argument, Argument]] = []
     swapped = None
@@ -135,6 +136,9 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool])
                 None)) is not None:
             # "with a header from Jamal Reyes" where the parse hangs "with a header from Lena Okafor" elsewhere
             differing.append((role, arg, rival))
+        elif _adjunct(role) and not (claim.nominal or evidence.nominal) and (
+                theirs := _place_moved(arg, others, evidence, frames)) is not None:
+            differing.append((role, arg, theirs))
         elif elsewhere(arg) and len(claim.get(role)) == 1 and (
                 theirs := next((o for r, o in results if r == "differ"), None)) is not None and (
                 (arg.identity and theirs.identity) or elsewhere(replace(arg, names=frozenset()))):
@@ -155,6 +159,25 @@ _CORE_ROLES = ("agent", "patient", "recipient", "attr")
 # role (the parser reads "supply power to the city" either way).
 _CROSSING_ROLES = ("recipient", "prep:from", "prep:to")
 _ONE_ROLE = {"recipient": ("recipient", "prep:to"), "prep:to": ("recipient", "prep:to")}
+
+
+def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames: Sequence[Frame]
+                 ) -> Argument | None:
+    """The evidence frame's named argument where the claim puts a description that the passage gives another event:
+    "stolen from a flat in Lyon" against "stolen from the Halden Museum ... found in a flat in Lyon". A name against
+    a description says nothing by itself ("the grandmother of two" can be "Sissa Abu Dahou"); the same description
+    as another event's argument, sharing no word with the name, is the claim's argument moved. Verbs only (the
+    caller's test): an event noun's phrases are another event's as often as not ("an investigation by the law firm
+    of O'Melveny & Myers" where the passage's "investigation ... by the U.S. Department of Education" is another
+    one, and the firm's is "the O'Melveny & Myers investigation"). Returns None when not."""
+    if arg.identity or arg.numbers or not arg.words or len(others) != 1:
+        return None
+    theirs = others[0]
+    if not (theirs.head_is_name and theirs.identity) or arg.words & theirs.words or arg.names & theirs.names:
+        return None
+    moved = any(frame is not evidence and any(a.words == arg.words and compare(arg, a) == "same"
+                                              for _, a in frame.slots) for frame in frames)
+    return theirs if moved else None
 
 
 def _crossed_with_phrase(claim: Frame, evidence: Frame) -> tuple[str, str] | None:
@@ -335,10 +358,10 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             if e.negated != claim.negated:
                 continue
             if _same_predicate(claim, e):
-                aligned.append(_align(claim, e, elsewhere))
+                aligned.append(_align(claim, e, elsewhere, evidence))
             elif (read := converse_frame(claim, e)) is not None:
                 originals[id(read)] = e
-                aligned.append(_align(claim, read, elsewhere))
+                aligned.append(_align(claim, read, elsewhere, evidence))
                 if (party := _party_switched(claim, read, e)) is not None:  # the other side: no support
                     switched[id(aligned[-1])] = party
         support = max((a.score for a in aligned if a.score >= 1 and not a.swapped and not a.differing
