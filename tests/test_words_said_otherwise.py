@@ -19,7 +19,7 @@ from halguard.grounding.signals.words import missing_numbers, novel_terms
 from halguard.text.contexts import Source
 from halguard.text.lexical import content_terms, number_mentions, number_values, term_set
 from halguard.text.number_words import is_number_word, word_numbers
-from halguard.text.wordnet import licensed, licensers
+from halguard.text.wordnet import form_in, licensed, licensers
 
 WORDNET_DIR = Path(__file__).resolve().parent.parent / "halguard" / "text" / "wordnet"
 
@@ -163,6 +163,18 @@ def test_a_word_that_is_a_form_of_an_evidence_word_is_said():
     # form "refrigerator", which the evidence says as "fridge"
     assert licensed("founder", {"found"}) and licensed("refrigerat", {"fridg"})
     assert not licensed("founder", {"bakeri"}) and not licensed("refrigerat", {"oven"})
+
+
+def test_a_form_anywhere_in_the_context_says_the_word_but_a_synonym_only_near_it():
+    # forms only: "founder" is said by "founded" in another sentence of the passage; "personnel" licenses "staff" in
+    # the claim's evidence only (licensed), never from anywhere in the context
+    assert form_in("founder", {"found", "bakeri"}) and form_in("found", {"founder"})
+    assert not form_in("staff", {"personnel"}) and not form_in("founder", {"bakeri"})
+    bakery = ("Hartmann's Bakery was founded in 1952 by Otto Hartmann in Freiburg. It now has 23 shops. Otto's "
+              "granddaughter, Lena Hartmann, has run the company since 2015.")
+    verdict = LocalVerifier().verify("Lena Hartmann, the founder's granddaughter, has led the company since 2015.",
+                                     [bakery])
+    assert verdict.label == "supported" and not verdict.claims[0].signals.novel_terms
 
 
 STRIKE = ("Train drivers at Northern Rail will strike for 48 hours from Friday after talks over pay broke down. "

@@ -69,9 +69,9 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
     # Every part of a long claim must be supported: its similarity is the weakest part's best match.
     weakest = int(np.argmin(sims[:, 0]))
     best = job.chunks[int(idx[weakest, 0])][1]
-    signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights)
+    evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
+    signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights, related=evidence)
     if roles and not claim.foreign_script:
-        evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
         signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope,
                                                       copy_overlap=weights.close_copy_overlap)
         # A novel verb its evidence says with a related verb of the same participants ("flew" / "carried"); read

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
@@ -68,12 +69,10 @@ def checked_text(claim: Claim) -> str:
 
 
 def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
-                  weights: ScoringWeights) -> ClaimMeasurements:
-    """Measure ``claim`` against its best evidence chunk's text (``evidence``, at ``similarity``) and its scope.
-
-    Citation markers and a hedge opener are blanked first (offsets kept), so "[S2]" is not the number 2 and
-    "I'm not sure, but" is not a negation. Spans are returned as offsets in the answer.
-    """
+                  weights: ScoringWeights, *, related: Sequence[str] = ()) -> ClaimMeasurements:
+    """Measure ``claim`` (its :func:`checked_text`) against its best evidence chunk's text (``evidence``, at
+    ``similarity``) and its scope; ``related``, its evidence chunks' texts, may hold a claim word's other form
+    ("founder" for "was founded by"). Spans are returned as offsets in the answer."""
     base = claim.start
     text = checked_text(claim)
 
@@ -100,7 +99,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
     own_words = verbatim or in_order(text, closest)
     novel, light = _light_novel(text, [] if own_words else novel_terms(
-        terms, scope, text, _nearby(text, evidence, closest, closest_terms), found_names(text, scope)))
+        terms, scope, text, _nearby(text, evidence, closest, closest_terms), found_names(text, scope),
+        window=term_set(evidence).union(*map(term_set, related))))
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)

@@ -35,7 +35,7 @@ from halguard.text.quantities import (
     said_as,
 )
 from halguard.text.reporting import reporting_word_spans
-from halguard.text.wordnet import licensed
+from halguard.text.wordnet import form_in, licensed
 
 __all__ = ["changed_dates", "changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
            "novel_terms", "scattered_names"]
@@ -44,7 +44,7 @@ Span = tuple[int, int]
 
 
 def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, nearby: Collection[str],
-                names: Collection[Span] = ()) -> list[Span]:
+                names: Collection[Span] = (), *, window: Collection[str] = ()) -> list[Span]:
     """Content words (by stem) of the claim ``text`` that the scope never uses, not even in other words.
 
     A word is said in other words when a word of its evidence (``nearby``: stems of the claim's closest evidence)
@@ -65,7 +65,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
-             and not title_said(text[s:e], scope.terms)]
+             and not title_said(text[s:e], scope.terms) and not form_in(st, window)]
     if novel:
         # "Passage 2 explains ...", "the article concludes that ...": the answer talking about its sources
         reporting = set(reporting_word_spans(text))

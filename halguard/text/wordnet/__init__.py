@@ -15,7 +15,7 @@ from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["known", "licensed", "licensers", "load", "related_verbs"]
+__all__ = ["form_in", "known", "licensed", "licensers", "load", "related_verbs"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
 # Verbs one step apart in any sense, never antonyms (training/wordnet_verbs.py): for the role frames, whose
@@ -65,6 +65,16 @@ def licensed(term_stem: str, terms: Collection[str]) -> bool:
     head = term_stem[:FORM_PREFIX]
     return (any(term_stem in _forms(t) for t in terms if t[:FORM_PREFIX] == head and t != term_stem)
             or any(s in terms for f in _forms(term_stem) for s in licensers(f)))
+
+
+def form_in(term_stem: str, terms: Collection[str]) -> bool:
+    """Whether ``terms`` (a context's stems) hold another form of the word of stem ``term_stem``: one of its forms
+    ("founder" for "founded"), or a word it is a form of. Forms only, never synonyms: a form says the same thing
+    wherever the context says it, while a synonym far from the claim's evidence is too often another sense."""
+    if any(f in terms for f in _forms(term_stem)):
+        return True
+    head = term_stem[:FORM_PREFIX]
+    return any(term_stem in _forms(t) for t in terms if t[:FORM_PREFIX] == head and t != term_stem)
 
 
 # Another form of a word: a stem that the word's table line holds and that begins with the word's first letters
