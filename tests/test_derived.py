@@ -56,6 +56,9 @@ NOT_COMPUTED = [
     ("Unemployment in Karsby fell to 5% last year.", "Unemployment in Karsby fell from 200 to 190 people last year."),
     # a percentage with no word asking for a share
     ("Karsby's unemployment rate is 5%.", "Unemployment in Karsby fell from 200 to 190 people last year."),
+    # a decimal is read to its last digit: 900 / 300 is 3, not "2.6 times"
+    ("The Aster plant employs 2.6 times as many workers as the Brill plant.",
+     "The Aster plant employs 900 workers and the Brill plant 300 workers."),
     # "times" of a count of events is no ratio
     ("Silva scored 3 times in the group stage.", "Silva scored 12 goals in 4 matches of the group stage."),
     # a sentence about something else (no shared words) computes nothing for the claim

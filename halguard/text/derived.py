@@ -149,7 +149,8 @@ def _agrees(low: float, high: float, claim: Quantity, fraction_word: bool) -> bo
         return high < x
     if claim.bound == "near":
         return x * (1 - NEAR_TOLERANCE) <= low and high <= x
-    slack = FRACTION_WORD_TOLERANCE if fraction_word else max(0.5, claim.rounding)
+    # a whole number is the computed value rounded (7 of 7.1); a decimal one to its last digit ("1.5 times": 1.45-1.55)
+    slack = FRACTION_WORD_TOLERANCE if fraction_word else (claim.rounding or 0.5)
     if claim.bound == "about":
         slack = max(slack, ABOUT_TOLERANCE * abs(x))
     return x - slack <= low and high <= x + slack
