@@ -276,8 +276,9 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     kinds = ({"percent"} if points.group(1) else {"percent", claim.dimension}) if points else {claim.dimension}
     fraction_word = share and not any(ch.isdigit() for ch in text[claim.start:claim.end])
     # "points" of "eight points" is the number's here, not a word of the fact to find in the passage sentence
-    reckoned = _RECKONING.match(text, claim.end) or _POINTS.match(text, claim.end)
-    words = _stems(text[:claim.start] + " " + text[reckoned.end() if reckoned else claim.end:])
+    reckoned = _RECKONING.match(text, claim.end)
+    words_from = reckoned.end() if reckoned else claim.end + points.end() if points else claim.end
+    words = _stems(text[:claim.start] + " " + text[words_from:])
     needed = max(1, min(MIN_SHARED_WORDS, (len(words) + 1) // 2))
     compared = 0
     for source in sources:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -85,24 +85,28 @@ _DIMENSION_NOUNS = {"area": ("area", "surface"), "mass": ("weight", "mass"), "vo
 
 
 @lru_cache(maxsize=1)
-def _unit_stems() -> tuple[dict[str, str], frozenset[str]]:
-    """Each dimension noun's stem with its dimension, and the stems of length units (an area is a "square" one)."""
+def _unit_stems() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+    """Each dimension noun's stem with its dimension, and each dimension's unit stems (words of two letters or more;
+    an area is also a "square" length unit)."""
     nouns = {stem(noun): dimension for dimension, words in _DIMENSION_NOUNS.items() for noun in words}
-    return nouns, frozenset(stem(w) for w, (dim, _) in UNITS.items() if dim == "length" and len(w) > 1)
+    units: dict[str, set[str]] = {}
+    for word, (dimension, _) in UNITS.items():
+        if len(word) > 1:
+            units.setdefault(dimension, set()).add(stem(word))
+    return nouns, {dimension: frozenset(stems) for dimension, stems in units.items()}
 
 
-def measured_by_unit(word_stem: str, evidence_stems: Iterable[str]) -> bool:
+def measured_by_unit(word_stem: str, evidence_stems: Collection[str]) -> bool:
     """Whether ``word_stem`` names a dimension ("area", "weight", "volume", "duration") that a unit among
     ``evidence_stems`` measures ("square kilometres", "hectares"; "kg"; "litres"; "hours"): the claim's "lost
     nine-tenths of its area" says of the passage's square kilometres what they are."""
-    nouns, length_units = _unit_stems()
+    nouns, units = _unit_stems()
     dimension = nouns.get(word_stem)
     if dimension is None:
         return False
-    stems = set(evidence_stems)
-    if dimension == "area" and "squar" in stems and stems & length_units:
+    if dimension == "area" and "squar" in evidence_stems and any(s in evidence_stems for s in units["length"]):
         return True
-    return any(dim == dimension and len(w) > 1 and stem(w) in stems for w, (dim, _) in UNITS.items())
+    return any(s in evidence_stems for s in units.get(dimension, ()))
 
 
 # Words that bound the number they stand before. "gt": the quantity is more (at least) than the number; "lt": less

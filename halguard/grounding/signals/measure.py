@@ -100,7 +100,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     own_words = verbatim or in_order(text, closest)
     novel, light = _light_novel(text, [] if own_words else novel_terms(
         terms, scope, text, _nearby(text, evidence, closest, closest_terms), found_names(text, scope),
-        window=term_set(evidence).union(*map(term_set, related))))
+        chunks=(evidence, *related)))
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
                                                                                       short)

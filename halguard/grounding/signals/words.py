@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
@@ -21,6 +21,7 @@ from halguard.text.lexical import (
     negated_terms,
     number_mentions,
     stem,
+    term_set,
 )
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
@@ -44,7 +45,7 @@ Span = tuple[int, int]
 
 
 def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, nearby: Collection[str],
-                names: Collection[Span] = (), *, window: Collection[str] = ()) -> list[Span]:
+                names: Collection[Span] = (), *, chunks: Sequence[str] = ()) -> list[Span]:
     """Content words (by stem) of the claim ``text`` that the scope never uses, not even in other words.
 
     A word is said in other words when a word of its evidence (``nearby``: stems of the claim's closest evidence)
@@ -54,7 +55,8 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     value ("eight" / "8"). The converse of an evidence word is the same event from the other side ("bought" /
     "sold": the role check reads who is who). A title the passages say in another form ("Rep." / "Representative")
     is theirs. Words of the ``names`` the passages mention (:func:`found_names`: "California" for a record's
-    "CA") are the names' finding, not words to look up.
+    "CA") are the names' finding, not words to look up. A word's other form counts from any of the claim's evidence
+    ``chunks`` ("founder" where one says "was founded by"; forms only, :func:`halguard.text.wordnet.form_in`).
     """
     # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does, "fell" says
     # "came down" as "fall" does
@@ -62,10 +64,11 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)])  # "12 per cent": its "cent" is the
     # number's
     in_a_name = _Covering(list(names))
+    in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
-             and not title_said(text[s:e], scope.terms) and not form_in(st, window)]
+             and not title_said(text[s:e], scope.terms) and not in_chunks(st)]
     if novel:
         # "Passage 2 explains ...", "the article concludes that ...": the answer talking about its sources
         reporting = set(reporting_word_spans(text))
@@ -101,6 +104,22 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         said = set(shown(text, scope.starts, scope.changes))
         novel = [span for span in novel if span not in said]
     return novel
+
+
+class _FormsIn:
+    """Whether another form of a word stands in some texts (the claim's evidence chunks: :func:`halguard.text.wordnet.
+    form_in`); their stems are read on the first word that asks, since most claims have none left to ask about."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._texts = tuple(dict.fromkeys(texts))  # the best chunk is also the first of the claim's chunks
+        self._stems: set[str] | None = None
+
+    def __call__(self, term_stem: str) -> bool:
+        if not self._texts:
+            return False
+        if self._stems is None:
+            self._stems = set().union(*map(term_set, self._texts))
+        return form_in(term_stem, self._stems)
 
 
 class _Covering:

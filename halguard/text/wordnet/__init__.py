@@ -62,17 +62,19 @@ def licensed(term_stem: str, terms: Collection[str]) -> bool:
         return True
     # The word is a form of a context word ("founder" of "founded": WordNet keeps the derivation on the verb's line
     # only), or one of its own forms is said by one ("refrigerated": its "refrigerator" is the context's "fridge").
-    head = term_stem[:FORM_PREFIX]
-    return (any(term_stem in _forms(t) for t in terms if t[:FORM_PREFIX] == head and t != term_stem)
-            or any(s in terms for f in _forms(term_stem) for s in licensers(f)))
+    return _a_form_of_one(term_stem, terms) or any(s in terms for f in _forms(term_stem) for s in licensers(f))
 
 
 def form_in(term_stem: str, terms: Collection[str]) -> bool:
     """Whether ``terms`` (a context's stems) hold another form of the word of stem ``term_stem``: one of its forms
     ("founder" for "founded"), or a word it is a form of. Forms only, never synonyms: a form says the same thing
     wherever the context says it, while a synonym far from the claim's evidence is too often another sense."""
-    if any(f in terms for f in _forms(term_stem)):
-        return True
+    return any(f in terms for f in _forms(term_stem)) or _a_form_of_one(term_stem, terms)
+
+
+def _a_form_of_one(term_stem: str, terms: Collection[str]) -> bool:
+    """Whether the word of stem ``term_stem`` is a form of one of ``terms`` (WordNet keeps a derivation on one line
+    only: "founder" stands on "found"'s)."""
     head = term_stem[:FORM_PREFIX]
     return any(term_stem in _forms(t) for t in terms if t[:FORM_PREFIX] == head and t != term_stem)
 
