@@ -320,6 +320,54 @@ def test_a_negated_copy_is_still_a_flip(verifier):
     assert v.claims[0].signals.negation_mismatch
 
 
+def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
+    from halguard.grounding.signals.negation import negated_clause
+
+    evidence = ["Here are some of our popular products that I believe would be perfect for your office. We offer a "
+                "15% discount for new customers who sign up for a package."]
+    # the sentence is reworded around the clause, so the whole claim is no copy of its evidence
+    reworded = ("He suggests products that he believes would not be perfect for the office, and he offers a 15% "
+                "discount to new customers.")
+    assert negated_clause(["he believes would not be perfect for the office"], evidence, 0.6)
+    v = verifier.verify(reworded, evidence)
+    assert v.claims[0].signals.negation_mismatch and v.label == "hallucinated"
+    assert not verifier.verify(reworded.replace("would not be", "would be"), evidence).claims[0].signals.negation_mismatch
+
+
+@pytest.mark.parametrize(("clause", "chunks"), [
+    # one content word besides the negated one says too little to align
+    ("but not for elderly users", ["Voice recognition is hard to learn, well, for the elderly."]),
+    # the passage says the negation itself in another sentence
+    ("she didn't take anyone's spot", ["There has been backlash about Hannah taking a spot away from someone. "
+                                       "Hannah said she did not take anyone's spot on the show."]),
+    # the aligned sentence negates something: a polarity question for the sentence-level check, not this one
+    ("the museum is not open on Mondays", ["The museum is open on Mondays but not on Sundays."]),
+    # a negation with an exception states the exception, as the passage does
+    ("fraternities generally cannot sue unless the language is imputed against all members",
+     ["If the language is imputed against all members of a small group, an individual member may sue."]),
+    # a JSON record's values are the record checks' to read
+    ("the restaurant does not offer outdoor seating", ['{"name": "Finch", "OutdoorSeating": true, "offer": "seating"}']),
+    # the negated word is not in the aligned sentence: a question of support
+    ("the company did not report the loss to its investors", ["The company told its investors about the loss."]),
+])
+def test_a_negated_clause_without_a_plain_counterpart_is_no_flip(clause, chunks):
+    from halguard.grounding.signals.negation import negated_clause
+
+    assert not negated_clause([clause], chunks, 0.6)
+
+
+def test_negated_clauses_read_in_bounded_time():
+    import time
+
+    from halguard.grounding.signals.negation import negated_clause
+
+    chunks = [" ".join(f"Sentence {i} says the shelving units would be perfect for office {i}." for i in range(400))]
+    clauses = [f"the units would not be perfect for office {i}" for i in range(8)]
+    start = time.perf_counter()
+    negated_clause(clauses, chunks * 4, 0.6)
+    assert time.perf_counter() - start < 10
+
+
 def _best_spans_precision(kind: str) -> float:
     """The kind's precision on the span-labelled rows if every claim they lack to reach MIN_MEASURED_CLAIMS were
     hallucinated."""

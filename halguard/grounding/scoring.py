@@ -143,8 +143,9 @@ class ScoringWeights:
 
     def corrected(self, s: ClaimMeasurements) -> bool:
         """Whether the many-claims correction applies to a claim: not to one with a concrete contradiction (a
-        changed number, a record conflict, wrong arithmetic), nor to a negation or antonym flip in a close copy
-        of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap`` of the
+        changed number, a record conflict, wrong arithmetic), nor to a negation flip where it blocks (read against an
+        aligned proposition only, in a copy or clause by clause: a "not" is no paraphrase), nor to an antonym flip in
+        a close copy of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap`` of the
         claim's content words in its closest evidence sentence, or verbatim; an added "not" moves MiniLM's
         similarity to about 0.8, so word overlap is what recognises a copied sentence). Those are findings, not
         noise, however long the answer. The same holds for a name swapped into a copied sentence (``name_swapped``:
@@ -154,6 +155,7 @@ class ScoringWeights:
         concrete = bool(blocking - _FLIPS)
         close_flip = bool(blocking & _FLIPS) and (
             s.verbatim or s.similarity >= self.close_copy_similarity or s.evidence_overlap >= self.close_copy_overlap
+            or "negation_mismatch" in blocking
         )
         return not (concrete or close_flip)
 

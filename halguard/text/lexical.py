@@ -107,6 +107,8 @@ def _stem_memo(word: str) -> str:
 
 
 def _stem(word: str) -> str:
+    if 3 <= len(word) <= 6 and word[-1] == "s" and word[:-1].isalpha() and word[:-1].isupper():
+        return word[:-1].lower()  # an initialism's plural: "TVs", "PCs", "IDs" ("CEOs" is long enough below)
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]

@@ -17,10 +17,10 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from halguard.text.lexical import stem
+from halguard.text.lexical import STOPWORDS, stem
 from halguard.text.wordnet import licensers
 
-__all__ = ["ACRONYM", "SUBDIVISION_COUNTRIES", "all_said_or_demonyms", "demonym_of",
+__all__ = ["ACRONYM", "SUBDIVISION_COUNTRIES", "all_said_or_demonyms", "demonym_of", "is_demonym",
            "demonym_place_keys", "mentioned_places", "place_keys"]
 
 # An acronym as written: capitals, with or without dots ("EU", "U.S.", "AT&T").
@@ -59,6 +59,12 @@ _COUNTRY_SHORT_FORMS = {
 # A demonym and its place begin alike ("Texan" / "Texas", "French" / "France"): WordNet also relates a word to its
 # more general and more specific words ("American" / "Texan"), which name other places.
 _DEMONYM_PREFIX = 2
+# The shortest stem read as a place a demonym names ("Peru", "Iran", "Oman"; not the "Th" WordNet gives Thursday).
+_PLACE_MIN_CHARS = 4
+# Weekdays and months, by stem: dates, never demonyms ("Thursday" is no adjective of "the").
+_DATE_WORDS = frozenset(stem(w) for w in (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december").split())
 
 
 _places_lock = threading.Lock()
@@ -205,6 +211,11 @@ def demonym_place_keys(word: str) -> frozenset[str]:
     return keys
 
 
+def is_demonym(word: str) -> bool:
+    """Whether ``word`` is a demonym or place adjective ("Russian", "Texan"), not a name of its own."""
+    return bool(demonym_place_keys(word)) and not place_keys(word)
+
+
 def all_said_or_demonyms(stems: Sequence[str], said: frozenset[str]) -> bool:
     """Each of ``stems`` is in ``said`` or a demonym of one there, and at least one is a demonym."""
     related = False
@@ -220,7 +231,12 @@ def all_said_or_demonyms(stems: Sequence[str], said: frozenset[str]) -> bool:
 @lru_cache(maxsize=4096)
 def _related_places(term_stem: str) -> tuple[str, ...]:
     low = term_stem.lower()
-    related = tuple(o for o in licensers(low) if _shared_prefix(o, low) >= _DEMONYM_PREFIX)
+    if low in _DATE_WORDS:
+        return ()  # a weekday or a month names a date, which the date checks compare, never a place
+    # WordNet also lists a word's abbreviations ("Th", "Thu" for Thursday): a licenser this short, or a stopword
+    # ("the"), would find the word in any passage
+    related = tuple(o for o in licensers(low) if _shared_prefix(o, low) >= _DEMONYM_PREFIX
+                    and len(o) >= _PLACE_MIN_CHARS and o not in STOPWORDS)
     # English makes the demonym of a place in -a by adding -n ("Pennsylvanian", "Californian", "Georgian"); WordNet
     # lists some of them, not all ("Pennsylvanian" is only a geological period there).
     if len(low) > 4 and low.endswith("an"):

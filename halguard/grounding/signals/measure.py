@@ -10,12 +10,14 @@ from halguard.grounding.signals import ClaimMeasurements
 from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import ArithmeticFinding, check_arithmetic
 from halguard.grounding.signals.choice import choice_conflicts
+from halguard.grounding.signals.codes import changed_codes
 from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import (
     closest_sentence,
     denied_premises,
+    negated_clause,
     negation_mismatch,
     sentence_of_numbers,
     shared_share,
@@ -121,8 +123,9 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         missing_numbers=shifted(numbers),
         numbers_placed_otherwise=shifted(placed),
         evidence_has_numbers=bool(number_mentions(evidence)),
-        negation_mismatch=(similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap)
-        and negation_mismatch(_mask(text, denied), closest, claim_terms, closest_terms, weights.aligned_overlap),
+        negation_mismatch=_negation(_mask(text, denied), similarity >= weights.negation_gate
+                                    or overlap >= weights.close_copy_overlap, closest, claim_terms,
+                                    closest_terms, (evidence, *related), weights.aligned_overlap),
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
@@ -137,6 +140,16 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         affirmed_numbers=affirmed_numbers,
         affirmed_span=(base, base + len(claim.text)) if affirmed_names or affirmed_numbers else None,
     )
+
+
+def _negation(text: str, close: bool, closest: str, claim_terms: set[str], closest_terms: set[str],
+              chunks: Sequence[str], aligned_overlap: float) -> bool:
+    """Whether the claim negates what its evidence states: the whole claim against its closest sentence where it is
+    ``close`` to its evidence (a copy with a "not"), else each negated clause against the evidence chunks' sentences
+    (:func:`halguard.grounding.signals.negation.negated_clause`)."""
+    if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned_overlap):
+        return True
+    return negated_clause([clause for _, clause in _clauses(text)], chunks, aligned_overlap)
 
 
 def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:
@@ -240,6 +253,8 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     # A number the passages write with another unit ("500 mcg" against "500 mg"): the quantity is the changed number.
     placed += [sp for sp in changed_units(text, facts) + changed_values(text, facts)
                if not any(sp[0] <= a and b <= sp[1] for a, b in numbers + placed)]
+    # A code's number the passages write otherwise ("SARS-CoV-4" against "SARS-CoV-2"): the code is the number.
+    placed += [sp for sp in changed_codes(text, facts) if not any(sp[0] <= a and b <= sp[1] for a, b in placed)]
     if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
         said = set(counted_as_said(text, facts.counts))
         numbers = [sp for sp in numbers if sp not in said]

@@ -5,12 +5,24 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 
-from halguard.text.lexical import base_form, is_negation_cue, negated_terms, number_mentions, stem, term_set, word_spans
+from halguard.text.lexical import (
+    base_form,
+    content_terms,
+    has_negation,
+    is_negation_cue,
+    negated_terms,
+    number_mentions,
+    stem,
+    term_set,
+    word_spans,
+)
 from halguard.text.segment import split_sentences
 
-__all__ = ["closest_sentence", "denied_premises", "negation_mismatch", "sentence_of_numbers", "shared_share"]
+__all__ = ["closest_sentence", "denied_premises", "negated_clause", "negation_mismatch", "sentence_of_numbers",
+           "shared_share"]
 
 # The shorter of two stems that prefix one another counts as the same word from this length on ("supp" for the
 # stemmer's "supply", "supply" for "supplied"). Hand-set, not fitted; read only where a negation flip is in
@@ -142,6 +154,52 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         return any(_flipped(claim_targets, claim_denied, claim_bases, p, claim_terms, term_set(p), aligned_overlap)
                    for p in propositions)
     return _flipped(claim_targets, claim_denied, claim_bases, closest, claim_terms, closest_terms, aligned_overlap)
+
+
+# A negated clause is read against the evidence only when it keeps at least this many content words besides the
+# negated one: "not for elderly users" (one) says too little to align; "would not be perfect for Samantha's office"
+# (three) states a proposition. Hand-set, not fitted.
+CLAUSE_TERMS_MIN = 2
+# A negation with an exception states the exception: "cannot sue unless the language is imputed to all members" is
+# "may sue if it is", which is what the passage says.
+_EXCEPTED = re.compile(r"\b(?:unless|until|except|only\s+(?:if|when)|other\s+than|but\s+for)\b", re.IGNORECASE)
+
+
+def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overlap: float) -> bool:
+    """Whether one negated clause of the claim states, negated, what an evidence sentence states without a negation.
+
+    The sentence-level check (:func:`negation_mismatch`) needs the whole claim to copy its evidence; a summary that
+    rewords the sentence around one clause ("He suggests four products that he believes would not be perfect for
+    Samantha's office and offers a 15% discount" against "products that I believe would be perfect for your office")
+    never does. Here each clause with a grammatical negator (:func:`flip_targets`) is aligned on its own: at least
+    ``aligned_overlap`` of its other content words, and :data:`CLAUSE_TERMS_MIN` of them, in one sentence of the
+    claim's evidence chunks (``chunks``) that has the negated word and no negation at all, while no sentence of those
+    chunks negates that word among half of the clause's words (then the passage says the negation itself: "Hannah
+    maintains she didn't take anyone's spot" where one sentence tells the backlash and another her denial), and a
+    clause with an exception (:data:`_EXCEPTED`) is not read. A JSON
+    record is read by the record checks, not here. It is the same finding as the sentence-level one, measured with
+    it (docs/how-it-works.md, "Which findings block").
+    """
+    negated = [(targets, {st for _, _, st in content_terms(clause)} - targets) for clause in clauses
+               if not _EXCEPTED.search(clause) and (targets := flip_targets(clause))]
+    negated = [(targets, terms) for targets, terms in negated if len(terms) >= CLAUSE_TERMS_MIN]
+    if not negated:
+        return False
+    sentences = [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk)
+                 for s in _evidence_sentences(chunk)]
+    for targets, terms in negated:
+        share, sentence, sentence_terms = max(((shared_share(terms, st), s, st) for s, st in sentences),
+                                              key=lambda item: item[0], default=(0.0, "", set()))
+        if share < aligned_overlap or share * len(terms) < CLAUSE_TERMS_MIN:
+            continue
+        if not any(shared_share({t}, sentence_terms) == 1.0 for t in targets):
+            continue
+        if has_negation(sentence, cues=FLIP_CUES) or _denied_otherwise(sentence):
+            continue
+        if any(flip_targets(s) & targets and shared_share(terms, st) >= 0.5 for s, st in sentences):
+            continue  # the passage states the negation somewhere: support, not a flip
+        return True
+    return False
 
 
 def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[str], proposition: str,

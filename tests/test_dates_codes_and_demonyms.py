@@ -1,0 +1,82 @@
+"""Names a fabrication changes that once passed as found: a weekday (WordNet's "Th" for Thursday matched "the"),
+a code's number ("SARS-CoV-4" for "SARS-CoV-2"), and a place name beside a place adjective the passage has ("the
+Moscow Russian embassy")."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.signals.codes import changed_codes
+from halguard.grounding.signals.scope import scope_of
+from halguard.text.contexts import Source
+from halguard.text.places import _related_places, is_demonym
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return LocalVerifier()
+
+
+BUDGET = "The city council voted on Wednesday to approve the budget, after a long debate."
+EMBASSY = "Activists poured paint in front of the Russian embassy in London on Thursday."
+VACCINE = "Pfizer expects sales of Comirnaty, its SARS-CoV-2 vaccine, to fall in 2023."
+
+
+def test_an_initialisms_plural_is_its_singular():
+    from halguard.text.lexical import stem
+
+    assert stem("TVs") == stem("TV") == "tv" and stem("PCs") == "pc" and stem("CEOs") == "ceo"
+    assert stem("ADS") == "ads" and stem("Bus") == "bus"  # not an initialism's plural
+
+
+def test_a_weekday_is_no_demonym_of_a_stopword():
+    assert _related_places("thursday") == () and _related_places("saturday") == ()
+    assert "texas" in _related_places("texan")
+    assert is_demonym("Russian") and is_demonym("Texan") and not is_demonym("Moscow") and not is_demonym("Texas")
+
+
+@pytest.mark.parametrize(("answer", "context", "label", "flagged_name"), [
+    ("The council voted on Thursday to approve the budget.", BUDGET, "hallucinated", "Thursday"),
+    ("The council voted on Wednesday to approve the budget.", BUDGET, "supported", None),
+    ("Activists poured paint in front of the Moscow Russian embassy.", EMBASSY, "hallucinated", "Moscow Russian"),
+    ("Activists poured paint in front of the Russian embassy in London.", EMBASSY, "supported", None),
+    # an initialism's plural is found by its singular (once found only through WordNet's "tv" as a "place")
+    ("The rooms have flat-screen TVs.", "Each room has a flat-screen TV and a minibar.", "supported", None),
+])
+def test_weekdays_and_names_beside_a_place_adjective(verifier, answer, context, label, flagged_name):
+    v = verifier.verify(answer, [context])
+    assert v.label == label
+    names = v.claims[0].signals.missing_entities
+    assert names == ([flagged_name] if flagged_name else [])
+
+
+def _codes(text: str, context: str) -> list[str]:
+    return [text[a:b] for a, b in changed_codes(text, scope_of([Source(id="s", text=context)], None))]
+
+
+def test_a_code_is_changed_only_where_the_passages_write_its_name_with_other_numbers():
+    assert _codes("Sales of its SARS-CoV-4 vaccine fell.", VACCINE) == ["SARS-CoV-4"]
+    assert _codes("Sales of its SARS-CoV-2 vaccine fell.", VACCINE) == []
+    assert _codes("Sales of its sars-cov-2 vaccine fell.", VACCINE) == []  # no capital: not read as a code
+    assert _codes("The COVID-19 vaccine sold well.", "The COVID vaccine sold well.") == []  # never with a number
+    assert _codes("Twelve F-35 jets arrived.", "Twelve F-16 jets and an F 16 trainer arrived.") == ["F-35"]
+    assert _codes("Twelve F-16 jets arrived.", "Twelve F16 jets arrived.") == []
+    assert _codes("Use the top-10 list.", "Use the top-5 list.") == []
+
+
+def test_a_changed_code_flags_the_claim_as_a_number_written_otherwise(verifier):
+    v = verifier.verify("Pfizer expects sales of its SARS-CoV-4 vaccine to fall.", [VACCINE])
+    assert v.label == "hallucinated"
+    assert v.claims[0].signals.missing_numbers == ["SARS-CoV-4"]
+    assert verifier.verify("Pfizer expects sales of its SARS-CoV-2 vaccine to fall.", [VACCINE]).label == "supported"
+
+
+def test_codes_read_in_bounded_time():
+    context = " ".join(f"Model X-{i} shipped." for i in range(20_000))
+    claim = " ".join(f"A{i}-B-C-D-{i}" for i in range(5_000)) + " a-" * 20_000
+    start = time.perf_counter()
+    _codes(claim, context)
+    assert time.perf_counter() - start < 10
