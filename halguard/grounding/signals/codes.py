@@ -1,10 +1,13 @@
-"""A code's number changed: "SARS-CoV-4" where the passages write "SARS-CoV-2", "F-35" where they write "F-16".
+"""A code's number changed: "SARS-CoV-4" where the passages write "SARS-CoV-2", "F-35" where they write "F-16",
+"World War III" where they write "World War II".
 
 The digits joined to a name by a hyphen are part of a code, not a quantity (:func:`.words.missing_numbers` skips
 them, so "4" is not looked up on its own), and the name before them is found in the passages: the code as a whole
 is what a fabrication changes. A code is changed where the passages write its name with other numbers and never
 with the claim's ("SARS-CoV-2" only); a name they never write with a number says nothing ("COVID-19" against
-"COVID" is the same disease).
+"COVID" is the same disease). A name's Roman numeral ("World War II", "Henry VIII", "Super Bowl LVII") is read
+the same way, by the capitalised word before it: "World War III" has "War II" of the passages' "World War II"
+(its words are all theirs, so no name is missing).
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ Span = tuple[int, int]
 
 # A name (a capital somewhere in it, hyphenated parts allowed) and the digits joined to it by a hyphen.
 _CODE = re.compile(r"\b([A-Za-z][A-Za-z0-9]{0,19}(?:-[A-Za-z][A-Za-z0-9]{0,19}){0,3})-(\d{1,4})\b")
+# A capitalised word and the Roman numeral after it ("War II", "Henry VIII"); the numeral's own pattern keeps it to
+# well-formed numerals up to 3999, so the scan is linear.
+_ROMAN = r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+_NAMED_NUMERAL = re.compile(rf"\b([A-Z][a-z]{{1,19}}) ({_ROMAN})\b")
+_ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 # The most codes of one claim read (each is one scan of every passage).
 _MAX_CODES = 8
 
@@ -34,6 +42,14 @@ def changed_codes(text: str, scope: Scope) -> list[Span]:
         written = _numbers_written_with(name, scope)
         if written and number not in written:
             found.append((m.start(), m.end()))
+    for m in islice(_NAMED_NUMERAL.finditer(text), _MAX_CODES):
+        if m.group(2) in ("", "I"):
+            # the numeral's parts are all optional ("Washington Dulles" matches an empty one before "D"); a lone "I"
+            # may be "Elizabeth I" or a pronoun ("before meeting Anna I had ...")
+            continue
+        written = _numerals_written_with(m.group(1), scope)
+        if written and _roman_value(m.group(2)) not in written:
+            found.append((m.start(), m.end()))
     return found
 
 
@@ -41,3 +57,15 @@ def _numbers_written_with(name: str, scope: Scope) -> set[int]:
     """The numbers the passages join to ``name`` ("SARS-CoV-2", "SARS-CoV 2", "F16"), case aside."""
     pattern = re.compile(rf"(?<![\w-]){re.escape(name)}[- ]?(\d{{1,4}})(?![\d.,]\d)", re.IGNORECASE)
     return {int(m.group(1)) for src in scope.sources for m in pattern.finditer(src.text)}
+
+
+def _numerals_written_with(word: str, scope: Scope) -> set[int]:
+    """The values of the Roman numerals the passages write right after ``word`` ("War II" -> {2})."""
+    pattern = re.compile(rf"\b{re.escape(word)} ({_ROMAN})\b")
+    return {_roman_value(m.group(1)) for src in scope.sources for m in pattern.finditer(src.text) if m.group(1)}
+
+
+def _roman_value(numeral: str) -> int:
+    """The value of a well-formed Roman numeral ("LVII" -> 57)."""
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
