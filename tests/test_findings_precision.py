@@ -331,6 +331,9 @@ def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
     assert negated_clause(["he believes would not be perfect for the office"], evidence, 0.6)
     v = verifier.verify(reworded, evidence)
     assert v.claims[0].signals.negation_mismatch and v.label == "hallucinated"
+    # the reason names the passage's words the claim negates (issue 44: which finding, which words of which passage)
+    assert ('negation differs from the evidence: it says "Here are some of our popular products that I believe would '
+            'be perfect for your office."') in v.claims[0].reasons
     assert not verifier.verify(reworded.replace("would not be", "would be"), evidence).claims[0].signals.negation_mismatch
 
 

@@ -19,6 +19,9 @@ PHRASE_GAP = 12
 _PHRASE_GLUE = re.compile(r"[\s\w'’-]*")
 # From this P(unsupported) on, a claim's reasons say the claim checker finds it unsupported (even odds).
 MEANING_REASON_RISK = 0.5
+# The longest evidence sentence quoted in a reason ("negation differs from the evidence: it says ..."); a longer one
+# is cut, so a reason stays a line.
+_QUOTED_CHARS = 160
 
 
 def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_threshold: float,
@@ -58,7 +61,10 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
     if s.novel_terms:
         out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
     if s.negation_mismatch:
-        out.append("negation differs from the closest evidence")
+        said = " ".join(s.negated_evidence.split())
+        out.append("negation differs from the evidence" + (
+            f': it says "{said if len(said) <= _QUOTED_CHARS else said[:_QUOTED_CHARS].rstrip() + " ..."}"'
+            if said else ""))
     if s.antonym_flips:
         out.append("the opposite of the closest evidence: " + ", ".join(answer[a:b] for a, b in s.antonym_flips))
     denied = set(s.record_denials)

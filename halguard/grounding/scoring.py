@@ -145,12 +145,13 @@ class ScoringWeights:
         """Whether the many-claims correction applies to a claim: not to one with a concrete contradiction (a
         changed number, a record conflict, wrong arithmetic), nor to a negation flip where it blocks (read against an
         aligned proposition only, in a copy or clause by clause: a "not" is no paraphrase), nor to an antonym flip in
-        a close copy of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap`` of the
-        claim's content words in its closest evidence sentence, or verbatim; an added "not" moves MiniLM's
+        a close copy of the evidence (similarity at least ``close_copy_similarity``, at least ``close_copy_overlap``
+        of the claim's content words in its closest evidence sentence, or verbatim; an added "not" moves MiniLM's
         similarity to about 0.8, so word overlap is what recognises a copied sentence). Those are findings, not
         noise, however long the answer. The same holds for a name swapped into a copied sentence (``name_swapped``:
-        "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). A flip in a loose paraphrase
-        is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays corrected."""
+        "Orion was built by Boeing." where the passage says Lockheed Martin; issue 25's neighbours of item 9). An
+        antonym in a loose paraphrase is often a paraphrase ("Wisconsin won" for "Kentucky lost"), so it stays
+        corrected."""
         blocking = s.finding_kinds() & BLOCKING_FINDINGS  # only kinds measured precise (issue 44)
         concrete = bool(blocking - _FLIPS)
         close_flip = bool(blocking & _FLIPS) and (

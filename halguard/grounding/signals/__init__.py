@@ -43,6 +43,9 @@ class ClaimMeasurements:
     numbers_placed_otherwise: list[tuple[int, int]] = field(default_factory=list)
     evidence_has_numbers: bool = False
     negation_mismatch: bool = False
+    # The evidence sentence the negation flips (the claim's closest, or the one a negated clause aligns with). For the
+    # reasons' words only.
+    negated_evidence: str = ""
     arithmetic_errors: list[tuple[int, int, str]] = field(default_factory=list)
     content_words: int = 0
     record_conflicts: list[tuple[int, int]] = field(default_factory=list)

@@ -123,9 +123,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         missing_numbers=shifted(numbers),
         numbers_placed_otherwise=shifted(placed),
         evidence_has_numbers=bool(number_mentions(evidence)),
-        negation_mismatch=_negation(_mask(text, denied), similarity >= weights.negation_gate
-                                    or overlap >= weights.close_copy_overlap, closest, claim_terms,
-                                    closest_terms, (evidence, *related), weights.aligned_overlap),
+        **_negation(_mask(text, denied), similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap,
+                    closest, claim_terms, closest_terms, (evidence, *related), weights.aligned_overlap),
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
@@ -143,13 +142,15 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
 
 
 def _negation(text: str, close: bool, closest: str, claim_terms: set[str], closest_terms: set[str],
-              chunks: Sequence[str], aligned_overlap: float) -> bool:
-    """Whether the claim negates what its evidence states: the whole claim against its closest sentence where it is
-    ``close`` to its evidence (a copy with a "not"), else each negated clause against the evidence chunks' sentences
-    (:func:`halguard.grounding.signals.negation.negated_clause`)."""
+              chunks: Sequence[str], aligned_overlap: float) -> dict[str, bool | str]:
+    """Whether the claim negates what its evidence states, and the evidence sentence it flips: the whole claim
+    against its closest sentence where it is ``close`` to its evidence (a copy with a "not"), else each negated
+    clause against the evidence chunks' sentences (:func:`halguard.grounding.signals.negation.negated_clause`)."""
     if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned_overlap):
-        return True
-    return negated_clause([clause for _, clause in _clauses(text)], chunks, aligned_overlap)
+        flipped: str | None = closest
+    else:
+        flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned_overlap)
+    return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
 
 
 def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:

@@ -165,8 +165,9 @@ CLAUSE_TERMS_MIN = 2
 _EXCEPTED = re.compile(r"\b(?:unless|until|except|only\s+(?:if|when)|other\s+than|but\s+for)\b", re.IGNORECASE)
 
 
-def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overlap: float) -> bool:
-    """Whether one negated clause of the claim states, negated, what an evidence sentence states without a negation.
+def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overlap: float) -> str | None:
+    """The evidence sentence that states without a negation what a negated clause of the claim negates (None if
+    none).
 
     The sentence-level check (:func:`negation_mismatch`) needs the whole claim to copy its evidence; a summary that
     rewords the sentence around one clause ("He suggests four products that he believes would not be perfect for
@@ -175,16 +176,15 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
     ``aligned_overlap`` of its other content words, and :data:`CLAUSE_TERMS_MIN` of them, in one sentence of the
     claim's evidence chunks (``chunks``) that has the negated word and no negation at all, while no sentence of those
     chunks negates that word among half of the clause's words (then the passage says the negation itself: "Hannah
-    maintains she didn't take anyone's spot" where one sentence tells the backlash and another her denial), and a
-    clause with an exception (:data:`_EXCEPTED`) is not read. A JSON
-    record is read by the record checks, not here. It is the same finding as the sentence-level one, measured with
-    it (docs/how-it-works.md, "Which findings block").
+    maintains she didn't take anyone's spot" where one sentence tells the backlash and another her denial). A clause
+    with an exception (:data:`_EXCEPTED`) is not read, nor a JSON record (the record checks read it). It is the same
+    finding as the sentence-level one, measured with it (docs/how-it-works.md, "Which findings block").
     """
     negated = [(targets, {st for _, _, st in content_terms(clause)} - targets) for clause in clauses
                if not _EXCEPTED.search(clause) and (targets := flip_targets(clause))]
     negated = [(targets, terms) for targets, terms in negated if len(terms) >= CLAUSE_TERMS_MIN]
     if not negated:
-        return False
+        return None
     sentences = [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk)
                  for s in _evidence_sentences(chunk)]
     for targets, terms in negated:
@@ -198,8 +198,8 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
             continue
         if any(flip_targets(s) & targets and shared_share(terms, st) >= 0.5 for s, st in sentences):
             continue  # the passage states the negation somewhere: support, not a flip
-        return True
-    return False
+        return sentence
+    return None
 
 
 def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[str], proposition: str,
