@@ -334,7 +334,8 @@ def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
     # the reason names the passage's words the claim negates (issue 44: which finding, which words of which passage)
     assert ('negation differs from the evidence: it says "Here are some of our popular products that I believe would '
             'be perfect for your office."') in v.claims[0].reasons
-    assert not verifier.verify(reworded.replace("would not be", "would be"), evidence).claims[0].signals.negation_mismatch
+    plain = verifier.verify(reworded.replace("would not be", "would be"), evidence)
+    assert not plain.claims[0].signals.negation_mismatch
 
 
 @pytest.mark.parametrize(("clause", "chunks"), [
@@ -349,7 +350,8 @@ def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
     ("fraternities generally cannot sue unless the language is imputed against all members",
      ["If the language is imputed against all members of a small group, an individual member may sue."]),
     # a JSON record's values are the record checks' to read
-    ("the restaurant does not offer outdoor seating", ['{"name": "Finch", "OutdoorSeating": true, "offer": "seating"}']),
+    ("the restaurant does not offer outdoor seating",
+     ['{"name": "Finch", "OutdoorSeating": true, "offer": "seating"}']),
     # the negated word is not in the aligned sentence: a question of support
     ("the company did not report the loss to its investors", ["The company told its investors about the loss."]),
 ])
