@@ -43,6 +43,9 @@ def test_a_weekday_is_no_demonym_of_a_stopword():
     ("The council voted on Wednesday to approve the budget.", BUDGET, "supported", None),
     ("Activists poured paint in front of the Moscow Russian embassy.", EMBASSY, "hallucinated", "Moscow Russian"),
     ("Activists poured paint in front of the Russian embassy in London.", EMBASSY, "supported", None),
+    # a place adjective the passage never names the place of, beside a name it has
+    ("Activists poured paint in front of the London Mexican embassy.", EMBASSY, "hallucinated", "London Mexican"),
+    ("Activists poured paint in front of the London Russian embassy.", EMBASSY, "supported", None),
     # an initialism's plural is found by its singular (once found only through WordNet's "tv" as a "place")
     ("The rooms have flat-screen TVs.", "Each room has a flat-screen TV and a minibar.", "supported", None),
 ])

@@ -14,11 +14,12 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.grounding.signals.scope import scope_of
-from halguard.grounding.signals.words import missing_numbers, novel_terms
+from halguard.grounding.signals.words import novel_terms
 from halguard.text.contexts import Source
 from halguard.text.derived import MAX_SENTENCES, derived, listed_counts, reckoning_spans
 from halguard.text.lexical import content_terms
 from halguard.text.quantities import quantities
+from tests.test_quantities import _missing
 
 ELECTION = ("In Sunday's mayoral election, Rosa Delgado won 46% of the vote, ahead of the incumbent, Martin Keane, "
             "with 39%. Four other candidates shared the remaining 15%. Turnout was 52%, up from 44% in 2019.")
@@ -65,11 +66,6 @@ NOT_COMPUTED = [
     ("The harbour is 40 metres deeper than the canal.",
      "The old bridge was 310 metres long; the new bridge is 350 metres long."),
 ]
-
-
-def _missing(claim: str, passage: str) -> list[str]:
-    scope = scope_of([Source("p0", passage)], None)
-    return [claim[s:e] for s, e in missing_numbers(claim, scope, set())]
 
 
 @pytest.mark.parametrize(("claim", "passage"), COMPUTED)

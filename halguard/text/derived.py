@@ -75,15 +75,16 @@ _CHANGE_WORD = re.compile(
 _LEVEL_BEFORE = re.compile(r"\b(?:to|at)\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|over\s+|under\s+)?$",
                            re.IGNORECASE)
 _POINTS = re.compile(r"\s*(percentage[\s-]+)?(?:points?|pp)\b", re.IGNORECASE)
-# "three times as many", "a 3-fold rise", "four times larger" (not "scored 3 times": a count of events).
-_RATIO_AFTER = re.compile(r"\s*(?:-\s*)?(?:fold\b|times\s+(?:as|more|less|fewer|larger|bigger|higher|greater|smaller"
-                          r"|longer|the|that|what|over)\b)", re.IGNORECASE)
+# "three times as many", "a 3-fold rise", "four times larger", "3 times fewer" (not "scored 3 times": a count of
+# events): the words after "times" that make it a ratio, read alike by the ratio test and as the number's own words.
+_RATIO_WORDS = r"(?:as|more|less|fewer|larger|bigger|higher|greater|smaller|longer|the|that|what|over)"
+_RATIO_AFTER = re.compile(rf"\s*(?:-\s*)?(?:fold\b|times\s+{_RATIO_WORDS}\b)", re.IGNORECASE)
 _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
 # The words after a number that say how it was reckoned ("percentage points", "times as"): the number's, like a unit.
 # "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
 # where they say "30 goals" is a word to look up.
-_RECKONING = re.compile(r"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:as|more|larger|bigger|higher"
-                        r"|greater|smaller|longer|the|that|what|over)\b))\b", re.IGNORECASE)
+_RECKONING = re.compile(rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+{_RATIO_WORDS}\b))\b",
+                        re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _LOOK = 40  # characters read after or before a claim's number for its cue words

@@ -184,13 +184,20 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
         present = sum(said)
         if (present * 2 < len(words) or present == 0) and not _named_otherwise(name, text, e, scope):
             found.append((s, e))
-        elif any(not ok for ok in said) and not any(ok and not is_demonym(name[s2:e2])
-                                                    for ok, (s2, e2, _) in zip(said, words)):
-            # "the Moscow Russian embassy" where the passage has the Russian embassy in London: the place adjective
-            # is found, the name beside it is not (half of a run, but no word of the name itself)
+        elif not all(said) and _place_adjective_apart(name, words, said, scope):
             if not _named_otherwise(name, text, e, scope):
                 found.append((s, e))
     return found
+
+
+def _place_adjective_apart(name: str, words: list[tuple[int, int, str]], said: list[bool], scope: Scope) -> bool:
+    """Whether a run half found is missing once its place adjectives are read apart from the name beside them: the
+    adjective found and no word of the name itself ("the Moscow Russian embassy" where the passage has the Russian
+    embassy in London), or an adjective whose place the passages never mention ("the London Mexican embassy")."""
+    adjective = [is_demonym(name[a:b]) for a, b, _ in words]
+    own = [ok for ok, adj in zip(said, adjective) if not adj]
+    return (bool(own) and not any(own)) or any(
+        adj and not ok and not _mentioned(name[a:b], scope) for ok, adj, (a, b, _) in zip(said, adjective, words))
 
 
 # A name's own gloss in the claim: an acronym in brackets right after it ("Islamic State (ISIS)").
