@@ -97,3 +97,26 @@ def test_codes_read_in_bounded_time():
     start = time.perf_counter()
     changed_codes(claim, scope)
     assert time.perf_counter() - start < 5  # eight codes of each kind read, each one scan of the passages
+
+
+MARKETS = ("Asian share markets fell on Tuesday after strong US data. The Bank of Japan said on Wednesday it would "
+           "conduct emergency bond buying, in a move to contain elevated yields.")
+RECALL = "The company announced the recall in March. The recall took effect in June, the company said."
+
+
+@pytest.mark.parametrize(("answer", "context", "moved"), [
+    # a weekday or month of another event of the passage, put in a copied sentence's slot of its own kind
+    ("The Bank of Japan said on Tuesday it would conduct emergency bond buying to contain elevated yields.", MARKETS,
+     "Tuesday where the passage has Wednesday"),
+    ("The recall took effect in March, the company said.", RECALL, "March where the passage has June"),
+    ("The Bank of Japan said on Wednesday it would conduct emergency bond buying to contain elevated yields.",
+     MARKETS, None),
+    ("Asian share markets fell on Tuesday after strong US data.", MARKETS, None),
+    # a weekday is never compared with a name, nor a month with a weekday
+    ("The recall took effect on Tuesday, the company said.", RECALL + " Shares fell on Tuesday.", None),
+])
+def test_a_weekday_or_month_moved_from_another_event(verifier, answer, context, moved):
+    v = verifier.verify(answer, [context])
+    assert v.claims[0].signals.role_conflicts == ([moved] if moved else [])
+    if moved:
+        assert v.label == "hallucinated"

@@ -49,7 +49,7 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
     # a coreferent said by its name: the sentence's other name stands in another slot
     ("Acme's revenue rose 5%, the chief executive said.",
      "Acme makes brakes. The company's revenue rose 5%, chief executive Jane Doe said."),
-    # an article alone is no slot; a weekday is a date, not a name
+    # an article alone is no slot; a weekday is compared only with a weekday, not with a name
     ("The ICRC made the appeal as the UN Security Council met.",
      "The ICRC urged a pause. The call came just before the U.N. Security Council met."),
     ("Al-Abadi arrived in Tikrit to claim the victory.",

@@ -10,7 +10,20 @@ def _sentences(text):
 
 def test_abbreviations_and_decimals_do_not_split():
     text = "Dr. Smith paid $3.50 for it in the U.S. on Jan. 3. He left at 5 p.m. and came back."
-    assert _sentences(text) == ["Dr. Smith paid $3.50 for it in the U.S. on Jan. 3.", "He left at 5 p.m. and came back."]
+    assert _sentences(text) == ["Dr. Smith paid $3.50 for it in the U.S. on Jan. 3.",
+                                "He left at 5 p.m. and came back."]
+
+
+def test_sentences_glued_without_a_space_are_split():
+    # scraped pages and HaluEval's knowledge glue sentences and paragraphs ("a strategist.New Zealand's ...")
+    text = ("Kerry Craig is a strategist.New Zealand's central bank raised rates.The Bank of Japan held them since "
+            "Jan. 18.Japan's Nikkei fell.")
+    assert _sentences(text) == ["Kerry Craig is a strategist.", "New Zealand's central bank raised rates.",
+                                "The Bank of Japan held them since Jan. 18.", "Japan's Nikkei fell."]
+    # abbreviations, initials, decimals, domains and versions stay whole
+    for whole in ("The U.S. economy grew 3.5% in 2020.", "See example.com for e.g. details.", "Version 2.0 shipped.",
+                  "J.K. Rowling wrote it.", "He met Dr.Smith there."):
+        assert _sentences(whole) == [whole]
 
 
 def test_offsets_are_exact_and_line_breaks_split():

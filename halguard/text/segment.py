@@ -27,6 +27,11 @@ _BLOCK = re.compile(r"[^\n]+")
 # (abbreviation-heavy prose) once nested parentheses are masked.
 MAX_PIECE = 2_000
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)")
+# Two sentences glued without a space, as scraped pages often are ("... said Kerry Craig, a strategist.New
+# Zealand's central bank raised ..."): pysbd keeps them one, and a claim's closest "sentence" then holds a whole
+# paragraph. A lower-case word of two letters or more or a digit, its full stop, then a capitalised word ("since
+# Jan. 18.Japan's Nikkei"): not "U.S.", "3.5", "e.g." nor a domain ("example.com").
+_GLUED = re.compile(r"(?:(?<=[a-z]{2}[.!?])|(?<=\d[.!?]))(?=[A-Z][a-z])")
 # pysbd's parenthesis rule backtracks on nesting; the masks are single characters, so offsets are unchanged.
 _PAREN_MASK = str.maketrans("()", "\u2768\u2769")
 
@@ -96,12 +101,19 @@ def _split_piece(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
         pos = searchable.find(stripped, cursor)
         if pos < 0:  # pysbd altered the text: keep the rest as one sentence rather than guess
             break
-        out.append((start + pos, start + pos + len(stripped)))
+        _add_unglued(start + pos, stripped, out)
         cursor = pos + len(stripped)
     rest = searchable[cursor:]
     if rest.strip():
         lead = len(rest) - len(rest.lstrip())
         out.append((start + cursor + lead, start + cursor + len(rest.rstrip())))
+
+
+def _add_unglued(start: int, sentence: str, out: list[tuple[int, int]]) -> None:
+    """Append the span of ``sentence`` (at ``start``), cut where two sentences are glued without a space."""
+    cuts = [m.start() for m in _GLUED.finditer(sentence)]
+    for a, b in zip([0, *cuts], [*cuts, len(sentence)]):
+        out.append((start + a, start + b))
 
 
 def split_sentences(text: str, *, deadline: float | None = None) -> list[tuple[int, int]]:

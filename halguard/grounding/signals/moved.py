@@ -16,7 +16,9 @@ same event's frame in both; this reads the plainer case without a parse, as the 
   University *discovered*") or a preposition ("*from* London"; "*the* ICRC" / "*the* U.N." is no slot), and the
   passages never write the two as one name ("Tameka Raymond"). A coreferent said otherwise ("Acme's revenue
   rose 5%, the CEO said." against "The company's revenue rose 5%, CEO Jane Doe said.") has no such slot: Jane Doe
-  stands where Acme does not. Weekdays and months are dates, not names here;
+  stands where Acme does not. A weekday or a month is compared only with another of its kind ("said on
+  Tuesday" where the sentence has "on Wednesday" and Tuesday is another day of the passage), a longer date never
+  (the date checks read it);
 - or the claim writes "X's W" where the sentence writes "Y's W" of another name and never "X's W" ("Kestrel's
   founder" / "Brightcrumb's founder"), the claim a copy of the sentence.
 
@@ -112,9 +114,17 @@ def _one_name(claim_name: str, other: str, sources: list[str]) -> bool:
     return any(f"{other} {claim_name}" in src or f"{claim_name} {other}" in src for src in sources)
 
 
-def _dated(name: str) -> bool:
-    """Whether a name is a weekday or a month ("Wednesday", "March"): a date, which the date checks compare."""
-    return any(w.lower() in _WEEKDAYS or month_number(w) is not None for w in name.split())
+def _dated(name: str) -> str | None:
+    """What kind of date a name is: "weekday" for one weekday ("Wednesday"), "month" for one month ("March"), "date"
+    for a name with either among other words ("March 2020"), None for no date. A weekday or a month is compared only
+    with another of its kind (a day moved to another event of the passage: "said on Tuesday" where the sentence says
+    "on Wednesday"); a longer date is the date checks' (``words.changed_dates``)."""
+    words = name.split()
+    if len(words) == 1 and words[0].lower().rstrip("s") in _WEEKDAYS:
+        return "weekday"
+    if len(words) == 1 and month_number(words[0]) is not None:
+        return "month"
+    return "date" if any(w.lower() in _WEEKDAYS or month_number(w) is not None for w in words) else None
 
 
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -181,9 +191,10 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
     claim_strings = [text[s:e] for s, e in claim_names]
     # Another entity of the sentence: one the claim does not name
     others = [(s, e, name) for (s, e), name in zip(sentence_spans, sentence_names)
-              if not _dated(name) and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
+              if _dated(name) != "date" and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
     for (s, e), name in zip(claim_names, claim_strings):
-        if (not others or any(s < b and a < e for a, b, _ in out) or not strip_titles(name) or _dated(name)
+        dated = _dated(name)
+        if (not others or any(s < b and a < e for a, b, _ in out) or not strip_titles(name) or dated == "date"
                 or not _in_sentence(name, scope.context_terms, [])  # the passages' words, not the question's
                 or _in_sentence(name, sentence_terms, sentence_names)):
             continue
@@ -193,7 +204,7 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
         ours = _neighbours(text, s, e, claim_words)
         for os_, oe, other in others:
             theirs = _neighbours(sentence, os_, oe, sentence_words)
-            if _same_slot(ours, theirs) and not _one_name(name, other, sources):
+            if _dated(other) == dated and _same_slot(ours, theirs) and not _one_name(name, other, sources):
                 out.append((s, e, f"{name} where the passage has {other}"))
                 break
     return out
