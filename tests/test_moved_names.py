@@ -65,6 +65,19 @@ def test_no_moved_name_without_a_swap(claim, passage):
     assert _moved(claim, passage) == []
 
 
+def test_a_short_answers_name_beside_another_name_copies_no_sentence():
+    # the best chunk holds only the Albany sentence; the passages name Colonie elsewhere ("New York" is a name of
+    # the claim, not the copy of a sentence)
+    passages = ("Major portions of the film were shot on location in Albany, New York. The cemetery lies in "
+                "Colonie, New York, just outside the city.")
+    chunk = "Major portions of the film were shot on location in Albany, New York."
+    scope = scope_of([Source("p0", passages)], None)
+    assert moved_names("Colonie, New York", chunk, scope, 0.8) == []
+    claim = "The film was shot on location in Colonie, New York."
+    at = claim.index("Colonie")
+    assert moved_names(claim, chunk, scope, 0.8) == [(at, at + 7, "Colonie where the passage has Albany")]
+
+
 def test_verifier_reports_a_moved_name_as_a_role_conflict():
     verifier = LocalVerifier()
     verdict = verifier.verify("Ferreira had narrowly won the first round.", [ELECTION])

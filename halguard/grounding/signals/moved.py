@@ -192,6 +192,7 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
     # Another entity of the sentence: one the claim does not name
     others = [(s, e, name) for (s, e), name in zip(sentence_spans, sentence_names)
               if _dated(name) != "date" and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
+    named_terms = {st for name in claim_strings for _, _, st in content_terms(name)}
     for (s, e), name in zip(claim_names, claim_strings):
         dated = _dated(name)
         if (not others or any(s < b and a < e for a, b, _ in out) or not strip_titles(name) or dated == "date"
@@ -199,7 +200,9 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
                 or _in_sentence(name, sentence_terms, sentence_names)):
             continue
         rest = claim_terms - {st for _, _, st in content_terms(name)}
-        if len(rest) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
+        # the copy is of the sentence's other words, not of another name: "Colonie, New York" (a short answer) copies
+        # nothing of "shot on location in Albany, New York"
+        if (len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap):
             continue
         ours = _neighbours(text, s, e, claim_words)
         for os_, oe, other in others:
