@@ -1,8 +1,9 @@
 """Sentence segmentation with exact character offsets, in time linear in the text's length.
 
 pysbd handles abbreviations ("Dr.", "U.S."), decimals ("3.5") and initials; we add line breaks as hard
-boundaries (lists, headings) and recover each sentence's offsets in the original string, so every claim
-and every evidence chunk can point back at the exact characters it came from.
+boundaries (lists, headings) and cut two sentences glued without a space ("a strategist.New Zealand's"), and
+recover each sentence's offsets in the original string, so every claim and every evidence chunk can point back at
+the exact characters it came from.
 
 pysbd's rules are regular expressions whose cost grows faster than the text: 20,000 characters of prose full
 of abbreviations took 1.5 s, and nested parentheses 0.75 s for 2,000 characters and 375 s for 20,000. So a
@@ -106,7 +107,7 @@ def _split_piece(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
     rest = searchable[cursor:]
     if rest.strip():
         lead = len(rest) - len(rest.lstrip())
-        out.append((start + cursor + lead, start + cursor + len(rest.rstrip())))
+        _add_unglued(start + cursor + lead, rest.strip(), out)
 
 
 def _add_unglued(start: int, sentence: str, out: list[tuple[int, int]]) -> None:

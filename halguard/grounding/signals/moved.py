@@ -202,7 +202,7 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
         rest = claim_terms - {st for _, _, st in content_terms(name)}
         # the copy is of the sentence's other words, not of another name: "Colonie, New York" (a short answer) copies
         # nothing of "shot on location in Albany, New York"
-        if (len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap):
+        if len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
             continue
         ours = _neighbours(text, s, e, claim_words)
         for os_, oe, other in others:
