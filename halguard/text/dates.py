@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HOLIDAYS", "CalendarDate", "calendar_dates", "date_month_numbers", "holiday_dates", "holidays_as_dates",
-           "month_number", "month_of"]
+__all__ = ["HOLIDAYS", "MONTHS", "WEEKDAYS", "CalendarDate", "calendar_dates", "date_month_numbers", "holiday_dates",
+           "holidays_as_dates", "month_number", "month_of"]
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+# The months and weekdays, lower-case, in order (every check that names them reads these).
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # Short names that are not also common words ("mar", "may", "jun" and "jan" are words or names; "may" and "june"
 # need no short form).
 _SHORT = {"jan": "january", "feb": "february", "apr": "april", "jul": "july", "aug": "august", "sep": "september",
           "sept": "september", "oct": "october", "nov": "november", "dec": "december"}
-_NUMBER_OF = {name: i + 1 for i, name in enumerate(_MONTHS)} | {short: _MONTHS.index(full) + 1
+_NUMBER_OF = {name: i + 1 for i, name in enumerate(MONTHS)} | {short: MONTHS.index(full) + 1
                                                                for short, full in _SHORT.items()}
 # A month name next to a day or a year: "4 March 2019", "March 4", "Dec. 10, 1815", "March 2019". Bounded
 # quantifiers only, so a crafted text cannot make it backtrack.
@@ -142,5 +144,5 @@ def holiday_dates(text: str) -> list[tuple[int, int, CalendarDate]]:
 def holidays_as_dates(text: str) -> str:
     """The dates of the holidays ``text`` names, written out ("25 December 1066. 24 December."), or ``""``: what a
     passage that says "Christmas Day 1066" says of the day, the month and the year, in words a claim uses."""
-    return " ".join(f"{day} {_MONTHS[month - 1].capitalize()}{f' {year}' if year else ''}."
+    return " ".join(f"{day} {MONTHS[month - 1].capitalize()}{f' {year}' if year else ''}."
                     for _, _, (year, month, day) in holiday_dates(text))

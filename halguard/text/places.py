@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from halguard.text.dates import MONTHS, WEEKDAYS
 from halguard.text.lexical import STOPWORDS, stem
 from halguard.text.wordnet import licensers
 
@@ -62,9 +63,7 @@ _DEMONYM_PREFIX = 2
 # The shortest stem read as a place a demonym names ("Peru", "Iran", "Oman"; not the "Th" WordNet gives Thursday).
 _PLACE_MIN_CHARS = 4
 # Weekdays and months, by stem: dates, never demonyms ("Thursday" is no adjective of "the").
-_DATE_WORDS = frozenset(stem(w) for w in (
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
-    "september october november december").split())
+_DATE_WORDS = frozenset(stem(w) for w in WEEKDAYS + MONTHS)
 
 
 _places_lock = threading.Lock()

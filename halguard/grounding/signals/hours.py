@@ -23,12 +23,14 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from halguard.text.dates import WEEKDAYS
+
 __all__ = ["HoursTable", "hours_conflicts", "hours_table"]
 
 # A record's week: day index (Monday 0) -> (opening, closing) in minutes after midnight.
 HoursTable = dict[int, tuple[int, int]]
 
-DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_NAMES = WEEKDAYS
 _TITLED = tuple(name.title() for name in DAY_NAMES)
 _DAY = r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
 _TIME = r"(?:\d{1,2}(?::\d{1,2})?[ \t]{0,2}(?:[ap]\.[ \t]?m\.|[ap][ \t]?m\b)?|noon|midnight)"

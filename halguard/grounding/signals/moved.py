@@ -33,7 +33,7 @@ from collections.abc import Collection
 
 from halguard.grounding.signals.negation import closest_sentence, shared_share
 from halguard.grounding.signals.scope import Scope
-from halguard.text.dates import month_number
+from halguard.text.dates import WEEKDAYS, month_number
 from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, stem, term_set, word_spans
 from halguard.text.mentions import same_entity, strip_titles
 
@@ -127,7 +127,7 @@ def _dated(name: str) -> str | None:
     return "date" if any(w.lower() in _WEEKDAYS or month_number(w) is not None for w in words) else None
 
 
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WEEKDAYS = frozenset(WEEKDAYS)
 
 
 def _in_sentence(name: str, sentence_terms: Collection[str], sentence_names: list[str]) -> bool:
@@ -190,8 +190,9 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
     sentence_names = [sentence[s:e] for s, e in sentence_spans]
     claim_strings = [text[s:e] for s, e in claim_names]
     # Another entity of the sentence: one the claim does not name
-    others = [(s, e, name) for (s, e), name in zip(sentence_spans, sentence_names)
-              if _dated(name) != "date" and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
+    others = [(s, e, name, kind) for (s, e), name in zip(sentence_spans, sentence_names)
+              if (kind := _dated(name)) != "date"
+              and not any(_in_sentence(c, term_set(name), [name]) for c in claim_strings)]
     named_terms = {st for name in claim_strings for _, _, st in content_terms(name)}
     for (s, e), name in zip(claim_names, claim_strings):
         dated = _dated(name)
@@ -205,9 +206,9 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
         if len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
             continue
         ours = _neighbours(text, s, e, claim_words)
-        for os_, oe, other in others:
+        for os_, oe, other, kind in others:
             theirs = _neighbours(sentence, os_, oe, sentence_words)
-            if _dated(other) == dated and _same_slot(ours, theirs) and not _one_name(name, other, sources):
+            if kind == dated and _same_slot(ours, theirs) and not _one_name(name, other, sources):
                 out.append((s, e, f"{name} where the passage has {other}"))
                 break
     return out

@@ -10,7 +10,7 @@ from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
-from halguard.text.dates import calendar_dates, month_number, month_of
+from halguard.text.dates import WEEKDAYS, calendar_dates, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
@@ -291,7 +291,7 @@ def _mentioned(name: str, scope: Scope) -> bool:
 _RATING_SCALES = frozenset({5.0, 10.0, 100.0})
 _OUT_OF = re.compile(r"\bout\s{1,3}of\s{1,3}$", re.IGNORECASE)
 _DAYS_A_WEEK = re.compile(r"\s{1,3}days?\s{1,3}(?:a|per|each|every)\s{1,3}week\b", re.IGNORECASE)
-_WEEKDAYS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.IGNORECASE)
+_WEEKDAYS = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 
 def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope) -> bool:
