@@ -59,8 +59,10 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
             return "same"
         # A number differs from a number of the same thing ("5 days" / "7 days"), not from another measure of it
         # ("64 months" / "over five years").
+        # A bare number is one whose noun the sentence leaves out ("Ravel sold 410,000 cars, while Quint sold
+        # 380,000"): a number of the same thing.
         ours, theirs = a.described_by, b.described_by
-        return "differ" if (ours & theirs) or not (ours or theirs) else "unknown"
+        return "differ" if (ours & theirs) or not (ours and theirs) else "unknown"
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"

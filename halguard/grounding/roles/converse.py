@@ -16,6 +16,9 @@ from halguard.text.wordnet import licensers
 __all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "MOVES", "converse_frame", "move_reversals",
            "said_conversely", "same_stem", "told_by_the_doer"]
 
+# The roles of a giving read from the receiver's side, and back ("A gave X to B" / "B received X from A").
+_GIVEN = {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"}
+_RECEIVED = {"agent": "recipient", "prep:from": "agent", "patient": "patient"}
 # Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
 # is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
 # the exchange verbs whose two sides English names with two words (the role check compares frames, so a pair here
@@ -25,6 +28,10 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
     ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
     ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
+    # A gift or a prize: "the jury awarded the prize to A" is "A received the prize from the jury" (and "A won it").
+    **{(giver, "receive"): _GIVEN for giver in ("give", "award", "present", "grant", "hand")},
+    **{("receive", giver): _RECEIVED for giver in ("give", "award", "present", "grant", "hand")},
+    ("award", "win"): {"recipient": "agent", "prep:to": "agent", "patient": "patient", "agent": "prep:from"},
     # A contest: "Valencia beat Sevilla" is "Sevilla lost to Valencia" ("defeat" is "beat" by WordNet, same_stem).
     ("beat", "lose"): {"agent": "prep:to", "patient": "agent"},
     ("lose", "beat"): {"agent": "patient", "prep:to": "agent"},

@@ -29,7 +29,7 @@ from typing import Any
 
 from halguard.grounding.roles.frame_types import Argument, Frame
 from halguard.grounding.roles.headlines import headline_tokens
-from halguard.grounding.roles.repairs import misread_object, object_it_modifies, speaker_label
+from halguard.grounding.roles.repairs import agents_under_commission, misread_object, object_it_modifies, speaker_label
 from halguard.text.dates import date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
@@ -45,6 +45,9 @@ _PERSONAL = frozenset({"it", "he", "she", "they", "him", "her", "them", "its", "
                        "those", "i", "we", "you", "itself", "himself", "herself", "themselves"})
 _TIME_PREPOSITIONS = frozenset({"in", "on", "at", "during", "since", "until", "till", "before", "after", "from",
                                 "by"})
+# Verbs of holding a post whose "as" phrase says what their subject is: "Demir stayed on as chief executive" is read
+# as "Demir remained chief executive" has it (an attribute). Hand-listed general English.
+_AS_ATTRIBUTE_VERBS = frozenset({"stay", "remain", "serve", "continue", "work", "act", "return"})
 _MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
                      "saturday", "sunday"})
@@ -147,13 +150,16 @@ _CORE_DEPS = frozenset({"compound", "appos", "poss", "flat", "nmod"})
 
 
 def _core(head: Any) -> list[Any]:
-    """The head and the words that name it: compounds, appositions, a possessor, and theirs (iterative)."""
+    """The head and the words that name it: compounds, appositions, a possessor, and theirs (iterative). A head named
+    by an apposition is that name, not its possessor's: "Kira Voss's sister, Anja" is Anja."""
+    named = any(c.dep_ == "appos" and _is_name(c) for c in head.children)
     out, stack = [], [head]
     while stack:
         tok = stack.pop()
         out.append(tok)
         joined = _ampersand_joined(tok)
-        stack.extend(c for c in tok.children if c.dep_ in _CORE_DEPS or (joined is not None and c.i == joined.i))
+        stack.extend(c for c in tok.children if (c.dep_ in _CORE_DEPS and not (named and tok is head and c.dep_ ==
+                     "poss")) or (joined is not None and c.i == joined.i))
     return out
 
 
@@ -193,8 +199,10 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
         if subjects:
             # "The utility Northgrid agreed" parsed as two subjects, "utility" and "Northgrid": the name says who
             c = next((c for c in subjects if _is_name(c)), subjects[0]) if len(subjects) > 1 else subjects[0]
-            # a controlled verb has its own voice: "Harlow was ordered to pay" (Harlow pays)
-            return c, _is_passive(verb) if controlled else c.dep_ in ("nsubjpass", "csubjpass")
+            # a controlled verb has its own voice: "Harlow was ordered to pay" (Harlow pays); so has a coordinated
+            # verb in a tense of its own: "was born in Szeged and died in Vienna" (she died)
+            own_voice = controlled or (tok is not verb and verb.tag_ in ("VBD", "VBZ", "VBP"))
+            return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
         if tok.dep_ == "xcomp" and tok.head.i != tok.i:
             controlled = True
             obj = next((c for c in tok.head.children if c.dep_ in ("dobj", "obj")), None)
@@ -274,6 +282,8 @@ def _verb_frame(verb: Any) -> Frame | None:
         add("patient" if subject_passive else "agent", tok)
     elif verb.dep_ == "acl" and verb.head.i != verb.i:  # "the tent left behind by Amundsen", "a company making"
         add("patient" if passive else "agent", verb.head)
+    for doer in agents_under_commission(verb) if passive else ():
+        add("agent", doer)
     if misread is not None:
         borrowed = [c for c in misread[1].children if c.dep_ == "prep"]
     for c in [*verb.children, *borrowed]:
@@ -299,7 +309,8 @@ def _verb_frame(verb: Any) -> Frame | None:
             for prep, obj, words in _prepositional(c):
                 arg = _argument(obj, _resolve(obj), span_from=words)
                 timed = prep in _TIME_PREPOSITIONS and _is_time(_argument_tokens(obj))
-                slots.append(("time" if timed else f"prep:{prep}", arg))
+                post = prep == "as" and verb.lemma_.lower() in _AS_ATTRIBUTE_VERBS
+                slots.append(("time" if timed else "attr" if post else f"prep:{prep}", arg))
         elif dep in ("advmod", "npadvmod") and (c.n_lefts or c.n_rights):
             slots.append(("advmod", _argument(c)))
         elif dep == "prt":

@@ -1,6 +1,7 @@
 """Repairs of misparses by spaCy's small English model, for the role frames (:mod:`halguard.grounding.roles.frames`):
 of "VERB the DESCRIPTION NAME", the object split in two and a past-tense verb read as a modifier of its object's
-description; and a dialogue's speaker label read as the subject. Each looks at a few tokens: bounded by the sentence.
+description; a passive's agent hung on the noun of its "under licence" phrase; and a dialogue's speaker label read
+as the subject. Each looks at a few tokens: bounded by the sentence.
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["misread_object", "object_it_modifies", "speaker_label"]
+__all__ = ["agents_under_commission", "misread_object", "object_it_modifies", "speaker_label"]
 
 # Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
 _CHAIN_LIMIT = 8
@@ -50,3 +51,19 @@ def speaker_label(tok: Any) -> bool:
     colon ("Ann: Darling, buy some butter." parsed with Ann the subject of "buy"; who buys is whom Ann speaks to)."""
     after = tok.i + 1
     return tok.left_edge.i == tok.sent.start and after < len(tok.doc) and tok.doc[after].text == ":"
+
+
+# The nouns of a phrase that says on whose terms something is done, whose "by" phrase the parser hangs on the noun:
+# "is manufactured under licence by Sentara Pharma" (the doer is Sentara Pharma). Hand-listed general English.
+_COMMISSION_NOUNS = frozenset({"licence", "license", "contract", "commission", "franchise"})
+
+
+def agents_under_commission(verb: Any) -> list[Any]:
+    """The agents of a passive ``verb`` with no "by" phrase of its own that the parser hung on the noun of its
+    "under licence" / "under contract" phrase: "manufactured under licence by Sentara Pharma" gives Sentara Pharma's
+    head token. Empty where there is none."""
+    if any(c.dep_ == "agent" for c in verb.children):
+        return []
+    return [obj for c in verb.children if c.dep_ == "prep" for noun in c.children
+            if noun.dep_ == "pobj" and noun.lemma_.lower() in _COMMISSION_NOUNS for by in noun.children
+            if by.dep_ == "prep" and by.lower_ == "by" for obj in by.children if obj.dep_ == "pobj"]
