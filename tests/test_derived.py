@@ -23,6 +23,7 @@ from tests.test_quantities import _missing
 
 ELECTION = ("In Sunday's mayoral election, Rosa Delgado won 46% of the vote, ahead of the incumbent, Martin Keane, "
             "with 39%. Four other candidates shared the remaining 15%. Turnout was 52%, up from 44% in 2019.")
+VARGA = "The painter Ilona Varga was born in Szeged in 1902 and died in Vienna in 1987."
 LAKE = ("Lake Chad covered about 25,000 square kilometres in the 1960s, but by the 1980s it had shrunk to less than "
         "2,000 square kilometres. The decline was caused by droughts.")
 
@@ -37,6 +38,10 @@ COMPUTED = [
     ("Nilsen ran the company for twelve years.", "Nilsen ran the company from 1990 to 2002, when he retired."),
     ("The new bridge is 40 metres longer than the old one.",
      "The old bridge was 310 metres long; the new bridge is 350 metres long."),
+    # an age of a birth year and a later year of one sentence, or one less (the birthday not yet come)
+    ("Born in Szeged, Ilona Varga died in Vienna at the age of 85.", VARGA),
+    ("Ilona Varga died aged 84.", VARGA),
+    ("The 85-year-old painter Ilona Varga died in Vienna in 1987.", VARGA),
 ]
 
 NOT_COMPUTED = [
@@ -62,6 +67,9 @@ NOT_COMPUTED = [
      "The Aster plant employs 900 workers and the Brill plant 300 workers."),
     # "times" of a count of events is no ratio
     ("Silva scored 3 times in the group stage.", "Silva scored 12 goals in 4 matches of the group stage."),
+    # an age two years apart from what the years give, and a number no word marks as an age
+    ("Ilona Varga died at the age of 87.", VARGA),
+    ("Ilona Varga painted 85 portraits in Vienna.", VARGA),
     # a sentence about something else (no shared words) computes nothing for the claim
     ("The harbour is 40 metres deeper than the canal.",
      "The old bridge was 310 metres long; the new bridge is 350 metres long."),
@@ -96,6 +104,10 @@ def test_how_a_number_was_reckoned_is_no_novel_word():
     assert "points" not in [turnout[s:e] for s, e in novel_terms(content_terms(turnout), election, turnout, set())]
     ratio = "Aster has three times as many workers."
     assert [ratio[s:e] for s, e in reckoning_spans(ratio)] == ["times"]
+    # an age's words are the number's: "at the age of 85", "aged 84", "85 years old", "an 85-year-old"
+    for aged, words in (("She died at the age of 85.", ["age"]), ("She died aged 84.", ["aged"]),
+                        ("She was 85 years old.", ["years", "old"]), ("The 85-year-old painter", ["year", "old"])):
+        assert sorted(aged[s:e] for s, e in reckoning_spans(aged)) == sorted(words)
 
 
 def test_the_verifier_no_longer_blocks_a_computed_difference():

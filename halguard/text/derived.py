@@ -14,7 +14,9 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
   level ("fell to 5%");
-- **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events).
+- **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events);
+- **an age**: "at the age of 85", "aged 85", "85 years old" of two years of one sentence ("born in 1902 ... died in
+  1987": 85, or 84 where the birthday had not come yet).
 
 The claim's bound is read as :mod:`halguard.text.quantities` reads it ("more than", "nearly", "about"); without one
 the computed value must round to the claim's number (a fraction word is read to within
@@ -65,6 +67,10 @@ _DIFFERENCE_AFTER = re.compile(
 _DIFFERENCE_BEFORE = re.compile(
     r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of)\s+(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+"
     r"|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?$", re.IGNORECASE)
+# An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
+# sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.
+_AGE_BEFORE = re.compile(r"\b(?:at\s+the\s+(age)\s+of|(aged?))\s+$", re.IGNORECASE)
+_AGE_AFTER = re.compile(r"\s*-?\s*(years?)\s*-?\s*(old)\b", re.IGNORECASE)
 # A share's cues: "of" after it ("nine-tenths of its area": a part, or what was lost of it), a change word in the
 # claim ("fell by 92%", "a 25% rise": what was lost or gained); "to" or "at" before it makes it a level, not a share.
 _OF_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
@@ -248,13 +254,17 @@ def _list_length(text: str, start: int) -> int:
 
 def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, int]]:
     """The spans of the words right after the numbers of ``text`` that say how each was reckoned ("seven percentage
-    points", "three times as", "a 2-fold"; "eight points" where the passages give ``percentages``): they belong to the
-    number, which is checked as one, and are no words of a fact to look up."""
+    points", "three times as", "a 2-fold"; "eight points" where the passages give ``percentages``), and of an age's
+    words ("at the age of 85", "85 years old"): they belong to the number, which is checked as one, and are no words
+    of a fact to look up."""
     spans = []
     for m in number_mentions(text):
         found = _RECKONING.match(text, m.end) or (_BARE_POINTS.match(text, m.end) if percentages else None)
         if found:
             spans.append((found.start(1), found.end(1)))
+        # an age's words ("at the age of 85", "aged 85", "85 years old") are the number's too
+        for age in (_AGE_AFTER.match(text, m.end), _AGE_BEFORE.search(text, max(0, m.start - _LOOK), m.start)):
+            spans.extend(age.span(g) for g in (1, 2) if age is not None and age.group(g))
     return spans
 
 
@@ -270,7 +280,8 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     part = _OF_AFTER.match(after) is not None
     change = _CHANGE_WORD.search(text) is not None
     share = claim.dimension == "percent" and (part or change) and not _LEVEL_BEFORE.search(before)
-    if not (difference or ratio or share):
+    age = claim.dimension is None and bool(_AGE_BEFORE.search(before) or _AGE_AFTER.match(after))
+    if not (difference or ratio or share or age):
         return False
     points = _POINTS.match(after)
     # "percentage points" are of percentages; "points" of percentages or of bare scores
@@ -296,6 +307,10 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
                 computed.append(_shares(sentence, part, change))
             if ratio:
                 computed.append(_ratios(sentence))
+            if age:
+                years = sentence.years
+                computed.append((age_then, age_then) for i, a in enumerate(years) for b in years[i + 1:]
+                                for age_then in (abs(a - b), abs(a - b) - 1))
             if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):
                 return True
     return False
