@@ -1,0 +1,92 @@
+"""A number of the passages moved into a sentence that gives another: "The city of Reykjavík has about 240,000
+inhabitants." against "Reykjavík is the capital ... with about 140,000 inhabitants. Around 240,000 people ... live in
+the capital region."
+
+A number the passages lack is the missing numbers' finding, and one they give otherwise in a copied sentence is
+``changed_number_in_copy``. A number they have, put where its evidence sentence gives another, passes every word
+check: each word of the claim, and its number, is the passage's. Read as :mod:`.moved` reads names, and reported as the
+same finding (``role_conflicts``, "240,000 where the passage has 140,000"):
+
+- the claim copies its closest evidence sentence but for the number: at least two other content words, at least
+  ``close_copy_overlap`` of them in that sentence;
+- the claim's number stands in the passages (a number they lack is the missing numbers' finding) but not in that
+  sentence, by value (a percentage only as a percentage);
+- the sentence has another number, which the claim does not have, in the same slot: the word after both is the same
+  content word ("240,000 *inhabitants*" / "140,000 *inhabitants*"), or both words around them are the same; and
+  neither is a year (a year moved is the role check's and the date checks' to read: "died in 1902"), a list marker,
+  or a part of a clock time, a score or a range ("1:30", "2-0").
+
+Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sentence's numbers once.
+"""
+
+from __future__ import annotations
+
+from halguard.grounding.signals.moved import _neighbours
+from halguard.grounding.signals.negation import closest_sentence, shared_share
+from halguard.grounding.signals.scope import Scope
+from halguard.text.lexical import (
+    STOPWORDS,
+    NumberMention,
+    content_terms,
+    is_enumerator,
+    number_mentions,
+    term_set,
+    word_spans,
+)
+
+__all__ = ["MAX_NUMBERS", "numbers_moved"]
+
+# The most numbers of a claim, and of its evidence sentence, compared (a crafted run of digits is not read whole).
+MAX_NUMBERS = 16
+
+
+def _read(text: str) -> list[NumberMention]:
+    """The numbers of ``text`` a slot can hold: not a year, a list marker ("3. Prick the bratwurst") or a part of a
+    clock time, a score or a range."""
+    return [n for n in number_mentions(text)[:MAX_NUMBERS]
+            if not (n.value.is_integer() and 1000 <= n.value <= 2100 and text[n.start:n.end].isdigit())
+            and not is_enumerator(text, n.start, n.end) and not _joined(text, n.start, n.end)]
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """Whether the number is one part of a clock time, a score or a range ("1:30", "2-0", "10-12"): the whole is
+    what the passage gives, not this part."""
+    before, after = text[max(0, start - 2):start], text[end:end + 2]
+    return (before[-1:] in (":", "-", "–") and before[:1].isdigit()) or (
+        after[:1] in (":", "-", "–") and after[1:].isdigit())
+
+
+def _same(a: NumberMention, b: NumberMention) -> bool:
+    return a.value == b.value and a.is_percent == b.is_percent
+
+
+def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -> list[tuple[int, int, str]]:
+    """The claim's numbers (offsets in ``text``) that the passages have but its closest sentence of ``evidence``
+    (its best chunk) gives another number in place of, with the reason in words ("240,000 where the passage has
+    140,000")."""
+    ours = _read(text)
+    if not ours or not evidence:
+        return []
+    claim_terms = {st for _, _, st in content_terms(text)}
+    if len(claim_terms) < 2:
+        return []
+    sentence = closest_sentence(claim_terms, evidence)
+    theirs = _read(sentence)
+    if not theirs or shared_share(claim_terms, term_set(sentence)) < copy_overlap:
+        return []
+    claim_words, sentence_words = word_spans(text), word_spans(sentence)
+    out = []
+    for n in ours:
+        written = text[n.start:n.end]
+        if n.value not in scope.context_numbers or not any(written in src.text for src in scope.sources) or any(
+                _same(n, m) for m in theirs):
+            continue  # a number the passages lack or only compute (the missing numbers'), or the sentence's own
+        before, after = _neighbours(text, n.start, n.end, claim_words)
+        for m in theirs:
+            if any(_same(m, k) for k in ours) or m.is_percent != n.is_percent:
+                continue
+            their_before, their_after = _neighbours(sentence, m.start, m.end, sentence_words)
+            if after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before):
+                out.append((n.start, n.end, f"{text[n.start:n.end]} where the passage has {sentence[m.start:m.end]}"))
+                break
+    return out

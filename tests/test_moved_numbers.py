@@ -1,0 +1,50 @@
+"""A number of the passages moved into a copy of a sentence that gives another (halguard.grounding.signals.
+moved_numbers, issue 44): "The city of Reykjavík has about 240,000 inhabitants." where the city's figure is 140,000
+and 240,000 is the capital region's. The sentence's own number, a number only computed, a year, a list marker, a
+score and a loose paraphrase are no finding."""
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.grounding.signals.moved_numbers import numbers_moved
+from halguard.grounding.signals.scope import scope_of
+from halguard.text.contexts import Source
+
+REYKJAVIK = ("Reykjavík is the capital and largest city of Iceland, with about 140,000 inhabitants. Around 240,000 "
+             "people, nearly two-thirds of the country's population, live in the capital region.")
+BOJ = ("The Bank of Japan said on Wednesday it would conduct emergency bond buying to keep the 10-year yield within "
+       "0.5% of its target. Analysts had expected a 1% band.")
+PRIZE = ("The novel won the International Book Prize, worth 50,000 pounds, which will be shared equally between the "
+         "author and her translator.")
+FINAL = "Sweden beat Norway 2-0 in the semi-final. Sweden then lost the final to Denmark 1-0."
+STEPS = "1. Season the fillets. 2. Heat the pan for 3 minutes."
+
+
+def _moved(claim: str, passage: str) -> list[str]:
+    return [why for _, _, why in numbers_moved(claim, passage, scope_of([Source("p0", passage)], None), 0.8)]
+
+
+def test_a_number_of_another_sentence_in_the_copied_slot_is_moved():
+    assert _moved("The city of Reykjavík has about 240,000 inhabitants.", REYKJAVIK) == [
+        "240,000 where the passage has 140,000"]
+    assert _moved("The Bank of Japan said on Wednesday it would conduct emergency bond buying to keep the 10-year "
+                  "yield within 1% of its target.", BOJ) == ["1% where the passage has 0.5%"]
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("The city of Reykjavík has about 140,000 inhabitants.", REYKJAVIK),  # the sentence's own number
+    ("About 240,000 people live in Reykjavík's capital region.", REYKJAVIK),  # the other sentence's, rightly
+    ("The author and her translator will each receive 25,000 pounds.", PRIZE),  # computed, not written
+    ("Denmark won the final, beating Sweden 1-0.", FINAL),  # a score is one number
+    ("2. Season the fillets.", STEPS),  # a list marker
+    ("The city of Reykjavík has about 90,000 inhabitants.", REYKJAVIK),  # a number the passage lacks: missing
+])
+def test_the_sentence_own_number_a_computed_one_a_score_or_a_marker_is_no_finding(claim, passage):
+    assert _moved(claim, passage) == []
+
+
+def test_the_verifier_flags_the_moved_number_as_a_role_conflict():
+    verdict = LocalVerifier().verify("The city of Reykjavík has about 240,000 inhabitants.", [REYKJAVIK])
+    assert verdict.label == "hallucinated"
+    assert any("240,000 where the passage has 140,000" in r for r in verdict.claims[0].reasons)
+    assert LocalVerifier().verify("Reykjavík has about 140,000 inhabitants.", [REYKJAVIK]).label == "supported"
