@@ -1,7 +1,9 @@
 """Role and entity swaps written fresh (fourteenth session, issue 44), in shapes the adversarial set did not have:
 a prize given and received, a post held "as" something, a passive's doer in an "under licence" phrase, a number
 whose noun the sentence leaves out, a possessor beside the name of what it owns, and a verb coordinated with a
-passive in a tense of its own ("was born ... and died"). Each swap is flagged by the role
+passive in a tense of its own ("was born ... and died"), a storm's "Hurricane" (no name of its own), a frame of
+another event that only shares a participant, and a name against a description where the name did another thing to
+the same participant in the passage. Each swap is flagged by the role
 check and each faithful telling of the same passage passes, so the reading is not a blanket suspicion of the shape."""
 
 import pytest
@@ -16,6 +18,11 @@ MERGER = "After the merger, Clara Benz became chair of the board and Yusuf Demir
 VACCINE = ("The vaccine was developed by Corvan Bio and is manufactured under licence by Sentara Pharma in Pune.")
 SALES = "Ravel Motors sold 410,000 cars last year, while its rival Quint sold 380,000."
 VARGA = "The painter Ilona Varga was born in Szeged in 1902 and died in Vienna in 1987."
+STORMS = "Hurricane Dora hit Tampico on Monday, two days after Hurricane Eli struck Veracruz."
+LOANS = ("The Louvre lent the Vermeer to the Rijksmuseum for its 2023 exhibition, while the Prado sent two Velázquez "
+         "portraits.")
+APPEAL = ("The appeal court overturned the conviction of Rui Matos, who had been found guilty of fraud by a Lisbon "
+          "jury in 2020.")
 VINEYARD = "Kira Voss's sister, Anja, manages the family vineyard in Mosel, which their grandfather planted in 1951."
 
 SWAPS = [
@@ -27,6 +34,9 @@ SWAPS = [
     (SALES, "Quint sold 410,000 cars last year."),
     (VINEYARD, "Kira Voss manages the family vineyard in Mosel."),
     (VARGA, "Ilona Varga died in 1902."),
+    (STORMS, "Hurricane Eli hit Tampico on Monday."),  # "Hurricane" is no name of its own
+    (LOANS, "The Louvre sent two Velázquez portraits to the Rijksmuseum."),  # the loan is another event
+    (APPEAL, "The Lisbon jury overturned Rui Matos's conviction."),  # the jury did another thing to Matos
 ]
 FAITHFUL = [
     (AWARD, "Oskar Berg received the bravery award from Marta Lindqvist."),
@@ -36,6 +46,9 @@ FAITHFUL = [
     (SALES, "Quint sold 380,000 cars last year."),
     (VINEYARD, "Anja manages the family vineyard in Mosel."),
     (VARGA, "Ilona Varga died in Vienna in 1987."),
+    (STORMS, "Hurricane Dora hit Tampico on Monday."),
+    (LOANS, "The Prado sent two Velázquez portraits."),
+    (APPEAL, "The appeal court overturned Rui Matos's conviction."),
 ]
 
 

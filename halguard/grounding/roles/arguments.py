@@ -83,10 +83,12 @@ def _misspelt(a: Argument, b: Argument) -> bool:
 
 
 # Words that head many different names: sharing one of them alone says nothing of who ("Mount Elgon" is not "Mount
-# Kenya", "Lake Chad" not "Lake Victoria"). Hand-written (geographic and institutional name heads), not fitted.
+# Kenya", "Lake Chad" not "Lake Victoria", "Hurricane Dora" not "Hurricane Eli"). Hand-written (geographic,
+# institutional and storm name heads), not fitted.
 GENERIC_NAME_WORDS = frozenset(
     "mount mountain mountains lake river sea ocean bay gulf cape island islands isle peninsula valley desert forest "
     "saint st fort port lake university college school academy institute county city state province district "
+    "hurricane typhoon cyclone storm tropical "
     "national park airport hospital church cathedral bridge street avenue road square north south east west "
     "northern southern eastern western new san santa los las el la le de del of the".split())
 

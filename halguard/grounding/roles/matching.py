@@ -139,6 +139,14 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
         elif _adjunct(role) and not (claim.nominal or evidence.nominal) and (
                 theirs := _place_moved(arg, others, evidence, frames)) is not None:
             differing.append((role, arg, theirs))
+        elif role in ("agent", "patient") and len(others) == 1 and _named_description(arg) \
+                and _named_description(others[0]) is not None and others[0].head != arg.head \
+                and not arg.identity & others[0].identity and results[0][0] == "unknown" and elsewhere(arg) \
+                and _in_another_event(claim, role, arg, frames):
+            # "The Lisbon jury overturned the conviction" against "The appeal court overturned the conviction of Rui
+            # Matos, who had been found guilty by a Lisbon jury": two descriptions say nothing by themselves ("the
+            # nation" is Turkey), but the claim's, name and all, did another thing to the same man in the passage
+            differing.append((role, arg, others[0]))
         elif elsewhere(arg) and len(claim.get(role)) == 1 and (
                 theirs := next((o for r, o in results if r == "differ"), None)) is not None and (
                 (arg.identity and theirs.identity) or elsewhere(replace(arg, names=frozenset()))):
@@ -178,6 +186,24 @@ def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames:
     moved = any(frame is not evidence and any(a.words == arg.words and compare(arg, a) == "same"
                                               for _, a in frame.slots) for frame in frames)
     return theirs if moved else None
+
+
+def _named_description(arg: Argument) -> bool | None:
+    """For a description (a noun that is no name, no pronoun): whether a name qualifies it ("the Lisbon jury", "the
+    TESS satellite"); None for a name or a pronoun."""
+    if arg.head_is_name or arg.pronoun:
+        return None
+    return bool(arg.identity)
+
+
+def _in_another_event(claim: Frame, role: str, arg: Argument, frames: Sequence[Frame]) -> bool:
+    """Whether ``arg``, by its own noun, holds ``role`` in an evidence frame of another predicate that shares another
+    core argument of the claim frame: what the claim's thing did (or had done to it) in the passage is another event
+    of the same things."""
+    rest = [(r, a) for r, a in claim.slots if a is not arg and r in _CORE_ROLES]
+    return any(not _same_predicate(claim, frame) and any(o.head == arg.head and compare(arg, o, role) == "same"
+                                                         for o in frame.get(role))
+               and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r)) for frame in frames)
 
 
 def _crossed_with_phrase(claim: Frame, evidence: Frame) -> tuple[str, str] | None:
@@ -254,8 +280,9 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
     """Whether another evidence frame tells the claim's event with another verb: it holds the claim's differing name
     in the same role and agrees on another core argument of the claim that the conflicting frame (``best``) does not
     have ("Otávio scored a third" against "Mehdi Taremi scored twice ..., and Otávio added a third": "add" with the
-    agent Otávio and the patient "a third"). An argument both frames share says nothing of which event is the claim's
-    ("the tent left behind by Scott" against "Scott's party ... found the tent left behind by Amundsen")."""
+    agent Otávio and the patient "a third"), and none it differs on. An argument both frames share says nothing of
+    which event is the claim's ("the tent left behind by Scott" against "Scott's party ... found the tent left
+    behind by Amundsen")."""
     role, ours, _ = differing
     if not ours.identity or role not in _CORE_ROLES:
         return False
@@ -263,7 +290,16 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
             and not any(compare(a, o, r) == "same" for o in best.get(r))]
     return bool(rest) and any(frame is not best and any(_as_itself(ours, o, role) for o in frame.get(role))
                               and any(_as_itself(a, o, r) for r, a in rest for o in frame.get(r))
-                              for frame in evidence)
+                              and not _differs(claim, frame) for frame in evidence)
+
+
+def _differs(claim: Frame, evidence: Frame) -> bool:
+    """Whether a core argument of ``evidence`` names other things than the claim's in the same role: another event
+    ("The Louvre lent the Vermeer" tells nothing of who sent the Velázquez portraits). Looser than :func:`compare`'s
+    "differ" (two names): here a description naming other things counts too."""
+    return any(compare(a, o, r) == "differ" or (a.identity and o.identity and not a.identity & o.identity
+                                                 and compare(a, o, r) != "same")
+               for r, a in claim.slots if r in _CORE_ROLES for o in evidence.get(r))
 
 
 def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
