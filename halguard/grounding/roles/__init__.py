@@ -29,6 +29,10 @@ __all__ = ["MAX_EVIDENCE_TEXTS", "MAX_PARSE_CHARS", "SYMMETRIC_PREDICATES", "Arg
 # Evidence chunks parsed per claim: its best ones that name one of its names or numbers. The verifier keeps its 3
 # best chunks per claim (top_k), so 4 leaves room for a larger top_k without letting one claim parse a context.
 MAX_EVIDENCE_TEXTS = 4
+# A claim with one name or number is parsed when it is a sentence of at least this many words: one name can be moved
+# between two events of the passage ("The ship was built in Newfoundland." where it was built in Belfast and sank off
+# Newfoundland). A short answer ("Lancashire", "It was Paris.") has no roles to confuse.
+MIN_ONE_ANCHOR_WORDS = 5
 
 
 _CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
@@ -55,7 +59,7 @@ def role_conflicts(claim: str, evidence: Sequence[str], elsewhere: Callable[[Arg
         elsewhere: Whether an argument's names or numbers are in the passage (:func:`.matching.conflicts`).
     """
     anchors = _anchors(claim)
-    if len(anchors) < 2:
+    if len(anchors) < 2 and not (anchors and len(claim.split()) >= MIN_ONE_ANCHOR_WORDS):
         return []
     claim_frames = parsed_frames(claim)
     if not claim_frames:
