@@ -134,3 +134,15 @@ def test_detector_factory_spec_is_checked():
     assert bench.load_factory("json:dumps") is json.dumps
     with pytest.raises(ValueError, match="module:callable"):
         bench.load_factory("json.dumps")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "benchmarks" / "adversarial").glob("fresh_*.jsonl")),
+                         ids=lambda p: p.name)
+def test_the_fresh_files_follow_the_schema_with_unique_ids_and_labels_by_group(path):
+    rows = bench.load_rows(path)
+    assert rows and len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert set(r) >= {"id", "task_type", "kind", "group", "question", "context", "answer", "labels",
+                          "hallucinated"}, r["id"]
+        assert r["hallucinated"] is (r["group"] == "fabrication"), r["id"]
+        assert r["answer"].strip() and all(c.strip() for c in r["context"]), r["id"]
