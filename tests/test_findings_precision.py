@@ -460,3 +460,17 @@ def test_the_passage_saying_the_claims_name_in_another_sentence_is_no_conflict(v
                "Flatts again, this time for an encore.")
     verdict = verifier.verify("Christina Aguilera joined Rascal Flatts for \"Riot\".", [context])
     assert not any(c.signals and c.signals.role_conflicts for c in verdict.claims)
+
+
+def test_a_reason_lists_at_most_eight_names_each_cut_to_a_line():
+    verifier = LocalVerifier()
+    crafted = verifier.verify("Ab " * 3_000, ["The mayor spoke."])
+    assert crafted.label == "hallucinated"
+    assert all(len(reason) < 250 for claim in crafted.claims for reason in claim.reasons)
+    assert any(reason.startswith("names not in the context: Ab Ab") and reason.endswith(" ...")
+               for reason in crafted.claims[0].reasons)
+    many = verifier.verify("Omega beat Beta, Gamma, Delta, Epsilon, Zeta, Eta, Theta, Iota, Kappa and Lambda.",
+                           ["Omega won."])
+    assert "names not in the context: Beta, Gamma, Delta, Epsilon, Zeta, Eta, Theta, Iota and 2 more" in \
+        many.claims[0].reasons
+    assert len(many.claims[0].signals.missing_entities) == 10  # the signals keep every span

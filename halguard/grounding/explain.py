@@ -39,6 +39,21 @@ def claim_status(risk: float, s: ClaimMeasurements, *, threshold: float, weak_th
     return ClaimStatus.CONTRADICTION if s.contradicts else ClaimStatus.HALLUCINATION
 
 
+# The most names or numbers a reason lists ("names not in the context: ..."); the claim's signals keep every span.
+_LISTED_ITEMS = 8
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _QUOTED_CHARS else text[:_QUOTED_CHARS].rstrip() + " ..."
+
+
+def _listed(items: list[str]) -> str:
+    """Items for a reason, each cut at :data:`_QUOTED_CHARS` and at most :data:`_LISTED_ITEMS` of them: a crafted
+    answer's one "name" of thousands of words stays a line."""
+    shown = ", ".join(_cut(item) for item in items[:_LISTED_ITEMS])
+    return shown + (f" and {len(items) - _LISTED_ITEMS} more" if len(items) > _LISTED_ITEMS else "")
+
+
 def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: tuple[str, ...],
             evidence: list[EvidenceRef]) -> list[str]:
     """Why the claim got its risk, in words; the first reason is always the best evidence similarity."""
@@ -47,11 +62,11 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
     numbers = s.named(answer, [sp for sp in s.missing_numbers if sp not in placed], [])
     names = s.named(answer, s.missing_entities, [])
     if numbers:
-        out.append("numbers not in the context: " + ", ".join(numbers))
+        out.append("numbers not in the context: " + _listed(numbers))
     if placed:
         out.append("numbers the context gives otherwise: " + ", ".join(answer[a:b] for a, b in sorted(placed)))
     if names:
-        out.append("names not in the context: " + ", ".join(names))
+        out.append("names not in the context: " + _listed(names))
     if s.affirmed_names or s.affirmed_numbers:
         out.append("affirms what only the question states: " + ", ".join(s.affirmed_names + s.affirmed_numbers))
     if s.meaning_risk is not None and s.meaning_risk >= MEANING_REASON_RISK:
@@ -62,9 +77,7 @@ def reasons(s: ClaimMeasurements, answer: str, cited: list[str | None], labels: 
         out.append("words not in the context: " + ", ".join(answer[a:b] for a, b in s.novel_terms[:8]))
     if s.negation_mismatch:
         said = " ".join(s.negated_evidence.split())
-        out.append("negation differs from the evidence" + (
-            f': it says "{said if len(said) <= _QUOTED_CHARS else said[:_QUOTED_CHARS].rstrip() + " ..."}"'
-            if said else ""))
+        out.append("negation differs from the evidence" + (f': it says "{_cut(said)}"' if said else ""))
     if s.antonym_flips:
         out.append("the opposite of the closest evidence: " + ", ".join(answer[a:b] for a, b in s.antonym_flips))
     denied = set(s.record_denials)
