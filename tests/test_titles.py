@@ -73,3 +73,15 @@ def test_crafted_text_is_read_in_bounded_time(crafted):
     start = time.perf_counter()
     posts_moved(crafted[:5_000], scope)
     assert time.perf_counter() - start < 2.0  # about 10 ms here; unbounded patterns took 11 s on the first
+
+
+def test_the_passage_cache_is_keyed_by_the_scanned_part_only(monkeypatch):
+    from halguard.grounding.signals import titles
+
+    seen = []
+    real = titles._held_in_passage
+    monkeypatch.setattr(titles, "_held_in_passage", lambda scanned: seen.append(len(scanned)) or real(scanned))
+    long_passage = COUNCIL + " Filler text." * 200_000  # 2.6 MB: a cache of 64 such keys would hold 170 MB
+    assert _moved("The mayor, Tessa Grant, criticised the plan.", long_passage) == [
+        "the mayor: Tessa Grant where the passage has Owen Hale"]
+    assert seen and max(seen) <= titles.MAX_SCANNED_CHARS

@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 696 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 704 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """
@@ -20,6 +20,7 @@ __all__ = [
     "EMBEDDING_WINDOWS_BYTES",
     "MEANING_SCORES_BYTES",
     "MENTION_FEATURES_BYTES",
+    "PASSAGE_POSTS_BYTES",
     "RECORD_FIELDS_BYTES",
     "RESPONSE_CACHE_BYTES",
     "RESPONSE_CACHE_ENTRIES",
@@ -88,3 +89,6 @@ STEM_MEMO_MAX_WORD_CHARS = 40
 # Per-source mention features (halguard.text.mentions: initialisms, capitalised words, places, squashed words): about
 # twice a source's word string, read only for a name the stems did not find.
 MENTION_FEATURES_BYTES = 32 * MIB
+# Per-source posts said of names and capitalised words (halguard.grounding.signals.titles), of each source's first
+# 20,000 characters: a few KiB a passage, read only for a claim that gives someone a post; two caches of this size.
+PASSAGE_POSTS_BYTES = 4 * MIB

@@ -23,10 +23,11 @@ passage, names of at most four words.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from halguard.grounding.signals.scope import Scope
 from halguard.text.mentions import OFFICE_INITIALISMS, same_entity, strip_titles
+from halguard.util.cache_budgets import PASSAGE_POSTS_BYTES
+from halguard.util.memo import deep_entry_size, memoize_text
 
 __all__ = ["MAX_SCANNED_CHARS", "ONE_HOLDER_POSTS", "posts_moved"]
 
@@ -140,7 +141,7 @@ def posts_moved(text: str, scope: Scope) -> list[tuple[int, int, str]]:
     ours = _held(text)
     if not ours:
         return []
-    theirs = [h for src in scope.sources for h in _held_in_passage(src.text)]
+    theirs = [h for src in scope.sources for h in _held_in_passage(src.text[:MAX_SCANNED_CHARS])]
     found = []
     for start, end, post, name, qualifier in ours:
         given = [(n, q) for _, _, p, n, q in theirs if p == post]
@@ -163,15 +164,16 @@ def posts_moved(text: str, scope: Scope) -> list[tuple[int, int, str]]:
 def _names_in(scope: Scope) -> set[str]:
     """The capitalised words of the passages (bounded as the scan), lower-cased, for "the claim's person is named
     there"."""
-    return {w for src in scope.sources for w in _capitalised(src.text)}
+    return {w for src in scope.sources for w in _capitalised(src.text[:MAX_SCANNED_CHARS])}
 
 
-# Passages are read once for all the claims of an answer (and its next answers): a few recent ones are kept.
-@lru_cache(maxsize=64)
-def _held_in_passage(text: str) -> tuple[tuple[int, int, str, str, str], ...]:
-    return tuple(_held(text[:MAX_SCANNED_CHARS]))
+# Passages are read once for all the claims of an answer (and its next answers), keyed by their scanned part only,
+# within a budget of bytes (halguard.util.cache_budgets).
+@memoize_text(PASSAGE_POSTS_BYTES, sizer=deep_entry_size)
+def _held_in_passage(scanned: str) -> tuple[tuple[int, int, str, str, str], ...]:
+    return tuple(_held(scanned))
 
 
-@lru_cache(maxsize=64)
-def _capitalised(text: str) -> frozenset[str]:
-    return frozenset(w.lower() for w in re.findall(r"[A-Z][\w'’-]{0,40}", text[:MAX_SCANNED_CHARS]))
+@memoize_text(PASSAGE_POSTS_BYTES, sizer=deep_entry_size)
+def _capitalised(scanned: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in re.findall(r"[A-Z][\w'’-]{0,40}", scanned))
