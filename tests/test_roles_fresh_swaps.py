@@ -2,8 +2,9 @@
 a prize given and received, a post held "as" something, a passive's doer in an "under licence" phrase, a number
 whose noun the sentence leaves out, a possessor beside the name of what it owns, and a verb coordinated with a
 passive in a tense of its own ("was born ... and died"), a storm's "Hurricane" (no name of its own), a frame of
-another event that only shares a participant, and a name against a description where the name did another thing to
-the same participant in the passage. Each swap is flagged by the role
+another event that only shares a participant, a name against a description where the name did another thing to
+the same participant in the passage, a coordinated verb with its own auxiliary ("and was replaced by"), and a month
+of another event ("approved in March and completed in May"). Each swap is flagged by the role
 check and each faithful telling of the same passage passes, so the reading is not a blanket suspicion of the shape."""
 
 import pytest
@@ -23,6 +24,9 @@ LOANS = ("The Louvre lent the Vermeer to the Rijksmuseum for its 2023 exhibition
          "portraits.")
 APPEAL = ("The appeal court overturned the conviction of Rui Matos, who had been found guilty of fraud by a Lisbon "
           "jury in 2020.")
+COACH = "Orla Byrne coached the Dublin Harps to the 2021 title and was replaced by Sean Walsh in 2023."
+DEAL = ("The merger of Castell Media and Ridgeway Press was approved by regulators in March and completed in "
+        "May.")
 VINEYARD = "Kira Voss's sister, Anja, manages the family vineyard in Mosel, which their grandfather planted in 1951."
 
 SWAPS = [
@@ -37,6 +41,9 @@ SWAPS = [
     (STORMS, "Hurricane Eli hit Tampico on Monday."),  # "Hurricane" is no name of its own
     (LOANS, "The Louvre sent two Velázquez portraits to the Rijksmuseum."),  # the loan is another event
     (APPEAL, "The Lisbon jury overturned Rui Matos's conviction."),  # the jury did another thing to Matos
+    (COACH, "Orla Byrne replaced Sean Walsh in 2023."),  # "and was replaced": a passive of its own
+    (DEAL, "The merger was completed in March."),  # another event's month
+    (DEAL, "Regulators approved the Castell Media-Ridgeway Press merger in May."),
 ]
 FAITHFUL = [
     (AWARD, "Oskar Berg received the bravery award from Marta Lindqvist."),
@@ -49,6 +56,9 @@ FAITHFUL = [
     (STORMS, "Hurricane Dora hit Tampico on Monday."),
     (LOANS, "The Prado sent two Velázquez portraits."),
     (APPEAL, "The appeal court overturned Rui Matos's conviction."),
+    (COACH, "Sean Walsh replaced Orla Byrne in 2023."),
+    (DEAL, "The merger was completed in May."),
+    (DEAL, "Regulators approved the merger in March."),
 ]
 
 

@@ -10,9 +10,10 @@ frames and by :mod:`.verbs` to tell whether two frames are one event.
 from __future__ import annotations
 
 from halguard.grounding.roles.frames import Argument
+from halguard.text.dates import month_number
 from halguard.text.mentions import demonym_of, same_entity, strip_titles
 
-__all__ = ["GENERIC_NAME_WORDS", "compare"]
+__all__ = ["GENERIC_NAME_WORDS", "compare", "months"]
 
 # Ordinal words, which number what they modify without being numbers (:func:`halguard.text.lexical.number_mentions`
 # reads none of them): two different ones make two arguments of one head differ.
@@ -23,17 +24,25 @@ def _years(arg: Argument) -> frozenset[float]:
     return frozenset(n for n in arg.numbers if 1000 <= n < 3000 and n == int(n))
 
 
+def months(arg: Argument) -> frozenset[int]:
+    """The months a time argument names ("in March", "by May 2020")."""
+    return frozenset(m for w in arg.text.replace(",", " ").split() if (m := month_number(w)) is not None)
+
+
 def compare(a: Argument, b: Argument, role: str = "") -> str:
     """``"same"``, ``"differ"`` or ``"unknown"`` for a claim's argument ``a`` and an evidence argument ``b`` (see
     the module's docstring; names are compared one way: a claim naming the passage's entity within a longer name
-    is no difference). Times are compared by their years
-    ("in 1890" is "on 4 March 1890"; "Dec. 10, 1815" is "10 December 1815"), else by their numbers."""
+    is no difference). Times are compared by their months where both name one ("in March" is not "in May"), then by
+    their years ("in 1890" is "on 4 March 1890"; "Dec. 10, 1815" is "10 December 1815"), else by their numbers."""
     if a.pronoun or b.pronoun:
         return "unknown"
     ours, theirs = a.words & _ORDINALS, b.words & _ORDINALS
     if ours and theirs and not ours & theirs:  # "in the second half" is not "in the first half" ("half" is 0.5 in
         return "differ"  # both), "in the third quarter of 2020" not "in the first quarter of 2020"
     if role == "time":
+        ma, mb = months(a), months(b)
+        if ma and mb and not ma & mb:  # "approved in March and completed in May": another month is another time
+            return "differ"
         ya, yb = _years(a), _years(b)
         if ya and yb:
             return "same" if ya & yb else "differ"

@@ -200,8 +200,10 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
             # "The utility Northgrid agreed" parsed as two subjects, "utility" and "Northgrid": the name says who
             c = next((c for c in subjects if _is_name(c)), subjects[0]) if len(subjects) > 1 else subjects[0]
             # a controlled verb has its own voice: "Harlow was ordered to pay" (Harlow pays); so has a coordinated
-            # verb in a tense of its own: "was born in Szeged and died in Vienna" (she died)
-            own_voice = controlled or (tok is not verb and verb.tag_ in ("VBD", "VBZ", "VBP"))
+            # verb in a tense of its own or with its own auxiliary: "was born in Szeged and died in Vienna" (she died),
+            # "coached the Harps and was replaced by Walsh" (she was replaced)
+            own_voice = controlled or (tok is not verb and (verb.tag_ in ("VBD", "VBZ", "VBP") or any(
+                c.dep_ in ("aux", "auxpass") for c in verb.children)))
             return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
         if tok.dep_ == "xcomp" and tok.head.i != tok.i:
             controlled = True

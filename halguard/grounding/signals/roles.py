@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from halguard.grounding.roles import Argument, role_conflicts
+from halguard.grounding.roles.arguments import months
 from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.measure import checked_text
@@ -15,6 +16,7 @@ from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
 from halguard.text.claims import Claim
+from halguard.text.dates import MONTHS
 from halguard.text.lexical import content_terms, stem
 
 __all__ = ["VERB_EVIDENCE_TEXTS", "claim_role_conflicts", "claim_verbs_said"]
@@ -38,7 +40,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     def elsewhere(arg: Argument) -> bool:
         if arg.numbers & scope.context_numbers:
             return True
-        return any(stem(name) in scope.context_terms for name in arg.names)
+        return any(stem(name) in scope.context_terms for name in arg.names) or any(
+            stem(MONTHS[int(m) - 1]) in scope.context_terms for m in months(arg))
 
     found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
     if evidence:
