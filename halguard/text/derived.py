@@ -174,13 +174,18 @@ def _pairs(numbers: tuple[_Number, ...], dimension: str | None) -> Iterable[tupl
             yield (a, b) if a.nominal <= b.nominal else (b, a)
 
 
+def _year_gaps(sentence: _Sentence) -> Iterable[float]:
+    """The years between each two years of ``sentence``."""
+    years = sentence.years
+    return (abs(a - b) for i, a in enumerate(years) for b in years[i + 1:])
+
+
 def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float
                  ) -> Iterable[Interval]:
     """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years) and
     of two numbers of the ``kinds`` (dimensions), in the claim's unit."""
     if years_each:
-        years = sentence.years
-        yield from ((abs(a - b) / years_each,) * 2 for i, a in enumerate(years) for b in years[i + 1:])
+        yield from ((gap / years_each,) * 2 for gap in _year_gaps(sentence))
     scale = claim.base / claim.value if claim.value else 1.0
     for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
         yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
@@ -308,9 +313,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
             if ratio:
                 computed.append(_ratios(sentence))
             if age:
-                years = sentence.years
-                computed.append((age_then, age_then) for i, a in enumerate(years) for b in years[i + 1:]
-                                for age_then in (abs(a - b), abs(a - b) - 1))
+                computed.append((age_then, age_then) for gap in _year_gaps(sentence) for age_then in (gap, gap - 1))
             if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):
                 return True
     return False

@@ -30,7 +30,7 @@ from typing import Any
 from halguard.grounding.roles.frame_types import Argument, Frame
 from halguard.grounding.roles.headlines import headline_tokens
 from halguard.grounding.roles.repairs import agents_under_commission, misread_object, object_it_modifies, speaker_label
-from halguard.text.dates import date_month_numbers
+from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
 from halguard.text.wordnet import known
@@ -48,9 +48,7 @@ _TIME_PREPOSITIONS = frozenset({"in", "on", "at", "during", "since", "until", "t
 # Verbs of holding a post whose "as" phrase says what their subject is: "Demir stayed on as chief executive" is read
 # as "Demir remained chief executive" has it (an attribute). Hand-listed general English.
 _AS_ATTRIBUTE_VERBS = frozenset({"stay", "remain", "serve", "continue", "work", "act", "return"})
-_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
-                     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-                     "saturday", "sunday"})
+_MONTHS = frozenset(MONTHS + WEEKDAYS)  # a time's words: months and weekdays (halguard.text.dates)
 _MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
                                   "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
 _YEAR, _SCALES = re.compile(r"\d{4}"), frozenset({"m", "bn", "k"})

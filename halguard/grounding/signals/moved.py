@@ -37,7 +37,7 @@ from halguard.text.dates import WEEKDAYS, month_number
 from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, stem, term_set, word_spans
 from halguard.text.mentions import same_entity, strip_titles
 
-__all__ = ["moved_names"]
+__all__ = ["moved_names", "slot_neighbours"]
 
 Span = tuple[int, int]
 _START = "<start>"
@@ -46,7 +46,7 @@ MAX_NAMES = 16
 _POSSESSIVE = ("'s", "’s", "'", "’")
 
 
-def _neighbours(text: str, start: int, end: int, spans: list[Span]) -> tuple[str, str]:
+def slot_neighbours(text: str, start: int, end: int, spans: list[Span]) -> tuple[str, str]:
     """The words right before and after ``text[start:end]`` (lower-case; the start of the text is ``_START``)."""
     before, after = _START, ""
     for s, e in spans:
@@ -205,9 +205,9 @@ def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> 
         # nothing of "shot on location in Albany, New York"
         if len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
             continue
-        ours = _neighbours(text, s, e, claim_words)
+        ours = slot_neighbours(text, s, e, claim_words)
         for os_, oe, other, kind in others:
-            theirs = _neighbours(sentence, os_, oe, sentence_words)
+            theirs = slot_neighbours(sentence, os_, oe, sentence_words)
             if kind == dated and _same_slot(ours, theirs) and not _one_name(name, other, sources):
                 out.append((s, e, f"{name} where the passage has {other}"))
                 break

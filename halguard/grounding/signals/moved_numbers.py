@@ -21,7 +21,7 @@ Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sent
 
 from __future__ import annotations
 
-from halguard.grounding.signals.moved import _neighbours
+from halguard.grounding.signals.moved import slot_neighbours
 from halguard.grounding.signals.negation import closest_sentence, shared_share
 from halguard.grounding.signals.scope import Scope
 from halguard.text.lexical import (
@@ -33,18 +33,20 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
+from halguard.text.quantities import YEAR_RANGE
 
 __all__ = ["MAX_NUMBERS", "numbers_moved"]
 
 # The most numbers of a claim, and of its evidence sentence, compared (a crafted run of digits is not read whole).
 MAX_NUMBERS = 16
+_FIRST_YEAR, _LAST_YEAR = YEAR_RANGE  # a four-digit number in this range is a year (halguard.text.quantities)
 
 
 def _read(text: str) -> list[NumberMention]:
     """The numbers of ``text`` a slot can hold: not a year, a list marker ("3. Prick the bratwurst") or a part of a
     clock time, a score or a range."""
     return [n for n in number_mentions(text)[:MAX_NUMBERS]
-            if not (n.value.is_integer() and 1000 <= n.value <= 2100 and text[n.start:n.end].isdigit())
+            if not (n.value.is_integer() and _FIRST_YEAR <= n.value <= _LAST_YEAR and text[n.start:n.end].isdigit())
             and not is_enumerator(text, n.start, n.end) and not _joined(text, n.start, n.end)]
 
 
@@ -81,11 +83,11 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
         if n.value not in scope.context_numbers or not any(written in src.text for src in scope.sources) or any(
                 _same(n, m) for m in theirs):
             continue  # a number the passages lack or only compute (the missing numbers'), or the sentence's own
-        before, after = _neighbours(text, n.start, n.end, claim_words)
+        before, after = slot_neighbours(text, n.start, n.end, claim_words)
         for m in theirs:
             if any(_same(m, k) for k in ours) or m.is_percent != n.is_percent:
                 continue
-            their_before, their_after = _neighbours(sentence, m.start, m.end, sentence_words)
+            their_before, their_after = slot_neighbours(sentence, m.start, m.end, sentence_words)
             if after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before):
                 out.append((n.start, n.end, f"{text[n.start:n.end]} where the passage has {sentence[m.start:m.end]}"))
                 break
