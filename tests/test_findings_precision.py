@@ -69,6 +69,8 @@ def _m(name: str, context: str) -> bool:
     ("U.K.", "Activists in London dumped paint."), ("US", "He moved to New York in 2019."),  # a passage's city
     ("Judge Amelia Ortiz", "Amelia Ortiz wrote the majority opinion."),  # offices spelt whole are titles too
     ("Mayor Ruth Berg", "the incumbent, Ruth Berg"),
+    ("Nigeria's", "returned to the Nigerian government"), ("EU's", "The European Union imposed tariffs."),  # a
+    ("the US’s", "the United States"),  # possessive names its owner
 ])
 def test_a_name_said_another_way_is_mentioned(name, context):
     assert _m(name, context)
@@ -167,6 +169,8 @@ def test_a_crafted_run_of_capitals_stays_bounded():
     ("Rep. George Santos has refused to resign.",
      ["Representative George Santos has refused to resign despite the federal charges against him."]),
     ("The EU imposed new tariffs on steel.", ["The European Union imposed new tariffs on steel imports."]),
+    ("At a ceremony in Lagos, the museum returned the bronze head to Nigeria's government.",
+     ["The museum returned the bronze head to the Nigerian government at a ceremony in Lagos."]),
     ("Vergara wore a red dress at the gala.",
      ["Sofia Vergara, the Colombian-born actress, wore a red dress at the gala on Sunday."]),
     ("The Colombian-born actress wore a red dress at the gala.",

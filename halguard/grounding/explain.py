@@ -117,8 +117,12 @@ def unsupported_spans(answer: str, claim: Claim, s: ClaimMeasurements, risk: flo
         + [(a, b, why) for a, b, why in s.choice_conflicts]
         + [(a, b, "the opposite of the evidence") for a, b in s.antonym_flips]
         + [(a, b, explanation) for a, b, explanation in s.arithmetic_errors]
-        + [(a, b, why) for a, b, why in s.role_conflicts]
     )
+    # A role conflict's argument marks its words unless a finding above marks some of them more narrowly ("2019" of
+    # "on 25 December 2019" where the passage has 2021): the narrower span says which words; the claim's reasons keep
+    # the role's.
+    specific = sorted(specific + [(a, b, why) for a, b, why in s.role_conflicts
+                                  if not any(a <= st and e <= b for st, e, _ in specific)])
     # The words the claim checker marks, where it marked any: they follow meaning (a swapped role, an added clause);
     # else the words found nowhere in the context.
     marked = s.meaning_spans if s.meaning_spans else s.novel_terms

@@ -165,6 +165,7 @@ _TITLE_FORMS = {forms[0]: forms for forms in TITLES}
 # A JSON record quoted as text keeps its escapes: "...as always.\\n\\nPatty in the front" is the words "always"
 # and "Patty", not "nnPatty".
 _ESCAPES = re.compile(r"\\[nrt]")
+_POSSESSIVE_END = re.compile(r"'s?$")
 
 
 def _fold(text: str) -> str:
@@ -306,7 +307,7 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
     """Whether the passages ``sources`` mention the name ``name`` (a claim's capitalised run), in any of the ways
     the module lists. ``terms``: the passages' stems, where the caller has them (a title-less name all of whose
     words are among them is found)."""
-    name = _fold(name).strip()
+    name = _POSSESSIVE_END.sub("", _fold(name).strip())  # "Nigeria's government" mentions Nigeria
     bare = strip_titles(name)
     if not bare:
         return True  # a title alone ("Rep.") names no one

@@ -24,37 +24,39 @@ recurse or loop.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from halguard.grounding.roles.frame_types import Argument, Frame
 from halguard.grounding.roles.headlines import headline_tokens
-from halguard.grounding.roles.repairs import agents_under_commission, misread_object, object_it_modifies, speaker_label
-from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
-from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
-from halguard.text.mentions import TITLES
-from halguard.text.wordnet import known
+from halguard.grounding.roles.phrases import (
+    CHAIN_LIMIT,
+    PERSONAL,
+    RELATIVE,
+    TIME_WORDS,
+    argument,
+    argument_tokens,
+    conjuncts,
+    is_name,
+)
+from halguard.grounding.roles.repairs import (
+    agents_under_commission,
+    misread_object,
+    object_it_modifies,
+    reduced_relative,
+    set_off_tail,
+    speaker_label,
+)
+from halguard.text.lexical import stem
 
 __all__ = ["Argument", "Frame", "frames_of"]
 
-# Dependents that begin a clause or frame of their own: their words are not the argument's.
-_CLAUSAL = frozenset({"relcl", "acl", "ccomp", "advcl", "xcomp", "conj", "cc", "punct", "parataxis", "mark",
-                      "preconj", "dep"})
-_RELATIVE = frozenset({"who", "whom", "which", "that", "whose"})
-_PERSONAL = frozenset({"it", "he", "she", "they", "him", "her", "them", "its", "his", "their", "this", "these",
-                       "those", "i", "we", "you", "itself", "himself", "herself", "themselves"})
 _TIME_PREPOSITIONS = frozenset({"in", "on", "at", "during", "since", "until", "till", "before", "after", "from",
                                 "by"})
 # Verbs of holding a post whose "as" phrase says what their subject is: "Demir stayed on as chief executive" is read
 # as "Demir remained chief executive" has it (an attribute). Hand-listed general English.
 _AS_ATTRIBUTE_VERBS = frozenset({"stay", "remain", "serve", "continue", "work", "act", "return"})
-_MONTHS = frozenset(MONTHS + WEEKDAYS)  # a time's words: months and weekdays (halguard.text.dates)
-_MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-                                  "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
-_YEAR, _SCALES = re.compile(r"\d{4}"), frozenset({"m", "bn", "k"})
-_CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB"})
-# Dependents followed when a conj chain or a clause's subject is looked up (crafted text can chain every token).
-_CHAIN_LIMIT = 8
+_YEAR = re.compile(r"\d{4}")
 # Verbs whose object does what their complement says ("ordered the town to pay"), hand-listed; any other verb's
 # complement is its subject's ("promised the town to pay"; "left Conway to fish", a purpose the parser reads so).
 _OBJECT_CONTROL = frozenset(
@@ -63,127 +65,14 @@ _OBJECT_CONTROL = frozenset(
     "call appoint elect hire sentence prompt lead cause get".split())
 
 
-def _is_name(tok: Any) -> bool:
-    low = tok.lower_.rstrip(".")
-    # a date's month is its number (date_month_numbers); the "m" of "18.4m passengers" is the number's scale
-    if low in _MONTHS or low in _MONTH_ABBREVIATIONS or (low in _SCALES and tok.i and tok.doc[tok.i - 1].like_num):
-        return False
-    if tok.pos_ == "PROPN":
-        return True
-    # "Northwind's purchase": the tagger sometimes reads a capitalised word as a common noun. Mid-sentence the
-    # capital says it is a name; at the start of a sentence, a word WordNet does not know ("Northwind", not
-    # "Dizziness").
-    # An adjective is no name: "the Colombian-born actress" describes who, it does not say who (issue 44).
-    if tok.pos_ != "NOUN" or not tok.text[:1].isupper() or tok.text.isupper():
-        return False
-    return tok.i > tok.sent.start or (tok.pos_ == "NOUN" and not known(stem(low)))
-
-
-def _argument_tokens(head: Any, exclude: Sequence[Any] = ()) -> list[Any]:
-    """The head and its dependents, without the clauses and conjuncts hanging from them (but a name's "& Co"), nor
-    the subtrees of ``exclude`` (iterative)."""
-    out, stack = [], [head]
-    skip = {t.i for t in exclude}
-    while stack:
-        tok = stack.pop()
-        out.append(tok)
-        joined = _ampersand_joined(tok)
-        stack.extend(c for c in tok.children if (c.dep_ not in _CLAUSAL or _joins(c, joined)) and c.i not in skip)
-    return sorted(out, key=lambda t: t.i)
-
-
-def _ampersand_joined(tok: Any) -> Any | None:
-    """The name ``tok`` (a name) is joined to by "&" ("Crispin & Co", "Procter & Gamble"): one name, which the
-    parser coordinates as two."""
-    if not _is_name(tok) or not any(c.dep_ == "cc" and c.text == "&" for c in tok.children):
-        return None
-    return next((c for c in tok.children if c.dep_ == "conj" and _is_name(c)), None)
-
-
-def _joins(child: Any, joined: Any | None) -> bool:
-    """Whether ``child`` is the "&" or the name of an "&"-joined name (:func:`_ampersand_joined`)."""
-    return joined is not None and (child.i == joined.i or (child.dep_ == "cc" and child.text == "&"))
-
-
-_TITLE_WORDS = frozenset(form for forms in TITLES for form in forms)
-
-
-def _argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude: Sequence[Any] = ()) -> Argument:
-    """The argument headed by ``head`` (a relative or reported pronoun read as ``resolved``, the noun it stands
-    for). ``span_from``: the token whose dependents make the argument's words, where that is not the head (a
-    preposition: "48 seconds behind Faith Wanjiru" is one argument, headed by "Wanjiru")."""
-    source = resolved if resolved is not None else head
-    toks = _argument_tokens(span_from if span_from is not None and source is head else source, exclude)
-    doc = source.doc
-    start, end = toks[0].idx, toks[-1].idx + len(toks[-1].text)
-    text = doc.text[start:end]
-    names = frozenset(t.text.lower() for t in toks if _is_name(t))
-    numbers = set(number_values(_without_enumerators(doc.text, start, end))) if any(
-        t.like_num or t.pos_ == "NUM" for t in toks) else set()
-    numbers |= date_month_numbers(text)
-    words = frozenset(stem(t.lemma_.lower()) for t in toks if t.pos_ in _CONTENT_POS and t.is_alpha)
-    pronoun = source.pos_ == "PRON" and source.lower_ in _PERSONAL | _RELATIVE and not names
-    core_toks = sorted((t for t in _core(source) if _is_name(t)), key=lambda t: t.i)
-    untitled = [t for t in core_toks if t.lower_.rstrip(".") not in _TITLE_WORDS]
-    if untitled:  # "Senator Maria Lopez" is Maria Lopez: a shared title says nothing of who ("Senator Alan Price")
-        core_toks = untitled
-    core = frozenset(t.text.lower() for t in core_toks)
-    reported = resolved is not None and resolved is not head and head.lower_ not in _RELATIVE
-    return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
-                    " ".join(t.text for t in core_toks), reported,
-                    _is_name(source) or any(c.dep_ == "appos" and _is_name(c) for c in source.children))
-
-
-def _without_enumerators(text: str, start: int, end: int) -> str:
-    """``text[start:end]`` with its list markers and references blanked ("3. Smiling", "passage 2"): they number
-    things, they are no quantity of the argument."""
-    part = list(text[start:end])
-    for m in number_mentions(text[start:end]):
-        if is_enumerator(text, start + m.start, start + m.end):
-            part[m.start:m.end] = " " * (m.end - m.start)
-    return "".join(part)
-
-
-_CORE_DEPS = frozenset({"compound", "appos", "poss", "flat", "nmod"})
-
-
-def _core(head: Any) -> list[Any]:
-    """The head and the words that name it: compounds, appositions, a possessor, and theirs (iterative). A head named
-    by an apposition is that name, not its possessor's: "Kira Voss's sister, Anja" is Anja."""
-    named = any(c.dep_ == "appos" and _is_name(c) for c in head.children)
-    out, stack = [], [head]
-    while stack:
-        tok = stack.pop()
-        out.append(tok)
-        joined = _ampersand_joined(tok)
-        stack.extend(c for c in tok.children if (c.dep_ in _CORE_DEPS and not (named and tok is head and c.dep_ ==
-                     "poss")) or (joined is not None and c.i == joined.i))
-    return out
-
-
 def _is_time(toks: list[Any]) -> bool:
-    return any(_YEAR.fullmatch(t.text) or t.lower_ in _MONTHS for t in toks)
-
-
-def _conjuncts(head: Any) -> list[Any]:
-    """``head`` and the arguments coordinated with it ("Phobos and Deimos")."""
-    out = [head]
-    tok = head
-    for _ in range(_CHAIN_LIMIT):
-        nxt = next((c for c in tok.children if c.dep_ == "conj" and c.pos_ != "VERB" and c.pos_ != "AUX"), None)
-        if nxt is None:
-            break
-        joined = _ampersand_joined(tok)
-        if joined is None or nxt.i != joined.i:  # "Crispin & Co" is one argument
-            out.append(nxt)
-        tok = nxt
-    return out
+    return any(_YEAR.fullmatch(t.text) or t.lower_ in TIME_WORDS for t in toks)
 
 
 def _is_passive(verb: Any) -> bool:
     if any(c.dep_ in ("nsubjpass", "auxpass", "csubjpass") for c in verb.children):
         return True
-    return verb.dep_ == "acl" and verb.tag_ == "VBN"
+    return (verb.dep_ == "acl" and verb.tag_ == "VBN") or reduced_relative(verb) is not None
 
 
 def _subject(verb: Any) -> tuple[Any, bool] | None:
@@ -191,17 +80,19 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
     coordinated with, or complements, where it has none of its own; the complement of a verb of object control
     (:data:`_OBJECT_CONTROL`) is its object's ("ordered the town to pay")."""
     tok, controlled = verb, False
-    for _ in range(_CHAIN_LIMIT):
+    for _ in range(CHAIN_LIMIT):
         subjects = [c for c in tok.children if c.dep_ in ("nsubj", "csubj", "nsubjpass", "csubjpass")
                     and not speaker_label(c)]
         if subjects:
             # "The utility Northgrid agreed" parsed as two subjects, "utility" and "Northgrid": the name says who
-            c = next((c for c in subjects if _is_name(c)), subjects[0]) if len(subjects) > 1 else subjects[0]
+            c = next((c for c in subjects if is_name(c)), subjects[0]) if len(subjects) > 1 else subjects[0]
             # a controlled verb has its own voice: "Harlow was ordered to pay" (Harlow pays); so has a coordinated
             # verb in a tense of its own or with its own auxiliary: "was born in Szeged and died in Vienna" (she died),
             # "coached the Harps and was replaced by Walsh" (she was replaced)
             own_voice = controlled or (tok is not verb and (verb.tag_ in ("VBD", "VBZ", "VBP") or any(
                 c.dep_ in ("aux", "auxpass") for c in verb.children)))
+            if tok is verb and reduced_relative(verb) is not None:
+                return c, True  # "the planet first spotted by astronomers": what was spotted
             return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
         if tok.dep_ == "xcomp" and tok.head.i != tok.i:
             controlled = True
@@ -222,8 +113,8 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
 
 
 def _governing_verb(tok: Any) -> Any | None:
-    """The nearest verb above ``tok`` in the parse (within :data:`_CHAIN_LIMIT` steps), or None."""
-    for _ in range(_CHAIN_LIMIT):
+    """The nearest verb above ``tok`` in the parse (within :data:`CHAIN_LIMIT` steps), or None."""
+    for _ in range(CHAIN_LIMIT):
         if tok.head.i == tok.i:
             return None
         tok = tok.head
@@ -235,7 +126,7 @@ def _governing_verb(tok: Any) -> Any | None:
 def _resolve(tok: Any) -> Any:
     """The noun a relative pronoun or a reported clause's pronoun subject stands for; else ``tok``."""
     low = tok.lower_
-    if low in _RELATIVE and tok.head.dep_ in ("relcl",) and tok.head.head.i != tok.head.i:
+    if low in RELATIVE and tok.head.dep_ in ("relcl",) and tok.head.head.i != tok.head.i:
         return tok.head.head
     if low in ("it", "he", "she", "they") and tok.dep_ in ("nsubj", "nsubjpass"):
         clause = tok.head
@@ -251,7 +142,7 @@ def _prepositional(prep: Any) -> Iterator[tuple[str, Any, Any]]:
     words ("48 seconds behind Faith Wanjiru"), a coordinated object's its own ("..., Japan and the EU")."""
     for obj in prep.children:
         if obj.dep_ in ("pobj", "pcomp"):
-            for i, arg in enumerate(_conjuncts(obj)):
+            for i, arg in enumerate(conjuncts(obj)):
                 yield prep.lower_, arg, (prep if i == 0 else arg)
 
 
@@ -262,57 +153,59 @@ def _verb_frame(verb: Any) -> Frame | None:
     negated = False
 
     def add(role: str, head: Any) -> None:
-        for arg_head in _conjuncts(head):
-            slots.append((role, _argument(arg_head, _resolve(arg_head))))
+        for arg_head in conjuncts(head):
+            slots.append((role, argument(arg_head, _resolve(arg_head))))
 
-    # Repairs of two misparses of "VERB the DESCRIPTION NAME" (the parse is spaCy's small model's): phrases of the
-    # misread tokens are the verb's
-    borrowed: list[Any] = []
-    misread = misread_object(verb, _is_name)
+    misread = misread_object(verb, is_name)
     modified = object_it_modifies(verb)
     if modified is not None:
         phrases = [c for c in modified.children if c.dep_ == "prep"]
-        slots.append(("patient", _argument(modified, exclude=[verb, *phrases])))
-        borrowed = phrases
+        slots.append(("patient", argument(modified, exclude=[verb, *phrases])))
 
     gapped = _gapped_conjuncts(verb)
     subject = _subject(verb)
     if subject is not None:
         tok, subject_passive = subject
-        add("patient" if subject_passive else "agent", tok)
+        # a passive with an object of its own gives its subject the thing: "Weber was awarded the prize"
+        given_to = subject_passive and any(c.dep_ in ("dobj", "obj") for c in verb.children) and misread is None
+        add("recipient" if given_to else "patient" if subject_passive else "agent", tok)
     elif verb.dep_ == "acl" and verb.head.i != verb.i:  # "the tent left behind by Amundsen", "a company making"
         add("patient" if passive else "agent", verb.head)
     for doer in agents_under_commission(verb) if passive else ():
         add("agent", doer)
-    if misread is not None:
-        borrowed = [c for c in misread[1].children if c.dep_ == "prep"]
-    for c in [*verb.children, *borrowed]:
+    lent = set_off_tail(verb)
+    for c in [*verb.children, *_borrowed_phrases(verb, misread, modified)]:
+        if c in lent:
+            continue
         dep = c.dep_
         if dep in ("dobj", "obj") and misread is not None:
             add("patient", misread[0])
         elif dep in ("dobj", "obj"):  # "the tent that Amundsen left": the relative pronoun, read as "the tent"
             add("patient", c)
+        elif dep == "ccomp" and (modified_noun := reduced_relative(c)) is not None:
+            add("patient", modified_noun)  # "confirmed the planet first spotted by ...": the planet was confirmed
         elif dep == "dative":
-            if c.pos_ == "ADP":
+            # (a "to" the tagger calls a particle still has its object: "awarded the Golden Reel to 'Salt Roads'")
+            if c.pos_ == "ADP" or any(o.dep_ in ("pobj", "pcomp") for o in c.children):
                 for _, obj, _ in _prepositional(c):
-                    slots.append(("recipient", _argument(obj, _resolve(obj))))
+                    slots.append(("recipient", argument(obj, _resolve(obj))))
             else:
                 add("recipient", c)
         elif dep in ("attr", "acomp", "oprd"):
             add("attr", c)
         elif dep == "agent":
             for _, obj, _ in _prepositional(c):
-                slots.append(("agent", _argument(obj, _resolve(obj))))
+                slots.append(("agent", argument(obj, _resolve(obj))))
         elif dep == "prep":
             if gapped and c.i > gapped[0].i:
                 continue  # a gapped conjunct's own phrase ("born in 1930 and Sandra Gulland in 1944"): its frame's
             for prep, obj, words in _prepositional(c):
-                arg = _argument(obj, _resolve(obj), span_from=words)
-                timed = prep in _TIME_PREPOSITIONS and _is_time(_argument_tokens(obj))
+                arg = argument(obj, _resolve(obj), span_from=words)
+                timed = prep in _TIME_PREPOSITIONS and _is_time(argument_tokens(obj))
                 post = prep == "as" and verb.lemma_.lower() in _AS_ATTRIBUTE_VERBS
                 slots.append(("time" if timed else "attr" if post else f"prep:{prep}", arg))
         elif dep in ("advmod", "npadvmod") and (c.n_lefts or c.n_rights):
-            slots.append(("advmod", _argument(c)))
+            slots.append(("advmod", argument(c)))
         elif dep == "prt":
             particle = " " + c.lower_
         elif dep == "neg":
@@ -321,6 +214,16 @@ def _verb_frame(verb: Any) -> Frame | None:
         return None
     predicate = verb.lemma_.lower() + particle
     return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots), (verb.idx, verb.idx + len(verb)))
+
+
+def _borrowed_phrases(verb: Any, misread: tuple[Any, Any] | None, modified: Any | None) -> list[Any]:
+    """The prepositional phrases the parser hangs elsewhere that are ``verb``'s: those of a misread token of "VERB the
+    DESCRIPTION NAME" (:func:`.repairs.misread_object`, :func:`.repairs.object_it_modifies`; spaCy's small model), and
+    those after the closing comma of a participle set off by commas in its object (:func:`.repairs.set_off_tail`)."""
+    misread_token = misread[1] if misread is not None else modified
+    borrowed = [c for c in misread_token.children if c.dep_ == "prep"] if misread_token is not None else []
+    return borrowed + [p for obj in verb.children if obj.dep_ in ("dobj", "obj") for c in obj.children
+                       for p in set_off_tail(c)]
 
 
 def _gapped_conjuncts(verb: Any) -> list[Any]:
@@ -336,21 +239,26 @@ def _gapped_frames(verb: Any, frame: Frame) -> Iterator[Frame]:
     the verb ("Hansberry was born in 1930 and Sandra Gulland in 1944"): a phrase of the verb's after the conjunct is
     the conjunct's (and of a passive verb, the conjunct is its subject: Gulland was born)."""
     agents = [("agent", a) for a in frame.get("agent")] if not _is_passive(verb) else []
-    conjuncts = _gapped_conjuncts(verb)
-    for k, c in enumerate(conjuncts):
+    gapped = _gapped_conjuncts(verb)
+    for k, c in enumerate(gapped):
         slots: list[tuple[str, Argument]] = list(agents)
         timed: list[Any] = []
         for prep in c.children:
-            if prep.dep_ == "prep" and _is_time(_argument_tokens(prep)):
+            if prep.dep_ == "prep" and _is_time(argument_tokens(prep)):
                 timed.append(prep)
-        upto = conjuncts[k + 1].i if k + 1 < len(conjuncts) else len(verb.doc)
-        hung = [p for p in verb.children if p.dep_ == "prep" and c.i < p.i < upto and _is_time(_argument_tokens(p))]
-        slots.append(("patient", _argument(c, exclude=timed)))
+        upto = gapped[k + 1].i if k + 1 < len(gapped) else len(verb.doc)
+        hung = [p for p in verb.children if p.dep_ == "prep" and c.i < p.i < upto and _is_time(argument_tokens(p))]
+        slots.append(("patient", argument(c, exclude=timed)))
         for prep in timed + hung:
             for name, obj, words in _prepositional(prep):
                 slots.append(("time" if name in _TIME_PREPOSITIONS else f"prep:{name}",
-                              _argument(obj, span_from=words)))
+                              argument(obj, span_from=words)))
         yield Frame(frame.predicate, frame.stem, frame.negated, False, tuple(slots))
+
+
+# The phrases an event noun's "of" object carries that are the event's: from whom and to whom ("the purchase of the
+# depot from Westline", "the sale of the unit to Palmera").
+_EVENT_NOUN_PHRASES = frozenset({"from", "to"})
 
 
 def _noun_frame(noun: Any) -> Frame | None:
@@ -358,7 +266,7 @@ def _noun_frame(noun: Any) -> Frame | None:
     "the purchase of Palmera by Northwind"), or a noun with a "by" / "from" object ("an article by Menabrea",
     "a header from Okafor")."""
     slots: list[tuple[str, Argument]] = []
-    possessor = next((c for c in noun.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+    possessor = next((c for c in noun.children if c.dep_ == "poss" and c.lower_ not in PERSONAL), None)
     preps = {}
     for c in noun.children:
         if c.dep_ == "prep" and c.lower_ in ("of", "by", "from"):
@@ -368,17 +276,24 @@ def _noun_frame(noun: Any) -> Frame | None:
     event = "of" in preps and (possessor is not None or "by" in preps)
     if event:
         if possessor is not None:
-            slots.append(("agent", _argument(possessor)))
+            slots.append(("agent", argument(possessor)))
+        # the event's "from" / "to" phrases, on the noun or hung by the parser on its object ("the city's purchase of
+        # the depot from Westline", "the county's sale of the hospital to Brightway")
+        phrases = [c for c in noun.children if c.dep_ == "prep" and c.lower_ in _EVENT_NOUN_PHRASES]
         for _, obj, _ in _prepositional(preps["of"]):
-            slots.append(("patient", _argument(obj)))
+            moved = [c for c in obj.children if c.dep_ == "prep" and c.lower_ in _EVENT_NOUN_PHRASES]
+            slots.append(("patient", argument(obj, exclude=moved)))
+            phrases += moved
+        for phrase in phrases:
+            slots.extend((f"prep:{p}", argument(o, span_from=words)) for p, o, words in _prepositional(phrase))
         if "by" in preps:
             for _, obj, _ in _prepositional(preps["by"]):
-                slots.append(("agent", _argument(obj)))
+                slots.append(("agent", argument(obj)))
     else:
         for name in ("by", "from"):
             if name in preps:
                 for prep, obj, words in _prepositional(preps[name]):
-                    slots.append((f"prep:{prep}", _argument(obj, span_from=words)))
+                    slots.append((f"prep:{prep}", argument(obj, span_from=words)))
     if not slots:
         return None
     return Frame(noun.lemma_.lower(), stem(noun.lemma_.lower()), False, True, tuple(slots))
@@ -397,14 +312,14 @@ def _relation_frame(copula: Any, frame: Frame) -> Frame | None:
     noun, whose, who = attr, None, subject
     if attr.pos_ == "NOUN":
         of = next((c for c in attr.children if c.dep_ == "prep" and c.lower_ == "of"), None)
-        poss = next((c for c in attr.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+        poss = next((c for c in attr.children if c.dep_ == "poss" and c.lower_ not in PERSONAL), None)
         whose = [obj for _, obj, _ in _prepositional(of)] if of is not None else [poss] if poss is not None else None
     if whose is None and subject.pos_ == "NOUN":  # "Samir Haddad's niece is (the singer) Lina Haddad"
-        poss = next((c for c in subject.children if c.dep_ == "poss" and c.lower_ not in _PERSONAL), None)
+        poss = next((c for c in subject.children if c.dep_ == "poss" and c.lower_ not in PERSONAL), None)
         noun, whose, who = subject, [poss] if poss is not None else None, attr
     if not whose:
         return None
-    agent, patients = _argument(who, _resolve(who)), [_argument(w) for w in whose]
+    agent, patients = argument(who, _resolve(who)), [argument(w) for w in whose]
     if not agent.names or not any(p.names for p in patients):
         return None
     lemma = noun.lemma_.lower()
@@ -424,7 +339,7 @@ def frames_of(doc: Any) -> Iterator[Frame]:
         copula = tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass") and any(
             c.dep_ in ("attr", "acomp", "advmod", "prep", "oprd") for c in tok.children)
         if tok.pos_ == "VERB" or copula:
-            if tok.dep_ in ("ccomp", "xcomp", "conj") and (split := misread_object(tok.head, _is_name)) is not None \
+            if tok.dep_ in ("ccomp", "xcomp", "conj") and (split := misread_object(tok.head, is_name)) is not None \
                     and split[1].i == tok.i:
                 continue  # half of its verb's object, read in that verb's frame
             frame = _verb_frame(tok)

@@ -34,24 +34,15 @@ from halguard.grounding.roles.converse import (
     told_by_the_doer,
 )
 from halguard.grounding.roles.converse import same_stem as _same_stem
+from halguard.grounding.roles.crossings import (
+    SYMMETRIC_PREDICATES,
+    agent_and_patient_crossed,
+    crossed_with_phrase,
+    exchanged,
+)
 from halguard.grounding.roles.frames import Argument, Frame
 
 __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
-
-# Predicates whose agent and patient can be exchanged without changing what is said. Hand-listed from the issue's
-# cases and their neighbours (stems of halguard.text.lexical.stem's lemmas are compared, so list lemmas).
-SYMMETRIC_PREDICATES = frozenset({
-    "meet", "marry", "wed", "divorce", "date", "play", "face", "draw", "tie", "merge", "collide", "border", "adjoin",
-    "neighbour", "neighbor", "resemble", "equal", "match", "partner", "compete", "battle", "fight", "debate",
-    "negotiate", "talk", "speak", "chat", "trade", "swap", "exchange", "share", "join", "sit", "be", "lie", "stand",
-    "touch", "meet with", "team up", "split", "separate", "correspond", "agree", "disagree", "coincide", "rival",
-    "contest", "duel", "wrestle", "race", "box", "spar", "kiss", "hug", "embrace", "collaborate", "cooperate",
-    "connect", "link", "differ", "alternate",
-    # relations a copula states of two ("X is the cousin of Y": roles/frames._relation_frame)
-    "cousin", "friend", "colleague", "sibling", "twin", "spouse", "classmate", "teammate", "ally", "peer",
-    "contemporary", "counterpart", "equivalent", "opposite", "namesake", "relative", "neighbour", "neighbor",
-})
-
 
 @dataclass(frozen=True)
 class RoleConflict:
@@ -99,25 +90,19 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
     same = 0
     differing: list[tuple[str, Argument, Argument]] = []
     swapped = None
-    c_agents, c_patients = claim.get("agent"), claim.get("patient")
-    e_agents, e_patients = evidence.get("agent"), evidence.get("patient")
-    crossed = False
-    if len(c_agents) == len(c_patients) == len(e_agents) == len(e_patients) == 1:
-        ca, cp, ea, ep = c_agents[0], c_patients[0], e_agents[0], e_patients[0]
-        crossed = (compare(ca, ep) == "same" and compare(cp, ea) == "same"
-                   and compare(ca, ea) != "same" and compare(cp, ep) != "same")
-        if crossed and SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
-            swapped = (ca, cp, ea, ep)
-        elif crossed:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
-            same += 2
-    crossed_roles = None if crossed else _crossed_with_phrase(claim, evidence)
+    crossed = agent_and_patient_crossed(claim, evidence)
+    if crossed is not None and SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
+        swapped = crossed
+    elif crossed is not None:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
+        same += 2
+    crossed_roles = None if crossed is not None else crossed_with_phrase(claim, evidence)
     if crossed_roles is not None:
         # "The central bank hired Sara Lind from the Halden Institute" against "The Halden Institute hired
         # economist Sara Lind from the central bank": who acted and whom the phrase names trade places, which a name
         # against a description ("the central bank") cannot show as two differing names
         ca, ea = claim.get("agent")[0], evidence.get("agent")[0]
         swapped = (ca, claim.get(crossed_roles[0])[0], ea, evidence.get(crossed_roles[1])[0])
-    skipped = ("agent", "patient") if crossed else ("agent", crossed_roles[0]) if crossed_roles else ()
+    skipped = ("agent", "patient") if crossed is not None else ("agent", crossed_roles[0]) if crossed_roles else ()
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
     for role, arg in claim.slots:
         if role in skipped:
@@ -129,8 +114,11 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
             differing.append((role, arg, misplaced))
         elif any(r == "same" for r, _ in results):
             same += 1
-        elif _adjunct(role) and any(compare(arg, other) == "same" for other in adjuncts):
-            same += 1  # the same words in another adjunct ("48 seconds behind" read as an adverb or a preposition)
+        elif _adjunct(role) and not any(r == "differ" for r, _ in results) and any(
+                compare(arg, other) == "same" for other in adjuncts):
+            # the same words in another adjunct ("48 seconds behind" read as an adverb or a preposition), unless the
+            # evidence's own in that role differs ("from Lagos" / "from Benin City, ... at a ceremony in Lagos")
+            same += 1
         elif not others and _adjunct(role) and arg.names and elsewhere(arg) and (rival := next(
                 (o for o in adjuncts if o.names and arg.described_by & o.described_by and compare(arg, o) == "differ"),
                 None)) is not None:
@@ -162,13 +150,6 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
 
 
 _CORE_ROLES = ("agent", "patient", "recipient", "attr")
-# The roles whose argument can trade places with the agent: whom something goes to, where someone comes from or goes
-# to ("sold X to Y", the parser's recipient; "hired X from Y", "loaned X to Y"). A recipient and a "to" phrase are one
-# role (the parser reads "supply power to the city" either way).
-_CROSSING_ROLES = ("recipient", "prep:from", "prep:to")
-_ONE_ROLE = {"recipient": ("recipient", "prep:to"), "prep:to": ("recipient", "prep:to")}
-
-
 def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames: Sequence[Frame]
                  ) -> Argument | None:
     """The evidence frame's named argument where the claim puts a description that the passage gives another event:
@@ -206,27 +187,6 @@ def _in_another_event(claim: Frame, role: str, arg: Argument, frames: Sequence[F
                and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r)) for frame in frames)
 
 
-def _crossed_with_phrase(claim: Frame, evidence: Frame) -> tuple[str, str] | None:
-    """The roles (the claim's and the evidence's, of :data:`_CROSSING_ROLES`) whose one argument trades places with
-    the one agent of both frames: the claim's agent is the evidence's phrase object and the reverse, and neither is
-    the same as where it stands in the other frame. None for a symmetric predicate, or where nothing crosses."""
-    if not SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
-        return None
-    c_agents, e_agents = claim.get("agent"), evidence.get("agent")
-    if len(c_agents) != 1 or len(e_agents) != 1:
-        return None
-    ca, ea = c_agents[0], e_agents[0]
-    for role in _CROSSING_ROLES:
-        ours = claim.get(role)
-        for their_role in _ONE_ROLE.get(role, (role,)):
-            theirs = evidence.get(their_role)
-            if len(ours) == len(theirs) == 1 and compare(ca, theirs[0]) == "same" \
-                    and compare(ours[0], ea) == "same" and compare(ca, ea) != "same" \
-                    and compare(ours[0], theirs[0]) != "same":
-                return role, their_role
-    return None
-
-
 def _same_event(claim: Frame, evidence: Frame, differing: set[int]) -> bool:
     """Whether the evidence frame can be the claim frame's event, but for the ``differing`` arguments: every other
     core argument (agent, patient, recipient, attribute) that both frames have is the same. "Northwind acquired
@@ -246,16 +206,6 @@ def _may_be(ours: Argument, theirs: Argument, role: str) -> bool:
     parent company" is not "the trucking division")."""
     result = compare(ours, theirs, role)
     return result == "same" or (result == "unknown" and not theirs.identity and not theirs.numbers)
-
-
-def _exchanged(differing: list[tuple[str, Argument, Argument]]
-               ) -> tuple[tuple[str, Argument, Argument], tuple[str, Argument, Argument]] | None:
-    """Two differing arguments each of which is what the passage has in the other's place, or None."""
-    for i, first in enumerate(differing):
-        for second in differing[i + 1:]:
-            if compare(first[1], second[2]) == "same" and compare(second[1], first[2]) == "same":
-                return first, second
-    return None
 
 
 def _other_mention(claim: Frame, differing: tuple[str, Argument, Argument], best: _Alignment,
@@ -420,10 +370,10 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
         differing = [d for d in best.differing if not _other_mention(claim, d, best, aligned)]
         if not differing and best.swapped is None:
             continue
-        exchanged = _exchanged(differing)
-        if exchanged is not None:  # two arguments that trade places: one swap, said once
-            (_, a1, t1), (_, a2, t2) = exchanged
-            differing = [d for d in differing if d not in exchanged]
+        pair = exchanged(differing)
+        if pair is not None:  # two arguments that trade places: one swap, said once
+            (_, a1, t1), (_, a2, t2) = pair
+            differing = [d for d in differing if d not in pair]
             out.append(RoleConflict(min(a1.start, a2.start), max(a1.end, a2.end),
                                     f"roles swapped: {a1.text} / {a2.text} (the passage: {t2.text} / {t1.text}, "
                                     f"{best.frame.predicate})"))

@@ -11,10 +11,12 @@ sentence instead of spaCy's documents.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from typing import Any
 
 from halguard.grounding.roles.frames import Frame, frames_of
+from halguard.grounding.roles.phrases import TITLE_SPANS
 from halguard.util.cache_budgets import ROLE_FRAMES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
@@ -65,7 +67,43 @@ def _frames(text: str) -> tuple[Frame, ...]:
     # it. A zone is process-wide (a parse in another thread would have its words freed under it), and zones must
     # not nest: one parse at a time.
     with _parse_lock, nlp.memory_zone():
-        return tuple(frames_of(nlp(text)))
+        return tuple(frames_of(_parse(nlp, text)))
+
+
+# Quotation marks around a title ("to 'Harbour Lights'", "“Night Ferry”"): an opening mark after no word character,
+# before a capital, closed within 80 characters by a mark before no word character. Possessives ("the readers'
+# award") and contractions ("don't") have a word character on one side; they stay. Bounded: at most 80 characters
+# tried per opening mark.
+_TITLE_QUOTES = re.compile(r"(?<![\w'‘“\"])(['‘“\"])(?=[A-Z])[^'‘’“”\"\n]{1,80}?(['’”\"])(?![\w])")
+
+
+def _unquoted(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with the quotation marks around titles made spaces (same length: the frames' offsets hold), and the
+    titles' character spans. The small model reads "gave the Blue Quill to 'Harbour Lights'" as an infinitive "to
+    harbour" with the object "Lights"; a title's "and" is no coordination ("'Salt and Ember'": one name)."""
+    if not any(q in text for q in "'‘“\""):
+        return text, []
+    chars, titles = list(text), []
+    for m in _TITLE_QUOTES.finditer(text):
+        chars[m.start(1)] = chars[m.start(2)] = " "
+        titles.append((m.start(1), m.end(2)))
+    return "".join(chars), titles
+
+
+def _parse(nlp: Any, text: str) -> Any:
+    """``nlp(text)`` with the quotation marks around titles read as spaces (:func:`_unquoted`) and a sentence starting
+    after each semicolon: the clauses a semicolon joins are parsed apart ("The jury awarded the Golden Reel to Salt
+    Roads; Night Ferry, by Paul Okoro, took the audience prize." is read in one piece as the jury taking the audience
+    prize). The parser keeps boundaries set before it runs."""
+    unquoted, titles = _unquoted(text)
+    doc = nlp.make_doc(unquoted)
+    doc.user_data[TITLE_SPANS] = titles
+    for prev, tok in zip(doc, doc[1:]):
+        if prev.text == ";":
+            tok.is_sent_start = True
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    return doc
 
 
 def parsed_frames(text: str) -> tuple[Frame, ...] | None:

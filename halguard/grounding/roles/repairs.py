@@ -1,7 +1,9 @@
 """Repairs of misparses by spaCy's small English model, for the role frames (:mod:`halguard.grounding.roles.frames`):
 of "VERB the DESCRIPTION NAME", the object split in two and a past-tense verb read as a modifier of its object's
-description; a passive's agent hung on the noun of its "under licence" phrase; and a dialogue's speaker label read
-as the subject. Each looks at a few tokens: bounded by the sentence.
+description; a reduced passive relative read as a clause of its own ("confirmed the planet first spotted by ...");
+the phrases after a participle set off by commas read as the participle's ("returned the head, looted from Benin
+City, to the government"); a passive's agent hung on the noun of its "under licence" phrase; and a dialogue's speaker
+label read as the subject. Each looks at a few tokens: bounded by the sentence.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["agents_under_commission", "misread_object", "object_it_modifies", "speaker_label"]
+__all__ = ["agents_under_commission", "misread_object", "object_it_modifies", "reduced_relative", "set_off_tail",
+           "speaker_label"]
 
 # Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
 _CHAIN_LIMIT = 8
@@ -44,6 +47,37 @@ def object_it_modifies(verb: Any) -> Any | None:
             break
         noun = noun.head
     return noun if noun.i > verb.i else None
+
+
+def reduced_relative(verb: Any) -> Any | None:
+    """The noun a past participle modifies where the parser read the two as a clause of their own: "The TESS satellite
+    confirmed the planet first spotted by astronomers" parsed with "planet" the active subject of a complement
+    "spotted". A participle with a "by" agent and no auxiliary or subordinator is a passive: the noun is what was
+    spotted, and the object of the verb the clause hangs on. Returns None when not."""
+    if verb.tag_ != "VBN" or verb.dep_ not in ("ccomp", "xcomp") or verb.head.i == verb.i:
+        return None
+    children = list(verb.children)
+    if not any(c.dep_ == "agent" for c in children) or any(
+            c.dep_ in ("aux", "auxpass", "mark", "nsubjpass", "dobj", "obj") for c in children):
+        return None
+    subjects = [c for c in children if c.dep_ == "nsubj"]
+    if len(subjects) != 1 or subjects[0].pos_ not in ("NOUN", "PROPN") or subjects[0].i > verb.i:
+        return None
+    return subjects[0]
+
+
+def set_off_tail(participle: Any) -> list[Any]:
+    """The prepositional phrases after the closing comma of a participle set off by commas, which the parser hangs on
+    the participle: "The museum returned the bronze head, looted from Benin City in 1897, to the Nigerian government"
+    (the government is whom the museum returned it to, not where it was looted to). Empty where there are none."""
+    if participle.dep_ != "acl" or participle.tag_ != "VBN" or participle.i == 0 \
+            or participle.doc[participle.i - 1].text != ",":
+        return []
+    comma = next((c for c in participle.children if c.dep_ == "punct" and c.text == "," and c.i > participle.i),
+                 None)
+    if comma is None:
+        return []
+    return [c for c in participle.children if c.dep_ == "prep" and c.i > comma.i]
 
 
 def speaker_label(tok: Any) -> bool:

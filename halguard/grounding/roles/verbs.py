@@ -75,8 +75,8 @@ def _said_conversely(claim: Frame, evidence: Frame) -> bool:
 
 
 def verbs_said(claim_frames: Sequence[Frame], evidence: Sequence[Frame]) -> list[VerbSaid]:
-    """The claim's verbs (one-word predicates, with their offsets) that an evidence frame says with a related verb,
-    and its relation nouns that an evidence frame says from the other side."""
+    """The claim's verbs (one-word predicates, with their offsets) that an evidence frame says with a related verb or
+    from the other side, and its relation nouns that an evidence frame says from the other side."""
     found = []
     for frame in claim_frames:
         if frame.nominal and frame.at[0] >= 0:  # a copula's relation (frames._relation_frame)
@@ -86,7 +86,8 @@ def verbs_said(claim_frames: Sequence[Frame], evidence: Sequence[Frame]) -> list
             continue
         if frame.nominal or frame.at[0] < 0 or " " in frame.predicate:
             continue  # an event noun, a gapped frame (its verb is another frame's), a phrasal verb ("make up")
-        said_by = next((e.predicate for e in evidence if _says(frame, e)), None)
+        # (or from the other side: "Brightway bought the hospital" for "the county's sale of the hospital to Brightway")
+        said_by = next((e.predicate for e in evidence if _says(frame, e) or _said_conversely(frame, e)), None)
         if said_by is not None:
             found.append((frame.at[0], frame.at[1], said_by))
     return found
