@@ -25,6 +25,9 @@ from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_
     ("The festival was held in May.", "The festival took place in May."),
     ("The engine broke down on the motorway.", "The engine failed on the motorway."),
     ("The council will deal with the complaints.", "The council will handle the complaints."),
+    ("Bus drivers will walk out on Monday.", "Bus drivers will strike on Monday."),
+    ("The coach left out the captain for the final.", "The coach dropped the captain for the final."),
+    ("The gallery handed back the mask in 2022.", "The gallery returned the mask in 2022."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -76,6 +79,11 @@ def test_phrasal_scan_is_bounded():
     ("Laura Finch is in charge of the school.", "Laura Finch leads the school."),
     ("The ministry made sure that schools stayed open.", "The ministry ensured that schools stayed open."),
     ("The team came up with a new design.", "The team devised a new design."),
+    ("Luca Conti took the place of the captain.", "Luca Conti replaced the captain."),
+    ("Leo Park was found not guilty of fraud.", "Leo Park was acquitted of fraud."),  # (the "qu" of acquitted: lexical)
+    ("Leo Park was found guilty of fraud.", "Leo Park was convicted of fraud."),
+    ("Victor Hale received a six-year sentence.", "Victor Hale was sentenced to six years."),
+    ("Marta Silva took first place in the marathon.", "Marta Silva won the marathon."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -87,6 +95,8 @@ def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     ("More than 1,500 of the people on board lost their lives.", "More than 1,500 people on board were rescued."),
     ("Dealers will replace the faulty sensor at no cost.", "Dealers will replace the faulty sensor for a fee of 80 "
      "dollars."),
+    ("Leo Park was found guilty of fraud.", "Leo Park was acquitted of fraud."),  # guilty is no acquittal
+    ("Marta Silva took first place in the marathon.", "Marta Silva finished 41st in the marathon."),
 ])
 def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
     assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"

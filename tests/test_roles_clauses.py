@@ -5,8 +5,11 @@ passive relative read as a clause of its own ("confirmed the comet spotted by am
 participle set off by commas ("returned the manuscript, stolen from Krakow in 1941, to the Polish government"), the
 subject of a passive with an object of its own ("was awarded the Holm Medal": whom it went to), an event noun's
 "from" / "to" phrase hung on its object ("the county's sale of the hospital to Brightway"), a name the passage puts
-on the other side of the verb from a pronoun ("she succeeds Tom Hale"), and a phrase whose own preposition differs
-("taken from Kumasi" against "taken from Accra ... at a ceremony in Kumasi"). Each swap is flagged and each faithful
+on the other side of the verb from a pronoun ("she succeeds Tom Hale"), a phrase whose own preposition differs
+("taken from Kumasi" against "taken from Accra ... at a ceremony in Kumasi"), a name after its description read as
+its object ("by architect Lena Brandt"), an object's apposition read as the verb's ("arrested the skipper, Tom Reid,
+after ..."), and one person done to where the passage has another and gives the claim's person another part ("Carl
+Moss was acquitted" where he was jailed and his brother acquitted). Each swap is flagged and each faithful
 telling of the same passage passes."""
 
 import pytest
@@ -27,6 +30,10 @@ MEDAL = ("Dr. Ines Varela, whose lab built the sensor, was awarded the Holm Meda
 HOSPITAL = "The county's sale of the old hospital to Brightway Homes was approved in May."
 LENDING = "Orion Bank named Clara Weiss head of lending; she succeeds Tom Hale, who retires in June."
 NOVEL = "The novel 'War and Ashes', written by Petra Novak, was translated by Jan Dvorak in 2015."
+TOWER = "The tower, designed by architect Lena Brandt, was opened by the governor, Paul Weiss, in June."
+CRASH = ("Police arrested the skipper, Tom Reid, after the collision; his deckhand, Ola Berg, was taken to hospital "
+         "with a broken arm.")
+TRIAL = "Judge Ruth Ames jailed Carl Moss for five years; his brother, Ivan Moss, was acquitted."
 
 SWAPS = [
     (PRIZES, "Ivo Petrak's 'Cold Orchard' received the Blue Quill."),
@@ -38,6 +45,9 @@ SWAPS = [
     (HOSPITAL, "The county bought the old hospital from Brightway Homes."),
     (LENDING, "Tom Hale succeeds Clara Weiss."),
     (NOVEL, "Jan Dvorak wrote 'War and Ashes'."),
+    (TOWER, "Paul Weiss designed the tower."),
+    (CRASH, "Ola Berg was arrested after the collision."),
+    (TRIAL, "Carl Moss was acquitted."),
 ]
 FAITHFUL = [
     (PRIZES, "Mara Quist's 'Harbour Lights' received the Blue Quill."),
@@ -51,6 +61,9 @@ FAITHFUL = [
     (HOSPITAL, "Brightway Homes bought the old hospital from the county."),
     (LENDING, "Clara Weiss succeeds Tom Hale."),
     (NOVEL, "Petra Novak wrote 'War and Ashes'."),
+    (TOWER, "Lena Brandt designed the tower."),
+    (CRASH, "Tom Reid was arrested after the collision."),
+    (TRIAL, "Ivan Moss was acquitted."),
 ]
 
 
@@ -144,3 +157,14 @@ def test_a_narrower_finding_marks_the_words_and_the_role_reason_stays(verifier):
     # a role conflict with no narrower finding inside is its own span
     swapped = verifier.verify("Tom Hale succeeds Clara Weiss.", [LENDING])
     assert any("Tom Hale" in s.text for s in swapped.spans)
+
+
+def test_one_participant_each_is_no_conflict_without_another_part_or_with_other_details():
+    # two people's births are two events; "Italy finished second" is not "France finished fourth"
+    assert role_conflicts("Lorraine Hansberry was born in 1930.",
+                          ["Sandra Gulland (born 3 November 1944) is a Canadian novelist."], lambda a: True) == []
+    race = "Poland won in 42.10; Italy took silver in 42.31 and France, the champions, finished fourth."
+    assert role_conflicts("Italy finished second in 42.31.", [race], lambda a: True) == []
+    # a doer alone is not read so ("Smith said ..." beside "Jones said ...")
+    talks = "Anna Lind chaired the talks, and Omar Said, the envoy, said the deal was close."
+    assert role_conflicts("Anna Lind said the deal was close.", [talks], lambda a: True) == []

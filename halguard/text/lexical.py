@@ -84,7 +84,8 @@ def regular_forms(word: str) -> set[str]:
         forms.add(word[:-1] + "ing")
     if len(word) >= 2 and word.endswith("y") and word[-2] not in "aeiou":
         forms |= {word[:-1] + "ies", word[:-1] + "ied"}  # apply -> applies; not say -> saies
-    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
+    if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and (
+            word[-3] not in "aeiou" or word[-4:-2] == "qu"):  # (a "u" after "q" is no vowel: acquit, equip)
         forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}  # drop -> dropped, plan -> planning
     return forms
 

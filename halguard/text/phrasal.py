@@ -31,7 +31,7 @@ __all__ = ["IDIOMS", "PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_
 
 PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "step down": ("resign", "quit"),
-    "take over": ("acquire", "assume", "succeed"),
+    "take over": ("acquire", "assume", "succeed", "replace"),
     "set up": ("establish", "found", "create", "start"),
     "carry out": ("conduct", "perform", "execute"),
     "put off": ("postpone", "delay"),
@@ -77,6 +77,9 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "go back": ("return",),
     "send back": ("return",),
     "give back": ("return",),
+    "hand back": ("return",),
+    "walk out": ("strike",),
+    "leave out": ("omit", "exclude", "drop"),
     "fill in": ("complete",),
     "put out": ("extinguish",),
     "throw out": ("dismiss", "reject", "discard"),
@@ -121,6 +124,12 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("get rid of", r"\b(g(?:et|ets|ot|etting))\s+(rid)\s+of\b", ("remove", "eliminate", "discard")),
     ("put in place", r"\b(put(?:s|ting)?)\s+in\s+(place)\b", ("implement", "introduce", "establish")),
     ("come up with", r"\b(c(?:ome|omes|ame|oming))\s+(up)\s+with\b", ("devise", "propose", "develop", "invent")),
+    ("take the place of", r"\b(t(?:ake|akes|ook|aken|aking))\s+(?:the\s+)?(place)\s+of\b",
+     ("replace", "succeed", "substitute")),
+    ("be found not guilty", r"\b(f(?:ind|inds|ound|inding))\s+(not)\s+(guilty)\b", ("acquit", "clear")),
+    ("be found guilty", r"\b(f(?:ind|inds|ound|inding))\s+(guilty)\b", ("convict",)),
+    ("take first place", r"\b(t(?:ake|akes|ook|aken|aking))\s+(first)\s+(place)\b", ("win", "won", "first")),
+    ("receive a sentence", r"\b(receiv(?:e|es|ed|ing))\s+an?\s+(?:[\w-]+\s+){0,2}?sentence\b", ("sentence",)),
 )
 
 # The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).

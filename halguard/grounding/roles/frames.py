@@ -41,7 +41,9 @@ from halguard.grounding.roles.phrases import (
 )
 from halguard.grounding.roles.repairs import (
     agents_under_commission,
+    apposition_of_object,
     misread_object,
+    name_after_description,
     object_it_modifies,
     reduced_relative,
     set_off_tail,
@@ -142,6 +144,7 @@ def _prepositional(prep: Any) -> Iterator[tuple[str, Any, Any]]:
     words ("48 seconds behind Faith Wanjiru"), a coordinated object's its own ("..., Japan and the EU")."""
     for obj in prep.children:
         if obj.dep_ in ("pobj", "pcomp"):
+            obj = name_after_description(obj, is_name) or obj  # "by engineer Ana Costa" parsed as a verb "engineer"
             for i, arg in enumerate(conjuncts(obj)):
                 yield prep.lower_, arg, (prep if i == 0 else arg)
 
@@ -174,6 +177,7 @@ def _verb_frame(verb: Any) -> Frame | None:
     for doer in agents_under_commission(verb) if passive else ():
         add("agent", doer)
     lent = set_off_tail(verb)
+    named_objects = apposition_of_object(verb, is_name)
     for c in [*verb.children, *_borrowed_phrases(verb, misread, modified)]:
         if c in lent:
             continue
@@ -181,7 +185,7 @@ def _verb_frame(verb: Any) -> Frame | None:
         if dep in ("dobj", "obj") and misread is not None:
             add("patient", misread[0])
         elif dep in ("dobj", "obj"):  # "the tent that Amundsen left": the relative pronoun, read as "the tent"
-            add("patient", c)
+            add("patient", named_objects.get(c.i, c))
         elif dep == "ccomp" and (modified_noun := reduced_relative(c)) is not None:
             add("patient", modified_noun)  # "confirmed the planet first spotted by ...": the planet was confirmed
         elif dep == "dative":
@@ -204,7 +208,7 @@ def _verb_frame(verb: Any) -> Frame | None:
                 timed = prep in _TIME_PREPOSITIONS and _is_time(argument_tokens(obj))
                 post = prep == "as" and verb.lemma_.lower() in _AS_ATTRIBUTE_VERBS
                 slots.append(("time" if timed else "attr" if post else f"prep:{prep}", arg))
-        elif dep in ("advmod", "npadvmod") and (c.n_lefts or c.n_rights):
+        elif dep in ("advmod", "npadvmod") and (c.n_lefts or c.n_rights) and c not in named_objects.values():
             slots.append(("advmod", argument(c)))
         elif dep == "prt":
             particle = " " + c.lower_

@@ -33,12 +33,18 @@ from halguard.grounding.roles.converse import (
     said_conversely,
     told_by_the_doer,
 )
-from halguard.grounding.roles.converse import same_stem as _same_stem
 from halguard.grounding.roles.crossings import (
     SYMMETRIC_PREDICATES,
     agent_and_patient_crossed,
     crossed_with_phrase,
     exchanged,
+)
+from halguard.grounding.roles.events import (
+    CORE_ROLES,
+    in_another_event,
+    lone_participant_moved,
+    same_event,
+    same_predicate,
 )
 from halguard.grounding.roles.frames import Argument, Frame
 
@@ -51,12 +57,6 @@ class RoleConflict:
     start: int
     end: int
     reason: str
-
-
-def _same_predicate(claim: Frame, evidence: Frame) -> bool:
-    if claim.predicate == evidence.predicate or claim.stem == evidence.stem:
-        return True
-    return _same_stem(claim.stem, evidence.stem)
 
 
 def _misattached(arg: Argument, others: list[Argument]) -> Argument | None:
@@ -130,7 +130,7 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
         elif role in ("agent", "patient") and len(others) == 1 and _named_description(arg) \
                 and _named_description(others[0]) is not None and others[0].head != arg.head \
                 and not arg.identity & others[0].identity and results[0][0] == "unknown" and elsewhere(arg) \
-                and _in_another_event(claim, role, arg, frames):
+                and in_another_event(claim, role, arg, frames):
             # "The Lisbon jury overturned the conviction" against "The appeal court overturned the conviction of Rui
             # Matos, who had been found guilty by a Lisbon jury": two descriptions say nothing by themselves ("the
             # nation" is Turkey), but the claim's, name and all, did another thing to the same man in the passage
@@ -144,12 +144,13 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
             differing.append((role, arg, theirs))
     if claim.nominal and evidence.nominal and claim.predicate == evidence.predicate:
         same += 1  # the same event noun is itself an agreement ("an article by ..." against "an article by ...")
-    if differing and not _same_event(claim, evidence, {id(arg) for _, arg, _ in differing}):
+    elif lone_participant_moved(claim, evidence, differing, frames):
+        same += 1  # one participant each: the predicate is what aligns ("Victor Hale was acquitted")
+    if differing and not same_event(claim, evidence, {id(arg) for _, arg, _ in differing}):
         differing = []  # another event of the same predicate (a distractor passage): it neither supports nor conflicts
     return _Alignment(evidence, same + (2 if swapped else 0), swapped, differing)
 
 
-_CORE_ROLES = ("agent", "patient", "recipient", "attr")
 def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames: Sequence[Frame]
                  ) -> Argument | None:
     """The evidence frame's named argument where the claim puts a description that the passage gives another event:
@@ -175,37 +176,6 @@ def _named_description(arg: Argument) -> bool | None:
     if arg.head_is_name or arg.pronoun:
         return None
     return bool(arg.identity)
-
-
-def _in_another_event(claim: Frame, role: str, arg: Argument, frames: Sequence[Frame]) -> bool:
-    """Whether ``arg``, by its own noun, holds ``role`` in an evidence frame of another predicate that shares another
-    core argument of the claim frame: what the claim's thing did (or had done to it) in the passage is another event
-    of the same things."""
-    rest = [(r, a) for r, a in claim.slots if a is not arg and r in _CORE_ROLES]
-    return any(not _same_predicate(claim, frame) and any(o.head == arg.head and compare(arg, o, role) == "same"
-                                                         for o in frame.get(role))
-               and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r)) for frame in frames)
-
-
-def _same_event(claim: Frame, evidence: Frame, differing: set[int]) -> bool:
-    """Whether the evidence frame can be the claim frame's event, but for the ``differing`` arguments: every other
-    core argument (agent, patient, recipient, attribute) that both frames have is the same. "Northwind acquired
-    Palmera's parent company in 2015" is not the event of "Northwind bought the trucking division in March 2022":
-    its year is no conflict. (That the frames agree on something at all is the alignment's score.)"""
-    for role in _CORE_ROLES:
-        ours = [a for a in claim.get(role) if id(a) not in differing]
-        theirs = evidence.get(role)
-        if ours and theirs and not all(any(_may_be(a, b, role) for b in theirs) for a in ours):
-            return False
-    return True
-
-
-def _may_be(ours: Argument, theirs: Argument, role: str) -> bool:
-    """Whether the evidence argument can be the claim's: the same, or a description or pronoun with no name of its
-    own ("The company" for "Halvorsen Marine"). A named one that is not the same is another thing ("Palmera's
-    parent company" is not "the trucking division")."""
-    result = compare(ours, theirs, role)
-    return result == "same" or (result == "unknown" and not theirs.identity and not theirs.numbers)
 
 
 def _other_mention(claim: Frame, differing: tuple[str, Argument, Argument], best: _Alignment,
@@ -234,9 +204,9 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
     which event is the claim's ("the tent left behind by Scott" against "Scott's party ... found the tent left
     behind by Amundsen")."""
     role, ours, _ = differing
-    if not ours.identity or role not in _CORE_ROLES:
+    if not ours.identity or role not in CORE_ROLES:
         return False
-    rest = [(r, a) for r, a in claim.slots if a is not ours and r in _CORE_ROLES
+    rest = [(r, a) for r, a in claim.slots if a is not ours and r in CORE_ROLES
             and not any(compare(a, o, r) == "same" for o in best.get(r))]
     return bool(rest) and any(frame is not best and any(_as_itself(ours, o, role) for o in frame.get(role))
                               and any(_as_itself(a, o, r) for r, a in rest for o in frame.get(r))
@@ -249,7 +219,7 @@ def _differs(claim: Frame, evidence: Frame) -> bool:
     "differ" (two names): here a description naming other things counts too."""
     return any(compare(a, o, r) == "differ" or (a.identity and o.identity and not a.identity & o.identity
                                                  and compare(a, o, r) != "same")
-               for r, a in claim.slots if r in _CORE_ROLES for o in evidence.get(r))
+               for r, a in claim.slots if r in CORE_ROLES for o in evidence.get(r))
 
 
 def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
@@ -343,7 +313,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
         for e in evidence:
             if e.negated != claim.negated:
                 continue
-            if _same_predicate(claim, e):
+            if same_predicate(claim, e):
                 aligned.append(_align(claim, e, elsewhere, evidence))
             elif (read := converse_frame(claim, e)) is not None:
                 originals[id(read)] = e

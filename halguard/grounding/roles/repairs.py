@@ -2,8 +2,10 @@
 of "VERB the DESCRIPTION NAME", the object split in two and a past-tense verb read as a modifier of its object's
 description; a reduced passive relative read as a clause of its own ("confirmed the planet first spotted by ...");
 the phrases after a participle set off by commas read as the participle's ("returned the head, looted from Benin
-City, to the government"); a passive's agent hung on the noun of its "under licence" phrase; and a dialogue's speaker
-label read as the subject. Each looks at a few tokens: bounded by the sentence.
+City, to the government"); a name after its description read as the description's object ("by engineer Ana
+Costa"), or an object's apposition as the verb's modifier ("arrested the driver, Sam Ortiz, after ..."); a passive's
+agent hung on the noun of its "under licence" phrase; and a dialogue's speaker label read as the subject. Each looks
+at a few tokens: bounded by the sentence.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["agents_under_commission", "misread_object", "object_it_modifies", "reduced_relative", "set_off_tail",
-           "speaker_label"]
+__all__ = ["agents_under_commission", "apposition_of_object", "misread_object", "name_after_description",
+           "object_it_modifies", "reduced_relative", "set_off_tail", "speaker_label"]
 
 # Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
 _CHAIN_LIMIT = 8
@@ -64,6 +66,30 @@ def reduced_relative(verb: Any) -> Any | None:
     if len(subjects) != 1 or subjects[0].pos_ not in ("NOUN", "PROPN") or subjects[0].i > verb.i:
         return None
     return subjects[0]
+
+
+def name_after_description(obj: Any, is_name: Callable[[Any], bool]) -> Any | None:
+    """The name a preposition's object describes where the parser read the description as a verb of the name: "by
+    engineer Ana Costa" parsed with "engineer" a complement whose object is "Costa". None when not."""
+    if obj.dep_ != "pcomp" or obj.pos_ != "NOUN":
+        return None
+    return next((c for c in obj.children if c.dep_ in ("dobj", "obj") and c.i > obj.i and is_name(c)), None)
+
+
+def apposition_of_object(verb: Any, is_name: Callable[[Any], bool]) -> dict[int, Any]:
+    """The verb's objects (by token index) whose apposition the parser hung on the verb as a modifier: "Police
+    arrested the driver, Sam Ortiz, after the crash" with "Ortiz" an adverbial noun of "arrested". The name right
+    after the object and its comma is the object's (an apposition names its head)."""
+    found = {}
+    for obj in verb.children:
+        if obj.dep_ not in ("dobj", "obj"):
+            continue
+        after = obj.right_edge.i + 2
+        name = next((c for c in verb.children if c.dep_ == "npadvmod" and c.left_edge.i == after and is_name(c)),
+                    None)
+        if name is not None and obj.doc[after - 1].text == ",":
+            found[obj.i] = name
+    return found
 
 
 def set_off_tail(participle: Any) -> list[Any]:
