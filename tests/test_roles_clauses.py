@@ -17,6 +17,7 @@ import pytest
 from halguard import LocalVerifier
 from halguard.grounding.roles import role_conflicts
 from halguard.grounding.roles.parse import parsed_frames
+from tests.role_swap_checks import swap_checks
 
 PRIZES = ("The judges gave the Blue Quill to 'Harbour Lights', written by Mara Quist; 'Cold Orchard', by Ivo Petrak, "
           "took the readers' award.")
@@ -72,26 +73,8 @@ def verifier():
     return LocalVerifier()
 
 
-@pytest.mark.parametrize(("passage", "claim"), SWAPS)
-def test_a_swap_is_a_role_conflict(passage, claim):
-    assert role_conflicts(claim, [passage], lambda arg: True)
-
-
-@pytest.mark.parametrize(("passage", "claim"), FAITHFUL)
-def test_the_faithful_telling_has_no_role_conflict(passage, claim):
-    assert role_conflicts(claim, [passage], lambda arg: True) == []
-
-
-@pytest.mark.parametrize(("passage", "claim"), SWAPS)
-def test_the_verifier_flags_the_swap(verifier, passage, claim):
-    verdict = verifier.verify(claim, [passage])
-    assert verdict.label == "hallucinated"
-    assert any("who did what to whom" in reason for c in verdict.claims for reason in c.reasons)
-
-
-@pytest.mark.parametrize(("passage", "claim"), FAITHFUL)
-def test_the_verifier_passes_the_faithful_telling(verifier, passage, claim):
-    assert verifier.verify(claim, [passage]).label == "supported"
+(test_a_swap_is_a_role_conflict, test_the_faithful_telling_has_no_role_conflict, test_the_verifier_flags_the_swap,
+ test_the_verifier_passes_the_faithful_telling) = swap_checks(SWAPS, FAITHFUL)
 
 
 def test_a_semicolon_starts_a_clause_of_its_own():

@@ -10,8 +10,8 @@ check and each faithful telling of the same passage passes, so the reading is no
 import pytest
 
 from halguard import LocalVerifier
-from halguard.grounding.roles import role_conflicts
 from halguard.grounding.roles.parse import parsed_frames
+from tests.role_swap_checks import swap_checks
 
 AWARD = "Marta Lindqvist, the mayor of Vellby, presented the bravery award to firefighter Oskar Berg."
 JURY = "The jury awarded the Golden Reel to Salt Roads, and Night Ferry took the audience prize."
@@ -67,26 +67,8 @@ def verifier():
     return LocalVerifier()
 
 
-@pytest.mark.parametrize(("passage", "claim"), SWAPS)
-def test_a_swap_is_a_role_conflict(passage, claim):
-    assert role_conflicts(claim, [passage], lambda arg: True)
-
-
-@pytest.mark.parametrize(("passage", "claim"), FAITHFUL)
-def test_the_faithful_telling_has_no_role_conflict(passage, claim):
-    assert role_conflicts(claim, [passage], lambda arg: True) == []
-
-
-@pytest.mark.parametrize(("passage", "claim"), SWAPS)
-def test_the_verifier_flags_the_swap(verifier, passage, claim):
-    verdict = verifier.verify(claim, [passage])
-    assert verdict.label == "hallucinated"
-    assert any("who did what to whom" in reason for c in verdict.claims for reason in c.reasons)
-
-
-@pytest.mark.parametrize(("passage", "claim"), FAITHFUL)
-def test_the_verifier_passes_the_faithful_telling(verifier, passage, claim):
-    assert verifier.verify(claim, [passage]).label == "supported"
+(test_a_swap_is_a_role_conflict, test_the_faithful_telling_has_no_role_conflict, test_the_verifier_flags_the_swap,
+ test_the_verifier_passes_the_faithful_telling) = swap_checks(SWAPS, FAITHFUL)
 
 
 def test_a_post_held_as_something_is_its_holder_attribute():
