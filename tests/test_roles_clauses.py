@@ -35,6 +35,7 @@ TOWER = "The tower, designed by architect Lena Brandt, was opened by the governo
 CRASH = ("Police arrested the skipper, Tom Reid, after the collision; his deckhand, Ola Berg, was taken to hospital "
          "with a broken arm.")
 TRIAL = "Judge Ruth Ames jailed Carl Moss for five years; his brother, Ivan Moss, was acquitted."
+MEMOIR = "Marta Holm translated the memoir from Danish into English; the original was written by Jens Berg in 2004."
 
 SWAPS = [
     (PRIZES, "Ivo Petrak's 'Cold Orchard' received the Blue Quill."),
@@ -49,6 +50,7 @@ SWAPS = [
     (TOWER, "Paul Weiss designed the tower."),
     (CRASH, "Ola Berg was arrested after the collision."),
     (TRIAL, "Carl Moss was acquitted."),
+    (MEMOIR, "Marta Holm wrote the memoir in 2004."),  # the year places it in the writing, not her translation
 ]
 FAITHFUL = [
     (PRIZES, "Mara Quist's 'Harbour Lights' received the Blue Quill."),
@@ -65,6 +67,7 @@ FAITHFUL = [
     (TOWER, "Lena Brandt designed the tower."),
     (CRASH, "Tom Reid was arrested after the collision."),
     (TRIAL, "Ivan Moss was acquitted."),
+    (MEMOIR, "Marta Holm translated the memoir into English."),
 ]
 
 

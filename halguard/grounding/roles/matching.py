@@ -208,8 +208,13 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
         return False
     rest = [(r, a) for r, a in claim.slots if a is not ours and r in CORE_ROLES
             and not any(compare(a, o, r) == "same" for o in best.get(r))]
+    # what places the claim in the conflicting frame's event must place it in the other too: "Ingrid Solberg wrote the
+    # novel in 1998" is the writing of 1998 (by Arne Dahl), not her translation, which has no year
+    placed = [(r, a) for r, a in claim.slots if r not in CORE_ROLES and any(compare(a, o, r) == "same"
+                                                                           for o in best.get(r))]
     return bool(rest) and any(frame is not best and any(_as_itself(ours, o, role) for o in frame.get(role))
                               and any(_as_itself(a, o, r) for r, a in rest for o in frame.get(r))
+                              and all(any(compare(a, o, r) == "same" for o in frame.get(r)) for r, a in placed)
                               and not _differs(claim, frame) for frame in evidence)
 
 
