@@ -36,6 +36,7 @@ CRASH = ("Police arrested the skipper, Tom Reid, after the collision; his deckha
          "with a broken arm.")
 TRIAL = "Judge Ruth Ames jailed Carl Moss for five years; his brother, Ivan Moss, was acquitted."
 MEMOIR = "Marta Holm translated the memoir from Danish into English; the original was written by Jens Berg in 2004."
+COIN = "The coin, found by a schoolboy near Ripon in 2019, was bought by the Yorkshire Museum for 12,000 pounds."
 
 SWAPS = [
     (PRIZES, "Ivo Petrak's 'Cold Orchard' received the Blue Quill."),
@@ -51,6 +52,8 @@ SWAPS = [
     (CRASH, "Ola Berg was arrested after the collision."),
     (TRIAL, "Carl Moss was acquitted."),
     (MEMOIR, "Marta Holm wrote the memoir in 2004."),  # the year places it in the writing, not her translation
+    (COIN, "A schoolboy bought the coin for 12,000 pounds."),  # the description did another thing to the coin
+    (COIN, "The Yorkshire Museum found the coin near Ripon in 2019."),  # and the name did
 ]
 FAITHFUL = [
     (PRIZES, "Mara Quist's 'Harbour Lights' received the Blue Quill."),
@@ -68,6 +71,8 @@ FAITHFUL = [
     (CRASH, "Tom Reid was arrested after the collision."),
     (TRIAL, "Ivan Moss was acquitted."),
     (MEMOIR, "Marta Holm translated the memoir into English."),
+    (COIN, "The Yorkshire Museum bought the coin for 12,000 pounds."),
+    (COIN, "A schoolboy found the coin near Ripon in 2019."),
 ]
 
 
@@ -154,3 +159,12 @@ def test_one_participant_each_is_no_conflict_without_another_part_or_with_other_
     # a doer alone is not read so ("Smith said ..." beside "Jones said ...")
     talks = "Anna Lind chaired the talks, and Omar Said, the envoy, said the deal was close."
     assert role_conflicts("Anna Lind said the deal was close.", [talks], lambda a: True) == []
+
+
+def test_a_description_against_a_name_says_nothing_by_itself():
+    # "the company" can be Halvorsen Marine: only a new someone ("a schoolboy", above) that did another thing to the
+    # same participant is not the name; a definite description refers back, even one that did another thing
+    passage = "Halvorsen Marine bought the shipyard in 2019."
+    assert role_conflicts("The company bought the shipyard in 2019.", [passage], lambda a: True) == []
+    later = "Halvorsen Marine bought the shipyard in 2019, and the company sold the shipyard to Beta in 2023."
+    assert role_conflicts("The company bought the shipyard in 2019.", [later], lambda a: True) == []

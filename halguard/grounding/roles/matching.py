@@ -135,6 +135,12 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
             # Matos, who had been found guilty by a Lisbon jury": two descriptions say nothing by themselves ("the
             # nation" is Turkey), but the claim's, name and all, did another thing to the same man in the passage
             differing.append((role, arg, others[0]))
+        elif role in ("agent", "patient") and len(others) == 1 and results[0][0] == "unknown" \
+                and _someone_else(arg, others[0]) and in_another_event(claim, role, arg, frames):
+            # "A farmer bought the fossil" against "The fossil, found by a farmer ..., was bought by the Natural
+            # History Museum" (and "The museum found the fossil"): a new someone is not the name, when the claim's
+            # did another thing to the same participant
+            differing.append((role, arg, others[0]))
         elif elsewhere(arg) and len(claim.get(role)) == 1 and (
                 theirs := next((o for r, o in results if r == "differ"), None)) is not None and (
                 (arg.identity and theirs.identity) or elsewhere(replace(arg, names=frozenset()))):
@@ -168,6 +174,16 @@ def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames:
     moved = any(frame is not evidence and any(a.words == arg.words and compare(arg, a) == "same"
                                               for _, a in frame.slots) for frame in frames)
     return theirs if moved else None
+
+
+def _someone_else(ours: Argument, theirs: Argument) -> bool:
+    """Whether of a name and a description, one is an indefinite description ("a farmer", "an engineer"): it brings in
+    someone new, so it is not the name. A definite one ("the company", "the museum") may be the name and says
+    nothing."""
+    for description, name in ((ours, theirs), (theirs, ours)):
+        if _named_description(description) is False and name.head_is_name and name.identity:
+            return description.text.lower().startswith(("a ", "an "))
+    return False
 
 
 def _named_description(arg: Argument) -> bool | None:
