@@ -37,6 +37,7 @@ CRASH = ("Police arrested the skipper, Tom Reid, after the collision; his deckha
 TRIAL = "Judge Ruth Ames jailed Carl Moss for five years; his brother, Ivan Moss, was acquitted."
 MEMOIR = "Marta Holm translated the memoir from Danish into English; the original was written by Jens Berg in 2004."
 COIN = "The coin, found by a schoolboy near Ripon in 2019, was bought by the Yorkshire Museum for 12,000 pounds."
+LIBRARY = "The new library, paid for by the Ellis Trust, was designed by the Dutch firm Vos Studio and opened in 2022."
 
 SWAPS = [
     (PRIZES, "Ivo Petrak's 'Cold Orchard' received the Blue Quill."),
@@ -54,6 +55,7 @@ SWAPS = [
     (MEMOIR, "Marta Holm wrote the memoir in 2004."),  # the year places it in the writing, not her translation
     (COIN, "A schoolboy bought the coin for 12,000 pounds."),  # the description did another thing to the coin
     (COIN, "The Yorkshire Museum found the coin near Ripon in 2019."),  # and the name did
+    (LIBRARY, "Vos Studio paid for the new library."),  # "paid for by": the library is what was paid for
 ]
 FAITHFUL = [
     (PRIZES, "Mara Quist's 'Harbour Lights' received the Blue Quill."),
@@ -73,6 +75,7 @@ FAITHFUL = [
     (MEMOIR, "Marta Holm translated the memoir into English."),
     (COIN, "The Yorkshire Museum bought the coin for 12,000 pounds."),
     (COIN, "A schoolboy found the coin near Ripon in 2019."),
+    (LIBRARY, "The Ellis Trust paid for the new library."),
 ]
 
 

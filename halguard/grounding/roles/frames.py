@@ -167,13 +167,14 @@ def _verb_frame(verb: Any) -> Frame | None:
 
     gapped = _gapped_conjuncts(verb)
     subject = _subject(verb)
+    stranded = _done_to_role(verb) if passive else "patient"
     if subject is not None:
         tok, subject_passive = subject
         # a passive with an object of its own gives its subject the thing: "Weber was awarded the prize"
         given_to = subject_passive and any(c.dep_ in ("dobj", "obj") for c in verb.children) and misread is None
-        add("recipient" if given_to else "patient" if subject_passive else "agent", tok)
+        add("recipient" if given_to else stranded if subject_passive else "agent", tok)
     elif verb.dep_ == "acl" and verb.head.i != verb.i:  # "the tent left behind by Amundsen", "a company making"
-        add("patient" if passive else "agent", verb.head)
+        add(stranded if passive else "agent", verb.head)
     for doer in agents_under_commission(verb) if passive else ():
         add("agent", doer)
     lent = set_off_tail(verb)
@@ -218,6 +219,13 @@ def _verb_frame(verb: Any) -> Frame | None:
         return None
     predicate = verb.lemma_.lower() + particle
     return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots), (verb.idx, verb.idx + len(verb)))
+
+
+def _done_to_role(verb: Any) -> str:
+    """The role of a passive verb's subject: the patient, or the object of its stranded preposition ("the hall, paid
+    for by the Berger Foundation" was paid for; "the complaint was dealt with by the council")."""
+    return next((f"prep:{c.lower_}" for c in verb.children if c.dep_ == "prep" and c.pos_ == "ADP" and c.is_alpha
+                 and c.i > verb.i and not any(o.dep_ in ("pobj", "pcomp") for o in c.children)), "patient")
 
 
 def _borrowed_phrases(verb: Any, misread: tuple[Any, Any] | None, modified: Any | None) -> list[Any]:
