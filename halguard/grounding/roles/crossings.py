@@ -45,16 +45,18 @@ def agent_and_patient_crossed(claim: Frame, evidence: Frame) -> tuple[Argument, 
     ca, cp, ea, ep = c_agents[0], c_patients[0], e_agents[0], e_patients[0]
     if "same" in (compare(ca, ea), compare(cp, ep)):
         return None
-    if compare(ca, ep) == "same" and compare(cp, ea) == "same":
+    doer_was_done_to, done_to_was_doer = compare(ca, ep) == "same", compare(cp, ea) == "same"
+    if doer_was_done_to and done_to_was_doer:
         return ca, cp, ea, ep
     # half: one name the passage puts on the other side of the verb, whose other side is a pronoun ("she", "he")
-    half = (_named_same(ca, ep) and _third_person(ea)) or (_named_same(cp, ea) and _third_person(ep))
+    half = (doer_was_done_to and _both_names(ca, ep) and _third_person(ea)) or (
+        done_to_was_doer and _both_names(cp, ea) and _third_person(ep))
     one_way = SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)) and claim.predicate != "have"
     return (ca, cp, ea, ep) if half and one_way else None
 
 
-def _named_same(ours: Argument, theirs: Argument) -> bool:
-    return ours.head_is_name and theirs.head_is_name and compare(ours, theirs) == "same"
+def _both_names(ours: Argument, theirs: Argument) -> bool:
+    return ours.head_is_name and theirs.head_is_name
 
 
 def _third_person(arg: Argument) -> bool:
