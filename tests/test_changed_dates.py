@@ -2,8 +2,8 @@
 
 import pytest
 
+from halguard.grounding.signals.calendar import changed_dates
 from halguard.grounding.signals.scope import scope_of
-from halguard.grounding.signals.words import changed_dates
 from halguard.text.contexts import Source
 from halguard.text.dates import calendar_dates
 
@@ -45,6 +45,17 @@ def test_a_month_moved_within_a_year_the_passages_date_is_changed():
 ])
 def test_the_passages_dates_in_other_forms_or_undated_years_are_not_changed(claim):
     assert _changed(claim, WALL) == []
+
+
+def test_a_day_and_month_the_passages_give_in_another_year_only_is_changed():
+    # the year stands in the passage, of another thing: the date as a whole is not the passage's
+    wing = "The wing opened on 14 March 2023. A second ward is due to open in 2025."
+    assert _changed("The wing opened on 14 March 2025.", wing) == ["14 March 2025"]
+    assert _changed("The wing opened on 14 March 2023.", wing) == []
+    assert _changed("The wing opened in March 2025.", wing) == []  # no day: nothing the passage dates otherwise
+    # a day and month the passages also write without a year may be any year's
+    assert _changed("The fair opened on 14 March 2025.", "The fair opens on 14 March; in 2023 it opened on "
+                                                          "14 March 2023.") == []
 
 
 def test_a_day_and_month_without_a_year_may_be_the_claims():

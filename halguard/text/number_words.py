@@ -1,4 +1,4 @@
-"""Numbers written in words: "eight", "two thousand", "a dozen", "twenty-five", "nine-tenths", "a third".
+"""Numbers written in words: "eight", "two thousand", "a dozen", "twenty-five", "nine-tenths", "a third", "twice".
 
 A grounded answer writes "seven million" where its context has "7 million", "more than nine-tenths" for "over
 90%". The verifier compares numbers by value, so words must become values: :func:`word_numbers` finds each run
@@ -28,7 +28,11 @@ _ARTICLES = ("a", "an")
 # Words only the parser reads as numbers. Ordinals like "third" and "fifth" double as ranks ("the third
 # quarter"), so a denominator alone counts only after a numerator ("two thirds", "a quarter"); "half" is a
 # fraction on its own.
-_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
+# How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
+# number.
+_TIMES = {"twice": 2, "thrice": 3}
+_NUMBER_WORDS = (frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
+                 | frozenset(_TIMES))
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -90,6 +94,8 @@ def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str) 
 def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[WordNumber, int] | None:
     """The number starting at word ``i`` and the index after it, or None if no number starts there."""
     start, _, first = words[i]
+    if first in _TIMES:
+        return WordNumber(start, words[i][1], float(_TIMES[first])), i + 1
     total, current, count, j = 0.0, 0.0, 0, i
     if first in _ARTICLES:
         # "a thousand", "a dozen", "a third": the article is the number one.

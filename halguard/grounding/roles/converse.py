@@ -13,12 +13,14 @@ from halguard.grounding.roles.frames import Argument, Frame
 from halguard.text.lexical import base_form, stem
 from halguard.text.wordnet import licensers
 
-__all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "MOVES", "converse_frame", "move_reversals",
+__all__ = ["CONVERSE_PREDICATES", "FOR_PHRASE_PATIENTS", "MOVES", "RELATION_NOUNS", "converse_frame", "move_reversals",
            "said_conversely", "same_stem", "told_by_the_doer"]
 
 # The roles of a giving read from the receiver's side, and back ("A gave X to B" / "B received X from A").
 _GIVEN = {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"}
 _RECEIVED = {"agent": "recipient", "prep:from": "agent", "patient": "patient"}
+# The verbs of giving whose other side English tells with "receive" (hand-listed general English).
+_GIVERS = ("give", "award", "present", "grant", "hand", "donate", "lend", "pay", "send")
 # Converse predicates: "A bought X from B" says what "B sold X to A" says. An evidence frame of the converse predicate
 # is read as the claim's predicate with its roles mapped (evidence role -> the claim predicate's role). Hand-listed:
 # the exchange verbs whose two sides English names with two words (the role check compares frames, so a pair here
@@ -28,9 +30,10 @@ CONVERSE_PREDICATES: dict[tuple[str, str], dict[str, str]] = {
     ("buy", "sell"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
     ("lend", "borrow"): {"agent": "prep:from", "recipient": "agent", "prep:to": "agent", "patient": "patient"},
     ("borrow", "lend"): {"agent": "recipient", "prep:from": "agent", "patient": "patient"},
-    # A gift or a prize: "the jury awarded the prize to A" is "A received the prize from the jury" (and "A won it").
-    **{(giver, "receive"): _GIVEN for giver in ("give", "award", "present", "grant", "hand")},
-    **{("receive", giver): _RECEIVED for giver in ("give", "award", "present", "grant", "hand")},
+    # A gift, a prize, a loan, a payment: "the jury awarded the prize to A" is "A received the prize from the jury"
+    # (and "A won it"); "the bank lent 300 million to A" is "A received a 300 million loan from the bank".
+    **{(giver, "receive"): _GIVEN for giver in _GIVERS},
+    **{("receive", giver): _RECEIVED for giver in _GIVERS},
     ("award", "win"): {"recipient": "agent", "prep:to": "agent", "patient": "patient", "agent": "prep:from"},
     # A contest: "Valencia beat Sevilla" is "Sevilla lost to Valencia" ("defeat" is "beat" by WordNet, same_stem).
     ("beat", "lose"): {"agent": "prep:to", "patient": "agent"},
@@ -58,6 +61,10 @@ _CONVERSE_WORDS: tuple[tuple[str, str], ...] = (("sign", "join"), ("join", "sign
 _CONVERSE_BASES: dict[str, frozenset[str]] = {}
 # (A relation's word is said by its converse only where the frames agree on who is whose: verbs.verbs_said.)
 _RELATION_WORDS = frozenset(w for pair in _CONVERSE_RELATIONS for side in pair for w in side.split())
+# The nouns that name someone by their relation to another ("her son", "his predecessor"): never that other one.
+# The converse relations' words and hand-listed general English (siblings, posts in turn, work).
+RELATION_NOUNS = _RELATION_WORDS | frozenset(
+    "brother sister sibling cousin predecessor successor deputy assistant colleague rival".split())
 for _theirs, _ours in (*CONVERSE_PREDICATES, *_CONVERSE_WORDS):
     if _ours in _RELATION_WORDS:
         continue

@@ -57,6 +57,8 @@ class Frame:
     slots: tuple[tuple[str, Argument], ...]
     # the verb's offsets in the parsed text (a gapped or nominal frame: none; a copula's relation: its noun's)
     at: tuple[int, int] = (-1, -1)
+    # the verb takes a clause ("saying he is ...", "helping to offset", "went on to win"): what it says is there
+    clausal: bool = False
 
     def get(self, role: str) -> list[Argument]:
         return [a for r, a in self.slots if r == role]

@@ -48,6 +48,7 @@ from halguard.grounding.roles.repairs import (
     reduced_relative,
     set_off_tail,
     speaker_label,
+    subject_read_as_conjunct,
 )
 from halguard.text.lexical import stem
 
@@ -74,7 +75,16 @@ def _is_time(toks: list[Any]) -> bool:
 def _is_passive(verb: Any) -> bool:
     if any(c.dep_ in ("nsubjpass", "auxpass", "csubjpass") for c in verb.children):
         return True
+    if _bare_participle(verb):
+        return True
     return (verb.dep_ == "acl" and verb.tag_ == "VBN") or reduced_relative(verb) is not None
+
+
+def _bare_participle(verb: Any) -> bool:
+    """Whether ``verb`` is a past participle's clause with no auxiliary, subject or object of its own: "Released on 19
+    September, TernDB 5.0 adds ...", a passive whose subject is the clause's it hangs on."""
+    return verb.dep_ == "advcl" and verb.tag_ == "VBN" and not any(
+        c.dep_ in ("aux", "auxpass", "nsubj", "nsubjpass", "mark", "dobj", "obj") for c in verb.children)
 
 
 def _subject(verb: Any) -> tuple[Any, bool] | None:
@@ -92,10 +102,12 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
             # verb in a tense of its own or with its own auxiliary: "was born in Szeged and died in Vienna" (she died),
             # "coached the Harps and was replaced by Walsh" (she was replaced)
             own_voice = controlled or (tok is not verb and (verb.tag_ in ("VBD", "VBZ", "VBP") or any(
-                c.dep_ in ("aux", "auxpass") for c in verb.children)))
+                c.dep_ in ("aux", "auxpass") for c in verb.children) or _bare_participle(verb)))
             if tok is verb and reduced_relative(verb) is not None:
                 return c, True  # "the planet first spotted by astronomers": what was spotted
             return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
+        if tok is verb and (subject := subject_read_as_conjunct(verb)) is not None:
+            return subject, _is_passive(verb)  # "became chair and her predecessor, Peter Lang, joined the board"
         if tok.dep_ == "xcomp" and tok.head.i != tok.i:
             controlled = True
             obj = next((c for c in tok.head.children if c.dep_ in ("dobj", "obj")), None)
@@ -217,8 +229,8 @@ def _verb_frame(verb: Any) -> Frame | None:
             negated = True
     if not slots:
         return None
-    predicate = verb.lemma_.lower() + particle
-    return Frame(predicate, stem(verb.lemma_.lower()), negated, False, tuple(slots), (verb.idx, verb.idx + len(verb)))
+    return Frame(verb.lemma_.lower() + particle, stem(verb.lemma_.lower()), negated, False, tuple(slots),
+                 (verb.idx, verb.idx + len(verb)), any(c.dep_ in ("ccomp", "xcomp") for c in verb.children))
 
 
 def _done_to_role(verb: Any) -> str:
@@ -285,7 +297,7 @@ def _noun_frame(noun: Any) -> Frame | None:
             preps.setdefault(c.lower_, c)
     if not preps:
         return None
-    event = "of" in preps and (possessor is not None or "by" in preps)
+    event = "of" in preps and (possessor is not None or "by" in preps) and not _describes_a_name(noun)
     if event:
         if possessor is not None:
             slots.append(("agent", argument(possessor)))
@@ -309,6 +321,19 @@ def _noun_frame(noun: Any) -> Frame | None:
     if not slots:
         return None
     return Frame(noun.lemma_.lower(), stem(noun.lemma_.lower()), False, True, tuple(slots))
+
+
+def _describes_a_name(noun: Any) -> bool:
+    """Whether a noun is said of a name, as its apposition or the attribute of its copula: a person or a thing, not
+    an event ("Grace Tolman will become Pellucid's head of digital strategy": Pellucid is not the one who heads)."""
+    def named(tok: Any) -> bool:  # "Arcline's chief executive, Grace Tolman"
+        return is_name(tok) or any(c.dep_ == "appos" and is_name(c) for c in tok.children)
+
+    if noun.dep_ == "appos":
+        return named(noun.head)
+    if noun.dep_ in ("attr", "oprd"):
+        return any(c.dep_ in ("nsubj", "nsubjpass") and named(c) for c in noun.head.children)
+    return False
 
 
 def _relation_frame(copula: Any, frame: Frame) -> Frame | None:

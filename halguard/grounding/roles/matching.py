@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from halguard.grounding.roles.arguments import compare
 from halguard.grounding.roles.converse import (
     CONVERSE_PREDICATES,
+    RELATION_NOUNS,
     converse_frame,
     move_reversals,
     said_conversely,
@@ -177,12 +178,14 @@ def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames:
 
 
 def _someone_else(ours: Argument, theirs: Argument) -> bool:
-    """Whether of a name and a description, one is an indefinite description ("a farmer", "an engineer"): it brings in
-    someone new, so it is not the name. A definite one ("the company", "the museum") may be the name and says
-    nothing."""
+    """Whether of a name and a description, one is an indefinite description ("a farmer", "an engineer") or someone's
+    relation ("her son", "his predecessor"): it brings in someone new, so it is not the name. A definite one ("the
+    company", "the museum") may be the name and says nothing."""
     for description, name in ((ours, theirs), (theirs, ours)):
         if _named_description(description) is False and name.head_is_name and name.identity:
-            return description.text.lower().startswith(("a ", "an "))
+            words = description.text.lower().split()
+            return words[0] in ("a", "an") or (
+                len(words) == 2 and words[0] in _POSSESSIVE_PRONOUNS and description.head in RELATION_NOUNS)
     return False
 
 
@@ -251,6 +254,9 @@ def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
 
 # Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
 # given it is a conflict ("Mount Elgon is the highest mountain in Kenya" against "Mount Kenya is the highest ...").
+# The possessives of a relation that is someone else's ("her son"): personal pronouns only ("the museum's director"
+# may be the name).
+_POSSESSIVE_PRONOUNS = frozenset({"his", "her", "their", "my", "our", "your"})
 _ONE_OF_A_KIND = frozenset(
     "first last only most least best worst highest lowest tallest largest biggest smallest longest shortest oldest "
     "newest youngest earliest latest fastest slowest richest poorest deepest busiest heaviest strongest".split())

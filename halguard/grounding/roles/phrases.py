@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from halguard.grounding.roles.frame_types import Argument
+from halguard.grounding.roles.repairs import subject_read_as_conjunct
 from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
@@ -145,13 +146,22 @@ def core_tokens(head: Any) -> list[Any]:
     return out
 
 
+def _next_verbs_subject(noun: Any) -> bool:
+    """Whether a conjunct noun is the subject of the verb right after it ("chair and her predecessor, Peter Lang,
+    joined ...")."""
+    after = noun.right_edge.i + 1
+    if after < len(noun.doc) and noun.doc[after].text == ",":
+        after += 1  # "his rival, Eva Lund, joined": the closing comma may hang on the first verb
+    return after < len(noun.doc) and getattr(subject_read_as_conjunct(noun.doc[after]), "i", -1) == noun.i
+
+
 def conjuncts(head: Any) -> list[Any]:
     """``head`` and the arguments coordinated with it ("Phobos and Deimos")."""
     out = [head]
     tok = head
     for _ in range(CHAIN_LIMIT):
         nxt = next((c for c in tok.children if c.dep_ == "conj" and c.pos_ != "VERB" and c.pos_ != "AUX"), None)
-        if nxt is None:
+        if nxt is None or _next_verbs_subject(nxt):
             break
         joined = _joined_name(tok)
         if joined is None or nxt.i != joined.i:  # "Crispin & Co" is one argument

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = ["agents_under_commission", "apposition_of_object", "misread_object", "name_after_description",
-           "object_it_modifies", "reduced_relative", "set_off_tail", "speaker_label"]
+           "object_it_modifies", "reduced_relative", "set_off_tail", "speaker_label", "subject_read_as_conjunct"]
 
 # Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
 _CHAIN_LIMIT = 8
@@ -104,6 +104,40 @@ def set_off_tail(participle: Any) -> list[Any]:
     if comma is None:
         return []
     return [c for c in participle.children if c.dep_ == "prep" and c.i > comma.i]
+
+
+def subject_read_as_conjunct(verb: Any) -> Any | None:
+    """The subject of a coordinated verb that the parser read as a conjunct of the first clause's object: "Ilse Koch
+    became chair and her predecessor, Peter Lang, joined the board" parsed as "chair and her predecessor" with
+    "joined" Koch's. A conjunct noun whose phrase ends right where a coordinated verb with no subject of its own
+    begins (or after the apposition's closing comma) is that verb's subject: a second verb of the first subject comes
+    after its own "and" or comma ("bought apples and pears, and sold them"). None when not."""
+    if verb.dep_ != "conj" or verb.pos_ != "VERB" or verb.i == 0 or any(
+            c.dep_ in ("nsubj", "nsubjpass", "csubj", "csubjpass", "expl") for c in verb.children):
+        return None
+    last = verb.i - 1
+    if verb.doc[last].text == "," and verb.doc[last].head.i == verb.head.i:
+        last -= 1  # the apposition's closing comma, hung on the first verb: "his rival, Eva Lund, joined"
+    noun = verb.doc[last]
+    for _ in range(_CHAIN_LIMIT):  # from the phrase's last word up to its head
+        if noun.dep_ == "conj" and noun.pos_ in ("NOUN", "PROPN") and noun.right_edge.i == last:
+            break
+        if noun.i == noun.head.i or noun.head.i > verb.i:
+            return None
+        noun = noun.head
+    else:
+        return None
+    if not (noun.dep_ == "conj" and noun.right_edge.i == last) or any(c.dep_ == "cc" for c in noun.children):
+        return None
+    if last < verb.i - 1 and not any(c.dep_ == "appos" for c in noun.children):
+        return None  # a comma of the first clause's own: "bought apples and pears, sold them" (a second verb)
+    first = noun
+    for _ in range(_CHAIN_LIMIT):
+        if first.dep_ != "conj":
+            break
+        first = first.head
+    # the coordination is an argument of the verb the second one is coordinated with ("became chair and ...")
+    return noun if first.dep_ != "conj" and first.head.i == verb.head.i and first.i < noun.i else None
 
 
 def speaker_label(tok: Any) -> bool:

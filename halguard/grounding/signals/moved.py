@@ -118,7 +118,7 @@ def _dated(name: str) -> str | None:
     """What kind of date a name is: "weekday" for one weekday ("Wednesday"), "month" for one month ("March"), "date"
     for a name with either among other words ("March 2020"), None for no date. A weekday or a month is compared only
     with another of its kind (a day moved to another event of the passage: "said on Tuesday" where the sentence says
-    "on Wednesday"); a longer date is the date checks' (``words.changed_dates``)."""
+    "on Wednesday"); a longer date is the date checks' (``calendar.changed_dates``)."""
     words = name.split()
     if len(words) == 1 and words[0].lower().rstrip("s") in _WEEKDAYS:
         return "weekday"

@@ -12,7 +12,9 @@ same finding (``role_conflicts``, "240,000 where the passage has 140,000"):
 - the claim's number stands in the passages (a number they lack is the missing numbers' finding) but not in that
   sentence, by value (a percentage only as a percentage);
 - the sentence has another number, which the claim does not have, in the same slot: the word after both is the same
-  content word ("240,000 *inhabitants*" / "140,000 *inhabitants*"), or both words around them are the same; and
+  content word ("240,000 *inhabitants*" / "140,000 *inhabitants*"), or both words around them are the same, or the
+  word before is the same and the words after are two units of one dimension ("delayed by up to three *days*" where
+  the sentence has "by up to two *weeks*": the claim's unit then counts as no word of the copy); and
   neither is a year (a year moved is the role check's and the date checks' to read: "died in 1902"), a list marker,
   or a part of a clock time, a score or a range ("1:30", "2-0").
 
@@ -30,10 +32,11 @@ from halguard.text.lexical import (
     content_terms,
     is_enumerator,
     number_mentions,
+    stem,
     term_set,
     word_spans,
 )
-from halguard.text.quantities import YEAR_RANGE
+from halguard.text.quantities import UNITS, YEAR_RANGE
 
 __all__ = ["MAX_NUMBERS", "numbers_moved"]
 
@@ -58,6 +61,13 @@ def _joined(text: str, start: int, end: int) -> bool:
         after[:1] in (":", "-", "–") and after[1:].isdigit())
 
 
+def _same_dimension(ours: str, theirs: str) -> bool:
+    """Whether two unit words after the numbers measure one thing in two units ("delayed by up to three days" where
+    the passage has "by up to two weeks"): the quantity in the slot is another, as a number after the same word is
+    (the unit checks convert one that is the same quantity: "72 hours" for "three days" is no other number)."""
+    return ours != theirs and ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
+
+
 def _same(a: NumberMention, b: NumberMention) -> bool:
     return a.value == b.value and a.is_percent == b.is_percent
 
@@ -74,9 +84,11 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
         return []
     sentence = closest_sentence(claim_terms, evidence)
     theirs = _read(sentence)
-    if not theirs or shared_share(claim_terms, term_set(sentence)) < copy_overlap:
-        return []
     claim_words, sentence_words = word_spans(text), word_spans(sentence)
+    # the claim's units are the slot's to compare, not words to copy ("by up to three days" / "two weeks")
+    units = {stem(w) for n in ours if (w := slot_neighbours(text, n.start, n.end, claim_words)[1]) in UNITS}
+    if not theirs or shared_share(claim_terms - units, term_set(sentence)) < copy_overlap:
+        return []
     out = []
     for n in ours:
         written = text[n.start:n.end]
@@ -88,7 +100,11 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
             if any(_same(m, k) for k in ours) or m.is_percent != n.is_percent:
                 continue
             their_before, their_after = slot_neighbours(sentence, m.start, m.end, sentence_words)
-            if after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before):
-                out.append((n.start, n.end, f"{text[n.start:n.end]} where the passage has {sentence[m.start:m.end]}"))
-                break
+            ours_said, theirs_said = written, sentence[m.start:m.end]
+            if before == their_before and _same_dimension(after, their_after):
+                ours_said, theirs_said = f"{ours_said} {after}", f"{theirs_said} {their_after}"
+            elif not (after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
+                continue
+            out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
+            break
     return out

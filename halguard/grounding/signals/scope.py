@@ -17,6 +17,7 @@ from halguard.grounding.signals.records import (
 )
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
+from halguard.text.currency import currency_words
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
@@ -37,7 +38,9 @@ __all__ = ["Scope", "scope_of", "word_string"]
 # passages a process sees again are not re-read.
 @memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
-    return frozenset(term_set(text) | term_set(stated_feature_words(text)) | term_set(holidays_as_dates(text)))
+    # "$2.6 million" says "dollars" ("2.6 million dollars" is the passage's amount)
+    return frozenset(term_set(text) | term_set(stated_feature_words(text)) | term_set(holidays_as_dates(text))
+                     | term_set(currency_words(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -110,7 +113,7 @@ class Scope:
     unknown: frozenset[str] = frozenset()  # features a JSON record in these sources leaves unknown ("None")
     hours: tuple[HoursTable, ...] = ()  # the week of each JSON record in these sources that lists one
     # The calendar dates the sources write (not the question's), by year, then month, to the days (0: the month
-    # alone; year 0: a day and month written without a year). words.changed_dates looks a claim's dates up here.
+    # alone; year 0: a day and month written without a year). calendar.changed_dates looks a claim's dates up here.
     dates: Mapping[int, Mapping[int, frozenset[int]]] = field(default_factory=dict)
     # The question itself, where one was asked: the choice check reads the options it offers ("A or B?").
     question: str | None = None

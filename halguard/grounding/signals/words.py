@@ -10,7 +10,7 @@ from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
-from halguard.text.dates import WEEKDAYS, calendar_dates, month_number, month_of
+from halguard.text.dates import WEEKDAYS, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
@@ -39,7 +39,7 @@ from halguard.text.quantities import (
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import form_in, licensed
 
-__all__ = ["changed_dates", "changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
+__all__ = ["changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
            "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
@@ -342,25 +342,6 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
             found.append((m.start, m.end))
-    return found
-
-
-def changed_dates(text: str, scope: Scope) -> list[Span]:
-    """Calendar dates of the claim that the passages write otherwise: the passages date something in the same year,
-    never in the claim's month ("9 October 1989" where they write "9 November 1989" and name October elsewhere),
-    or in the claim's month only on other days and never the month alone. Each of the date's numbers may stand
-    somewhere in the passages, so :func:`missing_numbers` finds none of them; the date as a whole is theirs or not.
-    A year the passages date nothing in decides nothing (they may give it as a bare "1989"), nor does a day and month
-    they write without a year ("17 August last year" may be the claim's "August 2022")."""
-    found = []
-    yearless = scope.dates.get(0, {})
-    for start, end, (year, month, day) in calendar_dates(text):
-        same_year = scope.dates.get(year)
-        if not same_year or (month in yearless and (not day or day in yearless[month])):
-            continue
-        days = same_year.get(month)
-        if not days or (day and 0 not in days and day not in days):
-            found.append((start, end))
     return found
 
 

@@ -1,0 +1,57 @@
+"""A description the passage gives one named thing, put on another: "Harlow Robotics, a maker of lidar units based in
+Dunmore, agreed to buy Finch Sensors" against "Harlow Robotics agreed to acquire Finch Sensors, a maker of lidar
+units based in Dunmore"; "Martin Ekdahl, formerly chief operating officer at Northgate Power, is the new chief
+executive" where the passage says that of Priya Raman, whom it hired to replace him. Every word of such a claim is the
+passage's, and its frames may agree (Harlow did buy Finch): what moved is who the apposition describes.
+
+A claim's named argument with a description of at least :data:`MIN_DESCRIPTION_WORDS` content words (its apposition,
+title or the words around its name) conflicts when an evidence argument that names another entity has all those
+words, and no evidence argument naming the claim's entity shares any of them (a passage that describes both alike,
+or the claim's entity so elsewhere, moved nothing). Bounded: each claim argument against each evidence argument once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from halguard.grounding.roles.arguments import compare
+from halguard.grounding.roles.frame_types import Argument, Frame
+from halguard.grounding.roles.matching import RoleConflict
+
+__all__ = ["MIN_DESCRIPTION_WORDS", "descriptions_moved"]
+
+# The least content words of a claim's description for it to be read as one the passage gives a single entity: one
+# word ("a company", "the striker") describes many things alike. Hand-set (general English), not fitted.
+MIN_DESCRIPTION_WORDS = 2
+
+
+def descriptions_moved(claim_frames: Sequence[Frame], evidence_frames: Sequence[Frame]) -> list[RoleConflict]:
+    """The claim's named arguments whose description the evidence gives another named entity, as conflicts (offsets
+    in the claim's text), each argument once."""
+    theirs = _distinct(a for f in evidence_frames for _, a in f.slots if a.identity and not a.pronoun)
+    found: list[RoleConflict] = []
+    for ours in _distinct(a for f in claim_frames for _, a in f.slots):
+        description = ours.described_by
+        if not (ours.head_is_name and ours.identity) or len(description) < MIN_DESCRIPTION_WORDS or ours.numbers:
+            continue
+        ours_there = [b for b in theirs if b.identity & ours.identity]
+        if not ours_there or any(description & b.described_by for b in ours_there):
+            continue  # the passage does not name it, or describes it alike itself
+        other = next((b for b in theirs if b.head_is_name and description <= b.described_by
+                      and compare(ours, b, "agent") == "differ"), None)
+        if other is not None:
+            found.append(RoleConflict(ours.start, ours.end,
+                                      f"{ours.text} where the passage describes another: {other.text}"))
+    return found
+
+
+def _distinct(args: Sequence[Argument] | object) -> list[Argument]:
+    """Arguments without repeats (one argument fills a role in several frames: a shared subject)."""
+    out: list[Argument] = []
+    seen: set[tuple[int, int, str]] = set()
+    for a in args:  # type: ignore[attr-defined]
+        key = (a.start, a.end, a.text)
+        if key not in seen:
+            seen.add(key)
+            out.append(a)
+    return out

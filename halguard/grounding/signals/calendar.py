@@ -1,0 +1,36 @@
+"""Calendar dates of a claim that the passages write otherwise: each of a date's numbers may stand somewhere in the
+passages ("9", "October", "1989"), so the missing numbers find none of them; the date as a whole is theirs or not."""
+
+from __future__ import annotations
+
+from halguard.grounding.signals.scope import Scope
+from halguard.text.dates import calendar_dates
+
+__all__ = ["changed_dates"]
+
+Span = tuple[int, int]
+
+
+def changed_dates(text: str, scope: Scope) -> list[Span]:
+    """Calendar dates of the claim that the passages write otherwise: the passages date something in the same year,
+    never in the claim's month ("9 October 1989" where they write "9 November 1989" and name October elsewhere),
+    or in the claim's month only on other days and never the month alone. Each of the date's numbers may stand
+    somewhere in the passages, so :func:`.words.missing_numbers` finds none of them; the date as a whole is theirs or
+    not.
+    A year the passages date nothing in decides nothing (a bare "1989"), unless they give the claim's day and month in
+    another year only ("14 March 2025" where they write "14 March 2023"); nor does a day and month they write without
+    a year ("17 August last year" may be the claim's "August 2022")."""
+    found = []
+    yearless = scope.dates.get(0, {})
+    for start, end, (year, month, day) in calendar_dates(text):
+        if month in yearless and (not day or day in yearless[month]):
+            continue
+        same_year = scope.dates.get(year)
+        if not same_year:
+            found += [(start, end)] * any(day and y and y != year and day in days.get(month, ())
+                                          for y, days in scope.dates.items())
+            continue
+        days = same_year.get(month)
+        if not days or (day and 0 not in days and day not in days):
+            found.append((start, end))
+    return found

@@ -1,0 +1,58 @@
+"""A currency said by its word or its symbol, and the count "twice" (sixteenth session, issue 45): "89 euros" is the
+passage's "€89", "€89" where the passage gives "£89" is a currency it lacks, in a copy too; "scored twice" is two
+goals."""
+
+import pytest
+
+from halguard import LocalVerifier
+from halguard.text.currency import currency_symbols, currency_words
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return LocalVerifier()
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    ("The grant is worth 2.6 million dollars.", "The grant is worth $2.6 million."),
+    ("Fares start at 89 euros.", "Fares start at €89."),
+    ("The fee was 22 million pounds.", "The fee was £22 million."),
+    ("Fares start at €89.", "Fares start at 89 euros."),
+])
+def test_a_currency_said_by_word_or_symbol_is_the_passages(verifier, claim, passage):
+    assert verifier.verify(claim, [passage]).label == "supported"
+
+
+@pytest.mark.parametrize(("claim", "passage", "symbol"), [
+    ("Fares start at €89.", "Fares start at £89.", "€"),
+    ("The fee was $22 million.", "The fee was £22 million.", "$"),
+    ("Fares start at €89.", "Fares start at 89 pounds.", "€"),
+])
+def test_a_currency_the_passages_lack_is_flagged_on_its_symbol(verifier, claim, passage, symbol):
+    verdict = verifier.verify(claim, [passage])
+    assert verdict.label == "hallucinated"
+    assert [s.text for s in verdict.spans] == [symbol]
+    # a word the passages lack is flagged as before
+    assert verifier.verify("The fee was 22 million dollars.", ["The fee was £22 million."]).label == "hallucinated"
+
+
+def test_currency_symbols_are_read_before_an_amount_only():
+    assert currency_words("It cost $2.6 million, or € 2.4 million.") == "dollar dollars euro euros"
+    assert currency_words("Price range: $$ (two of four).") == ""
+    assert [(s, e) for s, e, _ in currency_symbols("from £5 to £9")] == [(5, 6), (11, 12)]
+
+
+def test_twice_is_the_count_two():
+    from halguard.text.number_words import word_numbers
+
+    assert [n.value for n in word_numbers("She scored twice, and thrice the year before.")] == [2.0, 3.0]
+
+
+@pytest.mark.parametrize(("claim", "passage", "label"), [
+    ("Nadia Okoro scored two goals in the final.", "In the final, striker Nadia Okoro scored twice.", "supported"),
+    ("Nadia Okoro scored twice in the final.", "In the final, striker Nadia Okoro scored two goals.", "supported"),
+    ("Nadia Okoro scored three goals in the final.", "In the final, striker Nadia Okoro scored twice.", "hallucinated"),
+    ("Nadia Okoro scored twice in the final.", "In the final, striker Nadia Okoro scored three goals.", "hallucinated"),
+])
+def test_a_count_said_as_twice_is_compared_by_value(verifier, claim, passage, label):
+    assert verifier.verify(claim, [passage]).label == label
