@@ -45,7 +45,10 @@ def test_currency_symbols_are_read_before_an_amount_only():
 def test_twice_is_the_count_two():
     from halguard.text.number_words import word_numbers
 
-    assert [n.value for n in word_numbers("She scored twice, and thrice the year before.")] == [2.0, 3.0]
+    assert [n.value for n in word_numbers("She scored twice, and thrice in the year before.")] == [2.0, 3.0]
+    assert [n.value for n in word_numbers("She met them twice a week.")] == [2.0]
+    # a multiplier is no count: "twice the prior-year level", "twice as many"
+    assert word_numbers("Earnings were twice the prior-year level and twice as high as in 2019.") == []
 
 
 @pytest.mark.parametrize(("claim", "passage", "label"), [

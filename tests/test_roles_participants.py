@@ -5,9 +5,9 @@ rival, Eva Lund, joined the council"), a loan or a gift told from the receiver's
 bare participle's clause ("Launched in 2019, the app ...": the app was launched), a post named by its holder's
 copula ("will become Vantor's head of research": Vantor is not who heads), a description the passage gives one
 named thing put on another ("Orrin Tools, a maker of steel pipes", where Pell Metals is), a name where the passage
-has someone's relation ("Ida Hahn gave the clock" where her daughter did, and she bought it), and a quantity moved
-from another sentence in another unit of the same dimension ("up to four days" where the passage says "up to two
-weeks")."""
+has someone's relation ("Ida Hahn gave the clock" where her daughter did, and she bought it), the thing given in a
+"with" phrase ("was presented with the medal by Ana Reis"), and a quantity moved from another sentence in another
+unit of the same dimension ("up to four days" where the passage says "up to two weeks")."""
 
 import pytest
 
@@ -25,6 +25,7 @@ DEAL = "Orrin Tools agreed to buy Pell Metals, a maker of steel pipes based in H
 SUCCESSION = ("Tamsin Oyelaran, previously finance director at rival Brook Foods, will succeed Hugo Lind as chief "
               "executive of Calder Mills.")
 CLOCK = "The clock, bought by the collector Ida Hahn in 1970, was given to the Lorne Museum by her daughter in 2011."
+MEDAL = "At the gala in Porto, the writer Ana Reis presented the Vell Medal to the young painter Tomas Alves."
 TAKEOVER = ("Under the deal, Vantor Group will take over Keel Media, and Keel's founder, Ruth Ames, will become "
             "Vantor's head of research.")
 
@@ -37,6 +38,7 @@ SWAPS = [
     (DEAL, "Orrin Tools, a maker of steel pipes based in Hull, agreed to buy Pell Metals."),
     (SUCCESSION, "Hugo Lind, previously finance director at Brook Foods, will run Calder Mills."),
     (CLOCK, "Ida Hahn gave the clock to the Lorne Museum in 2011."),
+    (MEDAL, "Ana Reis was presented with the Vell Medal by Tomas Alves."),
 ]
 FAITHFUL = [
     (RACE, "Mei Sato finished fifth."),
@@ -50,6 +52,8 @@ FAITHFUL = [
     (SUCCESSION, "Tamsin Oyelaran, formerly finance director at Brook Foods, will succeed Hugo Lind."),
     (CLOCK, "Her daughter gave the clock to the Lorne Museum in 2011."),
     (CLOCK, "Ida Hahn bought the clock in 1970."),
+    (MEDAL, "The young painter Tomas Alves was presented with the Vell Medal by Ana Reis."),
+    (MEDAL, "Ana Reis presented Tomas Alves with the Vell Medal."),
 ]
 
 

@@ -29,8 +29,9 @@ _ARTICLES = ("a", "an")
 # quarter"), so a denominator alone counts only after a numerator ("two thirds", "a quarter"); "half" is a
 # fraction on its own.
 # How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
-# number.
+# number, and not a multiplier ("twice the prior-year level", "twice as many": the words after say which).
 _TIMES = {"twice": 2, "thrice": 3}
+_MULTIPLIED = frozenset("as the that this these those its their his her our your what than".split())
 _NUMBER_WORDS = (frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
                  | frozenset(_TIMES))
 _WORD = re.compile(r"[A-Za-z]+")
@@ -95,6 +96,8 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
     """The number starting at word ``i`` and the index after it, or None if no number starts there."""
     start, _, first = words[i]
     if first in _TIMES:
+        if i + 1 < len(words) and words[i + 1][2] in _MULTIPLIED and _joined(text, words[i][1], words[i + 1][0]):
+            return None
         return WordNumber(start, words[i][1], float(_TIMES[first])), i + 1
     total, current, count, j = 0.0, 0.0, 0, i
     if first in _ARTICLES:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from halguard.grounding.roles.frame_types import Argument, Frame
@@ -364,6 +365,21 @@ def _relation_frame(copula: Any, frame: Frame) -> Frame | None:
                  (noun.idx, noun.idx + len(noun)))
 
 
+# Verbs of giving whose thing may come in a "with" phrase, the one given it their object: "presented Kamau with the
+# prize" is "presented the prize to Kamau". Hand-listed general English (the with-alternation of giving verbs).
+_GIVEN_WITH = frozenset({"present", "provide", "supply", "furnish", "reward", "honour", "honor", "credit", "entrust"})
+
+
+def _given_with(frame: Frame) -> Frame:
+    """``frame`` with its "with" phrase read as the thing given and its patient as whom it went to, for a giving verb
+    that takes one ("Kamau was presented with the prize by Brandt": Brandt presented the prize to Kamau)."""
+    if frame.predicate not in _GIVEN_WITH or not frame.get("prep:with") or frame.get("recipient") or frame.get(
+            "prep:to"):
+        return frame
+    roles = {"patient": "recipient", "prep:with": "patient"}
+    return replace(frame, slots=tuple((roles.get(r, r), a) for r, a in frame.slots))
+
+
 def frames_of(doc: Any) -> Iterator[Frame]:
     """The frames of a parsed text (a spaCy ``Doc``), in text order. A headline ("Dollar General Sued for Firing
     Pregnant Worker") gives none: its grammar drops the words that say who acted ("was"), so its parse reads a
@@ -381,6 +397,7 @@ def frames_of(doc: Any) -> Iterator[Frame]:
                 continue  # half of its verb's object, read in that verb's frame
             frame = _verb_frame(tok)
             if frame is not None:
+                frame = _given_with(frame)
                 yield frame
                 yield from _gapped_frames(tok, frame)
                 if copula and (relation := _relation_frame(tok, frame)) is not None:
