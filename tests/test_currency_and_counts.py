@@ -49,6 +49,8 @@ def test_twice_is_the_count_two():
     assert [n.value for n in word_numbers("She met them twice a week.")] == [2.0]
     # a multiplier is no count: "twice the prior-year level", "twice as many"
     assert word_numbers("Earnings were twice the prior-year level and twice as high as in 2019.") == []
+    # "as" that starts a clause is no multiplier's
+    assert [n.value for n in word_numbers("Eriksen scored twice as Lund beat Helsingborg.")] == [2.0]
 
 
 @pytest.mark.parametrize(("claim", "passage", "label"), [

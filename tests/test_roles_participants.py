@@ -6,7 +6,8 @@ bare participle's clause ("Launched in 2019, the app ...": the app was launched)
 copula ("will become Vantor's head of research": Vantor is not who heads), a description the passage gives one
 named thing put on another ("Orrin Tools, a maker of steel pipes", where Pell Metals is), a name where the passage
 has someone's relation ("Ida Hahn gave the clock" where her daughter did, and she bought it), the thing given in a
-"with" phrase ("was presented with the medal by Ana Reis"), and a quantity moved from another sentence in another
+"with" phrase ("was presented with the medal by Ana Reis"), the doer of a "before" / "after" gerund ("studied with
+Pavel Rus before winning the prize": she won it), and a quantity moved from another sentence in another
 unit of the same dimension ("up to four days" where the passage says "up to two weeks")."""
 
 import pytest
@@ -26,6 +27,7 @@ SUCCESSION = ("Tamsin Oyelaran, previously finance director at rival Brook Foods
               "executive of Calder Mills.")
 CLOCK = "The clock, bought by the collector Ida Hahn in 1970, was given to the Lorne Museum by her daughter in 2011."
 MEDAL = "At the gala in Porto, the writer Ana Reis presented the Vell Medal to the young painter Tomas Alves."
+STUDY = "The cellist Ines Kol studied for five years with Pavel Rus in Prague before winning the Dvorak Prize in 2018."
 TAKEOVER = ("Under the deal, Vantor Group will take over Keel Media, and Keel's founder, Ruth Ames, will become "
             "Vantor's head of research.")
 
@@ -39,6 +41,7 @@ SWAPS = [
     (SUCCESSION, "Hugo Lind, previously finance director at Brook Foods, will run Calder Mills."),
     (CLOCK, "Ida Hahn gave the clock to the Lorne Museum in 2011."),
     (MEDAL, "Ana Reis was presented with the Vell Medal by Tomas Alves."),
+    (STUDY, "Pavel Rus won the Dvorak Prize in 2018."),
 ]
 FAITHFUL = [
     (RACE, "Mei Sato finished fifth."),
@@ -54,6 +57,7 @@ FAITHFUL = [
     (CLOCK, "Ida Hahn bought the clock in 1970."),
     (MEDAL, "The young painter Tomas Alves was presented with the Vell Medal by Ana Reis."),
     (MEDAL, "Ana Reis presented Tomas Alves with the Vell Medal."),
+    (STUDY, "Ines Kol won the Dvorak Prize in 2018 after studying in Prague."),
 ]
 
 
@@ -122,3 +126,10 @@ def test_a_description_shared_or_given_to_both_is_not_moved():
     # one word describes many things alike
     assert role_conflicts("Orrin Tools, a company, agreed to buy Pell Metals.",
                           ["Orrin Tools agreed to buy Pell Metals, a company based in Hull."], lambda a: True) == []
+
+
+def test_a_gerund_after_before_or_after_is_done_by_its_clauses_subject_actively():
+    fail = next(f for f in parsed_frames("He was fined after failing to pay the bill.") if f.predicate == "fail")
+    assert [a.text for a in fail.get("agent")] == ["He"]
+    win = next(f for f in parsed_frames(STUDY) if f.predicate == "win")
+    assert [a.text for a in win.get("agent")] == ["The cellist Ines Kol"]

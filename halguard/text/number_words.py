@@ -31,7 +31,10 @@ _ARTICLES = ("a", "an")
 # How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
 # number, and not a multiplier ("twice the prior-year level", "twice as many": the words after say which).
 _TIMES = {"twice": 2, "thrice": 3}
-_MULTIPLIED = frozenset("as the that this these those its their his her our your what than".split())
+_MULTIPLIED = frozenset("the that this these those its their his her our your what than".split())
+# "twice as many", "twice as large": "as" and a word that is no clause's start ("scored twice as Lund beat
+# Helsingborg", "twice as she did" count)
+_CLAUSE_STARTS = frozenset("the a an his her its their our my your he she it they we i you this that".split())
 _NUMBER_WORDS = (frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
                  | frozenset(_TIMES))
 _WORD = re.compile(r"[A-Za-z]+")
@@ -92,13 +95,22 @@ def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str) 
     return True
 
 
+def _multiplier(text: str, words: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the "twice" at word ``i`` multiplies what follows ("twice the level", "twice as many") rather than
+    counting times."""
+    if i + 1 >= len(words) or not _joined(text, words[i][1], words[i + 1][0]):
+        return False
+    after = words[i + 1][2]
+    if after != "as":
+        return after in _MULTIPLIED
+    return i + 2 < len(words) and text[words[i + 2][0]].islower() and words[i + 2][2] not in _CLAUSE_STARTS
+
+
 def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[WordNumber, int] | None:
     """The number starting at word ``i`` and the index after it, or None if no number starts there."""
     start, _, first = words[i]
     if first in _TIMES:
-        if i + 1 < len(words) and words[i + 1][2] in _MULTIPLIED and _joined(text, words[i][1], words[i + 1][0]):
-            return None
-        return WordNumber(start, words[i][1], float(_TIMES[first])), i + 1
+        return None if _multiplier(text, words, i) else (WordNumber(start, words[i][1], float(_TIMES[first])), i + 1)
     total, current, count, j = 0.0, 0.0, 0, i
     if first in _ARTICLES:
         # "a thousand", "a dozen", "a third": the article is the number one.

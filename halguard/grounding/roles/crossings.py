@@ -48,15 +48,20 @@ def agent_and_patient_crossed(claim: Frame, evidence: Frame) -> tuple[Argument, 
     doer_was_done_to, done_to_was_doer = compare(ca, ep) == "same", compare(cp, ea) == "same"
     if doer_was_done_to and done_to_was_doer:
         return ca, cp, ea, ep
-    # half: one name the passage puts on the other side of the verb, whose other side is a pronoun ("she", "he")
-    half = (doer_was_done_to and _both_names(ca, ep) and _third_person(ea)) or (
-        done_to_was_doer and _both_names(cp, ea) and _third_person(ep))
+    # half: one name the passage puts on the other side of the verb, whose other side is a pronoun ("she", "he") or
+    # another name ("Ekdahl will be replaced by Raman"... where Solvane Energy replaces Ekdahl: Ekdahl replaces no one)
+    half = (doer_was_done_to and _both_names(ca, ep) and (_third_person(ea) or _other_name(cp, ea))) or (
+        done_to_was_doer and _both_names(cp, ea) and (_third_person(ep) or _other_name(ca, ep)))
     one_way = SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)) and claim.predicate != "have"
     return (ca, cp, ea, ep) if half and one_way else None
 
 
 def _both_names(ours: Argument, theirs: Argument) -> bool:
     return ours.head_is_name and theirs.head_is_name
+
+
+def _other_name(ours: Argument, theirs: Argument) -> bool:
+    return _both_names(ours, theirs) and compare(ours, theirs) == "differ"
 
 
 def _third_person(arg: Argument) -> bool:

@@ -90,8 +90,9 @@ def _bare_participle(verb: Any) -> bool:
 
 def _subject(verb: Any) -> tuple[Any, bool] | None:
     """The subject token of ``verb`` and whether it is a passive subject, inherited from the verb it is
-    coordinated with, or complements, where it has none of its own; the complement of a verb of object control
-    (:data:`_OBJECT_CONTROL`) is its object's ("ordered the town to pay")."""
+    coordinated with, or complements, or whose "before" / "after" phrase it is ("before winning"), where it has none
+    of its own; the complement of a verb of object control (:data:`_OBJECT_CONTROL`) is its object's ("ordered the
+    town to pay")."""
     tok, controlled = verb, False
     for _ in range(CHAIN_LIMIT):
         subjects = [c for c in tok.children if c.dep_ in ("nsubj", "csubj", "nsubjpass", "csubjpass")
@@ -109,6 +110,12 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
             return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
         if tok is verb and (subject := subject_read_as_conjunct(verb)) is not None:
             return subject, _is_passive(verb)  # "became chair and her predecessor, Peter Lang, joined the board"
+        if tok.dep_ == "pcomp" and tok.tag_ == "VBG" and tok.head.dep_ == "prep" and tok.head.head.pos_ in (
+                "VERB", "AUX"):
+            # "studied in Vienna before winning the competition": the gerund's doer is its clause's subject, in its
+            # own (active) voice ("was fined after failing to pay": he failed)
+            tok, controlled = tok.head.head, True
+            continue
         if tok.dep_ == "xcomp" and tok.head.i != tok.i:
             controlled = True
             obj = next((c for c in tok.head.children if c.dep_ in ("dobj", "obj")), None)
