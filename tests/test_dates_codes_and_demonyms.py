@@ -38,6 +38,15 @@ def test_a_weekday_is_no_demonym_of_a_stopword():
     assert is_demonym("Russian") and is_demonym("Texan") and not is_demonym("Moscow") and not is_demonym("Texas")
 
 
+def test_a_demonym_whose_place_wordnet_gives_by_its_stem_names_the_place():
+    from halguard.text.places import demonym_place_keys, place_keys
+
+    # WordNet relates "French" to the stem "franc"; ISO 3166 renamed Turkey, which English text still writes
+    assert demonym_place_keys("French") == {"country:FR"} and demonym_place_keys("Greek") == {"country:GR"}
+    assert place_keys("Turkey") == place_keys("Türkiye") == {"country:TR"}
+    assert demonym_place_keys("Turkish") == {"country:TR"}
+
+
 @pytest.mark.parametrize(("answer", "context", "label", "flagged_name"), [
     ("The council voted on Thursday to approve the budget.", BUDGET, "hallucinated", "Thursday"),
     ("The council voted on Wednesday to approve the budget.", BUDGET, "supported", None),

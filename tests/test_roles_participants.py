@@ -131,5 +131,8 @@ def test_a_description_shared_or_given_to_both_is_not_moved():
 def test_a_gerund_after_before_or_after_is_done_by_its_clauses_subject_actively():
     fail = next(f for f in parsed_frames("He was fined after failing to pay the bill.") if f.predicate == "fail")
     assert [a.text for a in fail.get("agent")] == ["He"]
+    # not a gerund of "of": "accused him of interfering" is his interfering, not the accuser's
+    accused = parsed_frames("The photographer sued West and accused him of interfering with his work.")
+    assert not next(f for f in accused if f.predicate == "interfere").get("agent")
     win = next(f for f in parsed_frames(STUDY) if f.predicate == "win")
     assert [a.text for a in win.get("agent")] == ["The cellist Ines Kol"]

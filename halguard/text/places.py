@@ -52,6 +52,14 @@ _COUNTRY_SHORT_FORMS = {
     "CZ": ("Czech Republic",),
     "NL": ("Holland",),
     "AE": ("UAE", "U.A.E.", "Emirates"),
+    # names ISO 3166 replaced that English text still writes (pycountry has only the new ones)
+    "TR": ("Turkey",),
+    "SZ": ("Swaziland",),
+    "MK": ("Macedonia",),
+    "MM": ("Burma",),
+    "CI": ("Ivory Coast",),
+    "CV": ("Cape Verde",),
+    "TL": ("East Timor",),
 }
 
 # Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
@@ -203,11 +211,23 @@ _CITY_COUNTRY = {city.lower(): frozenset({f"country:{code}"}) for code, cities i
 
 
 def demonym_place_keys(word: str) -> frozenset[str]:
-    """The places a demonym or place adjective names ("American" -> the United States, "Texan" -> Texas)."""
+    """The places a demonym or place adjective names ("American" -> the United States, "Texan" -> Texas, "French" ->
+    France: WordNet relates it to the stem "franc")."""
     keys: frozenset[str] = frozenset()
     for place in _related_places(stem(word)):
-        keys |= place_keys(place)
+        keys |= place_keys(place) or _one_word_places().get(place, frozenset())
     return keys
+
+
+@lru_cache(maxsize=1)
+def _one_word_places() -> dict[str, frozenset[str]]:
+    """The stems of one-word place names (at least :data:`_PLACE_MIN_CHARS` letters) -> their keys: WordNet's
+    relations are keyed by stems ("franc" for France)."""
+    out: dict[str, frozenset[str]] = {}
+    for name, keys in _place_tables()[0].items():
+        if " " not in name and len(name) >= _PLACE_MIN_CHARS and name.isalpha():
+            out[stem(name)] = out.get(stem(name), frozenset()) | keys
+    return out
 
 
 def is_demonym(word: str) -> bool:

@@ -81,6 +81,12 @@ def _is_passive(verb: Any) -> bool:
     return (verb.dep_ == "acl" and verb.tag_ == "VBN") or reduced_relative(verb) is not None
 
 
+# Prepositions whose gerund is done by its clause's subject ("studied before winning", "was fined after failing");
+# not "of", "for", "from", whose gerund may be the object's ("accused him of interfering", "stopped them from
+# leaving"). Hand-listed general English.
+_ADJUNCT_GERUND_PREPOSITIONS = frozenset({"before", "after", "while", "since", "by", "without", "upon", "despite"})
+
+
 def _bare_participle(verb: Any) -> bool:
     """Whether ``verb`` is a past participle's clause with no auxiliary, subject or object of its own: "Released on 19
     September, TernDB 5.0 adds ...", a passive whose subject is the clause's it hangs on."""
@@ -110,8 +116,8 @@ def _subject(verb: Any) -> tuple[Any, bool] | None:
             return c, _is_passive(verb) if own_voice else c.dep_ in ("nsubjpass", "csubjpass")
         if tok is verb and (subject := subject_read_as_conjunct(verb)) is not None:
             return subject, _is_passive(verb)  # "became chair and her predecessor, Peter Lang, joined the board"
-        if tok.dep_ == "pcomp" and tok.tag_ == "VBG" and tok.head.dep_ == "prep" and tok.head.head.pos_ in (
-                "VERB", "AUX"):
+        if tok.dep_ == "pcomp" and tok.tag_ == "VBG" and tok.head.lower_ in _ADJUNCT_GERUND_PREPOSITIONS \
+                and tok.head.dep_ == "prep" and tok.head.head.pos_ in ("VERB", "AUX"):
             # "studied in Vienna before winning the competition": the gerund's doer is its clause's subject, in its
             # own (active) voice ("was fined after failing to pay": he failed)
             tok, controlled = tok.head.head, True
