@@ -25,9 +25,6 @@ _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, 
                  "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
                  "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _ARTICLES = ("a", "an")
-# Words only the parser reads as numbers. Ordinals like "third" and "fifth" double as ranks ("the third
-# quarter"), so a denominator alone counts only after a numerator ("two thirds", "a quarter"); "half" is a
-# fraction on its own.
 # How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
 # number, and not a multiplier ("twice the prior-year level", "twice as many": the words after say which).
 _TIMES = {"twice": 2, "thrice": 3}
@@ -35,6 +32,9 @@ _MULTIPLIED = frozenset("the that this these those its their his her our your wh
 # "twice as many", "twice as large": "as" and a word that is no clause's start ("scored twice as Lund beat
 # Helsingborg", "twice as she did" count)
 _CLAUSE_STARTS = frozenset("the a an his her its their our my your he she it they we i you this that".split())
+# Words only the parser reads as numbers. Ordinals like "third" and "fifth" double as ranks ("the third
+# quarter"), so a denominator alone counts only after a numerator ("two thirds", "a quarter"); "half" is a
+# fraction on its own.
 _NUMBER_WORDS = (frozenset(_UNITS) | frozenset(_TENS) | frozenset(_HUNDRED) | frozenset(_SCALES) | frozenset(_DOZEN)
                  | frozenset(_TIMES))
 _WORD = re.compile(r"[A-Za-z]+")

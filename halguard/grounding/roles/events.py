@@ -28,10 +28,11 @@ def in_another_event(claim: Frame, role: str, arg: Argument, frames: Sequence[Fr
     core argument of the claim frame: what the claim's thing did (or had done to it) in the passage is another event
     of the same things."""
     rest = [(r, a) for r, a in claim.slots if a is not arg and r in CORE_ROLES]
-    # (its own noun: a name is the name however the passage introduces it, "the collector Ida Hahn")
-    return any(not same_predicate(claim, frame) and any(
-        (o.head == arg.head or (arg.head_is_name and o.head_is_name)) and compare(arg, o, role) == "same"
-        for o in frame.get(role))
+
+    def itself(o: Argument) -> bool:  # by its own noun; a name however introduced ("the collector Ida Hahn")
+        return (o.head == arg.head or (arg.head_is_name and o.head_is_name)) and compare(arg, o, role) == "same"
+
+    return any(not same_predicate(claim, frame) and any(itself(o) for o in frame.get(role))
                and any(compare(a, o, r) == "same" for r, a in rest for o in frame.get(r)) for frame in frames)
 
 

@@ -386,8 +386,8 @@ _GIVEN_WITH = frozenset({"present", "provide", "supply", "furnish", "reward", "h
 def _given_with(frame: Frame) -> Frame:
     """``frame`` with its "with" phrase read as the thing given and its patient as whom it went to, for a giving verb
     that takes one ("Kamau was presented with the prize by Brandt": Brandt presented the prize to Kamau)."""
-    if frame.predicate not in _GIVEN_WITH or not frame.get("prep:with") or frame.get("recipient") or frame.get(
-            "prep:to"):
+    if frame.predicate not in _GIVEN_WITH or not frame.get("prep:with") or frame.get("recipient") \
+            or frame.get("prep:to"):
         return frame
     roles = {"patient": "recipient", "prep:with": "patient"}
     return replace(frame, slots=tuple((roles.get(r, r), a) for r, a in frame.slots))

@@ -183,7 +183,7 @@ def _someone_else(ours: Argument, theirs: Argument) -> bool:
     company", "the museum") may be the name and says nothing."""
     for description, name in ((ours, theirs), (theirs, ours)):
         if _named_description(description) is False and name.head_is_name and name.identity:
-            words = description.text.lower().split()
+            words = description.text.lower().split() or [""]
             return words[0] in ("a", "an") or (
                 len(words) == 2 and words[0] in _POSSESSIVE_PRONOUNS and description.head in RELATION_NOUNS)
     return False
@@ -252,11 +252,11 @@ def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
     return compare(ours, theirs, role) == "same" and ours.head_is_name == theirs.head_is_name
 
 
-# Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
-# given it is a conflict ("Mount Elgon is the highest mountain in Kenya" against "Mount Kenya is the highest ...").
 # The possessives of a relation that is someone else's ("her son"): personal pronouns only ("the museum's director"
 # may be the name).
 _POSSESSIVE_PRONOUNS = frozenset({"his", "her", "their", "my", "our", "your"})
+# Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
+# given it is a conflict ("Mount Elgon is the highest mountain in Kenya" against "Mount Kenya is the highest ...").
 _ONE_OF_A_KIND = frozenset(
     "first last only most least best worst highest lowest tallest largest biggest smallest longest shortest oldest "
     "newest youngest earliest latest fastest slowest richest poorest deepest busiest heaviest strongest".split())
