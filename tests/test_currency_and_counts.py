@@ -1,11 +1,11 @@
 """A currency said by its word or its symbol, and the count "twice" (sixteenth session, issue 45): "89 euros" is the
-passage's "€89", "€89" where the passage gives "£89" is a currency it lacks, in a copy too; "scored twice" is two
-goals."""
+passage's "€89", "€89" where the passage gives "£89" is a currency it lacks, in a copy too, and "€90 million" where
+it gives "£90 million" (and euros of another amount) an amount in another currency; "scored twice" is two goals."""
 
 import pytest
 
 from halguard import LocalVerifier
-from halguard.text.currency import currency_symbols, currency_words
+from halguard.text.currency import currency_amounts, currency_symbols, currency_words
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +36,23 @@ def test_a_currency_the_passages_lack_is_flagged_on_its_symbol(verifier, claim, 
     assert verifier.verify("The fee was 22 million dollars.", ["The fee was £22 million."]).label == "hallucinated"
 
 
+def test_an_amount_the_passages_give_in_another_currency_only_is_flagged(verifier):
+    # the passages name euros elsewhere: the amount itself is in pounds
+    passages = ["Kessel Bank lent 80 million euros to Orna Credit.",
+                "Brandt Tools agreed to buy Pell Metals for £90 million."]
+    verdict = verifier.verify("Brandt Tools agreed to buy Pell Metals for €90 million.", passages)
+    assert verdict.label == "hallucinated" and [s.text for s in verdict.spans] == ["€"]
+    for faithful in ("Brandt Tools agreed to buy Pell Metals for 90 million pounds.",
+                     "Kessel Bank lent €80 million to Orna Credit."):
+        assert verifier.verify(faithful, passages).label == "supported"
+
+
 def test_currency_symbols_are_read_before_an_amount_only():
     assert currency_words("It cost $2.6 million, or € 2.4 million.") == "dollar dollars euro euros"
     assert currency_words("Price range: $$ (two of four).") == ""
     assert [(s, e) for s, e, _ in currency_symbols("from £5 to £9")] == [(5, 6), (11, 12)]
+    assert [(v, c) for _, _, v, c in currency_amounts("$2.6 million, € 89 and 90 million pounds; 5 apples")] == [
+        (2.6e6, "dollar"), (89.0, "euro"), (9e7, "pound")]
 
 
 def test_twice_is_the_count_two():

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CURRENCY_SYMBOLS", "currency_symbols", "currency_words"]
+from halguard.text.lexical import number_mentions
+
+__all__ = ["CURRENCY_SYMBOLS", "currency_amounts", "currency_symbols", "currency_words"]
 
 # Symbol -> the words a claim writes for it. Hand-listed (ISO 4217 symbols of the currencies news text names by
 # symbol); "$" is any dollar.
 CURRENCY_SYMBOLS: dict[str, str] = {"$": "dollar dollars", "€": "euro euros", "£": "pound pounds", "¥": "yen yuan",
                                     "₹": "rupee rupees"}
+# The currency a word or a symbol names (its first word in CURRENCY_SYMBOLS).
+_CURRENCY_OF = {w: words.split()[0] for words in CURRENCY_SYMBOLS.values() for w in words.split()}
+_WORD_AFTER = re.compile(r"[ \t]{0,3}([A-Za-z]{1,12})")
 # a symbol before an amount ("$2.6", "€ 89", "US$5"): one character and an optional space, so linear on any text
 _BEFORE_AN_AMOUNT = re.compile(r"([$€£¥₹])[ \t]?(?=\d)")
 
@@ -26,3 +31,20 @@ def currency_symbols(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
     """Each currency symbol ``text`` writes before an amount: its offsets and the words it stands for."""
     return [(m.start(1), m.end(1), tuple(CURRENCY_SYMBOLS[m.group(1)].split()))
             for m in _BEFORE_AN_AMOUNT.finditer(text)]
+
+
+def currency_amounts(text: str) -> list[tuple[int, int, float, str]]:
+    """Each amount ``text`` gives in a currency, by symbol or word ("$2.6 million", "90 million pounds"): the
+    currency's offsets (the symbol, or the word), the amount's value and the currency ("dollar", "euro", ...)."""
+    out = []
+    for m in number_mentions(text):
+        at = m.start if text[m.start:m.start + 1] in CURRENCY_SYMBOLS else m.start - 1
+        if at >= 0 and text[at] in " \t" and at > 0:
+            at -= 1  # "€ 89"
+        if at >= 0 and text[at] in CURRENCY_SYMBOLS:
+            out.append((at, at + 1, m.value, _CURRENCY_OF[CURRENCY_SYMBOLS[text[at]].split()[0]]))
+            continue
+        word = _WORD_AFTER.match(text, m.end)
+        if word and word.group(1).lower() in _CURRENCY_OF:
+            out.append((word.start(1), word.end(1), m.value, _CURRENCY_OF[word.group(1).lower()]))
+    return out

@@ -42,7 +42,7 @@ from halguard.grounding.signals.words import (
 )
 from halguard.text.claims import Claim
 from halguard.text.counts import answered_counts, counted_as_said, moved_counts
-from halguard.text.currency import currency_symbols
+from halguard.text.currency import currency_amounts, currency_symbols
 from halguard.text.derived import listed_counts
 from halguard.text.lexical import (
     affirmation_end,
@@ -182,9 +182,16 @@ def _light_novel(text: str, novel: list[tuple[int, int]]) -> tuple[list[tuple[in
 
 
 def _currencies_lacked(text: str, scope: Scope) -> list[tuple[int, int]]:
-    """The claim's currency symbols whose currency the passages never name, by word or symbol: "€89" where they give
-    "£89". In a copy too: the symbol is no word of the copy, so it is looked up whatever the claim's words."""
-    return [(s, e) for s, e, words in currency_symbols(text) if not any(stem(w) in scope.context_terms for w in words)]
+    """The claim's currencies the passages do not give: a symbol whose currency they never name, by word or symbol
+    ("€89" where they give "£89"), and an amount they give only in other currencies ("€90 million" where they write
+    "£90 million" and euros of another amount). In a copy too: a symbol is no word of the copy."""
+    known = scope.context_terms
+    lacked = [(s, e) for s, e, words in currency_symbols(text) if not any(stem(w) in known for w in words)]
+    for s, e, value, currency in currency_amounts(text):
+        theirs = {c for v, c in scope.amounts if v == value}
+        if theirs and currency not in theirs and (s, e) not in lacked:
+            lacked.append((s, e))
+    return lacked
 
 
 def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> set[str]:

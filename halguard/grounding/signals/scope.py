@@ -17,7 +17,7 @@ from halguard.grounding.signals.records import (
 )
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
-from halguard.text.currency import currency_words
+from halguard.text.currency import currency_amounts, currency_words
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
 from halguard.text.lexical import number_values, term_set
 from halguard.text.phrasal import phrasals_in
@@ -54,7 +54,7 @@ def _source_numbers(text: str) -> frozenset[float]:
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
     percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates (number
-    and period)."""
+    and period), its amounts of money (number and currency)."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
@@ -62,6 +62,7 @@ class _Readings:
     phrasals: frozenset[str]
     counts: frozenset[tuple[float, tuple[str, ...]]]
     rates: frozenset[tuple[float, str]]
+    amounts: frozenset[tuple[float, str]]  # amounts of money with their currency ("€90 million": (9e7, "euro"))
 
 
 # Counted every level down: its quantities and counts are records in tuples, which one level does not see.
@@ -69,7 +70,8 @@ class _Readings:
 def _source_readings(text: str) -> _Readings:
     return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
-                     frozenset((r.value, r.period) for r in rates(text)))
+                     frozenset((r.value, r.period) for r in rates(text)),
+                     frozenset((value, currency) for _, _, value, currency in currency_amounts(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -134,6 +136,9 @@ class Scope:
     # Features a JSON record in these sources marks as there (and none marks absent): a claim that denies one
     # conflicts with the record (records.denied_feature_mentions).
     present: frozenset[str] = frozenset()
+    # The sources' amounts of money with their currency: a claim's amount they give only in another currency is a
+    # currency changed ("€90 million" where they write "£90 million": measure._currencies_lacked).
+    amounts: frozenset[tuple[float, str]] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -169,4 +174,5 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  hours, dates, question, QuantityIndex(q for r in readings for q in r.quantities),
                  frozenset().union(*(r.starts for r in readings)), changes,
                  frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
-                 frozenset().union(*(r.rates for r in readings)), present)
+                 frozenset().union(*(r.rates for r in readings)), present,
+                 frozenset().union(*(r.amounts for r in readings)))
