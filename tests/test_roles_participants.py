@@ -8,7 +8,8 @@ named thing put on another ("Orrin Tools, a maker of steel pipes", where Pell Me
 has someone's relation ("Ida Hahn gave the clock" where her daughter did, and she bought it), the thing given in a
 "with" phrase ("was presented with the medal by Ana Reis"), the doer of a "before" / "after" gerund ("studied with
 Pavel Rus before winning the prize": she won it), and a quantity moved from another sentence in another
-unit of the same dimension ("up to four days" where the passage says "up to two weeks")."""
+unit of the same dimension ("up to four days" where the passage says "up to two weeks"), and a speaker moved in a
+copied reported clause ("Ardmore Home said 11 of its vessels ..." where Keel Lines' spokesperson did)."""
 
 import pytest
 
@@ -136,3 +137,14 @@ def test_a_gerund_after_before_or_after_is_done_by_its_clauses_subject_actively(
     assert not next(f for f in accused if f.predicate == "interfere").get("agent")
     win = next(f for f in parsed_frames(STUDY) if f.predicate == "win")
     assert [a.text for a in win.get("agent")] == ["The cellist Ines Kol"]
+
+
+def test_a_speaker_moved_in_a_copied_reported_clause_is_flagged(verifier):
+    passages = ["Retailer Ardmore Home said the strike would delay its deliveries by up to two weeks.",
+                "A spokesperson for the shipping line Keel Lines said 11 of its vessels had been diverted to Calder."]
+    moved = verifier.verify("Ardmore Home said 11 of its vessels had been diverted to Calder.", passages)
+    assert moved.label == "hallucinated"
+    assert any("Ardmore Home where the passage has Keel Lines" in r for c in moved.claims for r in c.reasons)
+    # the speaker's own organisation, and the coreferent the claim names by a description, are the passage's
+    assert verifier.verify("Keel Lines said 11 of its vessels had been diverted to Calder.", passages).label == (
+        "supported")
