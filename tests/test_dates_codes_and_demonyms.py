@@ -45,6 +45,14 @@ def test_a_demonym_whose_place_wordnet_gives_by_its_stem_names_the_place():
     assert demonym_place_keys("French") == {"country:FR"} and demonym_place_keys("Greek") == {"country:GR"}
     assert place_keys("Turkey") == place_keys("Türkiye") == {"country:TR"}
     assert demonym_place_keys("Turkish") == {"country:TR"}
+    # a people's noun WordNet relates elsewhere ("Turk": the Turkic languages) is its country's by a small table
+    assert demonym_place_keys("Turks") == {"country:TR"} and demonym_place_keys("Dutch") == {"country:NL"}
+    from halguard.grounding.roles import role_conflicts
+
+    passage = ["Francis spoke of the genocide without directly angering the Turks, who deny it."]
+    assert role_conflicts("Francis spoke of the genocide without directly angering Turkey.", passage,
+                          lambda a: True) == []
+    assert role_conflicts("Francis spoke of the genocide without directly angering Greece.", passage, lambda a: True)
 
 
 @pytest.mark.parametrize(("answer", "context", "label", "flagged_name"), [

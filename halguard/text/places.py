@@ -72,6 +72,12 @@ _DEMONYM_PREFIX = 2
 _PLACE_MIN_CHARS = 4
 # Weekdays and months, by stem: dates, never demonyms ("Thursday" is no adjective of "the").
 _DATE_WORDS = frozenset(stem(w) for w in WEEKDAYS + MONTHS)
+# Nouns for a country's people that WordNet does not relate to the country ("Turk" is related to the Turkic
+# languages there): by stem, to the country's name stems. Hand-listed general English; none a given name's stem
+# ("Danes" stems to "dan", "Finns" to "finn": left out).
+_PEOPLE_NOUNS = {stem(people): tuple(stem(p) for p in places) for people, places in (
+    ("Turks", ("Turkey",)), ("Swedes", ("Sweden",)), ("Dutch", ("Netherlands", "Holland")), ("Thais", ("Thailand",)),
+    ("Thai", ("Thailand",)), ("Britons", ("Britain",)), ("Brits", ("Britain",)), ("Swiss", ("Switzerland",)))}
 
 
 _places_lock = threading.Lock()
@@ -260,7 +266,7 @@ def _related_places(term_stem: str) -> tuple[str, ...]:
     # lists some of them, not all ("Pennsylvanian" is only a geological period there).
     if len(low) > 4 and low.endswith("an"):
         related += (low[:-1],)
-    return related
+    return related + _PEOPLE_NOUNS.get(low, ())
 
 
 def _place_word(term_stem: str, terms: frozenset[str]) -> bool:
