@@ -13,8 +13,8 @@ Case = tuple[str, str]  # (passage, claim)
 
 
 def swap_checks(swaps: Sequence[Case], faithful: Sequence[Case]) -> tuple[Callable[..., None], ...]:
-    """The four test functions for ``swaps`` and ``faithful`` (bind them to ``test_...`` names in the test module, which
-    provides the ``verifier`` fixture)."""
+    """The four test functions for ``swaps`` and ``faithful`` (bind them to ``test_...`` names in the test module; the
+    ``verifier`` fixture is conftest's)."""
 
     @pytest.mark.parametrize(("passage", "claim"), swaps)
     def test_a_swap_is_a_role_conflict(passage: str, claim: str) -> None:

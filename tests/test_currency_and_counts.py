@@ -4,13 +4,7 @@ it gives "£90 million" (and euros of another amount) an amount in another curre
 
 import pytest
 
-from halguard import LocalVerifier
 from halguard.text.currency import currency_amounts, currency_symbols, currency_words
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    return LocalVerifier()
 
 
 @pytest.mark.parametrize(("claim", "passage"), [

@@ -14,7 +14,6 @@ telling of the same passage passes."""
 
 import pytest
 
-from halguard import LocalVerifier
 from halguard.grounding.roles import role_conflicts
 from halguard.grounding.roles.parse import parsed_frames
 from tests.role_swap_checks import swap_checks
@@ -77,11 +76,6 @@ FAITHFUL = [
     (COIN, "A schoolboy found the coin near Ripon in 2019."),
     (LIBRARY, "The Ellis Trust paid for the new library."),
 ]
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    return LocalVerifier()
 
 
 (test_a_swap_is_a_role_conflict, test_the_faithful_telling_has_no_role_conflict, test_the_verifier_flags_the_swap,

@@ -7,9 +7,7 @@ the same participant in the passage, a coordinated verb with its own auxiliary (
 of another event ("approved in March and completed in May"). Each swap is flagged by the role
 check and each faithful telling of the same passage passes, so the reading is not a blanket suspicion of the shape."""
 
-import pytest
 
-from halguard import LocalVerifier
 from halguard.grounding.roles.parse import parsed_frames
 from tests.role_swap_checks import swap_checks
 
@@ -60,11 +58,6 @@ FAITHFUL = [
     (DEAL, "The merger was completed in May."),
     (DEAL, "Regulators approved the merger in March."),
 ]
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    return LocalVerifier()
 
 
 (test_a_swap_is_a_role_conflict, test_the_faithful_telling_has_no_role_conflict, test_the_verifier_flags_the_swap,

@@ -11,9 +11,7 @@ Pavel Rus before winning the prize": she won it), and a quantity moved from anot
 unit of the same dimension ("up to four days" where the passage says "up to two weeks"), and a speaker moved in a
 copied reported clause ("Ardmore Home said 11 of its vessels ..." where Keel Lines' spokesperson did)."""
 
-import pytest
 
-from halguard import LocalVerifier
 from halguard.grounding.roles import role_conflicts
 from halguard.grounding.roles.parse import parsed_frames
 from tests.role_swap_checks import swap_checks
@@ -60,11 +58,6 @@ FAITHFUL = [
     (MEDAL, "Ana Reis presented Tomas Alves with the Vell Medal."),
     (STUDY, "Ines Kol won the Dvorak Prize in 2018 after studying in Prague."),
 ]
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    return LocalVerifier()
 
 
 (test_a_swap_is_a_role_conflict, test_the_faithful_telling_has_no_role_conflict, test_the_verifier_flags_the_swap,

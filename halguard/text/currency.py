@@ -15,8 +15,8 @@ __all__ = ["CURRENCY_SYMBOLS", "currency_amounts", "currency_symbols", "currency
 # symbol); "$" is any dollar.
 CURRENCY_SYMBOLS: dict[str, str] = {"$": "dollar dollars", "€": "euro euros", "£": "pound pounds", "¥": "yen yuan",
                                     "₹": "rupee rupees"}
-# The currency a word or a symbol names (its first word in CURRENCY_SYMBOLS).
-_CURRENCY_OF = {w: words.split()[0] for words in CURRENCY_SYMBOLS.values() for w in words.split()}
+# The currency a symbol or a word names (the symbol's first word in CURRENCY_SYMBOLS: "dollar", "euro").
+_CURRENCY_OF = {key: words.split()[0] for symbol, words in CURRENCY_SYMBOLS.items() for key in (symbol, *words.split())}
 _WORD_AFTER = re.compile(r"[ \t]{0,3}([A-Za-z]{1,12})")
 # a symbol before an amount ("$2.6", "€ 89", "US$5"): one character and an optional space, so linear on any text
 _BEFORE_AN_AMOUNT = re.compile(r"([$€£¥₹])[ \t]?(?=\d)")
@@ -38,11 +38,11 @@ def currency_amounts(text: str) -> list[tuple[int, int, float, str]]:
     currency's offsets (the symbol, or the word), the amount's value and the currency ("dollar", "euro", ...)."""
     out = []
     for m in number_mentions(text):
-        at = m.start if text[m.start:m.start + 1] in CURRENCY_SYMBOLS else m.start - 1
-        if at >= 0 and text[at] in " \t" and at > 0:
+        at = m.start if text[m.start:m.start + 1] in CURRENCY_SYMBOLS else m.start - 1  # "$2.6 million" / "€89"
+        if at > 0 and text[at] in " \t":
             at -= 1  # "€ 89"
         if at >= 0 and text[at] in CURRENCY_SYMBOLS:
-            out.append((at, at + 1, m.value, _CURRENCY_OF[CURRENCY_SYMBOLS[text[at]].split()[0]]))
+            out.append((at, at + 1, m.value, _CURRENCY_OF[text[at]]))
             continue
         word = _WORD_AFTER.match(text, m.end)
         if word and word.group(1).lower() in _CURRENCY_OF:

@@ -12,7 +12,7 @@ or the claim's entity so elsewhere, moved nothing). Bounded: each claim argument
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from halguard.grounding.roles.arguments import compare
 from halguard.grounding.roles.frame_types import Argument, Frame
@@ -45,11 +45,11 @@ def descriptions_moved(claim_frames: Sequence[Frame], evidence_frames: Sequence[
     return found
 
 
-def _distinct(args: Sequence[Argument] | object) -> list[Argument]:
+def _distinct(args: Iterable[Argument]) -> list[Argument]:
     """Arguments without repeats (one argument fills a role in several frames: a shared subject)."""
     out: list[Argument] = []
     seen: set[tuple[int, int, str]] = set()
-    for a in args:  # type: ignore[attr-defined]
+    for a in args:
         key = (a.start, a.end, a.text)
         if key not in seen:
             seen.add(key)

@@ -31,7 +31,6 @@ from typing import Any
 from halguard.grounding.roles.frame_types import Argument, Frame
 from halguard.grounding.roles.headlines import headline_tokens
 from halguard.grounding.roles.phrases import (
-    CHAIN_LIMIT,
     PERSONAL,
     RELATIVE,
     TIME_WORDS,
@@ -39,8 +38,10 @@ from halguard.grounding.roles.phrases import (
     argument_tokens,
     conjuncts,
     is_name,
+    is_named,
 )
 from halguard.grounding.roles.repairs import (
+    CHAIN_LIMIT,
     agents_under_commission,
     apposition_of_object,
     misread_object,
@@ -340,13 +341,10 @@ def _noun_frame(noun: Any) -> Frame | None:
 def _describes_a_name(noun: Any) -> bool:
     """Whether a noun is said of a name, as its apposition or the attribute of its copula: a person or a thing, not
     an event ("Grace Tolman will become Pellucid's head of digital strategy": Pellucid is not the one who heads)."""
-    def named(tok: Any) -> bool:  # "Arcline's chief executive, Grace Tolman"
-        return is_name(tok) or any(c.dep_ == "appos" and is_name(c) for c in tok.children)
-
     if noun.dep_ == "appos":
-        return named(noun.head)
-    if noun.dep_ in ("attr", "oprd"):
-        return any(c.dep_ in ("nsubj", "nsubjpass") and named(c) for c in noun.head.children)
+        return is_named(noun.head)
+    if noun.dep_ in ("attr", "oprd"):  # "Arcline's chief executive, Grace Tolman, will become ..."
+        return any(c.dep_ in ("nsubj", "nsubjpass") and is_named(c) for c in noun.head.children)
     return False
 
 

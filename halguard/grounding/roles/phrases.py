@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from halguard.grounding.roles.frame_types import Argument
-from halguard.grounding.roles.repairs import subject_read_as_conjunct
+from halguard.grounding.roles.repairs import CHAIN_LIMIT, subject_read_as_conjunct
 from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
 from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
 from halguard.text.wordnet import known
 
-__all__ = ["CHAIN_LIMIT", "PERSONAL", "RELATIVE", "TIME_WORDS", "TITLE_SPANS", "argument", "argument_tokens",
-           "conjuncts", "core_tokens", "is_name"]
+__all__ = ["PERSONAL", "RELATIVE", "TIME_WORDS", "TITLE_SPANS", "argument", "argument_tokens",
+           "conjuncts", "core_tokens", "is_name", "is_named"]
 
 # Dependents that begin a clause or frame of their own: their words are not the argument's.
 _CLAUSAL = frozenset({"relcl", "acl", "ccomp", "advcl", "xcomp", "conj", "cc", "punct", "parataxis", "mark",
@@ -33,8 +33,11 @@ _MONTH_ABBREVIATIONS = frozenset({"jan", "feb", "mar", "apr", "jun", "jul", "aug
                                   "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
 _SCALES = frozenset({"m", "bn", "k"})
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB"})
-# Dependents followed when a conj chain or a clause's subject is looked up (crafted text can chain every token).
-CHAIN_LIMIT = 8
+
+
+def is_named(tok: Any) -> bool:
+    """Whether ``tok`` is a name or a noun an apposition names ("the collector Ida Hahn", "her husband, Rui")."""
+    return is_name(tok) or any(c.dep_ == "appos" and is_name(c) for c in tok.children)
 
 
 def is_name(tok: Any) -> bool:
@@ -115,8 +118,7 @@ def argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude:
     core = frozenset(t.text.lower() for t in core_toks)
     reported = resolved is not None and resolved is not head and head.lower_ not in RELATIVE
     return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
-                    " ".join(t.text for t in core_toks), reported,
-                    is_name(source) or any(c.dep_ == "appos" and is_name(c) for c in source.children))
+                    " ".join(t.text for t in core_toks), reported, is_named(source))
 
 
 def _without_enumerators(text: str, start: int, end: int) -> str:

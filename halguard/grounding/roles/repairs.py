@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["agents_under_commission", "apposition_of_object", "misread_object", "name_after_description",
+__all__ = ["CHAIN_LIMIT", "agents_under_commission", "apposition_of_object", "misread_object", "name_after_description",
            "object_it_modifies", "reduced_relative", "set_off_tail", "speaker_label", "subject_read_as_conjunct"]
 
-# Upper bound on the compounds followed up from a noun (a parse of crafted text can chain every token).
-_CHAIN_LIMIT = 8
+# Upper bound on the links followed up a parse: a noun's compounds, a conj chain, a clause's subject (a parse of
+# crafted text can chain every token). The role frames' one bound (phrases and frames read it from here).
+CHAIN_LIMIT = 8
 
 
 def misread_object(verb: Any, is_name: Callable[[Any], bool]) -> tuple[Any, Any] | None:
@@ -44,7 +45,7 @@ def object_it_modifies(verb: Any) -> Any | None:
     if verb.dep_ != "amod" or verb.tag_ != "VBD" or not any(c.dep_ == "nsubj" for c in verb.children):
         return None
     noun = verb.head
-    for _ in range(_CHAIN_LIMIT):
+    for _ in range(CHAIN_LIMIT):
         if noun.dep_ != "compound" or noun.head.i == noun.i:
             break
         noun = noun.head
@@ -119,7 +120,7 @@ def subject_read_as_conjunct(verb: Any) -> Any | None:
     if verb.doc[last].text == "," and verb.doc[last].head.i == verb.head.i:
         last -= 1  # the apposition's closing comma, hung on the first verb: "his rival, Eva Lund, joined"
     noun = verb.doc[last]
-    for _ in range(_CHAIN_LIMIT):  # from the phrase's last word up to its head
+    for _ in range(CHAIN_LIMIT):  # from the phrase's last word up to its head
         if noun.dep_ == "conj" and noun.pos_ in ("NOUN", "PROPN") and noun.right_edge.i == last:
             break
         if noun.i == noun.head.i or noun.head.i > verb.i:
@@ -132,7 +133,7 @@ def subject_read_as_conjunct(verb: Any) -> Any | None:
     if last < verb.i - 1 and not any(c.dep_ == "appos" for c in noun.children):
         return None  # a comma of the first clause's own: "bought apples and pears, sold them" (a second verb)
     first = noun
-    for _ in range(_CHAIN_LIMIT):
+    for _ in range(CHAIN_LIMIT):
         if first.dep_ != "conj":
             break
         first = first.head

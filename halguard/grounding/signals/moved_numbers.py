@@ -85,17 +85,17 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
     sentence = closest_sentence(claim_terms, evidence)
     theirs = _read(sentence)
     claim_words, sentence_words = word_spans(text), word_spans(sentence)
+    slots = [slot_neighbours(text, n.start, n.end, claim_words) for n in ours]
     # the claim's units are the slot's to compare, not words to copy ("by up to three days" / "two weeks")
-    units = {stem(w) for n in ours if (w := slot_neighbours(text, n.start, n.end, claim_words)[1]) in UNITS}
+    units = {stem(after) for _, after in slots if after in UNITS}
     if not theirs or shared_share(claim_terms - units, term_set(sentence)) < copy_overlap:
         return []
     out = []
-    for n in ours:
+    for n, (before, after) in zip(ours, slots):
         written = text[n.start:n.end]
         if n.value not in scope.context_numbers or not any(written in src.text for src in scope.sources) or any(
                 _same(n, m) for m in theirs):
             continue  # a number the passages lack or only compute (the missing numbers'), or the sentence's own
-        before, after = slot_neighbours(text, n.start, n.end, claim_words)
         for m in theirs:
             if any(_same(m, k) for k in ours) or m.is_percent != n.is_percent:
                 continue
