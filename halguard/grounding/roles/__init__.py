@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from halguard.grounding.roles.descriptions import descriptions_moved
+from halguard.grounding.roles.descriptions import descriptions_moved, doers_described_otherwise
 from halguard.grounding.roles.frames import Argument, Frame
 from halguard.grounding.roles.matching import SYMMETRIC_PREDICATES, RoleConflict, conflicts
 from halguard.grounding.roles.parse import MAX_PARSE_CHARS, available, parsed_frames
@@ -79,5 +79,7 @@ def role_conflicts(claim: str, evidence: Sequence[str], elsewhere: Callable[[Arg
     if not evidence_frames:
         return []
     found = conflicts(claim_frames, evidence_frames, elsewhere)
-    return found + [c for c in descriptions_moved(claim_frames, evidence_frames)
-                    if not any(f.start < c.end and c.start < f.end for f in found)]
+    for moved in (descriptions_moved(claim_frames, evidence_frames),
+                  doers_described_otherwise(claim_frames, evidence_frames)):
+        found += [c for c in moved if not any(f.start < c.end and c.start < f.end for f in found)]
+    return found

@@ -50,6 +50,9 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
             return "same" if a.numbers <= b.numbers or b.numbers <= a.numbers else (
                 "differ" if not a.numbers & b.numbers else "unknown")
     if a.identity and b.identity:
+        ours, theirs = _codes(a.identity), _codes(b.identity)
+        if ours and theirs and not ours & theirs:  # "Model K9 kettles" / "Model K7 kettles": the code says which
+            return "differ"
         if _same_names(a, b):
             return "same"
         # Not the same name. Only two names differ: a name and a description can be one thing ("the grandmother
@@ -75,6 +78,12 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"
+
+
+def _codes(identity: frozenset[str]) -> frozenset[str]:
+    """The name words that are codes, letters and digits in one word ("k7", "a321neo", "x200"): two products of one
+    maker ("Model K7" / "Model K9") share every other name word."""
+    return frozenset(w for w in identity if any(c.isdigit() for c in w) and any(c.isalpha() for c in w))
 
 
 def _misspelt(a: Argument, b: Argument) -> bool:

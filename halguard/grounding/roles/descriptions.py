@@ -17,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from halguard.grounding.roles.arguments import compare
 from halguard.grounding.roles.frame_types import Argument, Frame
 from halguard.grounding.roles.matching import RoleConflict
+from halguard.text.lexical import stem
 
-__all__ = ["MIN_DESCRIPTION_WORDS", "descriptions_moved"]
+__all__ = ["DOER_VERBS", "MIN_DESCRIPTION_WORDS", "descriptions_moved", "doer_nouns", "doers_described_otherwise"]
 
 # The least content words of a claim's description for it to be read as one the passage gives a single entity: one
 # word ("a company", "the striker") describes many things alike. Hand-set (general English), not fitted.
@@ -55,3 +56,55 @@ def _distinct(args: Iterable[Argument]) -> list[Argument]:
             seen.add(key)
             out.append(a)
     return out
+
+
+def doers_described_otherwise(claim_frames: Sequence[Frame], evidence_frames: Sequence[Frame]) -> list[RoleConflict]:
+    """The claim's named doers of a verb whose doer's noun the passage gives another named entity, and never them:
+    "Mateo Ruiz will conduct the orchestra" where the passage names "its chief conductor, Yuki Tanabe" and Ruiz only as
+    its soloist; "Lena Park founded the firm" against "founder Omar Said". A passage that also calls the claim's doer
+    so, or says the claim's doer does it, moved nothing. Offsets in the claim's text."""
+    theirs = _distinct(a for f in evidence_frames for _, a in f.slots if a.identity and not a.pronoun)
+    found: list[RoleConflict] = []
+    for frame in claim_frames:
+        nouns = doer_nouns(frame.predicate)
+        if frame.negated or frame.nominal or not nouns:
+            continue
+        for ours in frame.get("agent"):
+            if not (ours.head_is_name and ours.identity) or ours.pronoun or ours.reported:
+                continue
+            if any(b.identity & ours.identity and b.described_by & nouns.keys() for b in theirs) or any(
+                    f.predicate == frame.predicate and any(a.identity & ours.identity for a in f.get("agent"))
+                    for f in evidence_frames):
+                continue  # the passage calls them so, or has them do it
+            other = next((b for b in theirs if b.head_is_name and b.described_by & nouns.keys()
+                          and compare(ours, b, "agent") == "differ"), None)
+            if other is not None:
+                noun = nouns[min(other.described_by & nouns.keys())]
+                who, theirs = ours.core_text or ours.text, other.core_text or other.text
+                found.append(RoleConflict(ours.start, ours.end, f"{who} as the {noun} where the passage's {noun} is "
+                                                                f"{theirs}"))
+    return found
+
+
+# Verbs whose doer's noun names one role in a passage's event (the conductor, the founder, the coach): a named doer of
+# the verb who is never so called, while another named entity is, is a swap. Verbs whose doers are many alike (play,
+# work, write, speak, use, visit) are not among them. Hand-listed general English, not fitted; the nouns are the
+# regular -er/-or forms, or the verb itself (ZERO_DERIVED).
+DOER_VERBS = frozenset(
+    "conduct direct found coach manage lead teach train own invent design compose produce edit create host chair "
+    "captain judge pilot referee umpire govern command preside administer supervise".split())
+_ZERO_DERIVED = frozenset("coach host chair captain judge pilot referee umpire".split())
+_SPECIAL = {"lead": "leader", "preside": "president", "govern": "governor", "command": "commander",
+            "administer": "administrator", "supervise": "supervisor", "invent": "inventor", "edit": "editor",
+            "create": "creator", "conduct": "conductor", "direct": "director", "found": "founder"}
+
+
+def doer_nouns(predicate: str) -> dict[str, str]:
+    """The nouns for the doer of ``predicate`` (a verb's lemma of :data:`DOER_VERBS`) by their stems: "conductor" of
+    "conduct", "coach" of "coach"; empty for any other verb."""
+    if predicate not in DOER_VERBS:
+        return {}
+    nouns = [_SPECIAL.get(predicate) or (predicate + ("r" if predicate.endswith("e") else "er"))]
+    if predicate in _ZERO_DERIVED:
+        nouns.append(predicate)
+    return {stem(n): n for n in nouns}
