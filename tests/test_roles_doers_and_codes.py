@@ -61,3 +61,13 @@ def test_a_product_code_swapped_in_an_argument_is_a_role_conflict(verifier, answ
     verdict = verifier.verify(answer, [KETTLES])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+def test_two_doers_of_one_verb_are_each_read(verifier):
+    # two named doers, neither the passage's producer: each is a conflict of its own (the second is read after the
+    # first was found)
+    passage = "\"Stay\" is a song by the Norwegian producer Kygo, featuring vocals from Maty Noyes."
+    verdict = verifier.verify("\"Stay\" was produced by William Larsen and Maty Noyes.", [passage])
+    assert verdict.label == "hallucinated"
+    conflicts = verdict.claims[0].signals.role_conflicts
+    assert len(conflicts) == 2 and all("Kygo" in c for c in conflicts)

@@ -89,8 +89,12 @@ _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
 # The words after a number that say how it was reckoned ("percentage points", "times as"): the number's, like a unit.
 # "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
 # where they say "30 goals" is a word to look up.
-_RECKONING = re.compile(rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+{_RATIO_WORDS}\b))\b",
-                        re.IGNORECASE)
+# "times" before a period is a frequency's ("four times a week": the rate is read as one, quantities.rates)
+_PER_PERIOD = (r"(?:(?:a|an|per|each|every)[ \t]+(?:second|minute|hour|day|week|fortnight|month|year)"
+               r"|hourly|daily|weekly|monthly|yearly|annually)")
+_RECKONING = re.compile(
+    rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{_PER_PERIOD})\b))\b",
+    re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _LOOK = 40  # characters read after or before a claim's number for its cue words

@@ -187,8 +187,9 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         j = s - 1
         while j >= 0 and text[j].isspace():  # the character before the word (not a copy of the text so far)
             j -= 1
-        # a sentence's first word, unless an acronym or a code ("NASA", "Q3": no lower-case letter after the first)
-        acronym = len(w) > 1 and not any(c.islower() for c in w[1:])
+        # a sentence's first word, unless an acronym or a code ("NASA", "Q3": no lower-case letter after the first;
+        # "EVs", "CEOs": an acronym's plural)
+        acronym = len(w) > 1 and not any(c.islower() for c in (w[1:-1] if len(w) > 2 and w[-1] == "s" else w[1:]))
         initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not acronym
         if after_initials or (runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von")):
             runs[-1][1] = e

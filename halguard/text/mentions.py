@@ -286,10 +286,29 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
     close_run()
     for m in ACRONYM.finditer(text):  # "U.S." is one word to a reader, three to the word splitter
         caps.add(m.group(0).replace(".", ""))
+    # A lower-case term's initialism ("EV" of "electric vehicles", "AI" of "artificial intelligence"): runs of two or
+    # three content words of at least three letters, nothing between them but a space
+    for i in range(len(words)):
+        for n in (2, 3):
+            run_words = words[i:i + n]
+            if len(run_words) < n or any(not _initialled(w) for w in run_words) or any(
+                    text[spans[j][1]:spans[j + 1][0]] != " " for j in range(i, i + n - 1)):
+                break
+            inits.add("".join(w[0] for w in run_words).upper())
     places = mentioned_places(text, spans, words)
     lowered = [w.lower() for w in words]
     squashed = " " + " ".join(lowered) + " " + " ".join(a + b for a, b in zip(lowered, lowered[1:])) + " "
     return frozenset(inits), frozenset(caps), places, squashed
+
+
+def _initialled(word: str) -> bool:
+    """Whether a word gives its initial to a lower-case term's initialism: a content word of three letters or more,
+    lower-case or capitalised (the term opening a sentence: "Electric vehicles ...")."""
+    return len(word) >= 3 and word.isalpha() and (word.islower() or word.istitle()) and word.lower() not in STOPWORDS
+
+
+# An acronym's plural ("EVs", "CEOs"): two capitals or more and a lower-case "s".
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 
 
 def _breaks_run(gap: str, before: str) -> bool:
@@ -317,7 +336,7 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
         if words and all(stem(w) in terms for w in words):
             return True
     features = [_source_features(t) for t in texts]
-    acronym = _acronym_text(bare)
+    acronym = _acronym_text(bare[:-1] if _PLURAL_ACRONYM.fullmatch(bare) else bare)  # "EVs": plural of "EV"
     if acronym and any(acronym in inits or acronym in caps for inits, caps, _, _ in features):
         return True
     ini = initials(bare)

@@ -393,10 +393,12 @@ class Rate:
 
 
 # The period of a rate: "a/an/per/each/every" and a time unit, or the unit's adverb ("daily", "annually").
-# "a year earlier", "a day later", "a week ago" place a time, not a rate.
+# "a year earlier", "a day later", "a week ago", "a year on," place a time, not a rate ("four flights a week on Airbus
+# A220 aircraft" is one).
 _PERIOD = re.compile(r"\b(?:(?:a|an|per|each|every)\s{1,3}(second|minute|hour|day|week|fortnight|month|year)"
                      r"|(hourly|daily|weekly|fortnightly|monthly|yearly|annually))\b"
-                     r"(?!\s{1,3}(?:ago|earlier|later|before|after|since|from|on|old|into)\b)", re.IGNORECASE)
+                     r"(?!\s{1,3}(?:(?:ago|earlier|later|before|after|since|from|old|into)\b|on\s{0,3}(?:[,.;:!?]|$)))",
+                     re.IGNORECASE)
 _PERIOD_OF_ADVERB = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
                      "monthly": "month", "yearly": "year", "annually": "year"}
 _TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}

@@ -80,9 +80,9 @@ def doers_described_otherwise(claim_frames: Sequence[Frame], evidence_frames: Se
                           and compare(ours, b, "agent") == "differ"), None)
             if other is not None:
                 noun = nouns[min(other.described_by & nouns.keys())]
-                who, theirs = ours.core_text or ours.text, other.core_text or other.text
+                who, whom = ours.core_text or ours.text, other.core_text or other.text
                 found.append(RoleConflict(ours.start, ours.end, f"{who} as the {noun} where the passage's {noun} is "
-                                                                f"{theirs}"))
+                                                                f"{whom}"))
     return found
 
 

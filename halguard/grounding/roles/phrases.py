@@ -15,7 +15,7 @@ from typing import Any
 from halguard.grounding.roles.frame_types import Argument
 from halguard.grounding.roles.repairs import CHAIN_LIMIT, subject_read_as_conjunct
 from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
-from halguard.text.lexical import is_enumerator, number_mentions, number_values, stem
+from halguard.text.lexical import UNIT_SYMBOLS, is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
 from halguard.text.wordnet import known
 
@@ -45,6 +45,8 @@ def is_name(tok: Any) -> bool:
     low = tok.lower_.rstrip(".")
     # a date's month is its number (date_month_numbers); the "m" of "18.4m passengers" is the number's scale
     if low in TIME_WORDS or low in _MONTH_ABBREVIATIONS or (low in _SCALES and tok.i and tok.doc[tok.i - 1].like_num):
+        return False
+    if tok.text in UNIT_SYMBOLS and tok.i and tok.doc[tok.i - 1].like_num:  # the "GHz" of "2.4 GHz" is a unit
         return False
     if tok.pos_ == "PROPN":
         return True

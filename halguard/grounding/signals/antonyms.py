@@ -91,6 +91,14 @@ _GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 
+# No movement at all: "raised its forecast" against "kept its forecast unchanged" is a flip, as "raised" against "cut"
+# is, where the evidence has no movement word and the claim no word of these (_steady_flips). Not a third side of the
+# movements' group: "guidance remains unchanged despite cost increases" would then hold two sides, and say nothing of
+# either. Only words that say nothing else ("kept", "held", "flat" mostly do: "kept the kitchen clean", "a flat fee").
+_STEADY = frozenset(stem(w) for w in "unchanged steady stable unaltered".split())
+_MOVEMENTS = 0  # the movements' group in _GROUPS
+
+
 @lru_cache(maxsize=1)
 def _lexicon() -> dict[str, tuple[int, int]]:
     """stem -> (group, side). A stem listed in two places ("last" in two groups) decides nothing."""
@@ -176,7 +184,23 @@ def antonym_flips(claim: str, evidence: str, evidence_negated: Collection[str] =
         if _GROUPS[group] is _CONTEST and _two_parties(claim, evidence, next(iter(other.values()))[0][0]):
             continue
         spans.extend(words)
-    return sorted(set(spans) | set(_prefix_flips(claim, evidence, evidence_negated)))
+    return sorted(set(spans) | set(_prefix_flips(claim, evidence, evidence_negated))
+                  | set(_steady_flips(claim_sides, claim, evidence, evidence_negated)))
+
+
+def _steady_flips(claim_sides: dict[int, dict[int, list[tuple[int, int]]]], claim: str, evidence: str,
+                  evidence_negated: Collection[str]) -> list[tuple[int, int]]:
+    """The claim's movement words where the evidence says the thing did not move (:data:`_STEADY`) and says no
+    movement, and the claim says no steadiness."""
+    moved = claim_sides.get(_MOVEMENTS)
+    if not moved or _MOVEMENTS in _sides(evidence):
+        return []
+    if not any(stem(evidence[s:e]) in _STEADY and stem(evidence[s:e]) not in evidence_negated
+               for s, e in word_spans(evidence)):
+        return []
+    if any(stem(claim[s:e]) in _STEADY for s, e in word_spans(claim)):
+        return []
+    return [span for spans in moved.values() for span in spans]
 
 
 # Opposites made by a negative prefix ("experienced" / "inexperienced", "structured" / "unstructured", "efficient" /

@@ -36,13 +36,16 @@ _UP = ("rise rises rising rose risen increase increases increased increasing gro
        "surges surged surging")
 _DOWN = ("fall falls falling fell fallen decrease decreases decreased decreasing decline declines declined declining "
          "drop drops dropped dropping shrink shrinks shrank shrunk shrinking slump slumps slumped slumping plunge "
-         "plunges plunged plunging sink sinks sank sunk sinking")
+         "plunges plunged plunging sink sinks sank sunk sinking slip slips slipped slipping dip dips dipped dipping "
+         "tumble tumbles tumbled tumbling")
 _UP_WORDS = frozenset(_UP.split())
 _VERB = re.compile(r"\b(" + "|".join(sorted((_UP + " " + _DOWN).split(), key=len, reverse=True)) + r")\b",
                    re.IGNORECASE)
 # How far after its verb a movement's "from" and "to" numbers are read (a clause, not the next sentence).
 _REACH = 80
-_CLAUSE_END = re.compile(r"[.;:!?\n]")
+# A movement's clause ends at a sentence mark, or where a contrasting clause begins ("a 6% increase, though operating
+# profit slipped from 35 million to 31 million": the "from" and "to" are the slip's, not the increase's).
+_CLAUSE_END = re.compile(r"[.;:!?\n]|,\s*(?:though|although|but|while|whereas|yet)\b", re.IGNORECASE)
 _FROM_OR_TO = re.compile(r"\b(from|to)\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+)?[$€£]?\s*$",
                          re.IGNORECASE)
 _YEAR = re.compile(r"\d{4}")
@@ -97,8 +100,11 @@ def _movements(text: str) -> list[Movement]:
     for m in _VERB.finditer(text):
         if len(out) >= _MAX_MOVEMENTS:
             break
-        end = _CLAUSE_END.search(text, m.end(), min(len(text), m.end() + _REACH))
-        stop = end.start() if end else min(len(text), m.end() + _REACH)
+        reach = min(len(text), m.end() + _REACH)
+        end = _CLAUSE_END.search(text, m.end(), reach)
+        stop = end.start() if end else reach
+        following = _VERB.search(text, m.end(), stop)  # another movement's numbers are its own
+        stop = following.start() if following else stop
         numbers = _marked_numbers(text, m.end(), stop)
         if "from" in numbers and "to" in numbers and numbers["from"] != numbers["to"]:
             out.append(Movement(m.start(), m.end(), m.group(1).lower() in _UP_WORDS, numbers["from"], numbers["to"]))

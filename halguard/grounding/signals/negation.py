@@ -15,6 +15,7 @@ from halguard.text.lexical import (
     is_negation_cue,
     negated_terms,
     number_mentions,
+    number_values,
     stem,
     term_set,
     word_spans,
@@ -148,6 +149,12 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     claim_targets, claim_denied = flip_targets(claim), _denied_otherwise(claim)
     claim_bases = {base_form(t) for t in term_set(claim)}
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
+    # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
+    # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
+    values = _measures(claim)
+    propositions = [p for p in propositions if not (values and (theirs := _measures(p)) and not values & theirs)]
+    if not propositions:
+        return False
     if len(propositions) > 1:
         # "I will take a 23% pay cut ... in America. And I won't take a raise until ..." (one quoted sentence to
         # the sentence splitter): the "won't" is another proposition's, which the claim must align with itself
@@ -194,7 +201,8 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
             continue
         if not any(shared_share({t}, sentence_terms) == 1.0 for t in targets):
             continue
-        if has_negation(sentence, cues=FLIP_CUES) or _denied_otherwise(sentence):
+        if (has_negation(sentence, cues=FLIP_CUES) or _denied_otherwise(sentence)
+                or any(_privative_forms(t) & sentence_terms for t in targets)):
             continue
         if any(flip_targets(s) & targets and shared_share(terms, st) >= 0.5 for s, st in sentences):
             continue  # the passage states the negation somewhere: support, not a flip
@@ -212,7 +220,8 @@ def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[s
     if shared_share(claim_terms, terms) < aligned_overlap:
         return False
     if claim_targets:
-        return any(shared_share({t}, terms) == 1.0 for t in claim_targets)
+        # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word
+        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms for t in claim_targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim_denied}
     if denied:
@@ -221,6 +230,20 @@ def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[s
         said = Counter(base_form(stem(proposition[a:b])) for a, b in word_spans(proposition))
         denied = {t for t in denied if said[t] < 2}
     return bool(denied & claim_bases)
+
+
+def _measures(text: str) -> set[float]:
+    """The numbers of ``text`` that are no year."""
+    return {v for v in number_values(text) if not (v == int(v) and 1000 <= v <= 2100)}
+
+
+def _privative_forms(term_stem: str) -> set[str]:
+    """The stems of a word's negative-prefixed forms ("unexposed", "nonbinding", "indirect"): a text that
+    has one says the word's negation in one word."""
+    return {prefix + term_stem for prefix in _PRIVATIVE_PREFIXES}
+
+
+_PRIVATIVE_PREFIXES = ("un", "non", "in", "im", "il", "ir")  # not "dis": "discover" is no "not cover"
 
 
 def _denied_otherwise(text: str) -> set[str]:

@@ -1,0 +1,86 @@
+"""Findings that a held-out file's faithful paraphrases set off, read right now (issue 44: a flag must be right), and
+the fabrications beside them that must still flag: a movement's numbers taken from the next clause, a negation the
+passage says with "un-", a unit symbol read as a name, an acronym of a lower-case term, a rate before "on", a
+frequency's "times", and "raised" against "unchanged"."""
+
+import pytest
+
+from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
+from halguard.grounding.signals.direction import direction_errors
+from halguard.text.mentions import mentioned
+from halguard.text.quantities import rates
+
+RESULTS = ("Tarvelle Foods reported revenue of €412 million for the third quarter of 2025, up 6% from the same period a "
+           "year earlier. Operating profit fell to €31 million from €35 million because of higher packaging costs. The "
+           "company kept its full-year revenue forecast of €1.6 billion unchanged.")
+BEES = ("Researchers found that bumblebee colonies exposed to low doses of the pesticide flurvaxin produced 23% fewer "
+        "queens than unexposed colonies.")
+THERMOSTAT = ("The Velora HX-40 smart thermostat supports Wi-Fi on the 2.4 GHz band only; 5 GHz networks are not "
+              "supported.")
+CHARGE = ("The city will charge private cars £6 a day to enter the central zone from 1 April 2026. Electric vehicles "
+          "will be exempt until March 2028.")
+ROUTE = ("Skylen Air will begin nonstop service between Dunmore and Calvera on 5 May 2026, operating four flights a week "
+         "on Airbus A220 aircraft.")
+
+
+def test_a_movement_reads_its_own_clause_numbers():
+    # the "increase" is the revenue's 6%; the "from ... to" after "though" is the profit's slip
+    text = ("Tarvelle Foods brought in €412 million, a 6% year-over-year increase, though operating profit slipped "
+            "from €35 million to €31 million.")
+    assert direction_errors(text) == []
+    assert direction_errors("Operating profit slipped from €31 million to €35 million.")
+    assert direction_errors("Revenue rose from 15 million to 12 million, the company said.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Colonies given low doses of flurvaxin raised 23% fewer queens than colonies that weren't exposed.", None),
+    ("Colonies exposed to low doses of flurvaxin did not produce fewer queens than unexposed colonies.",
+     "hallucinated"),
+])
+def test_a_negation_the_passage_says_with_un_is_no_flip(verifier, answer, label):
+    verdict = verifier.verify(answer, [BEES])
+    assert not verdict.claims[0].signals.negation_mismatch if label is None else verdict.label == label
+
+
+def test_a_unit_symbol_after_a_number_is_no_name_of_a_role(verifier):
+    verdict = verifier.verify("Only 2.4 GHz Wi-Fi is supported by the thermostat.", [THERMOSTAT])
+    assert verdict.label == "supported"
+    assert not verdict.claims[0].signals.role_conflicts
+
+
+def test_an_acronym_of_a_lower_case_term_is_the_term():
+    assert mentioned("EVs", ["Electric vehicles will be exempt until March 2028."])
+    assert mentioned("AI", ["Advances in artificial intelligence drove the rally."])
+    # letters of words that are no term, or separated by punctuation, name nothing
+    assert not mentioned("GE", ["The company, in general, expects growth."])
+    assert not mentioned("EV", ["It was electric, vehicles said."])
+
+
+def test_an_acronym_paraphrase_passes_and_a_changed_date_still_flags(verifier):
+    assert verifier.verify("EVs will be exempt from the charge until March 2028.", [CHARGE]).label == "supported"
+    assert verifier.verify("EVs will be exempt from the charge until March 2029.", [CHARGE]).label == "hallucinated"
+
+
+def test_a_rate_before_on_and_a_name_is_a_rate(verifier):
+    assert [(r.value, r.period) for r in rates(ROUTE)] == [(4.0, "week")]
+    assert rates("A year on, sales had doubled.") == []  # a time, not a rate
+    assert verifier.verify("Skylen Air will fly four times a week between Dunmore and Calvera.",
+                           [ROUTE]).label == "supported"
+    verdict = verifier.verify("Skylen Air will operate four flights a day on Airbus A220 aircraft.", [ROUTE])
+    assert verdict.label == "hallucinated"
+
+
+def test_unchanged_against_a_movement_is_a_flip():
+    assert lexicon_side("unchanged") is None  # no side of the movements: a claim may say both
+    assert antonym_flips("Tarvelle Foods raised its full-year revenue forecast.",
+                         "The company kept its full-year revenue forecast unchanged.")
+    assert not antonym_flips("Tarvelle Foods left its full-year revenue forecast unchanged.",
+                             "The company kept its full-year revenue forecast unchanged.")
+    assert antonym_flips("Sales rose.", "Sales fell.")  # the two sides as before
+
+
+def test_unchanged_beside_a_movement_keeps_the_movements_sides():
+    # "remains unchanged despite cost jumps" against "unchanged ... despite cost increases": "jumps" is "increases"
+    evidence = "Adjusted EBITDA guidance remains unchanged despite raw material cost increases exceeding 10%."
+    assert not antonym_flips("Guidance remains unchanged despite raw material cost jumps exceeding 10%.", evidence)
+    assert antonym_flips("Guidance remains unchanged despite raw material cost cuts exceeding 10%.", evidence)
