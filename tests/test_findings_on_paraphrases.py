@@ -10,17 +10,14 @@ from halguard.grounding.signals.direction import direction_errors
 from halguard.text.mentions import mentioned
 from halguard.text.quantities import rates
 
-RESULTS = ("Tarvelle Foods reported revenue of €412 million for the third quarter of 2025, up 6% from the same period a "
-           "year earlier. Operating profit fell to €31 million from €35 million because of higher packaging costs. The "
-           "company kept its full-year revenue forecast of €1.6 billion unchanged.")
 BEES = ("Researchers found that bumblebee colonies exposed to low doses of the pesticide flurvaxin produced 23% fewer "
         "queens than unexposed colonies.")
 THERMOSTAT = ("The Velora HX-40 smart thermostat supports Wi-Fi on the 2.4 GHz band only; 5 GHz networks are not "
               "supported.")
 CHARGE = ("The city will charge private cars £6 a day to enter the central zone from 1 April 2026. Electric vehicles "
           "will be exempt until March 2028.")
-ROUTE = ("Skylen Air will begin nonstop service between Dunmore and Calvera on 5 May 2026, operating four flights a week "
-         "on Airbus A220 aircraft.")
+ROUTE = ("Skylen Air will begin nonstop service between Dunmore and Calvera on 5 May 2026, operating four flights a "
+         "week on Airbus A220 aircraft.")
 
 
 def test_a_movement_reads_its_own_clause_numbers():
