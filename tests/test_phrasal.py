@@ -84,6 +84,10 @@ def test_phrasal_scan_is_bounded():
     ("Leo Park was found guilty of fraud.", "Leo Park was convicted of fraud."),
     ("Victor Hale received a six-year sentence.", "Victor Hale was sentenced to six years."),
     ("Marta Silva took first place in the marathon.", "Marta Silva won the marathon."),
+    ("The council gave the green light to the upgrade.", "The council approved the upgrade."),
+    ("The board signed off on the merger.", "The board approved the merger."),
+    ("Harwick Rovers came out on top against Stenmouth.", "Harwick Rovers beat Stenmouth."),
+    ("A state grant will pay for the upgrade.", "A state grant will cover the upgrade."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -97,6 +101,8 @@ def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
      "dollars."),
     ("Leo Park was found guilty of fraud.", "Leo Park was acquitted of fraud."),  # guilty is no acquittal
     ("Marta Silva took first place in the marathon.", "Marta Silva finished 41st in the marathon."),
+    ("The council gave the green light to the upgrade.", "The council rejected the upgrade."),
+    ("Harwick Rovers came out on top against Stenmouth.", "Harwick Rovers lost to Stenmouth."),
 ])
 def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
     assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"

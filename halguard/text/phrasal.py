@@ -55,7 +55,7 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "make up": ("constitute", "comprise", "form"),
     "take part": ("participate",),
     "lay off": ("dismiss", "fire"),
-    "pay for": ("fund", "finance", "buy"),
+    "pay for": ("fund", "finance", "buy", "cover"),
     "team up": ("partner", "collaborate", "cooperate"),
     "set out": ("describe", "outline"),
     "back up": ("support",),
@@ -130,6 +130,10 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("be found guilty", r"\b(f(?:ind|inds|ound|inding))\s+(guilty)\b", ("convict",)),
     ("take first place", r"\b(t(?:ake|akes|ook|aken|aking))\s+(first)\s+(place)\b", ("win", "won", "first")),
     ("receive a sentence", r"\b(receiv(?:e|es|ed|ing))\s+an?\s+(?:[\w-]+\s+){0,2}?sentence\b", ("sentence",)),
+    ("give the green light", r"\b(g(?:ive|ives|ave|iven|iving))\s+(?:\w+\s+){0,2}?(?:the\s+)?(green)\s+(light)\b",
+     ("approve", "approval", "authorize", "authorise")),
+    ("sign off on", r"\b(sign(?:s|ed|ing)?)\s+(off)\s+on\b", ("approve", "approval")),
+    ("come out on top", r"\b(c(?:ome|omes|ame|oming))\s+(out)\s+on\s+(top)\b", ("win", "won", "beat", "victory")),
 )
 
 # The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).
