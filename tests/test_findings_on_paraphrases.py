@@ -7,6 +7,7 @@ import pytest
 
 from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
 from halguard.grounding.signals.direction import direction_errors
+from halguard.text.lexical import content_terms, entity_mentions
 from halguard.text.mentions import mentioned
 from halguard.text.quantities import rates
 
@@ -81,3 +82,58 @@ def test_unchanged_beside_a_movement_keeps_the_movements_sides():
     evidence = "Adjusted EBITDA guidance remains unchanged despite raw material cost increases exceeding 10%."
     assert not antonym_flips("Guidance remains unchanged despite raw material cost jumps exceeding 10%.", evidence)
     assert antonym_flips("Guidance remains unchanged despite raw material cost cuts exceeding 10%.", evidence)
+
+
+RIVER = ("The 2025 annual report found that average dissolved oxygen in the lower Quillon River rose to 7.4 mg/L, up "
+         "from 6.1 mg/L in 2023.")
+SEVERANCE = ("Orvane Logistics will cut 640 jobs. Affected employees will receive 16 weeks of base pay plus one "
+             "additional week for every year of service.")
+EXHIBITION = ("The Aldercrest Museum of Art will open \"Tides of Glass\" on April 18, 2026, in its east wing "
+              "galleries. The exhibition gathers 112 objects, including 37 pieces on loan from the Ca' Morosini "
+              "collection in Venice.")
+
+
+def test_a_decimal_point_ends_no_movement(verifier):
+    # "7.4" once ended the movement's clause at its decimal point: no movement was read at all
+    assert verifier.verify("Dissolved oxygen in the lower Quillon River fell to 6.1 mg/L, down from 7.4 mg/L.",
+                           [RIVER]).label == "hallucinated"
+    assert verifier.verify("Dissolved oxygen in the lower Quillon River rose to 7.4 mg/L from 6.1 mg/L.",
+                           [RIVER]).label == "supported"
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    ("Affected employees will receive 16 weeks of base pay plus one additional week for every month of service.",
+     "hallucinated"),
+    ("Affected employees will receive 16 weeks of base pay plus one additional week for every year of service.",
+     "supported"),
+])
+def test_a_unit_swapped_in_a_copied_sentence_is_found(verifier, answer, label):
+    verdict = verifier.verify(answer, [SEVERANCE])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+def test_an_ergative_verbs_lone_subject_is_what_it_happens_to(verifier):
+    # "Tides of Glass opens at the museum" is "the museum opens Tides of Glass": no one swapped
+    answer = "\"Tides of Glass\" opens at the Aldercrest Museum of Art on 18 April 2026."
+    verdict = verifier.verify(answer, [EXHIBITION])
+    assert not verdict.claims[0].signals.role_conflicts
+    assert verdict.label == "supported"
+
+
+def test_an_elided_name_is_no_possessive(verifier):
+    verdict = verifier.verify("Of the 112 objects, 37 are loans from Venice's Ca' Morosini collection.", [EXHIBITION])
+    assert not verdict.claims[0].signals.role_conflicts
+
+
+def test_a_contracted_pronoun_and_a_number_sign_are_no_words_or_names():
+    text = "You'll need the receipt, and he'll wear the No. 8 shirt; they've said it's Kestrel's."
+    assert [text[s:e] for s, e, _ in content_terms(text)] == ["need", "receipt", "wear", "shirt", "Kestrel's"]
+    assert [text[s:e] for s, e in entity_mentions(text)] == ["Kestrel's"]
+
+
+def test_one_unit_written_two_ways_is_no_swap(verifier):
+    passage = "Mount Aral erupted on Tuesday night, sending a column of ash 8 kilometres into the sky."
+    verdict = verifier.verify("Mount Aral erupted on Tuesday night, sending ash 8 km into the sky.", [passage])
+    assert verdict.label == "supported"
+    assert not verdict.claims[0].signals.role_conflicts

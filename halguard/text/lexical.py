@@ -150,6 +150,10 @@ def term_set(text: str) -> set[str]:
     return {stem(text[s:e]) for s, e in word_spans(text)}
 
 
+# The auxiliaries a contraction joins to a pronoun ("you'll", "they've", "we're", "he'd", "I'm", "it's").
+_CONTRACTED = frozenset({"ll", "ve", "re", "d", "m", "s"})
+
+
 def content_terms(text: str) -> list[tuple[int, int, str]]:
     """Content words of ``text``: (start, end, stem), without stop words, numbers or one-letter words."""
     out = []
@@ -158,6 +162,9 @@ def content_terms(text: str) -> list[tuple[int, int, str]]:
         lw = w.lower().replace("’", "'").replace("'", "")
         if lw in STOPWORDS or lw in NEGATION_CUES or len(lw) < 3 or any(ch.isdigit() for ch in lw):
             continue
+        head, _, tail = w.lower().replace("’", "'").partition("'")
+        if tail in _CONTRACTED and head in STOPWORDS:
+            continue  # "you'll", "they've", "he'd", "it's": a pronoun and an auxiliary
         out.append((s, e, stem(w)))
     return out
 
@@ -177,6 +184,8 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
             continue  # "Q&A", "R&D", "M&A": an abbreviation of common words, not a name ("AT&T" is one)
         if w in UNIT_SYMBOLS and _after_a_number(text, s):
             continue  # "16 GB", "3.2 GHz", "500 MW": a unit, not a name ("GB of RAM" is not one name)
+        if w in ("No", "Nos") and _NUMBER_SIGN_AFTER.match(text, e):
+            continue  # "the No. 8 shirt": the number sign
         after_initials = bool(runs) and runs[-1][4] and _after_initial(text, runs[-1][0], runs[-1][1], s, e)
         # "I.B.M.": a letter that opens a dotted acronym is no stopword
         dotted = len(w) == 1 and text[e : e + 1] == "." and text[e + 1 : e + 2].isupper()
@@ -206,6 +215,9 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
 UNIT_SYMBOLS = frozenset(
     "KB MB GB TB PB KiB MiB GiB TiB Kb Mb Gb Tb Kbps Mbps Gbps Hz kHz MHz GHz THz kW MW GW TW Wh kWh MWh GWh TWh kV "
     "mV mA mAh Ah MP dB DPI PPI RPM BTU kPa MPa GPa kN kJ MJ".split())  # no one-letter symbol: "In 2020 J. K. Rowling"
+
+
+_NUMBER_SIGN_AFTER = re.compile(r"\.\s?\d")
 
 
 def _after_a_number(text: str, start: int) -> bool:

@@ -391,6 +391,21 @@ def _given_with(frame: Frame) -> Frame:
     return replace(frame, slots=tuple((roles.get(r, r), a) for r, a in frame.slots))
 
 
+# Verbs whose subject, with no object, is what the verb happens to ("the exhibition opens at the museum" is "the museum
+# opens the exhibition"; "the tour starts in Seoul"): that subject is their patient. Hand-listed general English.
+# Not "finish": "Rui finished 41st" is a runner's doing.
+_ERGATIVE = frozenset("open close reopen start begin end stop resume launch debut premiere increase decrease grow "
+                      "shrink expand change improve".split())
+
+
+def _ergative(frame: Frame) -> Frame:
+    """``frame`` with an ergative verb's lone subject read as its patient (:data:`_ERGATIVE`)."""
+    if frame.predicate not in _ERGATIVE or frame.nominal or frame.clausal or frame.get("patient") \
+            or not frame.get("agent"):
+        return frame
+    return replace(frame, slots=tuple(("patient" if r == "agent" else r, a) for r, a in frame.slots))
+
+
 def frames_of(doc: Any) -> Iterator[Frame]:
     """The frames of a parsed text (a spaCy ``Doc``), in text order. A headline ("Dollar General Sued for Firing
     Pregnant Worker") gives none: its grammar drops the words that say who acted ("was"), so its parse reads a
@@ -408,7 +423,7 @@ def frames_of(doc: Any) -> Iterator[Frame]:
                 continue  # half of its verb's object, read in that verb's frame
             frame = _verb_frame(tok)
             if frame is not None:
-                frame = _given_with(frame)
+                frame = _ergative(_given_with(frame))
                 yield frame
                 yield from _gapped_frames(tok, frame)
                 if copula and (relation := _relation_frame(tok, frame)) is not None:

@@ -45,7 +45,8 @@ _VERB = re.compile(r"\b(" + "|".join(sorted((_UP + " " + _DOWN).split(), key=len
 _REACH = 80
 # A movement's clause ends at a sentence mark, or where a contrasting clause begins ("a 6% increase, though operating
 # profit slipped from 35 million to 31 million": the "from" and "to" are the slip's, not the increase's).
-_CLAUSE_END = re.compile(r"[.;:!?\n]|,\s*(?:though|although|but|while|whereas|yet)\b", re.IGNORECASE)
+# A decimal point or a clock's colon ends nothing ("rose to 7.4 mg/L, up from 6.1 mg/L").
+_CLAUSE_END = re.compile(r"[;!?\n]|[.:](?!\d)|,\s*(?:though|although|but|while|whereas|yet)\b", re.IGNORECASE)
 _FROM_OR_TO = re.compile(r"\b(from|to)\s+(?:about\s+|around\s+|roughly\s+|nearly\s+|almost\s+)?[$€£]?\s*$",
                          re.IGNORECASE)
 _YEAR = re.compile(r"\d{4}")

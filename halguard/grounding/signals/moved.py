@@ -150,8 +150,8 @@ def _possessions(text: str, spans: list[Span], words: list[Span]) -> list[tuple[
     for s, e in spans:
         name = text[s:e]
         ending = next((p for p in _POSSESSIVE if name.endswith(p)), None)
-        if ending is None and text[e:e + 1] in ("'", "’") and not text[e + 1:e + 2].isalnum():
-            ending, e = "", e + 1  # "Kestrel Foods' chief"
+        if ending is None and text[e:e + 1] in ("'", "’") and not text[e + 1:e + 2].isalnum() and name[-1:] in "sS":
+            ending, e = "", e + 1  # "Kestrel Foods' chief" (not "Ca' Morosini": an elision, no plural's possessive)
         if ending is None:
             continue
         after = next(((a, b) for a, b in words if a >= e), None)

@@ -18,6 +18,9 @@ same finding (``role_conflicts``, "240,000 where the passage has 140,000"):
   neither is a year (a year moved is the role check's and the date checks' to read: "died in 1902"), a list marker,
   or a part of a clock time, a score or a range ("1:30", "2-0").
 
+A unit swapped in a copy is read the same way (:func:`units_swapped`): "one additional week for every month of
+service" against "for every year of service", the unit words in the same slot, the sentence never with the claim's.
+
 Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sentence's numbers once.
 """
 
@@ -38,7 +41,7 @@ from halguard.text.lexical import (
 )
 from halguard.text.quantities import UNITS, YEAR_RANGE
 
-__all__ = ["MAX_NUMBERS", "numbers_moved"]
+__all__ = ["MAX_NUMBERS", "numbers_moved", "units_swapped"]
 
 # The most numbers of a claim, and of its evidence sentence, compared (a crafted run of digits is not read whole).
 MAX_NUMBERS = 16
@@ -108,3 +111,43 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
             out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
             break
     return out
+
+
+def units_swapped(text: str, evidence: str, copy_overlap: float) -> list[tuple[int, int, str]]:
+    """The claim's unit words (offsets in ``text``) where its closest sentence of ``evidence``, which the claim copies
+    otherwise, has another unit of the same dimension in the same slot, and never the claim's: "one additional week
+    for every *month* of service" against "for every *year* of service". No number moved, so :func:`numbers_moved`
+    reads nothing; the quantity is another all the same."""
+    claim_words = word_spans(text)
+    ours = [(s, e) for s, e in claim_words[:_MAX_WORDS] if text[s:e].lower() in UNITS]
+    if not ours or not evidence:
+        return []
+    claim_terms = {st for _, _, st in content_terms(text)}
+    sentence = closest_sentence(claim_terms, evidence)
+    sentence_words = word_spans(sentence)
+    theirs = [(s, e) for s, e in sentence_words[:_MAX_WORDS] if sentence[s:e].lower() in UNITS]
+    units = {stem(text[s:e].lower()) for s, e in ours}
+    sentence_terms = term_set(sentence)
+    if not theirs or len(claim_terms - units) < 3 or shared_share(claim_terms - units, sentence_terms) < copy_overlap:
+        return []
+    claim_units = {text[s:e].lower() for s, e in ours}
+    out = []
+    for s, e in ours:
+        unit = text[s:e].lower()
+        if stem(unit) in sentence_terms:
+            continue  # the sentence has the claim's unit: no swap, whatever else it has
+        before, after = slot_neighbours(text, s, e, claim_words)
+        for a, b in theirs:
+            other = sentence[a:b].lower()
+            if other in claim_units or not _same_dimension(unit, other) or UNITS[unit][1] == UNITS[other][1]:
+                continue  # ("km" and "kilometres" are one unit)
+            their_before, their_after = slot_neighbours(sentence, a, b, sentence_words)
+            if (before, after) == (their_before, their_after) and after:
+                out.append((s, e, f"{text[s:e]} where the passage has {sentence[a:b]}"))
+                break
+    return out
+
+
+# The most words of a claim, and of its evidence sentence, read for units.
+_MAX_WORDS = 256
+

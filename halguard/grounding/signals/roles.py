@@ -10,7 +10,7 @@ from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
-from halguard.grounding.signals.moved_numbers import numbers_moved
+from halguard.grounding.signals.moved_numbers import numbers_moved, units_swapped
 from halguard.grounding.signals.negation import closest_sentence
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
@@ -27,7 +27,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     """The role conflicts of ``claim`` with its evidence chunks' texts (best first), as ``(start, end, reason)``
     in the answer: the frames' (:mod:`halguard.grounding.roles`), a name of the passages moved into a copy of a
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
-    words) or a number that gives another (:mod:`.moved_numbers`), two things of a copied sentence that trade places
+    words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that trade places
     (:mod:`.transposed`), and a one-holder post given to another of the passages' people (:mod:`.titles`). The
     claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
     no frame.
@@ -47,6 +47,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     if evidence:
         for m in [*moved_names(text, evidence[0], scope, copy_overlap),
                   *numbers_moved(text, evidence[0], scope, copy_overlap),
+                  *units_swapped(text, evidence[0], copy_overlap),
                   *transposed_words(text, evidence[0], [src.text for src in scope.sources], copy_overlap),
                   *posts_moved(text, scope)]:
             if not any(s < m[1] and m[0] < e for s, e, _ in found):
