@@ -89,7 +89,7 @@ def doers_described_otherwise(claim_frames: Sequence[Frame], evidence_frames: Se
 # Verbs whose doer's noun names one role in a passage's event (the conductor, the founder, the coach): a named doer of
 # the verb who is never so called, while another named entity is, is a swap. Verbs whose doers are many alike (play,
 # work, write, speak, use, visit) are not among them. Hand-listed general English, not fitted; the nouns are the
-# regular -er/-or forms, or the verb itself (ZERO_DERIVED).
+# regular -er/-or forms (_SPECIAL where they are not regular), and the verb itself for a few (_ZERO_DERIVED).
 DOER_VERBS = frozenset(
     "conduct direct found coach manage lead teach train own invent design compose produce edit create host chair "
     "captain judge pilot referee umpire govern command preside administer supervise".split())

@@ -3,7 +3,8 @@
 A hand-written lexicon of opposite word groups (directions, amounts, outcomes, evaluations, states),
 matched on stems, with common irregular forms listed. A flip needs the claim to use one side of a group,
 the evidence sentence the other side, and neither text to use both sides ("revenue rose while costs
-fell" has both, so it is never a flip for either word). The lexicon is general English, written by hand,
+fell" has both, so it is never a flip for either word); a movement against no movement at all ("raised" where the
+evidence says "unchanged" and no movement) is one too. The lexicon is general English, written by hand,
 not taken from the development data. Converse pairs are not in it ("before" / "after", "above" / "below",
 "import" / "export", "husband" / "wife"): "A is above B" is "B is below A", so the words alone say nothing.
 "Buy" / "sell" is a flip only where neither text names the other party ("the bank was selling bonds" against
@@ -185,15 +186,16 @@ def antonym_flips(claim: str, evidence: str, evidence_negated: Collection[str] =
             continue
         spans.extend(words)
     return sorted(set(spans) | set(_prefix_flips(claim, evidence, evidence_negated))
-                  | set(_steady_flips(claim_sides, claim, evidence, evidence_negated)))
+                  | set(_steady_flips(claim_sides, evidence_sides, claim, evidence, evidence_negated)))
 
 
-def _steady_flips(claim_sides: dict[int, dict[int, list[tuple[int, int]]]], claim: str, evidence: str,
+def _steady_flips(claim_sides: dict[int, dict[int, list[tuple[int, int]]]],
+                  evidence_sides: dict[int, dict[int, list[tuple[int, int]]]], claim: str, evidence: str,
                   evidence_negated: Collection[str]) -> list[tuple[int, int]]:
     """The claim's movement words where the evidence says the thing did not move (:data:`_STEADY`) and says no
-    movement, and the claim says no steadiness."""
+    movement (``evidence_sides``: its words' sides, as :func:`_sides` reads them), and the claim says no steadiness."""
     moved = claim_sides.get(_MOVEMENTS)
-    if not moved or _MOVEMENTS in _sides(evidence):
+    if not moved or _MOVEMENTS in evidence_sides:
         return []
     if not any(stem(evidence[s:e]) in _STEADY and stem(evidence[s:e]) not in evidence_negated
                for s, e in word_spans(evidence)):
