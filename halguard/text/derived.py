@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
-from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, YEAR_RANGE, Quantity, quantities
+from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, RATE_PERIOD, YEAR_RANGE, Quantity, quantities
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
@@ -90,10 +90,8 @@ _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
 # "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
 # where they say "30 goals" is a word to look up.
 # "times" before a period is a frequency's ("four times a week": the rate is read as one, quantities.rates)
-_PER_PERIOD = (r"(?:(?:a|an|per|each|every)[ \t]+(?:second|minute|hour|day|week|fortnight|month|year)"
-               r"|hourly|daily|weekly|monthly|yearly|annually)")
 _RECKONING = re.compile(
-    rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{_PER_PERIOD})\b))\b",
+    rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{RATE_PERIOD})\b))\b",
     re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")

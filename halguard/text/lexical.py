@@ -159,10 +159,11 @@ def content_terms(text: str) -> list[tuple[int, int, str]]:
     out = []
     for s, e in word_spans(text):
         w = text[s:e]
-        lw = w.lower().replace("’", "'").replace("'", "")
+        folded = w.lower().replace("’", "'")
+        lw = folded.replace("'", "")
         if lw in STOPWORDS or lw in NEGATION_CUES or len(lw) < 3 or any(ch.isdigit() for ch in lw):
             continue
-        head, _, tail = w.lower().replace("’", "'").partition("'")
+        head, _, tail = folded.partition("'")
         if tail in _CONTRACTED and head in STOPWORDS:
             continue  # "you'll", "they've", "he'd", "it's": a pronoun and an auxiliary
         out.append((s, e, stem(w)))

@@ -288,13 +288,13 @@ def _source_features(text: str) -> tuple[frozenset[str], frozenset[str], frozens
         caps.add(m.group(0).replace(".", ""))
     # A lower-case term's initialism ("EV" of "electric vehicles", "AI" of "artificial intelligence"): runs of two or
     # three content words of at least three letters, nothing between them but a space
+    initialled = [_initialled(w) for w in words]
+    spaced = [text[a[1]:b[0]] == " " for a, b in zip(spans, spans[1:])]  # nothing but a space after each word
     for i in range(len(words)):
         for n in (2, 3):
-            run_words = words[i:i + n]
-            if len(run_words) < n or any(not _initialled(w) for w in run_words) or any(
-                    text[spans[j][1]:spans[j + 1][0]] != " " for j in range(i, i + n - 1)):
+            if i + n > len(words) or not all(initialled[i:i + n]) or not all(spaced[i:i + n - 1]):
                 break
-            inits.add("".join(w[0] for w in run_words).upper())
+            inits.add("".join(w[0] for w in words[i:i + n]).upper())
     places = mentioned_places(text, spans, words)
     lowered = [w.lower() for w in words]
     squashed = " " + " ".join(lowered) + " " + " ".join(a + b for a, b in zip(lowered, lowered[1:])) + " "

@@ -33,7 +33,8 @@ from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 
-__all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity", "QuantityIndex",
+__all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "RATE_PERIOD", "UNITS", "Quantity",
+           "QuantityIndex",
            "Rate", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "rates", "said_as",
            "saying"]
 
@@ -395,8 +396,11 @@ class Rate:
 # The period of a rate: "a/an/per/each/every" and a time unit, or the unit's adverb ("daily", "annually").
 # "a year earlier", "a day later", "a week ago", "a year on," place a time, not a rate ("four flights a week on Airbus
 # A220 aircraft" is one).
-_PERIOD = re.compile(r"\b(?:(?:a|an|per|each|every)\s{1,3}(second|minute|hour|day|week|fortnight|month|year)"
-                     r"|(hourly|daily|weekly|fortnightly|monthly|yearly|annually))\b"
+_PERIOD_UNITS = "second|minute|hour|day|week|fortnight|month|year"
+_PERIOD_ADVERBS = "hourly|daily|weekly|fortnightly|monthly|yearly|annually"
+# The period of a rate as a pattern of no groups, for other patterns to hold ("four times a week": derived).
+RATE_PERIOD = rf"(?:(?:a|an|per|each|every)\s{{1,3}}(?:{_PERIOD_UNITS})|{_PERIOD_ADVERBS})"
+_PERIOD = re.compile(rf"\b(?:(?:a|an|per|each|every)\s{{1,3}}({_PERIOD_UNITS})|({_PERIOD_ADVERBS}))\b"
                      r"(?!\s{1,3}(?:(?:ago|earlier|later|before|after|since|from|old|into)\b|on\s{0,3}(?:[,.;:!?]|$)))",
                      re.IGNORECASE)
 _PERIOD_OF_ADVERB = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",

@@ -45,6 +45,8 @@ __all__ = ["MAX_NUMBERS", "numbers_moved", "units_swapped"]
 
 # The most numbers of a claim, and of its evidence sentence, compared (a crafted run of digits is not read whole).
 MAX_NUMBERS = 16
+# The most words of a claim, and of its evidence sentence, read for units (units_swapped).
+_MAX_WORDS = 256
 _FIRST_YEAR, _LAST_YEAR = YEAR_RANGE  # a four-digit number in this range is a year (halguard.text.quantities)
 
 
@@ -146,8 +148,3 @@ def units_swapped(text: str, evidence: str, copy_overlap: float) -> list[tuple[i
                 out.append((s, e, f"{text[s:e]} where the passage has {sentence[a:b]}"))
                 break
     return out
-
-
-# The most words of a claim, and of its evidence sentence, read for units.
-_MAX_WORDS = 256
-

@@ -20,6 +20,7 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
+from halguard.text.quantities import YEAR_RANGE
 from halguard.text.segment import split_sentences
 
 __all__ = ["closest_sentence", "denied_premises", "negated_clause", "negation_mismatch", "sentence_of_numbers",
@@ -233,8 +234,9 @@ def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[s
 
 
 def _measures(text: str) -> set[float]:
-    """The numbers of ``text`` that are no year."""
-    return {v for v in number_values(text) if not (v == int(v) and 1000 <= v <= 2100)}
+    """The numbers of ``text`` that are no year (:data:`halguard.text.quantities.YEAR_RANGE`)."""
+    first, last = YEAR_RANGE
+    return {v for v in number_values(text) if not (v == int(v) and first <= v <= last)}
 
 
 def _privative_forms(term_stem: str) -> set[str]:
