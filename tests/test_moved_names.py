@@ -8,6 +8,7 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.grounding.signals.moved import moved_names
+from halguard.grounding.signals.negation import ClosestSentence
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 
@@ -23,7 +24,7 @@ DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million
 
 def _moved(claim: str, passage: str) -> list[str]:
     scope = scope_of([Source("p0", passage)], None)
-    return [why for _, _, why in moved_names(claim, passage, scope, 0.8)]
+    return [why for _, _, why in moved_names(claim, ClosestSentence.of(claim, passage), scope, 0.8)]
 
 
 @pytest.mark.parametrize(("claim", "passage", "why"), [
@@ -72,10 +73,11 @@ def test_a_short_answers_name_beside_another_name_copies_no_sentence():
                 "Colonie, New York, just outside the city.")
     chunk = "Major portions of the film were shot on location in Albany, New York."
     scope = scope_of([Source("p0", passages)], None)
-    assert moved_names("Colonie, New York", chunk, scope, 0.8) == []
+    assert moved_names("Colonie, New York", ClosestSentence.of("Colonie, New York", chunk), scope, 0.8) == []
     claim = "The film was shot on location in Colonie, New York."
     at = claim.index("Colonie")
-    assert moved_names(claim, chunk, scope, 0.8) == [(at, at + 7, "Colonie where the passage has Albany")]
+    found = moved_names(claim, ClosestSentence.of(claim, chunk), scope, 0.8)
+    assert found == [(at, at + 7, "Colonie where the passage has Albany")]
 
 
 def test_verifier_reports_a_moved_name_as_a_role_conflict():
@@ -92,5 +94,5 @@ def test_moved_names_are_bounded_on_crafted_text():
     passage = "Gamma won. " + "Alpha Beta " * 5_000
     scope = scope_of([Source("p0", passage)], None)
     start = time.monotonic()
-    moved_names(crafted, passage, scope, 0.8)
+    moved_names(crafted, ClosestSentence.of(crafted, passage), scope, 0.8)
     assert time.monotonic() - start < 10.0

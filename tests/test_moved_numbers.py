@@ -7,6 +7,7 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.grounding.signals.moved_numbers import numbers_moved
+from halguard.grounding.signals.negation import ClosestSentence
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 
@@ -21,7 +22,8 @@ STEPS = "1. Season the fillets. 2. Heat the pan for 3 minutes."
 
 
 def _moved(claim: str, passage: str) -> list[str]:
-    return [why for _, _, why in numbers_moved(claim, passage, scope_of([Source("p0", passage)], None), 0.8)]
+    scope = scope_of([Source("p0", passage)], None)
+    return [why for _, _, why in numbers_moved(claim, ClosestSentence.of(claim, passage), scope, 0.8)]
 
 
 def test_a_number_of_another_sentence_in_the_copied_slot_is_moved():

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from halguard import LocalVerifier
+from halguard.grounding.signals.negation import ClosestSentence
 from halguard.grounding.signals.transposed import MAX_WORDS, transposed_words
 
 COURT = ("The state appeals court ruled on Tuesday that Harlow Chemicals must pay 4 million dollars to the town of "
@@ -18,7 +19,7 @@ TRADE = ("Exports of wheat fell by 12% last year while imports of rice rose by 8
 
 
 def _transposed(claim: str, passage: str) -> list[str]:
-    return [why for _, _, why in transposed_words(claim, passage, [passage], 0.8)]
+    return [why for _, _, why in transposed_words(claim, ClosestSentence.of(claim, passage), [passage], 0.8)]
 
 
 @pytest.mark.parametrize(("claim", "passage", "why"), [
@@ -62,10 +63,10 @@ def test_the_verifier_reports_an_exchange_as_a_role_conflict():
 
 def test_crafted_sentences_are_bounded():
     words = " ".join(f"w{i} x{i}" for i in range(MAX_WORDS))
-    assert transposed_words(words, words, [words], 0.8) == []  # over MAX_WORDS: not read
+    assert transposed_words(words, ClosestSentence.of(words, words), [words], 0.8) == []  # over MAX_WORDS: not read
     # a sentence at the limit, every word a candidate: bounded by MAX_CANDIDATES
     at_limit = " ".join(f"Name{i}" if i % 2 else f"thing{i}" for i in range(MAX_WORDS - 1))
     reordered = " ".join(reversed(at_limit.split()))
     started = time.perf_counter()
-    transposed_words(reordered, at_limit, [at_limit], 0.8)
+    transposed_words(reordered, ClosestSentence.of(reordered, at_limit), [at_limit], 0.8)
     assert time.perf_counter() - started < 1.0

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from halguard.grounding.signals.negation import closest_sentence, shared_share
+from halguard.grounding.signals.negation import ClosestSentence, shared_share
 from halguard.grounding.signals.scope import Scope
 from halguard.text.dates import WEEKDAYS, month_number
 from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, stem, term_set, word_spans
@@ -175,17 +175,16 @@ def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span]
     return out
 
 
-def moved_names(text: str, evidence: str, scope: Scope, copy_overlap: float) -> list[tuple[int, int, str]]:
-    """The claim's names (offsets in ``text``) that the passages have but its closest sentence of ``evidence`` (its
-    best chunk) puts another name in place of, with the reason in words ("Ferreira where the passage has Salas",
+def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
+                ) -> list[tuple[int, int, str]]:
+    """The claim's names (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
+    chunk) puts another name in place of, with the reason in words ("Ferreira where the passage has Salas",
     "Kestrel's founder where the passage has Brightcrumb's founder")."""
     sources = [src.text for src in scope.sources]
     claim_names = _names(text, sources)
-    if not claim_names or not evidence:
+    if not claim_names or not closest.text:
         return []
-    claim_terms = {st for _, _, st in content_terms(text)}
-    sentence = closest_sentence(claim_terms, evidence)
-    sentence_terms = term_set(sentence)
+    claim_terms, sentence, sentence_terms = closest.claim_terms, closest.text, closest.terms
     sentence_spans = _names(sentence, sources)
     claim_words, sentence_words = word_spans(text), word_spans(sentence)
     out = []

@@ -27,16 +27,14 @@ Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sent
 from __future__ import annotations
 
 from halguard.grounding.signals.moved import slot_neighbours
-from halguard.grounding.signals.negation import closest_sentence, shared_share
+from halguard.grounding.signals.negation import ClosestSentence, shared_share
 from halguard.grounding.signals.scope import Scope
 from halguard.text.lexical import (
     STOPWORDS,
     NumberMention,
-    content_terms,
     is_enumerator,
     number_mentions,
     stem,
-    term_set,
     word_spans,
 )
 from halguard.text.quantities import UNITS, YEAR_RANGE
@@ -77,23 +75,22 @@ def _same(a: NumberMention, b: NumberMention) -> bool:
     return a.value == b.value and a.is_percent == b.is_percent
 
 
-def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -> list[tuple[int, int, str]]:
-    """The claim's numbers (offsets in ``text``) that the passages have but its closest sentence of ``evidence``
-    (its best chunk) gives another number in place of, with the reason in words ("240,000 where the passage has
-    140,000")."""
+def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
+                  ) -> list[tuple[int, int, str]]:
+    """The claim's numbers (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
+    chunk) gives another number in place of, with the reason in words ("240,000 where the passage has 140,000")."""
     ours = _read(text)
-    if not ours or not evidence:
+    if not ours or not closest.text:
         return []
-    claim_terms = {st for _, _, st in content_terms(text)}
+    claim_terms, sentence = closest.claim_terms, closest.text
     if len(claim_terms) < 2:
         return []
-    sentence = closest_sentence(claim_terms, evidence)
     theirs = _read(sentence)
     claim_words, sentence_words = word_spans(text), word_spans(sentence)
     slots = [slot_neighbours(text, n.start, n.end, claim_words) for n in ours]
     # the claim's units are the slot's to compare, not words to copy ("by up to three days" / "two weeks")
     units = {stem(after) for _, after in slots if after in UNITS}
-    if not theirs or shared_share(claim_terms - units, term_set(sentence)) < copy_overlap:
+    if not theirs or shared_share(claim_terms - units, closest.terms) < copy_overlap:
         return []
     out = []
     for n, (before, after) in zip(ours, slots):
@@ -115,21 +112,19 @@ def numbers_moved(text: str, evidence: str, scope: Scope, copy_overlap: float) -
     return out
 
 
-def units_swapped(text: str, evidence: str, copy_overlap: float) -> list[tuple[int, int, str]]:
-    """The claim's unit words (offsets in ``text``) where its closest sentence of ``evidence``, which the claim copies
-    otherwise, has another unit of the same dimension in the same slot, and never the claim's: "one additional week
-    for every *month* of service" against "for every *year* of service". No number moved, so :func:`numbers_moved`
-    reads nothing; the quantity is another all the same."""
+def units_swapped(text: str, closest: ClosestSentence, copy_overlap: float) -> list[tuple[int, int, str]]:
+    """The claim's unit words (offsets in ``text``) where its ``closest`` sentence (of its best chunk), which the
+    claim copies otherwise, has another unit of the same dimension in the same slot, and never the claim's: "one
+    additional week for every *month* of service" against "for every *year* of service". No number moved, so
+    :func:`numbers_moved` reads nothing; the quantity is another all the same."""
     claim_words = word_spans(text)
     ours = [(s, e) for s, e in claim_words[:_MAX_WORDS] if text[s:e].lower() in UNITS]
-    if not ours or not evidence:
+    if not ours or not closest.text:
         return []
-    claim_terms = {st for _, _, st in content_terms(text)}
-    sentence = closest_sentence(claim_terms, evidence)
+    claim_terms, sentence, sentence_terms = closest.claim_terms, closest.text, closest.terms
     sentence_words = word_spans(sentence)
     theirs = [(s, e) for s, e in sentence_words[:_MAX_WORDS] if sentence[s:e].lower() in UNITS]
     units = {stem(text[s:e].lower()) for s, e in ours}
-    sentence_terms = term_set(sentence)
     if not theirs or len(claim_terms - units) < 3 or shared_share(claim_terms - units, sentence_terms) < copy_overlap:
         return []
     claim_units = {text[s:e].lower() for s, e in ours}

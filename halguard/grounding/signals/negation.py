@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.lexical import (
@@ -23,8 +24,8 @@ from halguard.text.lexical import (
 from halguard.text.quantities import YEAR_RANGE
 from halguard.text.segment import split_sentences
 
-__all__ = ["closest_sentence", "denied_premises", "negated_clause", "negation_mismatch", "sentence_of_numbers",
-           "shared_share"]
+__all__ = ["ClosestSentence", "closest_sentence", "denied_premises", "negated_clause", "negation_mismatch",
+           "sentence_of_numbers", "shared_share"]
 
 # The shorter of two stems that prefix one another counts as the same word from this length on ("supp" for the
 # stemmer's "supply", "supply" for "supplied"). Hand-set, not fitted; read only where a negation flip is in
@@ -78,6 +79,24 @@ def closest_sentence(claim_terms: set[str], evidence: str) -> str:
         key=lambda sent: len(claim_terms & term_set(sent)),
         default=evidence,
     )
+
+
+@dataclass(frozen=True)
+class ClosestSentence:
+    """A claim's content-word stems (``claim_terms``) and the sentence of its best evidence chunk that shares most
+    of them (``text``, its stems ``terms``), read once per claim for the checks of a copied sentence with one thing
+    moved (a name, a number, a unit, two words trading places: :mod:`.roles`)."""
+
+    claim_terms: set[str]
+    text: str
+    terms: set[str]
+
+    @classmethod
+    def of(cls, claim: str, evidence: str) -> ClosestSentence:
+        """The closest sentence of ``evidence`` (a chunk's text; "" for none) to ``claim`` (a claim's text)."""
+        claim_terms = {st for _, _, st in content_terms(claim)}
+        sentence = closest_sentence(claim_terms, evidence) if evidence else ""
+        return cls(claim_terms, sentence, term_set(sentence))
 
 
 def sentence_of_numbers(values: set[float], evidence: str) -> str | None:

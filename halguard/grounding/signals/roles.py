@@ -11,7 +11,7 @@ from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_moved, units_swapped
-from halguard.grounding.signals.negation import closest_sentence
+from halguard.grounding.signals.negation import ClosestSentence, closest_sentence
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
@@ -27,10 +27,10 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     """The role conflicts of ``claim`` with its evidence chunks' texts (best first), as ``(start, end, reason)``
     in the answer: the frames' (:mod:`halguard.grounding.roles`), a name of the passages moved into a copy of a
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
-    words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that trade places
-    (:mod:`.transposed`), and a one-holder post given to another of the passages' people (:mod:`.titles`). The
-    claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
-    no frame.
+    words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
+    trade places (:mod:`.transposed`), and a one-holder post given to another of the passages' people
+    (:mod:`.titles`). The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no
+    number, and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
@@ -45,10 +45,11 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
 
     found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
     if evidence:
-        for m in [*moved_names(text, evidence[0], scope, copy_overlap),
-                  *numbers_moved(text, evidence[0], scope, copy_overlap),
-                  *units_swapped(text, evidence[0], copy_overlap),
-                  *transposed_words(text, evidence[0], [src.text for src in scope.sources], copy_overlap),
+        closest = ClosestSentence.of(text, evidence[0])  # the four copy checks read one sentence
+        for m in [*moved_names(text, closest, scope, copy_overlap),
+                  *numbers_moved(text, closest, scope, copy_overlap),
+                  *units_swapped(text, closest, copy_overlap),
+                  *transposed_words(text, closest, [src.text for src in scope.sources], copy_overlap),
                   *posts_moved(text, scope)]:
             if not any(s < m[1] and m[0] < e for s, e, _ in found):
                 found.append(m)

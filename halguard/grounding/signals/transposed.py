@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 
 from halguard.grounding.roles.matching import SYMMETRIC_PREDICATES
-from halguard.grounding.signals.negation import closest_sentence, shared_share
-from halguard.text.lexical import STOPWORDS, base_form, content_terms, entity_mentions, stem, term_set, word_spans
+from halguard.grounding.signals.negation import ClosestSentence, shared_share
+from halguard.text.lexical import STOPWORDS, base_form, entity_mentions, stem, word_spans
 
 __all__ = ["MAX_CANDIDATES", "MAX_WORDS", "transposed_words"]
 
@@ -78,16 +78,13 @@ def _joined(words: list[str]) -> str:
     return " " + " ".join(words) + " "
 
 
-def transposed_words(text: str, evidence: str, sources: list[str], copy_overlap: float
+def transposed_words(text: str, closest: ClosestSentence, sources: list[str], copy_overlap: float
                      ) -> list[tuple[int, int, str]]:
-    """The exchanges of ``text`` (a claim) against the closest sentence of ``evidence`` (its best chunk), as
-    ``(start, end, reason)`` in ``text``: the span from the first of the two things to the second. ``sources``:
-    the passages' texts (a claim whose own words from X to Y a passage writes says what that passage says)."""
-    claim_terms = {st for _, _, st in content_terms(text)}
-    if len(claim_terms) < 3 or not evidence:
-        return []
-    sentence = closest_sentence(claim_terms, evidence)
-    if shared_share(claim_terms, term_set(sentence)) < copy_overlap:
+    """The exchanges of ``text`` (a claim) against its ``closest`` sentence (of its best chunk), as ``(start, end,
+    reason)`` in ``text``: the span from the first of the two things to the second. ``sources``: the passages'
+    texts (a claim whose own words from X to Y a passage writes says what that passage says)."""
+    claim_terms, sentence = closest.claim_terms, closest.text
+    if len(claim_terms) < 3 or not sentence or shared_share(claim_terms, closest.terms) < copy_overlap:
         return []
     ours, theirs = _tokens(text), _tokens(sentence)
     if len(ours) > MAX_WORDS or len(theirs) > MAX_WORDS:
