@@ -19,6 +19,8 @@ PRIZE = ("The novel won the International Book Prize, worth 50,000 pounds, which
          "author and her translator.")
 FINAL = "Sweden beat Norway 2-0 in the semi-final. Sweden then lost the final to Denmark 1-0."
 STEPS = "1. Season the fillets. 2. Heat the pan for 3 minutes."
+METRO = ("The new metro line M4 opened on Saturday. It cost 2.1 billion euros, 300 million more than the original "
+         "budget, and opened two years late.")
 
 
 def _moved(claim: str, passage: str) -> list[str]:
@@ -39,6 +41,8 @@ def test_a_number_of_another_sentence_in_the_copied_slot_is_moved():
     ("The author and her translator will each receive 25,000 pounds.", PRIZE),  # computed, not written
     ("Denmark won the final, beating Sweden 1-0.", FINAL),  # a score is one number
     ("2. Season the fillets.", STEPS),  # a list marker
+    # the sentence's own number in other words, though "euros" follows 2.1 billion there
+    ("The M4 opened two years late because its cost rose 300 million euros above the budget.", METRO),
     ("The city of Reykjavík has about 90,000 inhabitants.", REYKJAVIK),  # a number the passage lacks: missing
 ])
 def test_the_sentence_own_number_a_computed_one_a_score_or_a_marker_is_no_finding(claim, passage):

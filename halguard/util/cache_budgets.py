@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 704 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 720 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """
@@ -27,6 +27,7 @@ __all__ = [
     "ROLE_FRAMES_BYTES",
     "SOURCE_NUMBERS_BYTES",
     "SOURCE_QUANTITIES_BYTES",
+    "SOURCE_SENTENCES_BYTES",
     "SOURCE_TERMS_BYTES",
     "STEM_MEMO_MAX_WORD_CHARS",
     "STEM_MEMO_WORDS",
@@ -69,6 +70,10 @@ WORD_STRINGS_BYTES = 64 * MIB
 # Per-source sentences with two numbers or more, with their stems and quantities (halguard.text.derived: a claim's
 # number computed from two of them), counted every level down; read only for a claim number no passage writes.
 DERIVED_SENTENCES_BYTES = 16 * MIB
+# Per-source sentences with their stems, of each source's first 20,000 characters (halguard.grounding.signals.
+# negation: the sentence a part of a fused claim copies), counted every level down; read only for a claim that fuses
+# statements ("..., and ..."), about five times a source's bytes (its text, and a set of stems a sentence).
+SOURCE_SENTENCES_BYTES = 16 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can
 # be megabytes.
 RECORD_FIELDS_BYTES = 32 * MIB

@@ -16,8 +16,10 @@ from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import (
+    ClosestSentence,
     closest_sentence,
     denied_premises,
+    fused_parts,
     negated_clause,
     negation_mismatch,
     sentence_of_numbers,
@@ -126,7 +128,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         numbers_placed_otherwise=shifted(placed),
         evidence_has_numbers=bool(number_mentions(evidence)),
         **_negation(_mask(text, denied), similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap,
-                    closest, claim_terms, closest_terms, (evidence, *related), weights.aligned_overlap),
+                    closest, claim_terms, closest_terms, (evidence, *related), scope, weights),
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
@@ -144,14 +146,24 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
 
 
 def _negation(text: str, close: bool, closest: str, claim_terms: set[str], closest_terms: set[str],
-              chunks: Sequence[str], aligned_overlap: float) -> dict[str, bool | str]:
+              chunks: Sequence[str], scope: Scope, weights: ScoringWeights) -> dict[str, bool | str]:
     """Whether the claim negates what its evidence states, and the evidence sentence it flips: the whole claim
-    against its closest sentence where it is ``close`` to its evidence (a copy with a "not"), else each negated
-    clause against the evidence chunks' sentences (:func:`halguard.grounding.signals.negation.negated_clause`)."""
-    if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned_overlap):
-        flipped: str | None = closest
-    else:
-        flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned_overlap)
+    against its closest sentence where it is ``close`` to its evidence (a copy with a "not"), else each part of a
+    fused claim that copies its closest sentence of the passages (``part_negation_overlap`` of its words: a copy with
+    a "not" added or dropped), else each negated clause against the evidence chunks' sentences
+    (:func:`halguard.grounding.signals.negation.negated_clause`)."""
+    aligned = weights.aligned_overlap
+    flipped: str | None = None
+    if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned):
+        flipped = closest
+    for _, part in fused_parts(text) if flipped is None else ():
+        copied = ClosestSentence.among(part, [src.text for src in scope.sources])
+        if shared_share(copied.claim_terms, copied.terms) >= weights.part_negation_overlap and negation_mismatch(
+                part, copied.text, copied.claim_terms, copied.terms, aligned):
+            flipped = copied.text
+            break
+    if flipped is None:
+        flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned)
     return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
 
 

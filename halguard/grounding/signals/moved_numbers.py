@@ -71,6 +71,12 @@ def _same_dimension(ours: str, theirs: str) -> bool:
     return ours != theirs and ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
 
 
+def _other_dimension(ours: str, theirs: str) -> bool:
+    """Whether the word after the claim's number is a unit (``ours``) that the word after the sentence's (``theirs``)
+    is not, in any unit of its dimension: "15 minutes" and "15 W" measure two things."""
+    return ours in UNITS and not (theirs in UNITS and UNITS[theirs][0] == UNITS[ours][0])
+
+
 def _same(a: NumberMention, b: NumberMention) -> bool:
     return a.value == b.value and a.is_percent == b.is_percent
 
@@ -95,9 +101,15 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
     out = []
     for n, (before, after) in zip(ours, slots):
         written = text[n.start:n.end]
-        if n.value not in scope.context_numbers or not any(written in src.text for src in scope.sources) or any(
-                _same(n, m) for m in theirs):
-            continue  # a number the passages lack or only compute (the missing numbers'), or the sentence's own
+        if n.value not in scope.context_numbers or not any(written in src.text for src in scope.sources):
+            continue  # a number the passages lack or only compute (the missing numbers')
+        # The sentence's own number, unless the claim gives it a unit the sentence does not: "and 15 W wireless
+        # charging" may be moved into another's slot ("in 15 minutes" where the sentence has "in 25 minutes"), while
+        # "300 million more than the budget" is the claim's "rose 300 million euros above the budget" however the
+        # words around it differ
+        if any(_same(n, m) and not _other_dimension(after, slot_neighbours(sentence, m.start, m.end,
+                                                                           sentence_words)[1]) for m in theirs):
+            continue
         for m in theirs:
             if any(_same(m, k) for k in ours) or m.is_percent != n.is_percent:
                 continue
@@ -105,8 +117,9 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
             ours_said, theirs_said = written, sentence[m.start:m.end]
             if before == their_before and _same_dimension(after, their_after):
                 ours_said, theirs_said = f"{ours_said} {after}", f"{theirs_said} {their_after}"
-            elif not (after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
-                continue
+            elif (before, after) != (their_before, their_after) and not (
+                    after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
+                continue  # neither the very slot ("below 140/90" / "below 150/90") nor the same thing counted
             out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
             break
     return out

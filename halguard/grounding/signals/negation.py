@@ -23,9 +23,11 @@ from halguard.text.lexical import (
 )
 from halguard.text.quantities import YEAR_RANGE
 from halguard.text.segment import split_sentences
+from halguard.util.cache_budgets import SOURCE_SENTENCES_BYTES
+from halguard.util.memo import deep_entry_size, memoize_text
 
-__all__ = ["ClosestSentence", "closest_sentence", "denied_premises", "negated_clause", "negation_mismatch",
-           "sentence_of_numbers", "shared_share"]
+__all__ = ["ClosestSentence", "closest_sentence", "denied_premises", "fused_parts", "negated_clause",
+           "negation_mismatch", "sentence_of_numbers", "shared_share", "source_sentences"]
 
 # The shorter of two stems that prefix one another counts as the same word from this length on ("supp" for the
 # stemmer's "supply", "supply" for "supplied"). Hand-set, not fitted; read only where a negation flip is in
@@ -97,6 +99,55 @@ class ClosestSentence:
         claim_terms = {st for _, _, st in content_terms(claim)}
         sentence = closest_sentence(claim_terms, evidence) if evidence else ""
         return cls(claim_terms, sentence, term_set(sentence))
+
+    @classmethod
+    def among(cls, claim: str, sources: Sequence[str]) -> ClosestSentence:
+        """The closest sentence of any of ``sources`` (the passages' texts: the first wins a tie) to ``claim``: a
+        part of a fused claim (:func:`fused_parts`) copies a sentence that need not be in its claim's evidence chunks,
+        which were found for the claim as a whole."""
+        claim_terms = {st for _, _, st in content_terms(claim)}
+        best, best_terms, shared = "", frozenset[str](), -1
+        for text in sources:
+            for sentence, terms in source_sentences(text):
+                n = len(claim_terms & terms)
+                if n > shared:
+                    best, best_terms, shared = sentence, terms, n
+        return cls(claim_terms, best, set(best_terms))
+
+
+# A source's sentences read for the parts of fused claims: those of its first this many characters (a megabyte
+# passage is not split again for each claim; a fused claim restates what a page says, mostly near its top).
+SENTENCES_SCANNED_CHARS = 20_000
+
+
+@memoize_text(SOURCE_SENTENCES_BYTES, sizer=deep_entry_size)
+def source_sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The sentences of a source's first :data:`SENTENCES_SCANNED_CHARS` characters, each with its stems."""
+    head = text[:SENTENCES_SCANNED_CHARS]
+    return tuple((head[a:b], frozenset(term_set(head[a:b]))) for a, b in split_sentences(head))
+
+
+# Where one claim fuses two statements of the passages ("... to 60% in 15 minutes, and the phone goes on sale on 9
+# October"), so that it copies neither of their sentences whole: a semicolon, or a comma with the word that joins two
+# propositions. At most _MAX_FUSED_PARTS parts (a crafted claim of a thousand joins is read as four).
+_FUSED_JOIN = re.compile(r";\s|,\s+(?:and|while|whereas|but|with|though|although|yet|plus)\s", re.IGNORECASE)
+_MAX_FUSED_PARTS = 4
+_MIN_PART_WORDS = 3
+
+
+def fused_parts(text: str) -> list[tuple[int, str]]:
+    """The parts of a claim that fuses statements (:data:`_FUSED_JOIN`), with where each starts in ``text``; none
+    for a claim of one statement."""
+    edges = [0]
+    for m in _FUSED_JOIN.finditer(text):
+        if len(edges) >= _MAX_FUSED_PARTS:
+            break
+        edges.append(m.end())
+    if len(edges) == 1:
+        return []
+    edges.append(len(text))
+    # a part of fewer content words copies any sentence that has them ("with Sofia", "and 2019")
+    return [(a, text[a:b]) for a, b in zip(edges, edges[1:]) if len(content_terms(text[a:b])) >= _MIN_PART_WORDS]
 
 
 def sentence_of_numbers(values: set[float], evidence: str) -> str | None:

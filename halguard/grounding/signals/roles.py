@@ -11,7 +11,7 @@ from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_moved, units_swapped
-from halguard.grounding.signals.negation import ClosestSentence, closest_sentence
+from halguard.grounding.signals.negation import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
@@ -45,14 +45,19 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
 
     found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
     if evidence:
-        closest = ClosestSentence.of(text, evidence[0])  # the four copy checks read one sentence
-        for m in [*moved_names(text, closest, scope, copy_overlap),
-                  *numbers_moved(text, closest, scope, copy_overlap),
-                  *units_swapped(text, closest, copy_overlap),
-                  *transposed_words(text, closest, [src.text for src in scope.sources], copy_overlap),
-                  *posts_moved(text, scope)]:
-            if not any(s < m[1] and m[0] < e for s, e, _ in found):
-                found.append(m)
+        # The copy checks read the claim against its best chunk's closest sentence, and each part of a fused claim
+        # against the passages' closest sentence: one check each, whose offsets are shifted to the claim.
+        sources = [src.text for src in scope.sources]
+        copies = [(0, text, ClosestSentence.of(text, evidence[0])),
+                  *((at, part, ClosestSentence.among(part, sources)) for at, part in fused_parts(text))]
+        for at, part, closest in copies:
+            for s, e, why in [*moved_names(part, closest, scope, copy_overlap),
+                              *numbers_moved(part, closest, scope, copy_overlap),
+                              *units_swapped(part, closest, copy_overlap),
+                              *transposed_words(part, closest, sources, copy_overlap)]:
+                if not any(a < at + e and at + s < b for a, b, _ in found):
+                    found.append((at + s, at + e, why))
+        found += [m for m in posts_moved(text, scope) if not any(a < m[1] and m[0] < b for a, b, _ in found)]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
