@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from halguard import LocalVerifier
 from halguard.errors import HallucinationError
 from halguard.grounding.profile import answer_profile
-from halguard.policy import decide
 from halguard.grounding.signals.records import absent_features
+from halguard.policy import decide
 from halguard.text.normalize import FoldedTooLong, normalize_text
 from halguard.text.structured import field_names, render_structured
 from halguard.util import safejson
@@ -304,7 +304,7 @@ def test_item9_a_name_swapped_into_a_long_copy_is_flagged(verifier, n):
 
 
 def test_item9_irregular_forms_and_prefixes_count_as_shared_words():
-    from halguard.grounding.signals.negation import shared_share
+    from halguard.grounding.signals.closest import shared_share
     from halguard.text.lexical import content_terms, term_set
 
     def share(claim: str, sentence: str) -> float:

@@ -1,18 +1,18 @@
 """A claim that fuses two statements of the passages ("... to 60% in 15 minutes, and the phone goes on sale on 9
 October") copies neither of their sentences whole, so the copy checks read each of its parts against the passages'
-closest sentence (halguard.grounding.signals.negation.fused_parts, issue 44): a number moved into one part, a
+closest sentence (halguard.grounding.signals.closest.fused_parts, issue 44): a number moved into one part, a
 "not" dropped from one. A number the copied sentence gives of another thing ("and 15 W wireless charging") may still
 be moved into another slot ("in 15 minutes" where it has "in 25 minutes"). Faithful fused claims stay supported."""
 
 import pytest
 
-from halguard.grounding.signals.moved_numbers import numbers_moved
-from halguard.grounding.signals.negation import (
+from halguard.grounding.signals.closest import (
     SENTENCES_SCANNED_CHARS,
     ClosestSentence,
     fused_parts,
     source_sentences,
 )
+from halguard.grounding.signals.moved_numbers import numbers_moved
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 
@@ -50,7 +50,8 @@ def test_a_source_is_split_for_parts_only_up_to_its_first_characters():
     long_source = "The phone weighs 187 grams. " * 50_000
     sentences = source_sentences(long_source)
     assert sum(len(s) for s, _ in sentences) <= SENTENCES_SCANNED_CHARS
-    assert ClosestSentence.among("the phone weighs 187 grams", [PHONE, long_source]).text == "The phone weighs 187 grams."
+    closest = ClosestSentence.among("the phone weighs 187 grams", [PHONE, long_source])
+    assert closest.text == "The phone weighs 187 grams."
 
 
 def test_a_number_the_sentence_gives_of_another_thing_is_moved_into_a_slot():

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from halguard import LocalVerifier
+from halguard.grounding.signals.closest import ClosestSentence
 from halguard.grounding.signals.moved import moved_names
-from halguard.grounding.signals.negation import ClosestSentence
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 

@@ -6,8 +6,8 @@ score and a loose paraphrase are no finding."""
 import pytest
 
 from halguard import LocalVerifier
+from halguard.grounding.signals.closest import ClosestSentence
 from halguard.grounding.signals.moved_numbers import numbers_moved
-from halguard.grounding.signals.negation import ClosestSentence
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 

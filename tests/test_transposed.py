@@ -8,7 +8,7 @@ import time
 import pytest
 
 from halguard import LocalVerifier
-from halguard.grounding.signals.negation import ClosestSentence
+from halguard.grounding.signals.closest import ClosestSentence
 from halguard.grounding.signals.transposed import MAX_WORDS, transposed_words
 
 COURT = ("The state appeals court ruled on Tuesday that Harlow Chemicals must pay 4 million dollars to the town of "

@@ -71,7 +71,7 @@ WORD_STRINGS_BYTES = 64 * MIB
 # number computed from two of them), counted every level down; read only for a claim number no passage writes.
 DERIVED_SENTENCES_BYTES = 16 * MIB
 # Per-source sentences with their stems, of each source's first 20,000 characters (halguard.grounding.signals.
-# negation: the sentence a part of a fused claim copies), counted every level down; read only for a claim that fuses
+# closest: the sentence a part of a fused claim copies), counted every level down; read only for a claim that fuses
 # statements ("..., and ..."), about five times a source's bytes (its text, and a set of stems a sentence).
 SOURCE_SENTENCES_BYTES = 16 * MIB
 # Fields a JSON record marks absent (halguard.grounding.signals.records), per record source only: a record can

@@ -1,6 +1,7 @@
 """Signals: one module per thing a claim can get wrong against its evidence.
 
 - :mod:`.words`: content words, names and numbers found nowhere in the context;
+- :mod:`.closest`: the evidence sentence a claim restates, which the negation and copy checks compare it with;
 - :mod:`.negation`: a "not" on one side only, against the closest evidence sentence;
 - :mod:`.antonyms`: the opposite word of the evidence ("rose" / "fell");
 - :mod:`.arithmetic`: a wrong calculation;

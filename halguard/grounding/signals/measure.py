@@ -11,20 +11,18 @@ from halguard.grounding.signals.antonyms import antonym_flips
 from halguard.grounding.signals.arithmetic import ArithmeticFinding, check_arithmetic
 from halguard.grounding.signals.calendar import changed_dates
 from halguard.grounding.signals.choice import choice_conflicts
+from halguard.grounding.signals.closest import (
+    ClosestSentence,
+    closest_sentence,
+    fused_parts,
+    sentence_of_numbers,
+    shared_share,
+)
 from halguard.grounding.signals.codes import changed_codes
 from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
-from halguard.grounding.signals.negation import (
-    ClosestSentence,
-    closest_sentence,
-    denied_premises,
-    fused_parts,
-    negated_clause,
-    negation_mismatch,
-    sentence_of_numbers,
-    shared_share,
-)
+from halguard.grounding.signals.negation import denied_premises, negated_clause, negation_mismatch
 from halguard.grounding.signals.ordinals import changed_ordinals
 from halguard.grounding.signals.records import (
     absent_feature_mentions,

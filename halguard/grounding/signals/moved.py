@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from halguard.grounding.signals.negation import ClosestSentence, shared_share
+from halguard.grounding.signals.closest import ClosestSentence, shared_share
 from halguard.grounding.signals.scope import Scope
 from halguard.text.dates import WEEKDAYS, month_number
 from halguard.text.lexical import STOPWORDS, content_terms, entity_mentions, stem, term_set, word_spans

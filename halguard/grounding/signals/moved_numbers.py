@@ -26,8 +26,8 @@ Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sent
 
 from __future__ import annotations
 
+from halguard.grounding.signals.closest import ClosestSentence, shared_share
 from halguard.grounding.signals.moved import slot_neighbours
-from halguard.grounding.signals.negation import ClosestSentence, shared_share
 from halguard.grounding.signals.scope import Scope
 from halguard.text.lexical import (
     STOPWORDS,

@@ -8,10 +8,10 @@ from halguard.grounding.roles import Argument, role_conflicts
 from halguard.grounding.roles.arguments import months
 from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
+from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_moved, units_swapped
-from halguard.grounding.signals.negation import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from halguard.grounding.roles.matching import SYMMETRIC_PREDICATES
-from halguard.grounding.signals.negation import ClosestSentence, shared_share
+from halguard.grounding.signals.closest import ClosestSentence, shared_share
 from halguard.text.lexical import STOPWORDS, base_form, entity_mentions, stem, word_spans
 
 __all__ = ["MAX_CANDIDATES", "MAX_WORDS", "transposed_words"]
