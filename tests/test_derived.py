@@ -73,6 +73,11 @@ NOT_COMPUTED = [
     # a sentence about something else (no shared words) computes nothing for the claim
     ("The harbour is 40 metres deeper than the canal.",
      "The old bridge was 310 metres long; the new bridge is 350 metres long."),
+    # a day of a date is no quantity: 40% is not 4 of the 10 of "Tuesday 10 November"
+    ("The committee approved the 320-home scheme by 7 votes to 4, and it will include 96 affordable homes, "
+     "representing 40% of the total.",
+     "Councillors voted 7 to 4 on Tuesday 10 November 2026 to approve a 320-home development. The scheme will "
+     "include 96 affordable homes, representing 30% of the total."),
 ]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.grounding.signals.closest import ClosestSentence
-from halguard.grounding.signals.moved_numbers import numbers_moved
+from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved
 from halguard.grounding.signals.scope import scope_of
 from halguard.text.contexts import Source
 
@@ -54,3 +54,40 @@ def test_the_verifier_flags_the_moved_number_as_a_role_conflict():
     assert verdict.label == "hallucinated"
     assert any("240,000 where the passage has 140,000" in r for r in verdict.claims[0].reasons)
     assert LocalVerifier().verify("Reykjavík has about 140,000 inhabitants.", [REYKJAVIK]).label == "supported"
+
+
+VACCINE = ("The most common side effects were injection-site pain (61%), fatigue (34%) and headache (27%), usually "
+           "lasting one to two days.")
+ROOMS = "Meeting rooms can be hired for £15 an hour by community groups and £35 an hour by businesses."
+
+
+def _exchanged(claim: str, passage: str) -> list[str]:
+    return [why for *_, why in numbers_exchanged(claim, ClosestSentence.of(claim, passage), 0.8)]
+
+
+def test_two_numbers_of_a_copied_sentence_that_trade_places_are_swapped():
+    assert _exchanged("The most common side effects were injection-site pain in 61% of recipients, fatigue in 27% "
+                      "and headache in 34%.", VACCINE) == ["numbers swapped: 27% / 34% (the passage: fatigue 34%, "
+                                                          "headache 27%)"]
+    assert _exchanged("Meeting rooms cost £35 an hour for community groups and £15 an hour for businesses.",
+                      ROOMS) == ["numbers swapped: 35 / 15 (the passage: 15 community, 35 businesses)"]
+
+
+@pytest.mark.parametrize(("claim", "passage"), [
+    # the pairs kept, in another order
+    ("The most common side effects were headache (27%), fatigue (34%) and injection-site pain (61%).", VACCINE),
+    ("Meeting rooms cost £35 an hour for businesses and £15 an hour for community groups.", ROOMS),
+    # no copy of the sentence: nothing to pair against
+    ("Fatigue hit 27% and headaches 34% of the town's runners.", VACCINE),
+])
+def test_pairs_kept_or_no_copy_are_no_swap(claim, passage):
+    assert _exchanged(claim, passage) == []
+
+
+def test_the_verifier_flags_numbers_swapped_in_one_part_of_a_fused_claim(verifier):
+    answer = ("The vaccine was 91.4% effective against severe disease, and its most common side effects were "
+              "injection-site pain in 61% of recipients, fatigue in 27% and headache in 34%.")
+    verdict = verifier.verify(answer, ["In the trial the vaccine showed 91.4% efficacy against severe disease. "
+                                       + VACCINE])
+    assert verdict.label == "hallucinated"
+    assert any("numbers swapped: 27% / 34%" in r for r in verdict.claims[0].reasons)

@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from halguard.text.dates import calendar_dates
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, RATE_PERIOD, YEAR_RANGE, Quantity, quantities
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
@@ -142,7 +143,10 @@ def _sentences(text: str) -> tuple[_Sentence, ...]:
             continue
         years = tuple(m.value for m in mentions[:MAX_NUMBERS_PER_SENTENCE]
                       if _FOUR_DIGITS.fullmatch(piece, m.start, m.end) and YEAR_RANGE[0] <= m.value <= YEAR_RANGE[1])
-        found = tuple(_number(q) for q in quantities(piece, limit=MAX_NUMBERS_PER_SENTENCE))
+        # a day of a date is no quantity: "40% of the total" is not 4 of the 10 in "Tuesday 10 November"
+        dated = [(a, b) for a, b, _ in calendar_dates(piece, yearless=True)]
+        found = tuple(_number(q) for q in quantities(piece, limit=MAX_NUMBERS_PER_SENTENCE)
+                      if not any(a <= q.start and q.end <= b for a, b in dated))
         if len(found) >= 2 or len(years) >= 2:
             out.append(_Sentence(_stems(piece), found, years))
     return tuple(out)

@@ -10,7 +10,8 @@ same finding (``role_conflicts``, "240,000 where the passage has 140,000"):
 - the claim copies its closest evidence sentence but for the number: at least two other content words, at least
   ``close_copy_overlap`` of them in that sentence;
 - the claim's number stands in the passages (a number they lack is the missing numbers' finding) but not in that
-  sentence, by value (a percentage only as a percentage);
+  sentence, by value (a percentage only as a percentage), or only with no unit of the claim's dimension ("15 W"
+  where the claim says "in 15 minutes");
 - the sentence has another number, which the claim does not have, in the same slot: the word after both is the same
   content word ("240,000 *inhabitants*" / "140,000 *inhabitants*"), or both words around them are the same, or the
   word before is the same and the words after are two units of one dimension ("delayed by up to three *days*" where
@@ -20,11 +21,15 @@ same finding (``role_conflicts``, "240,000 where the passage has 140,000"):
 
 A unit swapped in a copy is read the same way (:func:`units_swapped`): "one additional week for every month of
 service" against "for every year of service", the unit words in the same slot, the sentence never with the claim's.
+So are two numbers of a copied sentence that trade places (:func:`numbers_exchanged`): "fatigue in 27% and headache
+in 34%" against "fatigue (34%) and headache (27%)", each number beside the word the sentence gives the other.
 
 Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sentence's numbers once.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
 
 from halguard.grounding.signals.closest import ClosestSentence, shared_share
 from halguard.grounding.signals.moved import slot_neighbours
@@ -39,7 +44,7 @@ from halguard.text.lexical import (
 )
 from halguard.text.quantities import UNITS, YEAR_RANGE
 
-__all__ = ["MAX_NUMBERS", "numbers_moved", "units_swapped"]
+__all__ = ["MAX_NUMBERS", "numbers_exchanged", "numbers_moved", "units_swapped"]
 
 # The most numbers of a claim, and of its evidence sentence, compared (a crafted run of digits is not read whole).
 MAX_NUMBERS = 16
@@ -156,3 +161,58 @@ def units_swapped(text: str, closest: ClosestSentence, copy_overlap: float) -> l
                 out.append((s, e, f"{text[s:e]} where the passage has {sentence[a:b]}"))
                 break
     return out
+
+
+# How far a number's word is looked for, in words either side: "fatigue (34%)", "£15 an hour by community groups"
+# (the fourth word after).
+_OWNER_REACH = 4
+
+
+def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """The content word nearest before and after each number (within :data:`_OWNER_REACH` words; "" for none): not a
+    stopword, a unit or a number. "fatigue in 27%" gives 27% the word "fatigue" before it."""
+    lowered = [text[a:b].lower() for a, b in words]
+    content = [w.isalpha() and w not in STOPWORDS and w not in UNITS for w in lowered]
+    starts, ends = [a for a, _ in words], [b for _, b in words]
+    out = []
+    for n in numbers:
+        first_after, last_before = bisect_left(starts, n.end), bisect_right(ends, n.start) - 1
+        before = next((lowered[i] for i in range(last_before, max(last_before - _OWNER_REACH, -1), -1)
+                       if content[i]), "")
+        after = next((lowered[i] for i in range(first_after, min(first_after + _OWNER_REACH, len(words)))
+                      if content[i]), "")
+        out.append((before, after))
+    return out
+
+
+def numbers_exchanged(text: str, closest: ClosestSentence, copy_overlap: float) -> list[tuple[int, int, str]]:
+    """Two numbers of the claim's ``closest`` sentence (which it copies: ``copy_overlap`` of its content words) that
+    trade places in the claim: each stands beside the word the sentence gives the other, on the same side, while the
+    sentence never gives it its own word there ("fatigue in 27% and headache in 34%" against "fatigue (34%) and
+    headache (27%)"). Returned as the span from the first number to the second, with the reason in words."""
+    sentence = closest.text
+    ours, theirs = _read(text), _read(sentence)
+    if len(ours) < 2 or len(theirs) < 2 or len(closest.claim_terms) < 3 or shared_share(
+            closest.claim_terms, closest.terms) < copy_overlap:
+        return []
+    our_owners = _owners(text, ours, word_spans(text))
+    their_owners = _owners(sentence, theirs, word_spans(sentence))
+    for i, n1 in enumerate(ours):
+        for j in range(i + 1, len(ours)):
+            n2 = ours[j]
+            if _same(n1, n2):
+                continue
+            t1 = [k for k, m in enumerate(theirs) if _same(m, n1)]
+            t2 = [k for k, m in enumerate(theirs) if _same(m, n2)]
+            if len(t1) != 1 or len(t2) != 1:
+                continue  # each number once in the sentence, or no pairing to read
+            for side in (0, 1):
+                o1, o2 = our_owners[i][side], our_owners[j][side]
+                s1, s2 = their_owners[t1[0]][side], their_owners[t2[0]][side]
+                if o1 and o2 and o1 != o2 and (o1, o2) == (s2, s1):
+                    x, y = text[n1.start:n1.end], text[n2.start:n2.end]
+                    # the sentence's own pairing, its word on the side it stands: o1 with n2's value, o2 with n1's
+                    pairs = (f"{o1} {y}, {o2} {x}" if side == 0 else f"{y} {o1}, {x} {o2}")
+                    return [(n1.start, n2.end, f"numbers swapped: {x} / {y} (the passage: {pairs})")]
+    return []
+

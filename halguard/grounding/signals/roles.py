@@ -11,7 +11,7 @@ from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
-from halguard.grounding.signals.moved_numbers import numbers_moved, units_swapped
+from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
@@ -54,7 +54,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
             for s, e, why in [*moved_names(part, closest, scope, copy_overlap),
                               *numbers_moved(part, closest, scope, copy_overlap),
                               *units_swapped(part, closest, copy_overlap),
-                              *transposed_words(part, closest, sources, copy_overlap)]:
+                              *transposed_words(part, closest, sources, copy_overlap),
+                              *numbers_exchanged(part, closest, copy_overlap)]:
                 if not any(a < at + e and at + s < b for a, b, _ in found):
                     found.append((at + s, at + e, why))
         found += [m for m in posts_moved(text, scope) if not any(a < m[1] and m[0] < b for a, b, _ in found)]
