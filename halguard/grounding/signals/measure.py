@@ -154,8 +154,9 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
     flipped: str | None = None
     if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned):
         flipped = closest
+    sources = [src.text for src in scope.sources]
     for _, part in fused_parts(text) if flipped is None else ():
-        copied = ClosestSentence.among(part, [src.text for src in scope.sources])
+        copied = ClosestSentence.among(part, sources)
         if shared_share(copied.claim_terms, copied.terms) >= weights.part_negation_overlap and negation_mismatch(
                 part, copied.text, copied.claim_terms, copied.terms, aligned):
             flipped = copied.text

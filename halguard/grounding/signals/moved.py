@@ -178,8 +178,8 @@ def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span]
 def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
                 ) -> list[tuple[int, int, str]]:
     """The claim's names (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
-    chunk) puts another name in place of, with the reason in words ("Ferreira where the passage has Salas",
-    "Kestrel's founder where the passage has Brightcrumb's founder")."""
+    chunk, or of the passages for a part of a fused claim) puts another name in place of, with the reason in words
+    ("Ferreira where the passage has Salas", "Kestrel's founder where the passage has Brightcrumb's founder")."""
     sources = [src.text for src in scope.sources]
     claim_names = _names(text, sources)
     if not claim_names or not closest.text:

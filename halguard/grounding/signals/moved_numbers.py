@@ -89,7 +89,8 @@ def _same(a: NumberMention, b: NumberMention) -> bool:
 def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
                   ) -> list[tuple[int, int, str]]:
     """The claim's numbers (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
-    chunk) gives another number in place of, with the reason in words ("240,000 where the passage has 140,000")."""
+    chunk, or of the passages for a part of a fused claim) gives another number in place of, with the reason in words
+    ("240,000 where the passage has 140,000")."""
     ours = _read(text)
     if not ours or not closest.text:
         return []
@@ -131,10 +132,10 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
 
 
 def units_swapped(text: str, closest: ClosestSentence, copy_overlap: float) -> list[tuple[int, int, str]]:
-    """The claim's unit words (offsets in ``text``) where its ``closest`` sentence (of its best chunk), which the
-    claim copies otherwise, has another unit of the same dimension in the same slot, and never the claim's: "one
-    additional week for every *month* of service" against "for every *year* of service". No number moved, so
-    :func:`numbers_moved` reads nothing; the quantity is another all the same."""
+    """The claim's unit words (offsets in ``text``) where its ``closest`` sentence, which the claim copies otherwise,
+    has another unit of the same dimension in the same slot, and never the claim's: "one additional week for every
+    *month* of service" against "for every *year* of service". No number moved, so :func:`numbers_moved` reads
+    nothing; the quantity is another all the same."""
     claim_words = word_spans(text)
     ours = [(s, e) for s, e in claim_words[:_MAX_WORDS] if text[s:e].lower() in UNITS]
     if not ours or not closest.text:

@@ -80,8 +80,8 @@ def _joined(words: list[str]) -> str:
 
 def transposed_words(text: str, closest: ClosestSentence, sources: list[str], copy_overlap: float
                      ) -> list[tuple[int, int, str]]:
-    """The exchanges of ``text`` (a claim) against its ``closest`` sentence (of its best chunk), as ``(start, end,
-    reason)`` in ``text``: the span from the first of the two things to the second. ``sources``: the passages'
+    """The exchanges of ``text`` (a claim, or a part of a fused one) against its ``closest`` sentence, as ``(start,
+    end, reason)`` in ``text``: the span from the first of the two things to the second. ``sources``: the passages'
     texts (a claim whose own words from X to Y a passage writes says what that passage says)."""
     claim_terms, sentence = closest.claim_terms, closest.text
     if len(claim_terms) < 3 or not sentence or shared_share(claim_terms, closest.terms) < copy_overlap:
