@@ -220,6 +220,22 @@ def test_an_ordinal_of_another_proposition_is_not_changed():
     assert changed_ordinals("Mehdi Taremi scored twice in the second half.", scope) != []
 
 
+ALBUM = ("It is the band's first headline tour since 2023 and follows the release of their fourth album, 'Saltwater "
+         "Clocks', on 28 August. Singer Maya Thorne said the set list would include the entire new album.")
+
+
+def test_an_ordinal_in_an_apposition_numbers_the_name_beside_it():
+    from halguard.grounding.signals.ordinals import changed_ordinals
+
+    scope = scope_of([Source(id="0", text=ALBUM)], None)
+    # the apposed name is the passage's fourth album's: "fifth" numbers it otherwise
+    claim = "Maya Thorne said the set would feature all of 'Saltwater Clocks', the band's fifth album."
+    assert [claim[s:e] for s, e in changed_ordinals(claim, scope)] == ["fifth"]
+    assert changed_ordinals(claim.replace("fifth", "fourth"), scope) == []
+    # an apposition naming something the passage does not set beside its ordinal decides nothing
+    assert changed_ordinals("Maya Thorne sang 'Harbour Lights', the band's fifth album.", scope) == []
+
+
 def test_a_comparative_says_its_base_side():
     from halguard.grounding.signals.antonyms import same_side_in
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from halguard.grounding.signals.scope import Scope
-from halguard.text.lexical import content_terms, stem
+from halguard.text.lexical import content_terms, entity_mentions, stem
 
 __all__ = ["changed_ordinals"]
 
@@ -38,22 +38,43 @@ def changed_ordinals(text: str, scope: Scope) -> list[Span]:
     if not ours:
         return []
     nouns = {noun for *_, noun in ours}
-    theirs: dict[str, list[tuple[str, set[str]]]] = {}
+    theirs: dict[str, list[tuple[str, set[str], set[str]]]] = {}
     for src in scope.sources:
         for m in _ORDINAL.finditer(src.text):
             noun = stem(m.group(2))
             told = theirs.setdefault(noun, []) if noun in nouns else None
             if told is not None and len(told) < _MAX_ORDINALS:
-                told.append((m.group(1).lower(), _clause_terms(src.text, m.start())))
+                told.append((m.group(1).lower(), _clause_terms(src.text, m.start()),
+                             _apposed_names(src.text, m.start())))
     found = []
     for s, e, ordinal, noun in ours:
         told = theirs.get(noun, [])
-        if not told or any(o == ordinal for o, _ in told):
+        if not told or any(o == ordinal for o, *_ in told):
             continue
         clause = _clause_terms(text, s) - {ordinal, noun}
-        if clause and any(len(clause & terms) * 2 >= len(clause) for _, terms in told):
+        if clause and any(len(clause & terms) * 2 >= len(clause) for _, terms, _ in told):
             found.append((s, e))
+        elif len(clause) <= _APPOSITION_WORDS and (named := _apposed_names(text, s)) and any(
+                named & names for *_, names in told):
+            found.append((s, e))  # the same named thing: "'Saltwater Clocks', the band's fifth album"
     return found
+
+
+# A claim's clause of at most this many other content words around its ordinal is an apposition ("the band's fifth
+# album"): what it numbers is the name beside it, which the passage's ordinal must have beside it too ("their fourth
+# album, 'Saltwater Clocks'"), since such a clause shares too few words to say the same proposition by itself.
+_APPOSITION_WORDS = 2
+
+
+def _apposed_names(text: str, at: int) -> set[str]:
+    """The stems of the names in the clauses of ``text`` either side of the clause around offset ``at``."""
+    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
+    edges_before = [m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)]
+    edges_after = [m.start() for m, _ in zip(_CLAUSE_EDGE.finditer(text, at, hi), range(2))]
+    left = edges_before[-2] if len(edges_before) > 1 else lo
+    right = edges_after[1] if len(edges_after) > 1 else hi
+    window = text[left:right]
+    return {st for s, e in entity_mentions(window) for _, _, st in content_terms(window[s:e])}
 
 
 def _clause_terms(text: str, at: int) -> set[str]:
