@@ -68,18 +68,21 @@ _APPOSITION_WORDS = 2
 
 def _apposed_names(text: str, at: int) -> set[str]:
     """The stems of the names in the clauses of ``text`` either side of the clause around offset ``at``."""
-    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
-    edges_before = [m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)]
-    edges_after = [m.start() for m, _ in zip(_CLAUSE_EDGE.finditer(text, at, hi), range(2))]
-    left = edges_before[-2] if len(edges_before) > 1 else lo
-    right = edges_after[1] if len(edges_after) > 1 else hi
+    left, right = _clause_bounds(text, at, reach=2)
     window = text[left:right]
     return {st for s, e in entity_mentions(window) for _, _, st in content_terms(window[s:e])}
 
 
 def _clause_terms(text: str, at: int) -> set[str]:
     """The content-word stems of the clause of ``text`` around offset ``at``."""
-    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
-    left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)), default=lo)
-    right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, at, hi)), hi)
+    left, right = _clause_bounds(text, at)
     return {st for _, _, st in content_terms(text[left:right])}
+
+
+def _clause_bounds(text: str, at: int, reach: int = 1) -> tuple[int, int]:
+    """Where the clause of ``text`` around offset ``at`` starts and ends (:data:`_CLAUSE_EDGE`, within
+    :data:`_CLAUSE_CHARS` either side); with ``reach`` 2, the clauses either side of it too."""
+    lo, hi = max(0, at - _CLAUSE_CHARS), min(len(text), at + _CLAUSE_CHARS)
+    before = [m.end() for m in _CLAUSE_EDGE.finditer(text, lo, at)]
+    after = [m.start() for m, _ in zip(_CLAUSE_EDGE.finditer(text, at, hi), range(reach))]
+    return (before[-reach] if len(before) >= reach else lo), (after[reach - 1] if len(after) >= reach else hi)

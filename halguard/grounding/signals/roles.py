@@ -44,6 +44,10 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
             stem(MONTHS[int(m) - 1]) in scope.context_terms for m in months(arg))
 
     found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
+
+    def unclaimed(start: int, end: int) -> bool:  # no earlier finding covers any of it: each span is said once
+        return not any(a < end and start < b for a, b, _ in found)
+
     if evidence:
         # The copy checks read the claim against its best chunk's closest sentence, and each part of a fused claim
         # against the passages' closest sentence: one check each, whose offsets are shifted to the claim.
@@ -56,9 +60,9 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                               *units_swapped(part, closest, copy_overlap),
                               *transposed_words(part, closest, sources, copy_overlap),
                               *numbers_exchanged(part, closest, copy_overlap)]:
-                if not any(a < at + e and at + s < b for a, b, _ in found):
+                if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
-        found += [m for m in posts_moved(text, scope) if not any(a < m[1] and m[0] < b for a, b, _ in found)]
+        found += [m for m in posts_moved(text, scope) if unclaimed(m[0], m[1])]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
