@@ -15,6 +15,7 @@ from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
+from halguard.grounding.signals.widened import widened_scopes
 from halguard.text.claims import Claim
 from halguard.text.dates import MONTHS
 from halguard.text.lexical import content_terms, stem
@@ -28,8 +29,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     in the answer: the frames' (:mod:`halguard.grounding.roles`), a name of the passages moved into a copy of a
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
-    trade places (:mod:`.transposed`), and a one-holder post given to another of the passages' people
-    (:mod:`.titles`). The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no
+    trade places (:mod:`.transposed`), a one-holder post given to another of the passages' people (:mod:`.titles`),
+    and a group the passages restrict said whole (:mod:`.widened`). The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no
     number, and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
@@ -62,7 +63,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                               *numbers_exchanged(part, closest, copy_overlap)]:
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
-        found += [m for m in posts_moved(text, scope) if unclaimed(m[0], m[1])]
+        found += [m for m in [*posts_moved(text, scope), *widened_scopes(text, sources)] if unclaimed(m[0], m[1])]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
