@@ -30,8 +30,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
     trade places (:mod:`.transposed`), a one-holder post given to another of the passages' people (:mod:`.titles`),
-    and a group the passages restrict said whole (:mod:`.widened`). The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no
-    number, and "I think" no frame.
+    and a group the passages restrict said whole (:mod:`.widened`). The claim is read as the other signals read it
+    (:func:`.measure.checked_text`): "[2]" is no number, and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
