@@ -18,6 +18,10 @@ TRANSFER = ("Midfielder Ana Costa has left Valmont FC and signed for Rivera Unit
             "fee of 4 million euros. Costa scored nine goals for Valmont last season.")
 BEETLE = ("Researchers at Lund University discovered a new species of beetle in the rainforest of Borneo. The team, "
           "led by entomologist Sara Lind, named it after the naturalist Alfred Russel Wallace.")
+RESULTS = ("Harrowgate Instruments reported revenue of 412.6 million pounds for the third quarter. Chief executive "
+           "Miriam Oakes said order intake in the aerospace division grew 17% and now accounts for roughly a third of "
+           "the group's order backlog. Chief financial officer Daniel Pryce confirmed that the board had approved an "
+           "interim dividend of 6.5 pence per share.")
 DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million pounds. Brightcrumb's founder, Tomas "
         "Reyes, will join Kestrel's board.")
 
@@ -36,6 +40,9 @@ def _moved(claim: str, passage: str) -> list[str]:
      "Kestrel's founder where the passage has Brightcrumb's founder"),
     ("The indie band Halyard is from Leeds.", "Halyard toured Leeds in 2009. The indie band Halyard is from Sheffield.",
      "Leeds where the passage has Sheffield"),  # a preposition places the name
+    # the name takes its title along: "chief financial officer" is the name's, not the copy's
+    ("Chief financial officer Daniel Pryce said aerospace order intake grew 17% and now makes up about a third of the "
+     "order backlog.", RESULTS, "Daniel Pryce where the passage has Miriam Oakes"),
 ])
 def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
     assert why in _moved(claim, passage)
@@ -44,6 +51,10 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
 @pytest.mark.parametrize(("claim", "passage"), [
     ("Salas had won the first round narrowly.", ELECTION),  # the sentence itself
     ("Costa scored nine goals for Valmont last season.", TRANSFER),
+    ("Chief executive Miriam Oakes said aerospace order intake grew 17% and now makes up about a third of the order "
+     "backlog.", RESULTS),
+    ("Chief financial officer Daniel Pryce said the board approved an interim dividend of 6.5 pence a share.",
+     RESULTS),
     # names from two sentences: no copy of one
     ("A Lund University team led by Sara Lind found a new beetle in Borneo and named it after Wallace.", BEETLE),
     ("Brightcrumb's founder, Tomas Reyes, will join Kestrel's board.", DEAL),

@@ -29,6 +29,7 @@ names once, and a word looked up at most ``_MAX_OCCURRENCES`` times a passage.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from halguard.grounding.signals.closest import ClosestSentence, shared_share
@@ -175,6 +176,28 @@ def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span]
     return out
 
 
+# Words of a title read before a name ("chief financial officer Daniel Pryce").
+_TITLE_WORDS = 4
+
+
+def _title_terms(text: str, start: int, end: int, words: list[Span], sources: list[str]) -> set[str]:
+    """The stems of the title ``text`` writes right before the name at ``start:end`` where a passage writes the same
+    title before the same name ("chief financial officer Daniel Pryce"). A name moved into another's sentence takes
+    its title along ("chief financial officer Daniel Pryce said order intake grew 17%" where "Chief executive Miriam
+    Oakes said" it): those words are the name's, not the copy's."""
+    before: list[Span] = []
+    for s, e in reversed([span for span in words if span[1] <= start][-_TITLE_WORDS:]):
+        gap = text[e:before[-1][0] if before else start]
+        if gap.strip() or text[s:e].lower() in STOPWORDS:
+            break  # a comma or a function word ends the title: "Pryce" in "the order, Pryce said" has none
+        before.append((s, e))
+    for k in range(len(before), 0, -1):
+        titled = re.compile(re.escape(text[before[k - 1][0]:end]), re.IGNORECASE)
+        if any(titled.search(src) for src in sources):
+            return {stem(text[a:b]) for a, b in before[:k]}
+    return set()
+
+
 def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
                 ) -> list[tuple[int, int, str]]:
     """The claim's names (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
@@ -204,7 +227,7 @@ def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap:
                 or not _in_sentence(name, scope.context_terms, [])  # the passages' words, not the question's
                 or _in_sentence(name, sentence_terms, sentence_names)):
             continue
-        rest = claim_terms - {st for _, _, st in content_terms(name)}
+        rest = claim_terms - {st for _, _, st in content_terms(name)} - _title_terms(text, s, e, claim_words, sources)
         # the copy is of the sentence's other words, not of another name: "Colonie, New York" (a short answer) copies
         # nothing of "shot on location in Albany, New York"
         if len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
