@@ -7,7 +7,9 @@ the passage's. The parse-based role check (:mod:`halguard.grounding.roles`) read
 same event's frame in both; this reads the plainer case without a parse, as the same finding (``role_conflicts``):
 
 - the claim copies its closest evidence sentence but for the name: at least two other content words, at least
-  ``close_copy_overlap`` of them in that sentence (as ``name_swapped``);
+  ``close_copy_overlap`` of them in that sentence (as ``name_swapped``); the title the claim writes before the name,
+  where a passage writes it before the same name, is the name's ("chief financial officer Daniel Pryce said ..."
+  where "Chief executive Miriam Oakes said" it);
 - the claim's name is not in that sentence (by its words, or as the same entity another way: "the US" / "the United
   States"), and stands somewhere in the passages (a name they lack is the missing names' finding);
 - the sentence names another entity, which the claim does not name, in the same slot: both words next to it are
