@@ -147,6 +147,22 @@ def test_dates_written_other_ways():
     assert missing_numbers(claim, scope, set()) == []
     changed = "It launched on 2019-05-04."
     assert [changed[s:e] for s, e in missing_numbers(changed, scope, set())] == ["05"]
+    assert missing_numbers("It launched on 04/03/2019.", scope, set()) == []
+
+
+def test_a_month_of_a_date_is_no_count():
+    # "March" is 3 only in a date written in digits: "three letters" is a number the passage never gives
+    scope = scope_of([Source(id="0", text="Applicants must send two letters of recommendation. Decisions will be "
+                                          "released by March 20, 2027.")], None)
+    claim = "Applicants must send three letters of recommendation."
+    assert [claim[s:e] for s, e in missing_numbers(claim, scope, set())] == ["three"]
+    assert missing_numbers("Decisions will be released by 2027-03-20.", scope, set()) == []
+    # where another source (or the question) writes the number itself, it is theirs
+    other = scope_of([Source(id="0", text="Decisions will be released by March 20, 2027."),
+                      Source(id="1", text="Applicants must send 3 letters.")], None)
+    assert missing_numbers(claim, other, set()) == []
+    assert missing_numbers(claim, scope_of([Source(id="0", text="Released by March 20, 2027.")],
+                                           "Do I need 3 letters?"), set()) == []
 
 
 def test_date_scan_is_linear_on_crafted_text():

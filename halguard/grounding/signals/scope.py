@@ -50,6 +50,12 @@ def _source_numbers(text: str) -> frozenset[float]:
     return frozenset(_numbers(text) | _numbers(holidays_as_dates(text)) | equal_shares(text))
 
 
+@memoize_text(SOURCE_NUMBERS_BYTES)
+def _source_month_numbers(text: str) -> frozenset[float]:
+    """The numbers a source gives only as the month of a date ("20 March 2027" has 3): no count of anything."""
+    return frozenset(date_month_numbers(text) - number_values(text))
+
+
 @dataclass(frozen=True)
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
@@ -139,6 +145,9 @@ class Scope:
     # The sources' amounts of money with their currency: a claim's amount they give only in another currency is a
     # currency changed ("€90 million" where they write "£90 million": measure._currencies_lacked).
     amounts: frozenset[tuple[float, str]] = frozenset()
+    # The numbers that the sources give only as the month of a date ("20 March 2027": 3): a claim's "three letters"
+    # is no month (words.missing_numbers), a numeric date's "2027-03-20" is; the question may write the number.
+    month_numbers: frozenset[float] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -153,9 +162,13 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     """
     terms: set[str] = set()
     numbers: set[float] = set()
+    months: set[float] = set()
     for src in sources:
         terms |= _source_terms(src.text)
         numbers |= _source_numbers(src.text)
+        months |= _source_month_numbers(src.text)
+    # a month-only number of one source may be another's plain number
+    months -= {n for src in sources for n in _source_numbers(src.text) - _source_month_numbers(src.text)}
     context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
         terms |= term_set(question)
@@ -175,4 +188,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  frozenset().union(*(r.starts for r in readings)), changes,
                  frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
                  frozenset().union(*(r.rates for r in readings)), present,
-                 frozenset().union(*(r.amounts for r in readings)))
+                 frozenset().union(*(r.amounts for r in readings)), frozenset(months))

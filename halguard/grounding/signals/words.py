@@ -20,6 +20,7 @@ from halguard.text.lexical import (
     is_number_word,
     negated_terms,
     number_mentions,
+    number_values,
     stem,
     term_set,
 )
@@ -331,7 +332,10 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
             values.add(round(m.alt, 6))
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
                 values.add(float(round(m.alt)))
-        if values & scope.numbers or values & computed:
+        stated = values & scope.numbers
+        if stated and not (_months_only(stated, scope) and not _in_numeric_date(text, m.start, m.end)):
+            continue
+        if values & computed:
             continue
         # Not written as such: a quantity the passages give in another unit, within the claim's bound or about it
         # (halguard.text.quantities), or one the claim's words compute from two numbers of a passage sentence ("seven
@@ -343,6 +347,18 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
                                 or derived(text, said, (src.text for src in scope.sources))):
             found.append((m.start, m.end))
     return found
+
+
+def _months_only(values: set[float], scope: Scope) -> bool:
+    """Whether the scope gives ``values`` only as the months of dates (not the question, where it has one)."""
+    return values <= scope.month_numbers and not (scope.question and values & number_values(scope.question))
+
+
+def _in_numeric_date(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` is part of a date written in digits ("2019-03-04", "04/03/2019"), where a
+    month is written as its number."""
+    return (text[start - 1:start] in ("-", "/", ".") and text[start - 2:start - 1].isdigit()) or (
+        text[end:end + 1] in ("-", "/", ".") and text[end + 1:end + 2].isdigit())
 
 
 # The dimensions whose units a claim can swap for one another ("mg" for "mcg"): a percentage or a count has none.
