@@ -22,6 +22,9 @@ RESULTS = ("Harrowgate Instruments reported revenue of 412.6 million pounds for 
            "Miriam Oakes said order intake in the aerospace division grew 17% and now accounts for roughly a third of "
            "the group's order backlog. Chief financial officer Daniel Pryce confirmed that the board had approved an "
            "interim dividend of 6.5 pence per share.")
+CUTS = ("Orvane Logistics will cut 640 jobs. Most of the reductions will fall in its European warehousing division, "
+        "and the company will close its distribution center in Ghent, Belgium, by the end of September. Orvane's "
+        "customer service operations in Manila will not be affected.")
 DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million pounds. Brightcrumb's founder, Tomas "
         "Reyes, will join Kestrel's board.")
 
@@ -40,6 +43,9 @@ def _moved(claim: str, passage: str) -> list[str]:
      "Kestrel's founder where the passage has Brightcrumb's founder"),
     ("The indie band Halyard is from Leeds.", "Halyard toured Leeds in 2009. The indie band Halyard is from Sheffield.",
      "Leeds where the passage has Sheffield"),  # a preposition places the name
+    # a name put before the noun whose phrase names another ("in Ghent")
+    ("The company will close its Manila distribution center by the end of September.", CUTS,
+     "Manila where the passage has Ghent"),
     # the name takes its title along: "chief financial officer" is the name's, not the copy's
     ("Chief financial officer Daniel Pryce said aerospace order intake grew 17% and now makes up about a third of the "
      "order backlog.", RESULTS, "Daniel Pryce where the passage has Miriam Oakes"),
@@ -55,6 +61,8 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
      "backlog.", RESULTS),
     ("Chief financial officer Daniel Pryce said the board approved an interim dividend of 6.5 pence a share.",
      RESULTS),
+    ("The company will close its Ghent distribution center by the end of September.", CUTS),
+    ("The company will close a distribution center by the end of September, not its Manila operations.", CUTS),
     # names from two sentences: no copy of one
     ("A Lund University team led by Sara Lind found a new beetle in Borneo and named it after Wallace.", BEETLE),
     ("Brightcrumb's founder, Tomas Reyes, will join Kestrel's board.", DEAL),

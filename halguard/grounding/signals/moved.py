@@ -117,6 +117,36 @@ _SLOT_PREPOSITIONS = frozenset(
     "per".split())
 
 
+# Words of a noun a name modifies ("the Manila *distribution center*"), and the prepositions that put a name after
+# the same noun ("the distribution center *in* Ghent").
+_MODIFIED_WORDS = 3
+_OBJECT_PREPOSITIONS = frozenset("in at of from".split())
+
+
+def _modified_words(text: str, end: int, words: list[Span]) -> list[str]:
+    """The content words right after the name ending at ``end``, up to a function word or a break (lower-case): the
+    noun the name modifies ("Manila *distribution center* by the end of September")."""
+    out: list[str] = []
+    at = end
+    for s, e in words:
+        if s < end:
+            continue
+        word = text[s:e].lower()
+        if text[at:s].strip() or word in STOPWORDS or len(out) == _MODIFIED_WORDS:
+            break
+        out.append(word)
+        at = e
+    return out
+
+
+def _phrase_object_of(modified: list[str], sentence: str, start: int, words: list[Span]) -> bool:
+    """Whether the sentence's name at ``start`` is the object of a preposition after the noun the claim's name
+    modifies: "the distribution center in Ghent" where the claim writes "the Manila distribution center"."""
+    before = [sentence[s:e].lower() for s, e in words if e <= start][-(len(modified) + 1):]
+    return bool(modified) and len(before) == len(modified) + 1 and before[-1] in _OBJECT_PREPOSITIONS and (
+        before[:-1] == modified)
+
+
 def _one_name(claim_name: str, other: str, sources: list[str]) -> bool:
     """Whether a passage writes the two names as one ("Tameka Raymond": "Raymond" and "Tameka" name one person)."""
     return any(f"{other} {claim_name}" in src or f"{claim_name} {other}" in src for src in sources)
@@ -235,9 +265,11 @@ def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap:
         if len(rest - named_terms) < 2 or shared_share(rest, sentence_terms) < copy_overlap:
             continue
         ours = slot_neighbours(text, s, e, claim_words)
+        modified = _modified_words(text, e, claim_words)
         for os_, oe, other, kind in others:
             theirs = slot_neighbours(sentence, os_, oe, sentence_words)
-            if kind == dated and _same_slot(ours, theirs) and not _one_name(name, other, sources):
+            if kind == dated and (_same_slot(ours, theirs) or _phrase_object_of(modified, sentence, os_, sentence_words)
+                                  ) and not _one_name(name, other, sources):
                 out.append((s, e, f"{name} where the passage has {other}"))
                 break
     return out
