@@ -26,7 +26,7 @@ _NUMBER_OF = {name: i + 1 for i, name in enumerate(MONTHS)} | {short: MONTHS.ind
 # A month name next to a day or a year: "4 March 2019", "March 4", "Dec. 10, 1815", "March 2019". Bounded
 # quantifiers only, so a crafted text cannot make it backtrack.
 _IN_A_DATE = re.compile(
-    r"(?:\b(\d{1,2})(?:st|nd|rd|th)?\s{1,3}(?:of\s{1,3})?)?\b([A-Z][a-z]{2,8})\b\.?(?:\s{0,3}(\d{1,4})\b)?")
+    r"(?:\b(\d{1,2})(?:st|nd|rd|th)?\s{1,3}(?:of\s{1,3})?)?\b([A-Z][a-z]{2,8})\b\.?(?:\s{0,3}(\d{1,4})(?:st|nd|rd|th)?\b)?")
 
 
 def month_of(word: str) -> str | None:

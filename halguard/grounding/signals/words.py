@@ -37,6 +37,7 @@ from halguard.text.quantities import (
     rates,
     said_as,
 )
+from halguard.text.relative_dates import dated_by_offset
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import form_in, licensed
 
@@ -345,7 +346,9 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         said = by_start.get(m.start) if by_start else None
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
-            found.append((m.start, m.end))
+            # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April)
+            if not dated_by_offset(text, m.start, m.end, (src.text for src in scope.sources)):
+                found.append((m.start, m.end))
     return found
 
 
