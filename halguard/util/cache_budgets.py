@@ -6,7 +6,7 @@ rates quoted are from ``benchmarks/bench_memory_soak.py`` (fresh contexts of thr
 two-to-five-sentence answers, the role check on): what one check of never-seen text adds to each cache, so what
 each budget holds is "the last N checks' contexts".
 
-All the budgets together, at the defaults: 720 MiB of counted bytes (plus the stem memo's ~40 MiB and one
+All the budgets together, at the defaults: 728 MiB of counted bytes (plus the stem memo's ~40 MiB and one
 ResponseCache's 64 MiB per cache a caller makes), reached only by a process that has seen several thousand
 distinct contexts.
 """

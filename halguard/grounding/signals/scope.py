@@ -43,17 +43,14 @@ def _source_terms(text: str) -> frozenset[str]:
                      | term_set(currency_words(text)))
 
 
-@memoize_text(SOURCE_NUMBERS_BYTES)
-def _source_numbers(text: str) -> frozenset[float]:
+@memoize_text(SOURCE_NUMBERS_BYTES, sizer=deep_entry_size)
+def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
+    """A source's numbers, and those of them it gives only as the month of a date ("20 March 2027" has 3, no count
+    of anything)."""
     # "Christmas Day" is the 25th (of 12); "50,000 pounds ... shared equally between the author and her translator"
     # gives each 25,000
-    return frozenset(_numbers(text) | _numbers(holidays_as_dates(text)) | equal_shares(text))
-
-
-@memoize_text(SOURCE_NUMBERS_BYTES)
-def _source_month_numbers(text: str) -> frozenset[float]:
-    """The numbers a source gives only as the month of a date ("20 March 2027" has 3): no count of anything."""
-    return frozenset(date_month_numbers(text) - number_values(text))
+    numbers = _numbers(text) | _numbers(holidays_as_dates(text)) | equal_shares(text)
+    return frozenset(numbers), frozenset(date_month_numbers(text) - number_values(text))
 
 
 @dataclass(frozen=True)
@@ -163,12 +160,14 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     terms: set[str] = set()
     numbers: set[float] = set()
     months: set[float] = set()
+    plain: set[float] = set()
     for src in sources:
         terms |= _source_terms(src.text)
-        numbers |= _source_numbers(src.text)
-        months |= _source_month_numbers(src.text)
-    # a month-only number of one source may be another's plain number
-    months -= {n for src in sources for n in _source_numbers(src.text) - _source_month_numbers(src.text)}
+        source_numbers, source_months = _source_numbers(src.text)
+        numbers |= source_numbers
+        months |= source_months
+        plain |= source_numbers - source_months
+    months -= plain  # a month-only number of one source may be another's plain number
     context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
         terms |= term_set(question)
