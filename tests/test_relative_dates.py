@@ -50,6 +50,13 @@ def test_weeks_and_a_month_boundary_and_years():
     assert not dated_by_offset("Postal ballots are due by 18 February 2026.", 26, 28, [passage])
 
 
+def test_a_whole_date_given_as_an_offset_is_no_changed_date(verifier):
+    passage = "Sales open on 11 April 2027, with a presale for subscribers two days earlier."
+    assert verifier.verify("The presale for subscribers is on April 9th, 2027.", [passage]).label == "supported"
+    changed = verifier.verify("The presale for subscribers is on April 8th, 2027.", [passage])
+    assert changed.label == "hallucinated" and changed.claims[0].signals.changed_numbers == ["8"]
+
+
 def test_offsets_are_bounded_on_a_crafted_passage():
     passage = "On 1 May, two days earlier. " * 20_000
     started = time.perf_counter()

@@ -16,11 +16,12 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
+from itertools import islice
 
 from halguard.text.dates import CalendarDate, calendar_dates
 from halguard.text.lexical import number_values
 
-__all__ = ["MAX_OFFSETS", "SENTENCE_REACH", "dated_by_offset"]
+__all__ = ["MAX_OFFSETS", "SENTENCE_REACH", "date_by_offset", "dated_by_offset"]
 
 # Offsets read per passage, and characters read either side of one for its sentence's dates.
 MAX_OFFSETS = 32
@@ -61,7 +62,7 @@ def _shifted(date: CalendarDate, days: int) -> CalendarDate | None:
 
 def _offsets(source: str) -> Iterable[tuple[str, int]]:
     """Each offset of ``source`` as its sentence and the days it moves (negative: earlier)."""
-    for m in list(_OFFSET.finditer(source))[:MAX_OFFSETS]:
+    for m in islice(_OFFSET.finditer(source), MAX_OFFSETS):
         amount = m.group(1).lower()
         count = 1.0 if amount in ("a", "an") else next(iter(number_values(amount)), None)
         if count is None:
@@ -74,8 +75,12 @@ def dated_by_offset(text: str, start: int, end: int, sources: Iterable[str]) -> 
     """Whether the claim's number at ``start:end`` of ``text`` is the day of a date a passage gives as an offset from
     another date of its sentence (see the module)."""
     claimed = _day_of(text, start, end)
-    if claimed is None:
-        return False
+    return claimed is not None and date_by_offset(claimed, sources)
+
+
+def date_by_offset(claimed: CalendarDate, sources: Iterable[str]) -> bool:
+    """Whether a passage gives the date ``claimed`` (year 0: any year) as an offset from another date of its
+    sentence."""
     for source in sources:
         for sentence, days in _offsets(source):
             for _, _, date in calendar_dates(sentence, yearless=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from halguard.grounding.signals.scope import Scope
 from halguard.text.dates import calendar_dates
+from halguard.text.relative_dates import date_by_offset
 
 __all__ = ["changed_dates"]
 
@@ -31,6 +32,7 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
                                           for y, days in scope.dates.items())
             continue
         days = same_year.get(month)
-        if not days or (day and 0 not in days and day not in days):
-            found.append((start, end))
+        if (not days or (day and 0 not in days and day not in days)) and not (
+                day and date_by_offset((year, month, day), (src.text for src in scope.sources))):
+            found.append((start, end))  # "9 April 2027" is theirs where they give it as "two days earlier" than 11
     return found

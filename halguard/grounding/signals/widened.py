@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import islice
 
 from halguard.grounding.signals.closest import shared_share, source_sentences
 from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS
@@ -107,7 +108,7 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
     the claim is checked against) name only restricted, in a sentence the claim restates (see the module)."""
     found: list[Widened] = []
     claim_terms = {st for _, _, st in content_terms(text)}
-    for m in list(_UNIVERSAL.finditer(text))[:MAX_PHRASES]:
+    for m in islice(_UNIVERSAL.finditer(text), MAX_PHRASES):
         before = text[max(0, m.start() - 12):m.start()].lower().split()
         if before and before[-1] in _WEAKENERS:
             continue
