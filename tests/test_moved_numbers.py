@@ -71,6 +71,11 @@ def test_two_numbers_of_a_copied_sentence_that_trade_places_are_swapped():
                                                           "headache 27%)"]
     assert _exchanged("Meeting rooms cost £35 an hour for community groups and £15 an hour for businesses.",
                       ROOMS) == ["numbers swapped: 35 / 15 (the passage: 15 community, 35 businesses)"]
+    # a number's word stays within its phrase: "adults" before "and £12" is 7's, so the reason pairs by the words
+    # after ("cost 12, adults 7" read the pairs across the "and")
+    assert _exchanged("Tickets cost £7 for adults and £12 for children.",
+                      "Tickets cost £12 for adults and £7 for children. The museum is closed on Mondays.") == [
+        "numbers swapped: 7 / 12 (the passage: 12 adults, 7 children)"]
 
 
 @pytest.mark.parametrize(("claim", "passage"), [

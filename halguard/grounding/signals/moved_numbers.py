@@ -29,6 +29,7 @@ Bounded: at most :data:`MAX_NUMBERS` numbers a side, each compared with the sent
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 
 from halguard.grounding.signals.closest import ClosestSentence, shared_share
@@ -169,21 +170,42 @@ def units_swapped(text: str, closest: ClosestSentence, copy_overlap: float) -> l
 _OWNER_REACH = 4
 
 
-def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]]) -> list[tuple[str, str]]:
-    """The content word nearest before and after each number (within :data:`_OWNER_REACH` words; "" for none): not a
-    stopword, a unit or a number. "fatigue in 27%" gives 27% the word "fatigue" before it."""
+Owner = tuple[str, int]  # a number's word and how many words away it stands
+
+
+def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]]) -> list[tuple[Owner, Owner]]:
+    """The content word nearest before and after each number (within :data:`_OWNER_REACH` words; "" for none), with
+    its distance in words: not a stopword, a unit or a number. "fatigue in 27%" gives 27% the word "fatigue" before
+    it, two words away."""
     lowered = [text[a:b].lower() for a, b in words]
     content = [w.isalpha() and w not in STOPWORDS and w not in UNITS for w in lowered]
+    # where a number's phrase ends: a coordinating word, or a comma or semicolon before the word ("£7 for adults and
+    # £12 ...": "adults" is 7's word, not 12's)
+    ends_phrase = [w in _PHRASE_JOINS or bool(_PHRASE_BREAK.search(text, words[k - 1][1] if k else 0, words[k][0]))
+                   for k, w in enumerate(lowered)]
     starts, ends = [a for a, _ in words], [b for _, b in words]
     out = []
     for n in numbers:
         first_after, last_before = bisect_left(starts, n.end), bisect_right(ends, n.start) - 1
-        before = next((lowered[i] for i in range(last_before, max(last_before - _OWNER_REACH, -1), -1)
-                       if content[i]), "")
-        after = next((lowered[i] for i in range(first_after, min(first_after + _OWNER_REACH, len(words)))
-                      if content[i]), "")
+        before, after = ("", 0), ("", 0)
+        for i in range(last_before, max(last_before - _OWNER_REACH, -1), -1):
+            if lowered[i] in _PHRASE_JOINS or (i < last_before and ends_phrase[i + 1]):
+                break
+            if content[i]:
+                before = (lowered[i], last_before - i + 1)
+                break
+        for i in range(first_after, min(first_after + _OWNER_REACH, len(words))):
+            if ends_phrase[i] and i > first_after or lowered[i] in _PHRASE_JOINS:
+                break
+            if content[i]:
+                after = (lowered[i], i - first_after + 1)
+                break
         out.append((before, after))
     return out
+
+
+_PHRASE_JOINS = frozenset("and or but while whereas".split())
+_PHRASE_BREAK = re.compile(r"[,;]")
 
 
 def numbers_exchanged(text: str, closest: ClosestSentence, copy_overlap: float) -> list[tuple[int, int, str]]:
@@ -207,13 +229,22 @@ def numbers_exchanged(text: str, closest: ClosestSentence, copy_overlap: float) 
             t2 = [k for k, m in enumerate(theirs) if _same(m, n2)]
             if len(t1) != 1 or len(t2) != 1:
                 continue  # each number once in the sentence, or no pairing to read
-            for side in (0, 1):
-                o1, o2 = our_owners[i][side], our_owners[j][side]
-                s1, s2 = their_owners[t1[0]][side], their_owners[t2[0]][side]
-                if o1 and o2 and o1 != o2 and (o1, o2) == (s2, s1):
-                    x, y = text[n1.start:n1.end], text[n2.start:n2.end]
-                    # the sentence's own pairing, its word on the side it stands: o1 with n2's value, o2 with n1's
-                    pairs = (f"{o1} {y}, {o2} {x}" if side == 0 else f"{y} {o1}, {x} {o2}")
-                    return [(n1.start, n2.end, f"numbers swapped: {x} / {y} (the passage: {pairs})")]
+            # the sides (0: the words before, 1: after) on which the two trade words, the nearer words first: both
+            # can ("tickets cost £7 for adults and £12 for children"), and the reason names the pairing as it reads
+            sides = sorted((our_owners[i][side][1] + our_owners[j][side][1], side) for side in (0, 1)
+                           if _traded(our_owners[i][side][0], our_owners[j][side][0],
+                                      their_owners[t1[0]][side][0], their_owners[t2[0]][side][0]))
+            if sides:
+                side = sides[0][1]
+                o1, o2 = our_owners[i][side][0], our_owners[j][side][0]
+                x, y = text[n1.start:n1.end], text[n2.start:n2.end]
+                # the sentence's own pairing, its word on the side it stands: o1 with n2's value, o2 with n1's
+                pairs = (f"{o1} {y}, {o2} {x}" if side == 0 else f"{y} {o1}, {x} {o2}")
+                return [(n1.start, n2.end, f"numbers swapped: {x} / {y} (the passage: {pairs})")]
     return []
+
+
+def _traded(o1: str, o2: str, s1: str, s2: str) -> bool:
+    """Whether the claim's words ``o1`` / ``o2`` of two numbers are the sentence's ``s2`` / ``s1``: exchanged."""
+    return bool(o1 and o2) and o1 != o2 and (o1, o2) == (s2, s1)
 
