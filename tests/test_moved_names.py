@@ -25,6 +25,8 @@ RESULTS = ("Harrowgate Instruments reported revenue of 412.6 million pounds for 
 CUTS = ("Orvane Logistics will cut 640 jobs. Most of the reductions will fall in its European warehousing division, "
         "and the company will close its distribution center in Ghent, Belgium, by the end of September. Orvane's "
         "customer service operations in Manila will not be affected.")
+VIOLIN = ("The violinist Sofia Lindqvist studied for six years with the renowned teacher Emil Ferenczi in Vienna "
+          "before winning the Albrecht Competition in 2015.")
 DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million pounds. Brightcrumb's founder, Tomas "
         "Reyes, will join Kestrel's board.")
 
@@ -43,6 +45,9 @@ def _moved(claim: str, passage: str) -> list[str]:
      "Kestrel's founder where the passage has Brightcrumb's founder"),
     ("The indie band Halyard is from Leeds.", "Halyard toured Leeds in 2009. The indie band Halyard is from Sheffield.",
      "Leeds where the passage has Sheffield"),  # a preposition places the name
+    # the name's own noun made its possession: Ferenczi is the teacher, not the one taught
+    ("Sofia Lindqvist, Emil Ferenczi's teacher in Vienna, won the Albrecht Competition in 2015.", VIOLIN,
+     "Emil Ferenczi's teacher where the passage has teacher Emil Ferenczi"),
     # a name put before the noun whose phrase names another ("in Ghent")
     ("The company will close its Manila distribution center by the end of September.", CUTS,
      "Manila where the passage has Ghent"),
@@ -62,6 +67,10 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
     ("Chief financial officer Daniel Pryce said the board approved an interim dividend of 6.5 pence a share.",
      RESULTS),
     ("The company will close its Ghent distribution center by the end of September.", CUTS),
+    ("Sofia Lindqvist, a pupil of the teacher Emil Ferenczi in Vienna, won the Albrecht Competition in 2015.", VIOLIN),
+    # where a passage also writes the possession, someone else may hold it
+    ("Anna Berg, Emil Ferenczi's teacher in Vienna, won the Albrecht Competition in 2015.",
+     VIOLIN + " Emil Ferenczi's teacher was Anna Berg."),
     ("The company will close a distribution center by the end of September, not its Manila operations.", CUTS),
     # names from two sentences: no copy of one
     ("A Lund University team led by Sara Lind found a new beetle in Borneo and named it after Wallace.", BEETLE),
@@ -83,6 +92,14 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
 ])
 def test_no_moved_name_without_a_swap(claim, passage):
     assert _moved(claim, passage) == []
+
+
+def test_a_name_called_the_noun_is_not_its_possessor_where_no_passage_says_so():
+    from halguard.grounding.signals.moved import _is_the
+
+    assert _is_the("teacher", "Emil Ferenczi", VIOLIN, [VIOLIN])
+    assert not _is_the("teacher", "Emil Ferenczi", VIOLIN, [VIOLIN, "Emil Ferenczi's teacher was Anna Berg."])
+    assert not _is_the("pupil", "Emil Ferenczi", VIOLIN, [VIOLIN])
 
 
 def test_a_short_answers_name_beside_another_name_copies_no_sentence():

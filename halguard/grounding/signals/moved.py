@@ -22,7 +22,8 @@ same event's frame in both; this reads the plainer case without a parse, as the 
   Tuesday" where the sentence has "on Wednesday" and Tuesday is another day of the passage), a longer date never
   (the date checks read it);
 - or the claim writes "X's W" where the sentence writes "Y's W" of another name and never "X's W" ("Kestrel's
-  founder" / "Brightcrumb's founder"), the claim a copy of the sentence.
+  founder" / "Brightcrumb's founder"), or writes "W X" and no passage "X's W" ("Emil Ferenczi's teacher" / "the
+  renowned teacher Emil Ferenczi"), the claim a copy of the sentence.
 
 A sentence-initial word is a name where a passage writes it capitalised inside a sentence ("Salas had won" after
 "the incumbent Jorge Salas"). Bounded: at most :data:`MAX_NAMES` names a side, each compared with the sentence's
@@ -194,17 +195,29 @@ def _possessions(text: str, spans: list[Span], words: list[Span]) -> list[tuple[
     return out
 
 
+def _is_the(word: str, name: str, sentence: str, sources: list[str]) -> bool:
+    """Whether ``sentence`` calls ``name`` the ``word`` ("the renowned teacher Emil Ferenczi") and no source writes
+    "name's word" (someone else may be the name's teacher too)."""
+    called = re.compile(rf"\b{re.escape(word)}\s+{re.escape(name)}\b", re.IGNORECASE)
+    owned = re.compile(rf"\b{re.escape(name)}['’]s?\s+{re.escape(word)}\b", re.IGNORECASE)
+    return bool(called.search(sentence)) and not any(owned.search(src) for src in sources)
+
+
 def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span], sentence: str,
-                     sentence_names: list[Span], sentence_words: list[Span], context_terms: Collection[str]
-                     ) -> list[tuple[int, int, str]]:
-    """The claim's "X's W" where its sentence writes "Y's W" of another name Y and never "X's W"."""
+                     sentence_names: list[Span], sentence_words: list[Span], context_terms: Collection[str],
+                     sources: list[str]) -> list[tuple[int, int, str]]:
+    """The claim's "X's W" where its sentence writes "Y's W" of another name Y and never "X's W", or writes "W X",
+    X the W itself ("Emil Ferenczi's teacher" where the sentence has "the renowned teacher Emil Ferenczi")."""
     theirs = _possessions(sentence, sentence_names, sentence_words)
     out = []
     for s, e, name, word_stem, word in _possessions(text, claim_names, claim_words):
         same_word = [other for _, _, other, w, _ in theirs if w == word_stem]
-        if (same_word and _in_sentence(name, context_terms, [])
-                and not any(_in_sentence(name, term_set(other), [other]) for other in same_word)):
+        if not _in_sentence(name, context_terms, []):
+            continue
+        if same_word and not any(_in_sentence(name, term_set(other), [other]) for other in same_word):
             out.append((s, e, f"{name}'s {word} where the passage has {same_word[0]}'s {word}"))
+        elif not same_word and _is_the(word, name, sentence, sources):
+            out.append((s, e, f"{name}'s {word} where the passage has {word} {name}"))
     return out
 
 
@@ -245,7 +258,7 @@ def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap:
     out = []
     if len(claim_terms) >= 3 and shared_share(claim_terms, sentence_terms) >= copy_overlap:
         out = _possessor_swaps(text, claim_names, claim_words, sentence, sentence_spans, sentence_words,
-                               scope.context_terms)
+                               scope.context_terms, sources)
     sentence_names = [sentence[s:e] for s, e in sentence_spans]
     claim_strings = [text[s:e] for s, e in claim_names]
     # Another entity of the sentence: one the claim does not name
