@@ -179,23 +179,23 @@ def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]
     it, two words away."""
     lowered = [text[a:b].lower() for a, b in words]
     content = [w.isalpha() and w not in STOPWORDS and w not in UNITS for w in lowered]
-    # where a number's phrase ends: a coordinating word, or a comma or semicolon before the word ("£7 for adults and
+    # where a number's phrase ends: at a coordinating word, or a comma or semicolon before a word ("£7 for adults and
     # £12 ...": "adults" is 7's word, not 12's)
-    ends_phrase = [w in _PHRASE_JOINS or bool(_PHRASE_BREAK.search(text, words[k - 1][1] if k else 0, words[k][0]))
-                   for k, w in enumerate(lowered)]
+    break_before = [bool(_PHRASE_BREAK.search(text, words[k - 1][1] if k else 0, words[k][0]))
+                    for k in range(len(words))]
     starts, ends = [a for a, _ in words], [b for _, b in words]
     out = []
     for n in numbers:
         first_after, last_before = bisect_left(starts, n.end), bisect_right(ends, n.start) - 1
         before, after = ("", 0), ("", 0)
         for i in range(last_before, max(last_before - _OWNER_REACH, -1), -1):
-            if lowered[i] in _PHRASE_JOINS or (i < last_before and ends_phrase[i + 1]):
+            if lowered[i] in _PHRASE_JOINS or (i < last_before and break_before[i + 1]):
                 break
             if content[i]:
                 before = (lowered[i], last_before - i + 1)
                 break
         for i in range(first_after, min(first_after + _OWNER_REACH, len(words))):
-            if ends_phrase[i] and i > first_after or lowered[i] in _PHRASE_JOINS:
+            if lowered[i] in _PHRASE_JOINS or (i > first_after and break_before[i]):
                 break
             if content[i]:
                 after = (lowered[i], i - first_after + 1)

@@ -49,8 +49,9 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
     of anything)."""
     # "Christmas Day" is the 25th (of 12); "50,000 pounds ... shared equally between the author and her translator"
     # gives each 25,000
-    numbers = _numbers(text) | _numbers(holidays_as_dates(text)) | equal_shares(text)
-    return frozenset(numbers), frozenset(date_month_numbers(text) - number_values(text))
+    values, months = number_values(text), date_month_numbers(text)
+    numbers = values | months | _numbers(holidays_as_dates(text)) | equal_shares(text)
+    return frozenset(numbers), frozenset(months - values)
 
 
 @dataclass(frozen=True)

@@ -107,8 +107,11 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
     """The universal phrases of ``text`` (a claim's checked text) whose group the passages (``sources``: the texts
     the claim is checked against) name only restricted, in a sentence the claim restates (see the module)."""
     found: list[Widened] = []
+    universals = list(islice(_UNIVERSAL.finditer(text), MAX_PHRASES))
+    if not universals:
+        return found  # every claim passes here: its words are read only where it says "all" or "every"
     claim_terms = {st for _, _, st in content_terms(text)}
-    for m in islice(_UNIVERSAL.finditer(text), MAX_PHRASES):
+    for m in universals:
         before = text[max(0, m.start() - 12):m.start()].lower().split()
         if before and before[-1] in _WEAKENERS:
             continue
