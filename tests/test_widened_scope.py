@@ -18,6 +18,10 @@ GUIDANCE = ("The new guidance lowers the blood pressure target for most adults u
             "below 130/80 mmHg.")
 
 
+CHOIR = ("Members of the choir rehearse on Tuesday evenings. Members of the youth section will sing at the Easter "
+         "service in Ripon Cathedral, conducted by Alma Reyes.")
+
+
 def _widened(claim: str, *passages: str) -> list[str]:
     return [why for _, _, why in widened_scopes(claim, list(passages))]
 
@@ -29,6 +33,14 @@ def _widened(claim: str, *passages: str) -> list[str]:
      "scope widened: every concert (the passage: first five concerts)"),
     ("The guidance lowers the blood pressure target for all adults with treated hypertension to below 130/80 mmHg.",
      GUIDANCE, "scope widened: all adults (the passage: most adults)"),
+    # a restriction after the noun; a bare mention in a sentence the claim does not restate is another statement
+    ("All members of the choir will sing at the Easter service in Ripon Cathedral.", CHOIR,
+     "scope widened: All members (the passage: Members of the youth section)"),
+    ("Fees for all students will rise by 6% from September.", FEES + " Students can pay in three instalments.",
+     "scope widened: all students (the passage: international students)"),
+    ("Every passenger may check two bags free of charge.",
+     "All the business class passengers may check two bags free of charge.",
+     "scope widened: Every passenger (the passage: business class passengers)"),
 ])
 def test_a_restricted_group_said_whole_is_found(claim, passage, why):
     assert _widened(claim, passage) == [why]
@@ -37,7 +49,8 @@ def test_a_restricted_group_said_whole_is_found(claim, passage, why):
 @pytest.mark.parametrize(("claim", "passages"), [
     # the passages say it of the whole group too: in another sentence, or in another passage, or bare
     ("Fees for all students will rise by 6% from September.", (FEES, "All students pay a 6% higher fee.")),
-    ("Fees for all students will rise by 6% from September.", (FEES, "Students can pay in three instalments.")),
+    ("Fees for all students will rise by 6% from September.",
+     (FEES, "Students pay 6% more from September under the new fee rules.")),
     # the claim keeps the passage's restriction, or a number that counts the whole group
     ("Fees for all international students will rise by 6% from September.", (FEES,)),
     ("All 300 students will pay 6% more from September.", ("The 300 students will pay 6% more from September.",)),
@@ -45,6 +58,13 @@ def test_a_restricted_group_said_whole_is_found(claim, passage, why):
     ("Fees for international students will rise by 6% from September.", (FEES,)),
     ("Not all students will pay 6% more from September.", (FEES,)),
     ("Almost all students will pay 6% more from September.", (FEES,)),
+    # a passage says it of all of them ("all the pieces of the kit"), or names the group bare in the sentence restated
+    ("All the pieces of the kit ship in one box.", ("All the pieces of the Arden kit ship in one box.",)),
+    ("All members of the choir sing at the Easter service.",
+     ("Members of the choir sing at the Easter service; members of the youth section sing at Christmas.",)),
+    # a name, not a universal
+    ("Ashesi University is in Ghana while All Nations University is in Togo.",
+     ("All Nations University is in Ghana, as is Ashesi University.",)),
     # a time, not a group
     ("Ruiz will practise the concerto every day of the eight-city tour.", (TOUR,)),
     # another statement about the same kind of thing

@@ -32,7 +32,7 @@ from halguard.grounding.signals.antonyms import lexicon_side
 from halguard.text.dates import month_of
 from halguard.text.lexical import content_terms, stem
 
-__all__ = ["UNIT_AND_TIME_WORDS", "Paraphrase", "said_in_other_words"]
+__all__ = ["UNIT_AND_TIME_WORDS", "Paraphrase", "mid_sentence", "said_in_other_words"]
 
 # Words a fabrication swaps for a sibling of the same kind (a unit for another unit, a time unit, a weekday): never
 # said in other words by the model's reading. Hand-listed (general English, not from the dev data); stems compared.
@@ -65,7 +65,7 @@ def _never_aligned(word: str) -> bool:
     return stem(word) in UNIT_AND_TIME_WORDS or month_of(word) is not None
 
 
-def _mid_sentence(text: str, start: int) -> bool:
+def mid_sentence(text: str, start: int) -> bool:
     """Whether the word at ``start`` follows other words of its sentence (a capital there marks a name)."""
     j = start - 1
     while j >= 0 and text[j].isspace():
@@ -96,7 +96,7 @@ def said_in_other_words(claim: str, novel: Sequence[tuple[int, int]], claim_stat
         content = {(s, e) for s, e, _ in content_terms(text)}
         for (s, e), vec in zip(states.spans, states.vectors):
             word = text[s:e]
-            if (s, e) in content and not _never_aligned(word) and not (word[:1].isupper() and _mid_sentence(text, s)):
+            if (s, e) in content and not _never_aligned(word) and not (word[:1].isupper() and mid_sentence(text, s)):
                 words.append(word)
                 rows.append(vec)
     if not rows:

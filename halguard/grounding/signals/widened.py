@@ -8,15 +8,19 @@ checks to see: what changed is how much of a group the statement covers. This re
 conflict (the passages' restricted group given as the whole): the claim says "all" or "every" before a noun phrase
 (its modifiers and its head noun: "all Corvane passengers"), and
 
-- the passages name the head only restricted: in every passage sentence that has the head, each of its mentions is
-  preceded (within its noun phrase) by a restricting quantifier ("most adults", "the first five concerts") or by a
-  modifier the claim's phrase lacks ("international students", "business class passengers"), never by a universal
-  ("all", "each", "any") and never bare ("Adults with hypertension should ..." is said of every adult);
 - the passage sentence with the head that shares most of the claim's other words holds at least
-  :data:`WIDENED_SCOPE_OVERLAP` of them: the claim restates that sentence's statement, not another one about the same
-  kind of thing ("allows clear representation of all the data points" beside "when you have only a few data points").
+  :data:`WIDENED_SCOPE_OVERLAP` of them (the claim restates that sentence's statement, not another one about the same
+  kind of thing: "allows clear representation of all the data points" beside "when you have only a few data points")
+  and restricts each mention of the head: a restricting quantifier before it ("most adults", "the first five
+  concerts"), a modifier the claim's phrase lacks ("international students", "business class passengers"), or a
+  phrase after it with a word the claim lacks ("applicants to the aerospace program", "members of the youth
+  section");
+- no passage says it of the whole group ("all the pieces", "each student"), and no sentence that names the head
+  bare holds as many of the claim's other words ("Adults with hypertension should ..." is said of every adult; a bare
+  mention in a sentence the claim does not restate is another statement: "Students can pay in instalments").
 
-"Not all", "almost all" and "nearly every" are no universals. Bounded: at most :data:`MAX_PHRASES` phrases per
+"Not all", "almost all" and "nearly every" are no universals, nor is a capitalised "All" within a sentence (a name:
+"All Nations University"). Bounded: at most :data:`MAX_PHRASES` phrases per
 claim, each compared with the sentences of the claim's sources (:func:`.closest.source_sentences`: their first
 characters) that have its head.
 """
@@ -28,7 +32,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from halguard.grounding.signals.closest import shared_share, source_sentences
-from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS
+from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS, mid_sentence
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
 
 __all__ = ["MAX_PHRASES", "WIDENED_SCOPE_OVERLAP", "widened_scopes"]
@@ -52,6 +56,9 @@ _WEAKENERS = frozenset("not almost nearly virtually practically".split())
 _PASSAGE_UNIVERSALS = frozenset("all every each any both entire whole".split())
 # ... or a part of it.
 _RESTRICTING = frozenset("some several most many few certain only select selected".split())
+# After a passage's mention of the head, the words that start a phrase restricting it ("applicants to the aerospace
+# program", "adults aged 80 and over", "students who receive aid"); an "-ing" word does too ("passengers flying").
+_POST_LINKS = frozenset("to in at from of with without under over aged between who whose that on for".split())
 
 Widened = tuple[int, int, str]  # offsets of the claim's universal phrase in its text, and the reason
 
@@ -74,32 +81,67 @@ def _claim_phrase(text: str, after: int) -> tuple[int, list[str]] | None:
     return (end, taken) if taken else None
 
 
-def _restriction(sentence: str, head: str, modifiers: set[str]) -> str | None:
-    """How ``sentence`` restricts its mentions of ``head`` (a stem): the first restricted mention's words, or None
-    where one mention is bare, universal or modified only as the claim's phrase is (or numbered: "the 300 students"
-    are all of them)."""
+def _restricted_before(tokens: list[str], i: int, modifiers: set[str]) -> list[str] | bool:
+    """The words before the mention ``tokens[i]`` that restrict it (a restricting quantifier, or a modifier the claim's
+    phrase lacks: "most adults", "business class passengers"); True where a universal says it whole ("all the
+    pieces"), False where it is bare or modified only as the claim's phrase is (or numbered: "the 300 students" are
+    all of them)."""
+    before: list[str] = []
+    restricted = False
+    for word in reversed(tokens[max(0, i - _PHRASE_WORDS):i]):
+        low = word.lower()
+        if low in _PASSAGE_UNIVERSALS:
+            if restricted:
+                break  # "all the business class passengers" is all of a part
+            return True
+        if not low[0].isalnum():
+            break
+        if low in _DETERMINERS:
+            continue  # "all the pieces", "most of the students"
+        if low in _RESTRICTING:
+            before.append(word)
+            restricted = True
+            break
+        if low in STOPWORDS:
+            break
+        before.append(word)
+        restricted = restricted or (not low[0].isdigit() and stem(low) not in modifiers)
+    return list(reversed(before)) if restricted else False
+
+
+def _restricted_after(tokens: list[str], i: int, claim_words: set[str]) -> list[str] | None:
+    """The words after the mention ``tokens[i]`` that restrict it: a phrase it heads ("applicants to the aerospace
+    program", "adults aged 80 and over", "passengers flying economy") with a word the claim lacks; None where there
+    is none or the claim says all of its words ("adults with hypertension" in a claim about them)."""
+    after = tokens[i + 1:i + 2 + _PHRASE_WORDS]
+    if not after or not (after[0].lower() in _POST_LINKS or (after[0].lower().endswith("ing") and len(after[0]) > 4)):
+        return None
+    taken: list[str] = []
+    new = False
+    for word in after:
+        low = word.lower()
+        if not word[0].isalnum() or (new and low in STOPWORDS):
+            break  # the phrase ends with the noun the new word is part of ("members of the youth section")
+        taken.append(word)
+        new = new or (low not in STOPWORDS and low not in _POST_LINKS and stem(low) not in claim_words)
+    return taken if new else None
+
+
+def _restriction(sentence: str, head: str, modifiers: set[str], claim_words: set[str]) -> str | bool:
+    """How ``sentence`` restricts its mentions of ``head`` (a stem): the first restricted mention's words; True where
+    a mention is universal ("all the pieces"), False where one is bare or restricted only as the claim is."""
     tokens = [m.group() for m in _TOKEN.finditer(sentence)]
-    said = None
+    said = ""
     for i, token in enumerate(tokens):
         if stem(token) != head:
             continue
-        before: list[str] = []
-        restricted = False
-        for word in reversed(tokens[max(0, i - _PHRASE_WORDS):i]):
-            low = word.lower()
-            if low in _PASSAGE_UNIVERSALS or not low[0].isalnum():
-                break
-            if low in _RESTRICTING:
-                before.append(word)
-                restricted = True
-                break
-            if low in STOPWORDS:
-                break
-            before.append(word)
-            restricted = restricted or (not low[0].isdigit() and stem(low) not in modifiers)
-        if not restricted:
-            return None
-        said = said or " ".join([*reversed(before), token])
+        before = _restricted_before(tokens, i, modifiers)
+        if before is True:
+            return True
+        after = None if before else _restricted_after(tokens, i, claim_words)
+        if not before and after is None:
+            return False
+        said = said or " ".join([*(before or ()), token, *(after or ())])
     return said
 
 
@@ -111,10 +153,11 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
     if not universals:
         return found  # every claim passes here: its words are read only where it says "all" or "every"
     claim_terms = {st for _, _, st in content_terms(text)}
+    claim_words = {stem(t.group().lower()) for t in _TOKEN.finditer(text)}
     for m in universals:
         before = text[max(0, m.start() - 12):m.start()].lower().split()
-        if before and before[-1] in _WEAKENERS:
-            continue
+        if (before and before[-1] in _WEAKENERS) or (m.group()[0].isupper() and mid_sentence(text, m.start())):
+            continue  # "almost all"; "All Nations University" is a name
         phrase = _claim_phrase(text, m.end())
         if phrase is None:
             continue
@@ -124,21 +167,20 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
             continue  # "all day", "every week": a time, not a group
         modifiers = {stem(w) for w in words[:-1]}
         others = claim_terms - modifiers - {head, stem(m.group())}
-        best, best_share = None, -1.0
+        best, best_share, bare_share, universal = "", -1.0, -1.0, False
         for source in sources:
             for sentence, terms in source_sentences(source):
                 if head not in terms:
                     continue
-                said = _restriction(sentence, head, modifiers)
-                if said is None:
-                    break
+                said = _restriction(sentence, head, modifiers, claim_words)
+                universal = universal or said is True
                 share = shared_share(others, set(terms))
-                if share > best_share:
+                if said is False:
+                    bare_share = max(bare_share, share)
+                elif said is not True and share > best_share:
                     best, best_share = said, share
-            else:
-                continue
-            best = None  # a passage names the whole group
-            break
-        if best is not None and best_share >= WIDENED_SCOPE_OVERLAP:
+        # The sentence the claim restates restricts the group; no passage says "all" of it, and no sentence naming it
+        # bare is restated as much (a bare mention elsewhere is another statement: "Students can pay in instalments").
+        if best and not universal and best_share >= WIDENED_SCOPE_OVERLAP > bare_share:
             found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {best})"))
     return found
