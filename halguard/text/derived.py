@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from halguard.text.dates import calendar_dates
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, RATE_PERIOD, YEAR_RANGE, Quantity, quantities
+from halguard.text.segment import MENTION_SENTENCE_END
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
@@ -58,7 +59,6 @@ MIN_SHARED_WORDS = 2
 # percentage points of it.
 FRACTION_WORD_TOLERANCE = 2.5
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")  # a semicolon joins two clauses of one fact: not an end
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
 # What follows a claim's number and asks for a difference: "percentage points", "points", a comparative.
 _DIFFERENCE_AFTER = re.compile(
@@ -134,7 +134,7 @@ def _sentences(text: str) -> tuple[_Sentence, ...]:
     """The sentences of a source with two numbers or more (at most :data:`MAX_SENTENCES`)."""
     out: list[_Sentence] = []
     start = 0
-    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+    for end in [m.end() for m in MENTION_SENTENCE_END.finditer(text)] + [len(text)]:
         if len(out) >= MAX_SENTENCES:
             break
         piece, start = text[start:end], end

@@ -64,6 +64,7 @@ NEGATION_CUES = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+PLURAL_INITIALISM = re.compile(r"[^\W\d_a-z]{2,}s")  # "TVs", "EVs", "CEOs": capitals and a lower-case "s"
 _NUMBER = re.compile(
     r"(?<![\w.])[-−]?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(%|percent\b|per cent\b)?"
     r"(?:\s*(thousand|million|billion|trillion|bn|m|k)\b)?",
@@ -108,8 +109,8 @@ def _stem_memo(word: str) -> str:
 
 
 def _stem(word: str) -> str:
-    if 3 <= len(word) <= 6 and word[-1] == "s" and word[:-1].isalpha() and word[:-1].isupper():
-        return word[:-1].lower()  # an initialism's plural: "TVs", "PCs", "IDs" ("CEOs" is long enough below)
+    if len(word) <= 6 and PLURAL_INITIALISM.fullmatch(word):  # (halguard.text.mentions reads any length)
+        return word[:-1].lower()
     w = word.lower().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]

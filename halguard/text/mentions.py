@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from halguard.text.lexical import STOPWORDS, stem, word_spans
+from halguard.text.lexical import PLURAL_INITIALISM, STOPWORDS, stem, word_spans
 from halguard.text.places import (
     ACRONYM,
     SUBDIVISION_COUNTRIES,
@@ -307,10 +307,6 @@ def _initialled(word: str) -> bool:
     return len(word) >= 3 and word.isalpha() and (word.islower() or word.istitle()) and word.lower() not in STOPWORDS
 
 
-# An acronym's plural ("EVs", "CEOs"): two capitals or more and a lower-case "s".
-_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
-
-
 def _breaks_run(gap: str, before: str) -> bool:
     """Whether the characters ``gap`` between two words end a name's run: a comma, a colon, a bracket, a quote, or a
     full stop after a word longer than a letter ("Administration. This"; "U.S. Attorney" stays one run)."""
@@ -336,7 +332,7 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
         if words and all(stem(w) in terms for w in words):
             return True
     features = [_source_features(t) for t in texts]
-    acronym = _acronym_text(bare[:-1] if _PLURAL_ACRONYM.fullmatch(bare) else bare)  # "EVs": plural of "EV"
+    acronym = _acronym_text(bare[:-1] if PLURAL_INITIALISM.fullmatch(bare) else bare)  # "EVs": plural of "EV"
     if acronym and any(acronym in inits or acronym in caps for inits, caps, _, _ in features):
         return True
     ini = initials(bare)

@@ -20,6 +20,7 @@ from itertools import islice
 
 from halguard.text.dates import CalendarDate, calendar_dates
 from halguard.text.lexical import number_values
+from halguard.text.segment import MENTION_SENTENCE_END
 
 __all__ = ["MAX_OFFSETS", "SENTENCE_REACH", "date_by_offset", "dated_by_offset"]
 
@@ -31,7 +32,6 @@ _OFFSET = re.compile(
     r"\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|thirty)\s{1,3}"
     r"(days?|weeks?)\s{1,3}(earlier|later|before|after|prior|beforehand|afterwards)\b", re.IGNORECASE)
 _BACKWARD = frozenset({"earlier", "before", "prior", "beforehand"})
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _LEAP_YEAR = 2000  # a yearless date is read in a leap year, so that 29 February exists
 
 
@@ -46,8 +46,8 @@ def _day_of(text: str, start: int, end: int) -> CalendarDate | None:
 def _sentence_around(text: str, start: int, end: int) -> str:
     """The sentence of ``text`` holding ``start:end``, read within :data:`SENTENCE_REACH` characters either side."""
     lo, hi = max(0, start - SENTENCE_REACH), min(len(text), end + SENTENCE_REACH)
-    before = [m.end() for m in _SENTENCE_END.finditer(text, lo, start)]
-    after = _SENTENCE_END.search(text, end, hi)
+    before = [m.end() for m in MENTION_SENTENCE_END.finditer(text, lo, start)]
+    after = MENTION_SENTENCE_END.search(text, end, hi)
     return text[before[-1] if before else lo:after.end() if after else hi]
 
 

@@ -20,7 +20,7 @@ import time
 
 from halguard.errors import ModelLoadError
 
-__all__ = ["MAX_PIECE", "BudgetExceeded", "split_sentences"]
+__all__ = ["MAX_PIECE", "MENTION_SENTENCE_END", "BudgetExceeded", "split_sentences"]
 
 _local = threading.local()
 _BLOCK = re.compile(r"[^\n]+")
@@ -28,6 +28,10 @@ _BLOCK = re.compile(r"[^\n]+")
 # (abbreviation-heavy prose) once nested parentheses are masked.
 MAX_PIECE = 2_000
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s)")
+# Where the sentence of one mention ends, read around it without splitting the text (a number's or a date's
+# sentence: halguard.text.derived, halguard.text.relative_dates): a full stop, "!" or "?" before a space, or a line
+# break; a semicolon joins two clauses of one fact and is no end.
+MENTION_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 # Two sentences glued without a space, as scraped pages often are ("... said Kerry Craig, a strategist.New
 # Zealand's central bank raised ..."): pysbd keeps them one, and a claim's closest "sentence" then holds a whole
 # paragraph. A lower-case word of two letters or more or a digit, its full stop, then a capitalised word ("since
