@@ -547,3 +547,22 @@ def test_a_description_the_passage_gives_another_event_is_a_moved_place(verifier
     verdict = verifier.verify(answer, [PAINTING])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+MARLOW = ("Marlow Cycles reported sales of £84 million for the first half of 2026, up 9% from a year earlier. Chief "
+          "executive Dana Whitlock credited its folding-bike range, whose sales climbed 21%. Gross margin fell to 31% "
+          "from 34% because of higher shipping costs.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # the whole's figures, told with another verb than the part's: no conflict with the part's "climbed 21%"
+    ("Sales rose 9% to £84 million in the first half of 2026.", "supported"),
+    ("Marlow Cycles' sales climbed 9% to £84 million in the first half.", "supported"),
+    # the whole's rise given to the part, and a figure moved: still conflicts
+    ("Folding-bike sales climbed 9%.", "hallucinated"),
+    ("Gross margin fell to 21% from 34%.", "hallucinated"),
+])
+def test_figures_told_together_by_another_frame_are_not_moved(verifier, answer, label):
+    verdict = verifier.verify(answer, [MARLOW])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")

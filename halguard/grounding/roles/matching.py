@@ -237,6 +237,21 @@ def _told_otherwise(claim: Frame, differing: tuple[str, Argument, Argument], evi
                               and not _differs(claim, frame) for frame in evidence)
 
 
+def _counted_together(claim: Frame, differing: tuple[str, Argument, Argument], evidence: Sequence[Frame],
+                      best: Frame) -> bool:
+    """Whether another evidence frame holds the claim's differing number together with another number of the claim:
+    the passage tells the claim's figures in other words ("Sales rose 9% to £84 million" against "reported sales of
+    £84 million, up 9%", where the frame of the same verb is a part's: "whose sales climbed 21%"). Numbers only: a
+    name held beside another of the claim's is how a moved name is found ("Smith, who worked at Acme, joined Beta")."""
+    _, ours, _ = differing
+    # the event's other figure ("to £84 million", "over three years"), not a number naming a party ("the 10-year
+    # bonds touched 0.5%" against "touched 0.505%, breaching the 0.5% cap")
+    others = [a for r, a in claim.slots if a is not ours and r not in CORE_ROLES and a.numbers - ours.numbers]
+    return bool(ours.numbers and others) and any(
+        frame is not best and any(ours.numbers & arg.numbers for _, arg in frame.slots)
+        and any(o.numbers & arg.numbers for o in others for _, arg in frame.slots) for frame in evidence)
+
+
 def _differs(claim: Frame, evidence: Frame) -> bool:
     """Whether a core argument of ``evidence`` names other things than the claim's in the same role: another event
     ("The Louvre lent the Vermeer" tells nothing of who sent the Velázquez portraits). Looser than :func:`compare`'s
@@ -374,7 +389,8 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             out.append(RoleConflict(min(a1.start, a2.start), max(a1.end, a2.end),
                                     f"roles swapped: {a1.text} / {a2.text} (the passage: {t2.text} / {t1.text}, "
                                     f"{best.frame.predicate})"))
-        differing = [d for d in differing if not _told_otherwise(claim, d, evidence, best.frame)]
+        differing = [d for d in differing if not _told_otherwise(claim, d, evidence, best.frame)
+                     and not _counted_together(claim, d, evidence, best.frame)]
         for role, arg, theirs in differing:
             where = _where(arg, [f for f in evidence if f is not best.frame])
             belongs = f"; the passage has it in {where}" if where else ""
