@@ -23,6 +23,19 @@ def test_entities_skip_sentence_initial_words():
     assert [text[s:e] for s, e in entity_mentions(text)] == ["Barack Obama", "Prime Minister of Canada", "Ottawa"]
 
 
+@pytest.mark.parametrize(("text", "names"), [
+    # a title's full stop opens no sentence: the name after it is read, on the title's run
+    ("She met Mr. Smith yesterday.", ["Mr. Smith"]),
+    ("Dr. Park led the study.", ["Dr. Park"]),
+    ("They flew to St. Louis in May.", ["St. Louis"]),
+    ("Dr. Lena Park works at St. Mary's Hospital.", ["Dr. Lena Park", "St. Mary's Hospital"]),
+    # a full stop after anything else still ends the sentence
+    ("He became a judge. However, he resigned.", []),
+])
+def test_a_name_after_a_titles_abbreviation_is_a_name(text, names):
+    assert [text[s:e] for s, e in entity_mentions(text)] == names
+
+
 def test_content_terms_drop_stopwords_and_numbers():
     assert [t for _, _, t in content_terms("The cities were acquired in 2019 by them")] == ["city", "acquir"]
     assert stem("companies") == stem("company")

@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from halguard.text.irregular_verbs import IRREGULAR_PAST_FORMS
 from halguard.text.number_words import is_number_word, word_numbers
+from halguard.text.titles import NAME_ABBREVIATIONS
 from halguard.util.cache_budgets import STEM_MEMO_MAX_WORD_CHARS, STEM_MEMO_WORDS
 
 __all__ = [
@@ -180,7 +182,8 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
     dot would otherwise end the run.
     """
     runs: list[list[int]] = []  # [start, end, words, initial-only, initials-only]
-    for i, (s, e) in enumerate(word_spans(text)):
+    spans = word_spans(text)
+    for i, (s, e) in enumerate(spans):
         w = text[s:e]
         if _letters_and_letters(text, s, e):
             continue  # "Q&A", "R&D", "M&A": an abbreviation of common words, not a name ("AT&T" is one)
@@ -201,8 +204,11 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
         # a sentence's first word, unless an acronym or a code ("NASA", "Q3": no lower-case letter after the first;
         # "EVs", "CEOs": an acronym's plural)
         acronym = len(w) > 1 and not any(c.islower() for c in (w[1:-1] if len(w) > 2 and w[-1] == "s" else w[1:]))
-        initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not acronym
-        if after_initials or (runs and text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von")):
+        # "Dr. Park", "St. Louis": the full stop is the title's, and the name goes on its run
+        titled = i > 0 and _after_title(text, spans[i - 1], s)
+        initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not acronym and not titled
+        if after_initials or (runs and (text[runs[-1][1] : s].strip() in ("", "-", "&", "of", "de", "van", "von")
+                                        or (titled and runs[-1][1] == spans[i - 1][1]))):
             runs[-1][1] = e
             runs[-1][2] += 1
             runs[-1][4] = runs[-1][4] and len(w) == 1
@@ -230,6 +236,12 @@ def _after_a_number(text: str, start: int) -> bool:
     if j >= 0 and text[j] == "-":
         j -= 1
     return j >= 0 and text[j].isdigit()
+
+
+def _after_title(text: str, previous: tuple[int, int], start: int) -> bool:
+    """Whether the word at ``start`` follows a title's abbreviation and its full stop ("Dr. Park")."""
+    s, e = previous
+    return text[e : e + 1] == "." and not text[e + 1 : start].strip() and text[s:e].lower() in NAME_ABBREVIATIONS
 
 
 def _after_initial(text: str, run_start: int, run_end: int, start: int, end: int) -> bool:
@@ -348,27 +360,9 @@ def has_negation(text: str, *, cues: frozenset[str] = NEGATION_CUES) -> bool:
 _CLAUSE_BREAK = re.compile(r"[,.;:!?()\"]")
 
 
-# Past forms of common irregular English verbs -> the base form, as stems ("led" -> "lead"). The suffix stripper
-# cannot relate them, so a copied sentence with "did not lead" for "led" looked like a paraphrase.
-_IRREGULAR = """
-be:was,were,been begin:began,begun break:broke,broken bring:brought build:built buy:bought catch:caught
-choose:chose,chosen come:came do:did,done draw:drew,drawn drink:drank,drunk drive:drove,driven eat:ate,eaten
-fall:fell,fallen feed:fed feel:felt fight:fought find:found fly:flew,flown forget:forgot,forgotten
-freeze:froze,frozen get:got,gotten give:gave,given go:went,gone grow:grew,grown have:had hear:heard hide:hid,hidden
-hold:held keep:kept know:knew,known lay:laid lead:led leave:left lend:lent lose:lost make:made mean:meant meet:met
-pay:paid ride:rode,ridden ring:rang,rung rise:rose,risen run:ran say:said see:saw,seen seek:sought sell:sold
-send:sent shake:shook,shaken shine:shone shoot:shot sing:sang,sung sink:sank,sunk sit:sat sleep:slept
-speak:spoke,spoken spend:spent stand:stood steal:stole,stolen stick:stuck strike:struck swim:swam,swum
-take:took,taken teach:taught tear:tore,torn tell:told think:thought throw:threw,thrown understand:understood
-wake:woke,woken wear:wore,worn win:won write:wrote,written withdraw:withdrew,withdrawn overtake:overtook,overtaken
-undertake:undertook,undertaken oversee:oversaw,overseen
-"""
-_BASE_FORMS = {
-    _stem(form): _stem(base)
-    for entry in _IRREGULAR.split()
-    for base, forms in [entry.split(":")]
-    for form in forms.split(",")
-}
+# Past forms of irregular verbs, as stems ("led" -> "lead"): the suffix stripper cannot relate them, so a copied
+# sentence with "did not lead" for "led" looked like a paraphrase.
+_BASE_FORMS = {_stem(form): _stem(base) for form, base in IRREGULAR_PAST_FORMS.items()}
 
 
 def base_form(term: str) -> str:

@@ -36,56 +36,12 @@ from halguard.text.places import (
     mentioned_places,
     place_keys,
 )
+from halguard.text.titles import TITLES
 from halguard.util.cache_budgets import MENTION_FEATURES_BYTES
 from halguard.util.memo import memoize_text
 
 __all__ = ["MAX_RUN_WORDS", "OFFICE_INITIALISMS", "REPORTING_ABBREVIATIONS", "SUBDIVISION_COUNTRIES", "TITLES",
            "UNIT_SYMBOLS", "demonym_of", "initials", "mentioned", "same_entity", "strip_titles", "title_said"]
-
-# Titles and their abbreviations (one entry per title: the forms that say it). A title is not the name of whom it
-# precedes: "Rep. George Santos" is found when "George Santos" is. Hand-typed (no maintained list exists in a
-# package halguard installs); English honorifics and offices as news text abbreviates them.
-TITLES = (
-    ("rep", "representative", "congressman", "congresswoman"),
-    ("sen", "senator"),
-    ("gov", "governor"),
-    ("pres", "president"),
-    ("dr", "doctor"),
-    ("prof", "professor"),
-    ("gen", "general"),
-    ("lt", "lieutenant"),
-    ("col", "colonel"),
-    ("capt", "captain"),
-    ("sgt", "sergeant"),
-    ("cmdr", "commander"),
-    ("adm", "admiral"),
-    ("supt", "superintendent"),
-    ("insp", "inspector"),
-    ("det", "detective"),
-    ("atty", "attorney"),
-    ("hon", "honourable", "honorable"),
-    ("rev", "reverend"),
-    ("sec", "secretary"),
-    ("amb", "ambassador"),
-    ("mr", "mister"),
-    ("mrs",),
-    ("ms",),
-    ("mx",),
-    ("sir",),
-    ("dame",),
-    ("lord",),
-    ("lady",),
-    ("st", "saint"),
-    ("judge",),
-    ("justice",),
-    ("mayor",),
-    ("chancellor",),
-    ("minister",),
-    ("premier",),
-    ("bishop",),
-    ("cardinal",),
-    ("coach",),
-)
 
 # Unit symbols and the words that say them (lower-cased). Hand-typed from the SI brochure and US customary units:
 # what a number's unit is written as when a passage spells it and an answer abbreviates it, or the reverse.
