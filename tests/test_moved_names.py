@@ -132,3 +132,17 @@ def test_moved_names_are_bounded_on_crafted_text():
     start = time.monotonic()
     moved_names(crafted, ClosestSentence.of(crafted, passage), scope, 0.8)
     assert time.monotonic() - start < 10.0
+
+
+TRIAL_FUNDING = ("Dr. Lena Park, a cardiologist at St. Mary's Hospital, led the study of 1,200 patients. The trial was "
+                 "funded by Corvel Pharma, which makes the drug.")
+
+
+def test_a_name_after_a_titles_abbreviation_is_moved_whole(verifier):
+    # "St. Mary's Hospital" was read as "St" and "Mary's Hospital", neither in the funder's slot
+    verdict = verifier.verify("The trial was funded by St. Mary's Hospital.", [TRIAL_FUNDING])
+    assert verdict.label == "hallucinated"
+    reasons = verdict.claims[0].signals.role_conflicts
+    assert len(reasons) == 1 and reasons[0].startswith("St. Mary's Hospital where the passage has Corvel Pharma")
+    faithful = verifier.verify("Corvel Pharma, which makes the drug, funded the trial.", [TRIAL_FUNDING])
+    assert faithful.label == "supported"
