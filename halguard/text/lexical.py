@@ -203,7 +203,7 @@ def entity_mentions(text: str) -> list[tuple[int, int]]:
             j -= 1
         # a sentence's first word, unless an acronym or a code ("NASA", "Q3": no lower-case letter after the first;
         # "EVs", "CEOs": an acronym's plural)
-        acronym = len(w) > 1 and not any(c.islower() for c in (w[1:-1] if len(w) > 2 and w[-1] == "s" else w[1:]))
+        acronym = len(w) > 1 and (not any(c.islower() for c in w[1:]) or bool(PLURAL_INITIALISM.fullmatch(w)))
         # "Dr. Park", "St. Louis": the full stop is the title's, and the name goes on its run
         titled = i > 0 and _after_title(text, spans[i - 1], s)
         initial = (i == 0 or j < 0 or text[j] in '.!?:\n"(-*') and not acronym and not titled

@@ -20,9 +20,8 @@ conflict (the passages' restricted group given as the whole): the claim says "al
   mention in a sentence the claim does not restate is another statement: "Students can pay in instalments").
 
 "Not all", "almost all" and "nearly every" are no universals, nor is a capitalised "All" within a sentence (a name:
-"All Nations University"). Bounded: at most :data:`MAX_PHRASES` phrases per
-claim, each compared with the sentences of the claim's sources (:func:`.closest.source_sentences`: their first
-characters) that have its head.
+"All Nations University"). Bounded: at most :data:`MAX_PHRASES` phrases per claim, each compared with the sentences
+of the claim's sources (:func:`.closest.source_sentences`: their first characters) that have its head.
 """
 
 from __future__ import annotations
@@ -145,6 +144,27 @@ def _restriction(sentence: str, head: str, modifiers: set[str], claim_words: set
     return said
 
 
+def _group_as_said(sources: Sequence[str], head: str, modifiers: set[str], claim_words: set[str], others: set[str]
+                   ) -> tuple[str, float, float] | None:
+    """How the passages say the group ``head``: the restricted mention of the sentence that shares most of the
+    claim's ``others`` (its words, or "") and that share, and the most any sentence naming it bare shares; None where
+    a passage says it of all of the group."""
+    best, best_share, bare_share = "", -1.0, -1.0
+    for source in sources:
+        for sentence, terms in source_sentences(source):
+            if head not in terms:
+                continue
+            said = _restriction(sentence, head, modifiers, claim_words)
+            if said is True:
+                return None
+            share = shared_share(others, set(terms))
+            if said is False:
+                bare_share = max(bare_share, share)
+            elif said and share > best_share:  # "": the head's stem is no word of the sentence's own
+                best, best_share = said, share
+    return best, best_share, bare_share
+
+
 def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
     """The universal phrases of ``text`` (a claim's checked text) whose group the passages (``sources``: the texts
     the claim is checked against) name only restricted, in a sentence the claim restates (see the module)."""
@@ -167,20 +187,9 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
             continue  # "all day", "every week": a time, not a group
         modifiers = {stem(w) for w in words[:-1]}
         others = claim_terms - modifiers - {head, stem(m.group())}
-        best, best_share, bare_share, universal = "", -1.0, -1.0, False
-        for source in sources:
-            for sentence, terms in source_sentences(source):
-                if head not in terms:
-                    continue
-                said = _restriction(sentence, head, modifiers, claim_words)
-                universal = universal or said is True
-                share = shared_share(others, set(terms))
-                if said is False:
-                    bare_share = max(bare_share, share)
-                elif said is not True and share > best_share:
-                    best, best_share = said, share
+        read = _group_as_said(sources, head, modifiers, claim_words, others)
         # The sentence the claim restates restricts the group; no passage says "all" of it, and no sentence naming it
         # bare is restated as much (a bare mention elsewhere is another statement: "Students can pay in instalments").
-        if best and not universal and best_share >= WIDENED_SCOPE_OVERLAP > bare_share:
-            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {best})"))
+        if read is not None and read[0] and read[1] >= WIDENED_SCOPE_OVERLAP > read[2]:
+            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {read[0]})"))
     return found
