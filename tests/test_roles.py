@@ -566,3 +566,17 @@ def test_figures_told_together_by_another_frame_are_not_moved(verifier, answer, 
     verdict = verifier.verify(answer, [MARLOW])
     assert verdict.label == label
     assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
+
+
+STUDY_LEAD = ("Dr. Lena Park, a cardiologist at St. Mary's Hospital, led the study of 1,200 patients. Dr. Omar Kim "
+              "analysed the data.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # a surname that is also a word heading many names ("park") is the full name introduced earlier
+    ("Park led the study of 1,200 patients.", "supported"),
+    ("Dr. Park, a cardiologist at St. Mary's Hospital, led the study of 1,200 patients.", "supported"),
+    ("Dr. Kim led the study of 1,200 patients.", "hallucinated"),
+])
+def test_a_surname_that_is_a_common_name_word_is_the_person(verifier, answer, label):
+    assert verifier.verify(answer, [STUDY_LEAD]).label == label

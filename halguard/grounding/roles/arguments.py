@@ -115,11 +115,22 @@ def _same_names(a: Argument, b: Argument) -> bool:
     """Whether two arguments' names say the same who: a shared name word (not only a word that heads many names:
     :data:`GENERIC_NAME_WORDS`), or one mention of another form (:mod:`halguard.text.mentions`: "the US" / "the United
     States", "EU" / "European Union", "Texan" / "Texas")."""
-    if (a.identity & b.identity) - GENERIC_NAME_WORDS:
+    shared = a.identity & b.identity
+    if shared - GENERIC_NAME_WORDS:
         return not _one_family(a.core_text, b.core_text)
+    if shared and (_surname_of(a.core_text, b.core_text) or _surname_of(b.core_text, a.core_text)):
+        return True  # "Dr. Park" for "Dr. Lena Park": a surname that is also a name's head word ("park")
     if a.core_text and b.core_text and same_entity(a.core_text, b.core_text):
         return True
     return demonym_of(a.identity, b.identity) or demonym_of(b.identity, a.identity)
+
+
+def _surname_of(short: str, full: str) -> bool:
+    """Whether ``short`` (titles stripped) is the last word of a two- or three-word name ``full`` that a generic name
+    word does not open ("Park" of "Lena Park", not of "Lake Park")."""
+    ours, theirs = short.split(), full.split()
+    return (len(ours) == 1 and 2 <= len(theirs) <= 3 and ours[0].lower() == theirs[-1].lower()
+            and theirs[0].lower() not in GENERIC_NAME_WORDS)
 
 
 def _one_family(a: str, b: str) -> bool:
