@@ -53,6 +53,7 @@ _DETERMINERS = frozenset("of the its their his her our these those".split())
 _WEAKENERS = frozenset("not almost nearly virtually practically".split())
 # Before a passage's mention of the head: the group is the whole...
 _PASSAGE_UNIVERSALS = frozenset("all every each any both entire whole".split())
+_PASSAGE_UNIVERSAL_STEMS = frozenset(stem(w) for w in _PASSAGE_UNIVERSALS)
 # ... or a part of it.
 _RESTRICTING = frozenset("some several most many few certain only select selected".split())
 # After a passage's mention of the head, the words that start a phrase restricting it ("applicants to the aerospace
@@ -154,10 +155,12 @@ def _group_as_said(sources: Sequence[str], head: str, modifiers: set[str], claim
         for sentence, terms in source_sentences(source):
             if head not in terms:
                 continue
+            share = shared_share(others, set(terms))
+            if share < WIDENED_SCOPE_OVERLAP and terms.isdisjoint(_PASSAGE_UNIVERSAL_STEMS):
+                continue  # neither the sentence restated nor one naming the whole group: its words need no reading
             said = _restriction(sentence, head, modifiers, claim_words)
             if said is True:
                 return None
-            share = shared_share(others, set(terms))
             if said is False:
                 bare_share = max(bare_share, share)
             elif said and share > best_share:  # "": the head's stem is no word of the sentence's own
