@@ -580,3 +580,18 @@ STUDY_LEAD = ("Dr. Lena Park, a cardiologist at St. Mary's Hospital, led the stu
 ])
 def test_a_surname_that_is_a_common_name_word_is_the_person(verifier, answer, label):
     assert verifier.verify(answer, [STUDY_LEAD]).label == label
+
+
+REZONING = ("Mayor Ellis Tran said construction could begin in spring 2027. Councilmember Rosa Delacroix, who chairs "
+            "the planning committee, introduced the measure. Tran did not vote.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # four words and one name: a proposition whose doer can be moved between two events of the passage
+    ("Tran introduced the measure.", "hallucinated"),
+    ("Delacroix introduced the measure.", "supported"),
+])
+def test_a_four_word_claim_is_read_for_its_roles(verifier, answer, label):
+    verdict = verifier.verify(answer, [REZONING])
+    assert verdict.label == label
+    assert bool(verdict.claims[0].signals.role_conflicts) == (label == "hallucinated")
