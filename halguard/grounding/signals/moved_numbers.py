@@ -187,21 +187,24 @@ def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]
     out = []
     for n in numbers:
         first_after, last_before = bisect_left(starts, n.end), bisect_right(ends, n.start) - 1
-        before, after = ("", 0), ("", 0)
-        for i in range(last_before, max(last_before - _OWNER_REACH, -1), -1):
-            if lowered[i] in _PHRASE_JOINS or (i < last_before and break_before[i + 1]):
-                break
-            if content[i]:
-                before = (lowered[i], last_before - i + 1)
-                break
-        for i in range(first_after, min(first_after + _OWNER_REACH, len(words))):
-            if lowered[i] in _PHRASE_JOINS or (i > first_after and break_before[i]):
-                break
-            if content[i]:
-                after = (lowered[i], i - first_after + 1)
-                break
+        before = _nearest(range(last_before, max(last_before - _OWNER_REACH, -1), -1), lowered, content, break_before)
+        after = _nearest(range(first_after, min(first_after + _OWNER_REACH, len(words))), lowered, content,
+                         break_before)
         out.append((before, after))
     return out
+
+
+def _nearest(walk: range, lowered: list[str], content: list[bool], break_before: list[bool]) -> Owner:
+    """The first content word of ``walk`` (word indices, from a number outwards) and its distance in words; ("", 0)
+    where the walk first meets a coordinating word, or a comma or semicolon between two of its words."""
+    previous = None
+    for distance, i in enumerate(walk, 1):
+        if lowered[i] in _PHRASE_JOINS or (previous is not None and break_before[max(previous, i)]):
+            return ("", 0)
+        if content[i]:
+            return (lowered[i], distance)
+        previous = i
+    return ("", 0)
 
 
 _PHRASE_JOINS = frozenset("and or but while whereas".split())

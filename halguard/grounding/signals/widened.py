@@ -191,8 +191,11 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         modifiers = {stem(w) for w in words[:-1]}
         others = claim_terms - modifiers - {head, stem(m.group())}
         read = _group_as_said(sources, head, modifiers, claim_words, others)
-        # The sentence the claim restates restricts the group; no passage says "all" of it, and no sentence naming it
-        # bare is restated as much (a bare mention elsewhere is another statement: "Students can pay in instalments").
-        if read is not None and read[0] and read[1] >= WIDENED_SCOPE_OVERLAP > read[2]:
-            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {read[0]})"))
+        if read is None:
+            continue  # a passage says it of all of the group
+        said, restated, bare = read
+        # The sentence the claim restates restricts the group, and no sentence naming it bare is restated as much (a
+        # bare mention elsewhere is another statement: "Students can pay in instalments").
+        if said and restated >= WIDENED_SCOPE_OVERLAP > bare:
+            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {said})"))
     return found
