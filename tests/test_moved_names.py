@@ -30,6 +30,10 @@ VIOLIN = ("The violinist Sofia Lindqvist studied for six years with the renowned
 DEAL = ("Kestrel Foods agreed to buy the snack maker Brightcrumb for 240 million pounds. Brightcrumb's founder, Tomas "
         "Reyes, will join Kestrel's board.")
 
+MERGER = ("Northbridge General Hospital and St. Aldric Medical Centre will merge into one trust. Dr. Helen Okafor, "
+          "currently chief executive of Northbridge, will lead the new trust, while St. Aldric's chief executive, "
+          "Marcus Pell, will become chief operating officer.")
+
 
 def _moved(claim: str, passage: str) -> list[str]:
     scope = scope_of([Source("p0", passage)], None)
@@ -89,6 +93,11 @@ def test_a_name_moved_into_a_copied_sentence_is_found(claim, passage, why):
     # a name the passages lack is the missing names' finding, not a moved one
     ("Ferreira had narrowly won the first round.", ELECTION.replace("Paula Ferreira", "Paula Gomes").replace(
         "Ferreira will", "Gomes will")),
+    # the whole name of what the sentence names short ("Northbridge", "St. Aldric's"), and a possessive the passage
+    # writes with "of" ("chief executive of Northbridge")
+    ("Helen Okafor, chief executive of Northbridge General Hospital, will lead the new trust.", MERGER),
+    ("Marcus Pell, chief executive of St. Aldric Medical Centre, will become chief operating officer.", MERGER),
+    ("The new trust will be led by Northbridge's chief executive, Helen Okafor.", MERGER),
 ])
 def test_no_moved_name_without_a_swap(claim, passage):
     assert _moved(claim, passage) == []

@@ -18,6 +18,11 @@ TWO_MAYORS = "The mayor of Oslo, Owen Hale, met the mayor of Vellby, Tessa Grant
 SUMMIT = ("A handshake between President Barack Obama and Cuban President Raul Castro opened the summit. The late Hugo "
           "Chavez had outplayed Obama in 2009.")
 FORMER = "The former mayor, Tessa Grant, criticised the plan; the mayor, Owen Hale, defended it."
+MERGER = ("Northbridge General Hospital and St. Aldric Medical Centre will merge. Dr. Helen Okafor, currently chief "
+          "executive of Northbridge, will lead the new trust, while St. Aldric's chief executive, Marcus Pell, will "
+          "become chief operating officer.")
+NORVIA = ("Keller Pharma agreed to buy Norvia, the companies said on Monday. Norvia's chief executive, Ida Holm, will "
+          "join Keller's board.")
 
 
 def _moved(claim: str, passage: str) -> list[str]:
@@ -36,6 +41,13 @@ def _moved(claim: str, passage: str) -> list[str]:
     ("Cuban President Hugo Chavez met Obama.", SUMMIT, "the president: Hugo Chavez where the passage has Raul Castro"),
     # the former mayor is not the mayor
     ("The mayor, Tessa Grant, criticised the plan.", FORMER, "the mayor: Tessa Grant where the passage has Owen Hale"),
+    # an apposition without an article ("currently" allowed), and a possessive's owner qualifies the post
+    ("Helen Okafor, chief executive of St. Aldric, will lead the trust.", MERGER,
+     "the chief executive: Helen Okafor where the passage has Marcus Pell"),
+    ("The trust will be led by Dr. Helen Okafor, currently chief executive of St. Aldric.", MERGER,
+     "the chief executive: Helen Okafor where the passage has Marcus Pell"),
+    ("Marcus Pell, chief executive of Northbridge, will be its operating chief.", MERGER,
+     "the chief executive: Marcus Pell where the passage has Helen Okafor"),
 ])
 def test_a_post_given_to_another_of_the_passages_people_is_moved(claim, passage, reason):
     assert _moved(claim, passage) == [reason]
@@ -54,6 +66,12 @@ def test_a_post_given_to_another_of_the_passages_people_is_moved(claim, passage,
     ("The deputy mayor, Tessa Grant, criticised the plan.", COUNCIL),  # another post
     ("The former mayor, Tessa Grant, criticised the plan.", FORMER),  # a qualified post is another post
     ("Mayor Jane Doe criticised the plan.", COUNCIL),  # a name the passage lacks: the missing names' finding
+    # the long and the short name of one body are one qualifier
+    ("Marcus Pell, chief executive of St. Aldric Medical Centre, will be its operating chief.", MERGER),
+    ("Northbridge's chief executive, Helen Okafor, will lead the new trust.", MERGER),
+    # a full stop ends a possessive's owner ("on Monday. Norvia's"), and the claim's person holding the post of
+    # another body is the copy checks' to read, not "Ida Holm where the passage has Ida Holm"
+    ("Keller Pharma's chief executive, Ida Holm, will join Norvia's board.", NORVIA),
 ])
 def test_the_holder_another_post_or_an_unclear_holder_is_no_finding(claim, passage):
     assert _moved(claim, passage) == []

@@ -153,6 +153,16 @@ def _one_name(claim_name: str, other: str, sources: list[str]) -> bool:
     return any(f"{other} {claim_name}" in src or f"{claim_name} {other}" in src for src in sources)
 
 
+def _short_form(name: str, sentence_names: list[str], sources: list[str]) -> bool:
+    """Whether a name of the sentence is the short form of the claim's ``name``, which a passage writes whole
+    ("Northbridge" and "St. Aldric's" after "Northbridge General Hospital and St. Aldric Medical Centre"): one thing,
+    named short after its first mention."""
+    words = name.split()
+    return any(src.find(name) >= 0 for src in sources) and any(
+        0 < len(short) < len(words) and words[:len(short)] == short
+        for short in (re.sub(r"['’]s?$", "", other).split() for other in sentence_names))
+
+
 def _dated(name: str) -> str | None:
     """What kind of date a name is: "weekday" for one weekday ("Wednesday"), "month" for one month ("March"), "date"
     for a name with either among other words ("March 2020"), None for no date. A weekday or a month is compared only
@@ -203,6 +213,13 @@ def _is_the(word: str, name: str, sentence: str, sources: list[str]) -> bool:
     return bool(called.search(sentence)) and not any(owned.search(src) for src in sources)
 
 
+def _of_name(word: str, name: str, sources: list[str]) -> bool:
+    """Whether a source writes the ``word`` "of" ``name`` ("chief executive of Northbridge" for "Northbridge's chief
+    executive"): the claim's possessive says what the passage says."""
+    of = re.compile(rf"\b{re.escape(word)}(?:\s+\w+){{0,2}}\s+of\s+(?:the\s+)?{re.escape(name)}\b", re.IGNORECASE)
+    return any(of.search(src) for src in sources)
+
+
 def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span], sentence: str,
                      sentence_names: list[Span], sentence_words: list[Span], context_terms: Collection[str],
                      sources: list[str]) -> list[tuple[int, int, str]]:
@@ -214,7 +231,8 @@ def _possessor_swaps(text: str, claim_names: list[Span], claim_words: list[Span]
         same_word = [other for _, _, other, w, _ in theirs if w == word_stem]
         if not _in_sentence(name, context_terms, []):
             continue
-        if same_word and not any(_in_sentence(name, term_set(other), [other]) for other in same_word):
+        if same_word and not any(_in_sentence(name, term_set(other), [other]) for other in same_word) and not (
+                _of_name(word, name, sources)):
             out.append((s, e, f"{name}'s {word} where the passage has {same_word[0]}'s {word}"))
         elif not same_word and _is_the(word, name, sentence, sources):
             out.append((s, e, f"{name}'s {word} where the passage has {word} {name}"))
@@ -270,7 +288,7 @@ def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap:
         dated = _dated(name)
         if (not others or any(s < b and a < e for a, b, _ in out) or not strip_titles(name) or dated == "date"
                 or not _in_sentence(name, scope.context_terms, [])  # the passages' words, not the question's
-                or _in_sentence(name, sentence_terms, sentence_names)):
+                or _in_sentence(name, sentence_terms, sentence_names) or _short_form(name, sentence_names, sources)):
             continue
         rest = claim_terms - {st for _, _, st in content_terms(name)} - _title_terms(text, s, e, claim_words, sources)
         # the copy is of the sentence's other words, not of another name: "Colonie, New York" (a short answer) copies

@@ -65,16 +65,21 @@ _FORMS = "(?i:" + "|".join(sorted((re.escape(f).replace("\\ ", "[ \t]+") for f i
                                   reverse=True)) + ")"
 _NAME_WORD = r"[A-Z](?:\.|[\w'’-]{0,40})"  # a capitalised word or an initial ("J."): a full stop ends a name
 _NAME = rf"{_NAME_WORD}(?:[ \t]+{_NAME_WORD}){{0,3}}"
-_OWNER = r"(?:(?i:the|its|his|her|their)|[A-Z][\w.-]{0,40}(?:[ \t]+[A-Z][\w.-]{0,40}){0,3}(?:'s|’s|'|’))"
-_OF = r"(?:[ \t]+of[ \t]+(?P<of>(?:(?i:the)[ \t]+)?[A-Z][\w-]{0,40}(?:[ \t]+[A-Z][\w-]{0,40}){0,3}))?"
+# A possessive owner's words: a full stop only closes an abbreviation ("St. Aldric's"), never a sentence ("on
+# Monday. Norvia's").
+_OWNER_WORD = r"[A-Z](?:[\w-]{0,40}|\w{0,2}\.)"
+_OWNER = (rf"(?:(?i:the|its|his|her|their)|(?P<owner>{_OWNER_WORD}(?:[ \t]+{_OWNER_WORD}){{0,3}})"
+          r"(?:'s|’s|'|’))")
+_OF = r"(?:[ \t]+of[ \t]+(?P<of>(?:(?i:the)[ \t]+)?[A-Z][\w.-]{0,40}(?:[ \t]+[A-Z][\w.-]{0,40}){0,3}))?"
 _PATTERNS = (
     # "Mayor Owen Hale", "CEO Jane Doe", "Venezuelan President Hugo Chavez" (the capitalised word before qualifies it)
     re.compile(rf"(?:(?P<by>[A-Z][\w-]{{0,40}})[ \t]+)?(?<![\w'’-])(?P<post>{_FORMS})[ \t]+(?P<name>{_NAME})"),
     # "the mayor, Owen Hale", "Orbis Health's chief executive, Leo Brandt", "its chief executive is Leo Brandt"
     re.compile(rf"\b{_OWNER}[ \t]+(?P<post>{_FORMS}){_OF}(?:,[ \t]*|[ \t]+is[ \t]+|[ \t]+was[ \t]+)(?P<name>{_NAME})"),
-    # "Owen Hale, the mayor", "Leo Brandt is the chief executive of Orbis Health"
-    re.compile(rf"(?P<name>{_NAME})(?:,[ \t]*|[ \t]+is[ \t]+|[ \t]+was[ \t]+){_OWNER}[ \t]+(?P<post>{_FORMS})\b"
-               rf"(?![ \t]+[A-Z]){_OF}"),
+    # "Owen Hale, the mayor", "Leo Brandt is the chief executive of Orbis Health", "Helen Okafor, currently chief
+    # executive of Northbridge"
+    re.compile(rf"(?P<name>{_NAME})(?:,[ \t]*(?:(?i:currently|now)[ \t]+)?|[ \t]+is[ \t]+|[ \t]+was[ \t]+)"
+               rf"(?:{_OWNER}[ \t]+)?(?P<post>{_FORMS})\b(?![ \t]+[A-Z]){_OF}"),
 )
 _NAME_START = re.compile(r"[A-Z]")
 _ARTICLES = frozenset({"the", "its", "his", "her", "their", "a", "an"})
@@ -123,10 +128,17 @@ def _held(text: str) -> list[tuple[int, int, str, str, str]]:
         post = _POST_OF[re.sub(r"\s+", " ", m.group("post").lower())]
         if _qualified(text, m.start("post")):
             continue
-        of = m.groupdict().get("of") or m.groupdict().get("by") or ""
+        of = m.groupdict().get("of") or m.groupdict().get("by") or m.groupdict().get("owner") or ""
         qualifier = re.sub(r"^the\s+", "", "" if of.lower() in _ARTICLES else of, flags=re.IGNORECASE).lower()
         out.append((m.start("name"), m.start("name") + len(name), post, name, qualifier))
     return out
+
+
+def _one_body(a: str, b: str) -> bool:
+    """Whether two qualifiers of a post name one place or body: the same words, or the words of one all in the other
+    ("St. Aldric" and "St. Aldric Medical Centre")."""
+    x, y = set(re.findall(r"\w+", a)), set(re.findall(r"\w+", b))
+    return x <= y or y <= x
 
 
 def _one(a: str, b: str) -> bool:
@@ -147,14 +159,14 @@ def posts_moved(text: str, scope: Scope) -> list[tuple[int, int, str]]:
         given = [(n, q) for _, _, p, n, q in theirs if p == post]
         # a qualifier the other side leaves out may be the same post ("the chief executive of Orbis Health" against
         # "its chief executive"); two different ones are two posts
-        compatible = [(n, q) for n, q in given if q == qualifier or not q or not qualifier]
+        compatible = [(n, q) for n, q in given if not q or not qualifier or _one_body(q, qualifier)]
         if any(_one(name, n) for n, _ in compatible):
             continue  # the passages give the claim's person this post
         # the holders as the claim qualifies the post; else every holder, who must then be one person (not
         # "President Obama" and "Cuban President Castro")
-        holders = [n for n, q in given if q == qualifier and qualifier] or [n for n, _ in given]
-        if not holders or any(not _one(holders[0], n) for n in holders[1:]):
-            continue
+        holders = [n for n, q in given if q and qualifier and _one_body(q, qualifier)] or [n for n, _ in given]
+        if not holders or any(not _one(holders[0], n) for n in holders[1:]) or _one(name, holders[0]):
+            continue  # several holders, or the claim's person with the post of another body (the copy checks')
         if not set(name.lower().split()) & _names_in(scope):
             continue  # a name the passages lack: the missing names' finding
         found.append((start, end, f"the {post}: {name} where the passage has {holders[0]}"))
