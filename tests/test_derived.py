@@ -27,7 +27,15 @@ VARGA = "The painter Ilona Varga was born in Szeged in 1902 and died in Vienna i
 LAKE = ("Lake Chad covered about 25,000 square kilometres in the 1960s, but by the 1980s it had shrunk to less than "
         "2,000 square kilometres. The decline was caused by droughts.")
 
+BANK = ("Ardent Mutual Bank reported a pre-tax profit of £412 million for the third quarter, up from £365 million a "
+        "year earlier.")
+ADVISORY = "The bug was reported on 2 November 2026 by Tomasz Wielgus, and the patch was published on 19 November."
+
 COMPUTED = [
+    # a difference in money written after its currency sign ("by £47 million"), and days between two dates
+    ("Ardent Mutual's pre-tax profit climbed by £47 million from a year earlier to £412 million.", BANK),
+    ("Wielgus reported the bug on November 2, 2026, and the patch was published 17 days later.", ADVISORY),
+    ("The patch was published about two weeks later than the report.", ADVISORY.replace("19 November", "16 November")),
     ("Rosa Delgado finished seven percentage points ahead of Martin Keane.", ELECTION),
     ("Delgado beat Keane by 7 points.", ELECTION),
     ("Turnout rose by eight points.", ELECTION),
@@ -45,6 +53,8 @@ COMPUTED = [
 ]
 
 NOT_COMPUTED = [
+    ("Ardent Mutual's pre-tax profit climbed by £57 million from a year earlier to £412 million.", BANK),
+    ("Wielgus reported the bug on November 2, 2026, and the patch was published 16 days later.", ADVISORY),
     # a wrong difference
     ("Rosa Delgado finished five percentage points ahead of Martin Keane.", ELECTION),
     # two sentences' numbers (46% and 15%) give no difference
@@ -107,6 +117,8 @@ def test_how_a_number_was_reckoned_is_no_novel_word():
     assert [turnout[s:e] for s, e in reckoning_spans(turnout, percentages=True)] == ["points"]
     election = scope_of([Source("p0", ELECTION)], None)
     assert "points" not in [turnout[s:e] for s, e in novel_terms(content_terms(turnout), election, turnout, set())]
+    later = "The patch came 17 days later."
+    assert [later[s:e] for s, e in reckoning_spans(later)] == ["days"]
     ratio = "Aster has three times as many workers."
     assert [ratio[s:e] for s, e in reckoning_spans(ratio)] == ["times"]
     # an age's words are the number's: "at the age of 85", "aged 84", "85 years old", "an 85-year-old"

@@ -14,6 +14,8 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
   level ("fell to 5%");
+- **days between dates**: "17 days later" (days or weeks, with a difference's cue) of "on 2 November 2026 ... on 19
+  November" (a date without a year takes its sentence's year);
 - **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events);
 - **an age**: "at the age of 85", "aged 85", "85 years old" of two years of one sentence ("born in 1902 ... died in
   1987": 85, or 84 where the birthday had not come yet).
@@ -22,7 +24,7 @@ The claim's bound is read as :mod:`halguard.text.quantities` reads it ("more tha
 the computed value must round to the claim's number (a fraction word is read to within
 :data:`FRACTION_WORD_TOLERANCE`). The passage sentence must share words with the claim (:data:`MIN_SHARED_WORDS`),
 so a pair of numbers from another story computes nothing. What is left out: sums, a difference of two sentences'
-numbers, a number times a share ("a third of 300 seats is 100"), dates' days.
+numbers, a number times a share ("a third of 300 seats is 100").
 
 Bounded on any input: a source's sentences are read once (memoised by bytes), at most :data:`MAX_SENTENCES` per source
 with at most :data:`MAX_NUMBERS_PER_SENTENCE` numbers each, and a claim number is compared with the pairs of at most
@@ -31,6 +33,7 @@ with at most :data:`MAX_NUMBERS_PER_SENTENCE` numbers each, and a claim number i
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Iterable
@@ -67,7 +70,7 @@ _DIFFERENCE_AFTER = re.compile(
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
     r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of)\s+(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+"
-    r"|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?$", re.IGNORECASE)
+    r"|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$", re.IGNORECASE)  # "by £47 million"
 # An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
 # sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.
 _AGE_BEFORE = re.compile(r"\b(?:at\s+the\s+(age)\s+of|(aged?))\s+$", re.IGNORECASE)
@@ -87,6 +90,9 @@ _POINTS = re.compile(r"\s*(percentage[\s-]+)?(?:points?|pp)\b", re.IGNORECASE)
 _RATIO_WORDS = r"(?:as|more|less|fewer|larger|bigger|higher|greater|smaller|longer|the|that|what|over)"
 _RATIO_AFTER = re.compile(rf"\s*(?:-\s*)?(?:fold\b|times\s+{_RATIO_WORDS}\b)", re.IGNORECASE)
 _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
+# "17 days later" of "on 2 November 2026 ... on 19 November": the days between two dates of one sentence.
+_DAY_UNITS = {"day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0}
+_NO_YEAR = 2001  # a date without a year, where its sentence gives none: any year that is no leap year
 # The words after a number that say how it was reckoned ("percentage points", "times as"): the number's, like a unit.
 # "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
 # where they say "30 goals" is a word to look up.
@@ -94,6 +100,7 @@ _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
 _RECKONING = re.compile(
     rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{RATE_PERIOD})\b))\b",
     re.IGNORECASE)
+_DAYS_AFTER = re.compile(r"[ \t]*-?[ \t]*(days?|weeks?)[ \t]+(?:later|earlier|apart)\b", re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _LOOK = 40  # characters read after or before a claim's number for its cue words
@@ -111,11 +118,12 @@ class _Number:
 
 @dataclass(frozen=True)
 class _Sentence:
-    """A passage sentence's content stems, its quantities (no years) and its years."""
+    """A passage sentence's content stems, its quantities (no years), its years and its dates' days (ordinals)."""
 
     stems: frozenset[str]
     numbers: tuple[_Number, ...]
     years: tuple[float, ...]
+    days: tuple[int, ...] = ()
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -144,11 +152,12 @@ def _sentences(text: str) -> tuple[_Sentence, ...]:
         years = tuple(m.value for m in mentions[:MAX_NUMBERS_PER_SENTENCE]
                       if _FOUR_DIGITS.fullmatch(piece, m.start, m.end) and YEAR_RANGE[0] <= m.value <= YEAR_RANGE[1])
         # a day of a date is no quantity: "40% of the total" is not 4 of the 10 in "Tuesday 10 November"
-        dated = [(a, b) for a, b, _ in calendar_dates(piece, yearless=True)]
+        dates = calendar_dates(piece, yearless=True)[:MAX_NUMBERS_PER_SENTENCE]
         found = tuple(_number(q) for q in quantities(piece, limit=MAX_NUMBERS_PER_SENTENCE)
-                      if not any(a <= q.start and q.end <= b for a, b in dated))
-        if len(found) >= 2 or len(years) >= 2:
-            out.append(_Sentence(_stems(piece), found, years))
+                      if not any(a <= q.start and q.end <= b for a, b, _ in dates))
+        days = _day_numbers([date for _, _, date in dates])
+        if len(found) >= 2 or len(years) >= 2 or len(days) >= 2:
+            out.append(_Sentence(_stems(piece), found, years, days))
     return tuple(out)
 
 
@@ -180,18 +189,39 @@ def _pairs(numbers: tuple[_Number, ...], dimension: str | None) -> Iterable[tupl
             yield (a, b) if a.nominal <= b.nominal else (b, a)
 
 
+def _day_numbers(dates: list[tuple[int, int, int]]) -> tuple[int, ...]:
+    """The day ordinals of the dates that have a day; a date without a year takes its sentence's first year."""
+    year = next((y for y, _, _ in dates if y), _NO_YEAR)
+    out = []
+    for y, month, day in dates:
+        try:
+            out.append(datetime.date(y or year, month, day).toordinal()) if day and month else None
+        except ValueError:
+            continue  # "30 February": no day
+    return tuple(out)
+
+
+def _day_gaps(sentence: _Sentence) -> Iterable[float]:
+    """The days between each two dates of ``sentence``."""
+    days = sentence.days
+    return (float(abs(a - b)) for i, a in enumerate(days) for b in days[i + 1:])
+
+
 def _year_gaps(sentence: _Sentence) -> Iterable[float]:
     """The years between each two years of ``sentence``."""
     years = sentence.years
     return (abs(a - b) for i, a in enumerate(years) for b in years[i + 1:])
 
 
-def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float
-                 ) -> Iterable[Interval]:
-    """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years) and
-    of two numbers of the ``kinds`` (dimensions), in the claim's unit."""
+def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float,
+                 days_each: float) -> Iterable[Interval]:
+    """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years), of
+    two dates (``days_each``: the days of one of its units) and of two numbers of the ``kinds`` (dimensions), in the
+    claim's unit."""
     if years_each:
         yield from ((gap / years_each,) * 2 for gap in _year_gaps(sentence))
+    if days_each:
+        yield from ((gap / days_each,) * 2 for gap in _day_gaps(sentence))
     scale = claim.base / claim.value if claim.value else 1.0
     for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
         yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
@@ -267,12 +297,15 @@ def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, 
     """The spans of the words right after the numbers of ``text`` that say how each was reckoned ("seven percentage
     points", "three times as", "a 2-fold"; "eight points" where the passages give ``percentages``), and of an age's
     words ("at the age of 85", "85 years old"): they belong to the number, which is checked as one, and are no words
-    of a fact to look up."""
+    of a fact to look up (and "days" of "17 days later")."""
     spans = []
     for m in number_mentions(text):
         found = _RECKONING.match(text, m.end) or (_BARE_POINTS.match(text, m.end) if percentages else None)
         if found:
             spans.append((found.start(1), found.end(1)))
+        days = _DAYS_AFTER.match(text, m.end)  # "17 days later": the gap's unit, reckoned from two dates
+        if days:
+            spans.append(days.span(1))
         # an age's words ("at the age of 85", "aged 85", "85 years old") are the number's too
         for age in (_AGE_AFTER.match(text, m.end), _AGE_BEFORE.search(text, max(0, m.start - _LOOK), m.start)):
             spans.extend(age.span(g) for g in (1, 2) if age is not None and age.group(g))
@@ -287,6 +320,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     unit = text[claim.unit_span[0]:claim.unit_span[1]].lower() if claim.unit_span else ""
     years_each = _YEAR_UNITS.get(unit, 0.0)  # "for twelve years" of "from 1990 to 2002": needs no other cue
     difference = bool(years_each or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
+    days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0  # "17 days later", "by two weeks"
     ratio = bool(_RATIO_AFTER.match(after))
     part = _OF_AFTER.match(after) is not None
     change = _CHANGE_WORD.search(text) is not None
@@ -313,7 +347,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
                 return False
             computed: list[Iterable[Interval]] = []
             if difference and not share:
-                computed.append(_differences(claim, sentence, kinds, years_each))
+                computed.append(_differences(claim, sentence, kinds, years_each, days_each))
             if share:
                 computed.append(_shares(sentence, part, change))
             if ratio:

@@ -72,6 +72,7 @@ _NUMBER = re.compile(
     r"(?:\s*(thousand|million|billion|trillion|bn|m|k)\b)?",
     re.IGNORECASE,
 )
+_MONEY = frozenset("£€¥")  # before a number, as "$" in it: "£3.1bn", "€58m" are money
 _TIME_SUFFIX = re.compile(r"(?::\d{2})?\s*([ap])\.?m\.?(?!\w)", re.IGNORECASE)
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -288,7 +289,8 @@ def number_mentions(text: str) -> list[NumberMention]:
         scale = m.group(4)
         if scale:
             # "5 m" after a number is usually metres, but "$5m" is money: only scale money or words.
-            if scale.lower() in ("m", "k", "bn") and "$" not in m.group(0):
+            money = "$" in m.group(0) or text[m.start() - 1:m.start()] in _MONEY
+            if scale.lower() in ("m", "k", "bn") and not money:
                 scale = None
         if scale:
             value *= _SCALE[scale.lower()]
