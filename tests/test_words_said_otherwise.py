@@ -94,6 +94,24 @@ def test_words_said_otherwise_are_not_novel(claim, context):
 
 
 @pytest.mark.parametrize(("claim", "context", "novel"), [
+    # a word the passage writes as two, closed up (an irregular past as its verb, a particle also first)
+    ("It separated 58 minutes after liftoff.", "It lifted off at 06:42 and separated 58 minutes later.", []),
+    ("The takeover was announced.", "Orbis took over Palmera, it was announced.", []),
+    ("The layoffs were announced.", "Staff were laid off, it was announced.", []),
+    ("The outbreak was announced.", "Cholera broke out, it was announced.", []),
+    ("The nuts are not declared.", "The granola may contain undeclared nuts.", []),  # "not X" is "unX"
+    ("The 400-gram pack was recalled.", "The 400 g pack was recalled.", []),  # a unit spelled otherwise
+    # two words that are not adjacent close up nothing; a negative prefix says nothing of the word un-negated
+    ("The takeover was announced.", "Orbis took Palmera over, it was announced.", ["takeover"]),
+    ("The nuts are declared.", "The granola may contain undeclared nuts.", ["declared"]),
+])
+def test_words_the_passage_writes_apart_or_negated(claim, context, novel):
+    scope = scope_of([Source(id="0", text=context)], None)
+    spans = novel_terms(content_terms(claim), scope, claim, term_set(context), chunks=(context,))
+    assert [claim[s:e] for s, e in spans] == novel
+
+
+@pytest.mark.parametrize(("claim", "context", "novel"), [
     ("Prices were lowered in May.", "Prices were raised in May.", ["lowered"]),  # antonyms never license
     ("The road is 5 miles long.", "The road is 5 kilometres long.", ["miles"]),  # siblings never do
     ("The firm was fined.", "The business was praised.", ["fined"]),

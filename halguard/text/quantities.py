@@ -360,8 +360,9 @@ def saying(claim: Quantity, passage: Iterable[Quantity] | QuantityIndex) -> Iter
     for theirs in passage.candidates(claim) if isinstance(passage, QuantityIndex) else passage:
         if theirs.dimension != claim.dimension or theirs.dimension == "compound":
             continue
-        converted = claim.unit_span is not None and theirs.unit_span is not None and not math.isclose(
-            claim.base / claim.value if claim.value else 0.0, theirs.base / theirs.value if theirs.value else 0.0)
+        # another unit, or the value in its unit spelled otherwise ("400-gram" for "400 g")
+        converted = claim.unit_span is not None and theirs.unit_span is not None and (
+            claim.base == theirs.base or not math.isclose(claim.base * theirs.value, theirs.base * claim.value))
         if claim.bound is None and not converted:
             continue  # the same unit and no bound: the value itself must be the passage's
         if not (converted and claim.bound is None) and not (claim.context & theirs.context):

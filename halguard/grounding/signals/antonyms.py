@@ -39,7 +39,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     _CONTEST,
     ("profit profitable income earnings", "loss unprofitable"),  # "net income" and "earnings" are a profit
     ("positive", "negative"),
-    ("good better best", "bad worse worst"),
+    ("good better best improve improvement", "bad worse worst worsen deteriorate deterioration"),
     ("early earlier earliest", "late later latest"),
     ("first", "last final"),
     ("begin began begun start", "finish"),
@@ -51,7 +51,8 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("happy pleased satisfied", "unhappy sad displeased dissatisfied"),
     ("cheap cheaper cheapest inexpensive", "expensive costly pricier"),
     ("long longer longest", "short shorter shortest"),
-    ("fast faster fastest quick quicker", "slow slower slowest"),
+    ("fast faster fastest quick quicker accelerate", "slow slower slowest decelerate"),
+    ("wide wider widest widen broad broader broaden", "narrow narrower narrowest"),  # "the margin narrowed"
     ("hot hotter warm warmer", "cold colder"),
     ("new newer newest", "old older oldest"),
     ("young younger youngest", "elderly"),
@@ -136,7 +137,11 @@ def lexicon_side(word: str) -> tuple[int, int] | None:
 
 
 def opposite_in(word: str, stems: Collection[str]) -> bool:
-    """Whether ``stems`` hold a word of the other side of ``word``'s pair ("closed" for "open")."""
+    """Whether ``stems`` hold a word of the other side of ``word``'s pair ("closed" for "open"), or ``word`` with a
+    negative prefix (:func:`_negative_base`: "undeclared" for "declared", "unauthenticated" for "authentication")."""
+    word_stem = stem(word)
+    if any(_negative_base(st) == word_stem for st in stems):
+        return True
     side = lexicon_side(word)
     if side is None:
         return False

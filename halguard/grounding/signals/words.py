@@ -10,6 +10,7 @@ from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
+from halguard.text.compounds import closed_compounds
 from halguard.text.dates import WEEKDAYS, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
@@ -111,18 +112,19 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
 
 class _FormsIn:
     """Whether another form of a word stands in some texts (the claim's evidence chunks: :func:`halguard.text.wordnet.
-    form_in`); their stems are read on the first word that asks, since most claims have none left to ask about."""
+    form_in`), or two of their words closed up (:func:`halguard.text.compounds.closed_compounds`); they are read on the
+    first word that asks, since most claims have none left to ask about."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         self._texts = tuple(dict.fromkeys(texts))  # the best chunk is also the first of the claim's chunks
-        self._stems: set[str] | None = None
+        self._read: tuple[set[str], set[str]] | None = None  # their stems, and their words closed up
 
     def __call__(self, term_stem: str) -> bool:
         if not self._texts:
             return False
-        if self._stems is None:
-            self._stems = set().union(*map(term_set, self._texts))
-        return form_in(term_stem, self._stems)
+        if self._read is None:  # "liftoff" of "lifted off"
+            self._read = (set().union(*map(term_set, self._texts)), set().union(*map(closed_compounds, self._texts)))
+        return form_in(term_stem, self._read[0]) or term_stem in self._read[1]
 
 
 class _Covering:
