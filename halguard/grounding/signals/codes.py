@@ -7,7 +7,8 @@ is what a fabrication changes. A code is changed where the passages write its na
 with the claim's ("SARS-CoV-2" only); a name they never write with a number says nothing ("COVID-19" against
 "COVID" is the same disease). A name's Roman numeral ("World War II", "Henry VIII", "Super Bowl LVII") is read
 the same way, by the capitalised word before it: "World War III" has "War II" of the passages' "World War II"
-(its words are all theirs, so no name is missing).
+(its words are all theirs, so no name is missing). A version ("5.8.2") is changed where the passages write versions,
+none of them the claim's, or where the sentence the claim restates writes another in its place.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import re
 from itertools import islice
 
+from halguard.grounding.signals.closest import shared_share, source_sentences
 from halguard.grounding.signals.scope import Scope
+from halguard.text.lexical import term_set
 
 __all__ = ["changed_codes"]
 
@@ -30,6 +33,16 @@ _NAMED_NUMERAL = re.compile(rf"\b([A-Z][a-z]{{1,19}}) ({_ROMAN})\b")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 # The most codes of one claim read (each is one scan of every passage).
 _MAX_CODES = 8
+# The share of a claim's words in the passage sentence it restates, for a version in its place that is not the
+# claim's (_versions_changed). Hand-set at a half, as widened.WIDENED_SCOPE_OVERLAP: a restatement, not a mention.
+VERSION_COPY_OVERLAP = 0.5
+# The characters of a claim read for the words it shares with a sentence (a claim restates one sentence; a crafted
+# one of thousands of words is not compared whole with each of the passages' sentences).
+_CLAIM_CHARS = 2_000
+# A version or another dotted identifier of three parts or more ("5.8.2", "10.0.19045", "192.168.0.1"): the number
+# reader takes "5.8.2" as 5.8, so "5.8.1" would stand for it. A part of four digits with two parts of at most 31 is
+# a date ("30.06.2026"), which the date readers read.
+_DOTTED = re.compile(r"(?<![\w.])v?(\d{1,6}(?:\.\d{1,6}){2,5})(?!\w|\.\d)", re.IGNORECASE)
 
 
 def changed_codes(text: str, scope: Scope) -> list[Span]:
@@ -50,7 +63,42 @@ def changed_codes(text: str, scope: Scope) -> list[Span]:
         written = _numerals_written_with(m.group(1), scope)
         if written and _roman_value(m.group(2)) not in written:
             found.append((m.start(), m.end()))
-    return found
+    return found + _versions_changed(text, scope)
+
+
+def _versions_changed(text: str, scope: Scope) -> list[Span]:
+    """The claim's versions ("5.8.2") that the passages write nowhere, where they write versions, or that the passage
+    sentence the claim restates (:data:`VERSION_COPY_OVERLAP` of its words, the most of any with a version) gives
+    another in the same place ("affects versions 5.6.0 through 5.8.2" where it says "through 5.8.1", and 5.8.2 is the
+    fixed version of another sentence)."""
+    versions = [m for m in islice(_DOTTED.finditer(text), _MAX_CODES) if not _dotted_date(m.group(1))]
+    if not versions:
+        return []
+    sentences = [(sentence, terms) for src in scope.sources for sentence, terms in source_sentences(src.text)
+                 if _DOTTED.search(sentence)]
+    if not sentences:
+        return []  # the passages write no version: a claim's is read as its number
+    written = {m.group(1) for sentence, _ in sentences for m in _DOTTED.finditer(sentence)}
+    claim_terms = term_set(text[:_CLAIM_CHARS])
+    share, restated = max((shared_share(claim_terms, set(terms)), sentence) for sentence, terms in sentences)
+    in_place = {_word_before(restated, m.start()): m.group(1) for m in _DOTTED.finditer(restated)}
+    return [(m.start(1), m.end(1)) for m in versions if m.group(1) not in written or (
+        share >= VERSION_COPY_OVERLAP and m.group(1) not in in_place.values()
+        and _word_before(text, m.start()) in in_place)]
+
+
+def _word_before(text: str, start: int) -> str:
+    """The word before ``start``, lower-cased ("" at the start)."""
+    words = re.findall(r"[\w'’]+", text[max(0, start - 40):start].lower())
+    return words[-1] if words else ""
+
+
+def _dotted_date(dotted: str) -> bool:
+    """Whether a dotted identifier is a date ("30.06.2026", "2026.06.30"): a part of four digits, the others at most
+    31."""
+    parts = dotted.split(".")
+    years = [p for p in parts if len(p) == 4]
+    return len(parts) == 3 and len(years) == 1 and all(int(p) <= 31 for p in parts if p is not years[0])
 
 
 def _numbers_written_with(name: str, scope: Scope) -> set[int]:

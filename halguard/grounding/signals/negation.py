@@ -6,6 +6,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from halguard.grounding.signals.closest import evidence_sentences, shared_share
 from halguard.text.lexical import (
@@ -63,10 +64,12 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
                       aligned_overlap: float) -> bool:
     """Whether the claim and its closest evidence sentence state the same proposition with opposite polarity.
 
-    Exactly one side negates (:func:`halguard.text.lexical.has_negation`), the word it negates stands on the other
+    Exactly one side negates (:func:`halguard.text.lexical.has_negation`) and the word it negates stands on the other
     side un-negated (the claim's "did not *lead*" against "*led*"; the evidence's "not *shipped*" against the
-    claim's "shipped"), and at least ``aligned_overlap`` of the claim's content words (``claim_terms``, stems) are
-    in the evidence sentence (``closest_terms``): the same predicate and arguments. A negated claim whose evidence
+    claim's "shipped"), or both negate and the claim negates a word the evidence states in a clause without a
+    negator ("had not received assurances" against "had received assurances that no posts would be cut"), and at
+    least ``aligned_overlap`` of the claim's content words (``claim_terms``, stems) are in the evidence sentence
+    (``closest_terms``): the same predicate and arguments. A negated claim whose evidence
     states nothing of the kind ("the lawsuit does not name the parties" against a sentence about the lawsuit's
     damages) is a question of support, the other signals', never a contradiction: on RAGTruth the unaligned check
     was right on 3 of 79 claims (docs/how-it-works.md, "Which findings block").
@@ -74,8 +77,9 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     if _RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
-    claim_targets, claim_denied = flip_targets(claim), _denied_otherwise(claim)
-    claim_bases = {base_form(t) for t in term_set(claim)}
+    targets = flip_targets(claim)
+    side = _ClaimSide(targets, _denied_otherwise(claim), {base_form(t) for t in term_set(claim)},
+                      _objects(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
     # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
@@ -86,9 +90,8 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     if len(propositions) > 1:
         # "I will take a 23% pay cut ... in America. And I won't take a raise until ..." (one quoted sentence to
         # the sentence splitter): the "won't" is another proposition's, which the claim must align with itself
-        return any(_flipped(claim_targets, claim_denied, claim_bases, p, claim_terms, term_set(p), aligned_overlap)
-                   for p in propositions)
-    return _flipped(claim_targets, claim_denied, claim_bases, closest, claim_terms, closest_terms, aligned_overlap)
+        return any(_flipped(side, p, claim_terms, term_set(p), aligned_overlap) for p in propositions)
+    return _flipped(side, closest, claim_terms, closest_terms, aligned_overlap)
 
 
 # A negated clause is read against the evidence only when it keeps at least this many content words besides the
@@ -138,26 +141,73 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
     return None
 
 
-def _flipped(claim_targets: set[str], claim_denied: set[str], claim_bases: set[str], proposition: str,
-             claim_terms: set[str], terms: set[str], aligned_overlap: float) -> bool:
-    """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already: the words
-    it negates, those it denies in other words, and its stems' base forms."""
+class _ClaimSide(NamedTuple):
+    """The claim as :func:`negation_mismatch` reads it, once for every proposition: the words it negates, those it
+    denies in other words, its stems' base forms, and the word after each negated one (its object)."""
+
+    targets: set[str]
+    denied: set[str]
+    bases: set[str]
+    objects: dict[str, str]
+
+
+def _objects(text: str, targets: set[str]) -> dict[str, str]:
+    """The stem of the content word after each negated word of ``text`` ("does not support *wireless* charging"),
+    where a negator stands in the few words before it (not "It *supports* wired charging" of the same text)."""
+    terms = content_terms(text)
+    out: dict[str, str] = {}
+    for (start, _, st), (_, _, following) in zip(terms, terms[1:]):
+        if st in targets and st not in out and not FLIP_CUES.isdisjoint(_cue_words(text[max(0, start - 30):start])):
+            out[st] = following
+    return out
+
+
+def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: set[str], aligned_overlap: float
+             ) -> bool:
+    """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already."""
     evidence_targets = flip_targets(proposition) | _denied_otherwise(proposition)  # "leased it rather than buying it"
-    if bool(claim_targets) == bool(evidence_targets):
+    if not claim.targets and not evidence_targets:
         return False
     if shared_share(claim_terms, terms) < aligned_overlap:
         return False
-    if claim_targets:
+    if claim.targets and evidence_targets:
+        # both negate, maybe two statements: "said they had not received assurances" against "said they had received
+        # assurances that no posts would be cut" negates what the evidence states in a clause without a negator, with
+        # the negated word's object ("does not support wireless charging" against "supports wired charging but has
+        # no wireless charging" says the evidence's negation)
+        return any(t not in evidence_targets and _stated_plainly(t, claim.objects.get(t), proposition)
+                   for t in claim.targets)
+    if claim.targets:
         # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word
-        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms for t in claim_targets)
+        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
-    denied = {base_form(t) for t in evidence_targets - claim_denied}
+    denied = {base_form(t) for t in evidence_targets - claim.denied}
     if denied:
         # a word the evidence also states un-negated is no denial of it: "failed to reach orbit at first but reached
         # it in 2010"
         said = Counter(base_form(stem(proposition[a:b])) for a, b in word_spans(proposition))
         denied = {t for t in denied if said[t] < 2}
-    return bool(denied & claim_bases)
+    return bool(denied & claim.bases)
+
+
+# Where a clause of an evidence sentence ends, for a negation on both sides: "had received assurances | that no
+# clinical posts would be cut" (a comma, a relative or a conjunction that opens another statement).
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
+                           r"when|after|before|and|or)\b", re.IGNORECASE)
+
+
+def _stated_plainly(term: str, its_object: str | None, proposition: str) -> bool:
+    """Whether ``proposition`` has the word ``term`` (a stem) with ``its_object`` (a stem, if the claim has one) in one
+    clause, and no clause of it that has the word has a negator (:data:`FLIP_CUES`, also written with "n't")."""
+    clauses = (set(_cue_words(c)) for c in _CLAUSE_BREAK.split(proposition))
+    with_term = [(words, stems) for words in clauses if term in (stems := {stem(w) for w in words})]
+    return (any(its_object is None or its_object in stems for _, stems in with_term)
+            and all(words.isdisjoint(FLIP_CUES) for words, _ in with_term))
+
+
+def _cue_words(text: str) -> list[str]:
+    """The words of ``text``, lower-cased, an apostrophe dropped ("didn't" -> "didnt", as :data:`FLIP_CUES` has it)."""
+    return [w.replace("'", "").replace("’", "") for w in re.findall(r"[\w'’]+", text.lower())]
 
 
 def _measures(text: str) -> set[float]:

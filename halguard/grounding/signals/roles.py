@@ -13,6 +13,7 @@ from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
 from halguard.grounding.signals.scope import Scope
+from halguard.grounding.signals.speakers import speakers_moved
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
 from halguard.grounding.signals.widened import widened_scopes
@@ -30,8 +31,9 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
     trade places (:mod:`.transposed`), a one-holder post given to another of the passages' people (:mod:`.titles`),
-    and a group the passages restrict said whole (:mod:`.widened`). The claim is read as the other signals read it
-    (:func:`.measure.checked_text`): "[2]" is no number, and "I think" no frame.
+    a group the passages restrict said whole (:mod:`.widened`), and words another speaker said (:mod:`.speakers`).
+    The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
+    no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
@@ -63,7 +65,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                               *numbers_exchanged(part, closest, copy_overlap)]:
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
-        found += [m for m in [*posts_moved(text, scope), *widened_scopes(text, sources)] if unclaimed(m[0], m[1])]
+        found += [m for m in [*posts_moved(text, scope), *widened_scopes(text, sources),
+                              *speakers_moved(text, sources, scope.context_terms)] if unclaimed(m[0], m[1])]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
 
