@@ -35,6 +35,7 @@ COMPUTED = [
     # a difference in money written after its currency sign ("by £47 million"), and days between two dates
     ("Ardent Mutual's pre-tax profit climbed by £47 million from a year earlier to £412 million.", BANK),
     ("Wielgus reported the bug on November 2, 2026, and the patch was published 17 days later.", ADVISORY),
+    ("The patch was published 17 days after Wielgus reported the bug.", ADVISORY),
     ("The patch was published about two weeks later than the report.", ADVISORY.replace("19 November", "16 November")),
     ("Rosa Delgado finished seven percentage points ahead of Martin Keane.", ELECTION),
     ("Delgado beat Keane by 7 points.", ELECTION),
@@ -117,8 +118,8 @@ def test_how_a_number_was_reckoned_is_no_novel_word():
     assert [turnout[s:e] for s, e in reckoning_spans(turnout, percentages=True)] == ["points"]
     election = scope_of([Source("p0", ELECTION)], None)
     assert "points" not in [turnout[s:e] for s, e in novel_terms(content_terms(turnout), election, turnout, set())]
-    later = "The patch came 17 days later."
-    assert [later[s:e] for s, e in reckoning_spans(later)] == ["days"]
+    for later in ("The patch came 17 days later.", "The patch came 17 days after the report."):
+        assert [later[s:e] for s, e in reckoning_spans(later)] == ["days"]
     ratio = "Aster has three times as many workers."
     assert [ratio[s:e] for s, e in reckoning_spans(ratio)] == ["times"]
     # an age's words are the number's: "at the age of 85", "aged 84", "85 years old", "an 85-year-old"

@@ -87,3 +87,17 @@ def test_so_far_is_grammar_and_far_a_distance_is_a_word():
     assert all(a < text.index("twice") for a, _ in dropped)  # the distance sense stays a word to look up
     volcano = "Mount Aral erupted on Tuesday night. No deaths have been reported."
     assert LocalVerifier().verify("No deaths have been reported so far.", [volcano]).label == "supported"
+
+
+def test_a_cause_connective_is_grammar_and_its_cause_a_fact():
+    from halguard.text.light_words import light_phrase_spans
+
+    text = "Charges rose owing to weaker conditions; he leads thanks to his second place; thanks were given."
+    dropped, _ = light_phrase_spans(text)
+    assert sorted(text[a:b] for a, b in dropped) == ["owing", "thanks"]  # not the thanks that were given
+    passage = "Impairment charges rose to £58 million because of weaker conditions among small business borrowers."
+    verifier = LocalVerifier()
+    assert verifier.verify("Impairment charges rose to £58 million owing to weaker conditions among small business "
+                           "borrowers.", [passage]).label == "supported"
+    assert verifier.verify("Impairment charges rose to £58 million owing to higher interest rates.",
+                           [passage]).label == "hallucinated"

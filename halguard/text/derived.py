@@ -100,7 +100,8 @@ _NO_YEAR = 2001  # a date without a year, where its sentence gives none: any yea
 _RECKONING = re.compile(
     rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{RATE_PERIOD})\b))\b",
     re.IGNORECASE)
-_DAYS_AFTER = re.compile(r"[ \t]*-?[ \t]*(days?|weeks?)[ \t]+(?:later|earlier|apart)\b", re.IGNORECASE)
+_DAY_PLACED = re.compile(r"[ \t]+(?:after|before)\b", re.IGNORECASE)  # "14 days after the report": a gap too
+_DAYS_AFTER = re.compile(r"[ \t]*-?[ \t]*(days?|weeks?)[ \t]+(?:later|earlier|apart|after|before)\b", re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _LOOK = 40  # characters read after or before a claim's number for its cue words
@@ -319,8 +320,10 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     after, before = text[claim.end:claim.end + _LOOK], text[max(0, claim.start - _LOOK):claim.start]
     unit = text[claim.unit_span[0]:claim.unit_span[1]].lower() if claim.unit_span else ""
     years_each = _YEAR_UNITS.get(unit, 0.0)  # "for twelve years" of "from 1990 to 2002": needs no other cue
-    difference = bool(years_each or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
-    days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0  # "17 days later", "by two weeks"
+    # days placed from an event ("14 days after the report") are a difference, as "17 days later" and "by two weeks"
+    placed = unit in _DAY_UNITS and claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
+    difference = bool(years_each or placed or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
+    days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0
     ratio = bool(_RATIO_AFTER.match(after))
     part = _OF_AFTER.match(after) is not None
     change = _CHANGE_WORD.search(text) is not None

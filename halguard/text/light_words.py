@@ -52,12 +52,15 @@ _LIGHT_PHRASES = re.compile(r"\b(t(?:ake|akes|ook|aken|aking))\s+(place)\b", re.
 # Function phrases: a content word that is only grammar inside its phrase ("No deaths have been reported so far",
 # "by far the largest"): no word to look up. The distance sense of "far" stays one ("twice as far as").
 _FUNCTION_PHRASES = re.compile(r"\b(?:so|thus|by)\s+(far)\b", re.IGNORECASE)
+# Connectives of a cause written with a content word ("owing to", "thanks to"): "because of", their stopwords'
+# equivalent, is no word to look up either; the cause after them is.
+_CONNECTIVES = re.compile(r"\b(owing|thanks)\s+to\b", re.IGNORECASE)
 
 
 def light_phrase_spans(text: str) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
     """The light phrases of ``text`` ("took place"): the spans of their words that are part of the phrase's one
-    word or only its grammar (the verb of "took place", the "far" of "so far"), and of their nouns, which weigh as a
-    light word."""
+    word or only its grammar (the verb of "took place", the "far" of "so far", the "owing" of "owing to"), and of
+    their nouns, which weigh as a light word."""
     found = list(_LIGHT_PHRASES.finditer(text))
-    grammar = {m.span(1) for m in _FUNCTION_PHRASES.finditer(text)}
+    grammar = {m.span(1) for pattern in (_FUNCTION_PHRASES, _CONNECTIVES) for m in pattern.finditer(text)}
     return {m.span(1) for m in found} | grammar, {m.span(2) for m in found}

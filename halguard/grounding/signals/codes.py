@@ -97,8 +97,7 @@ def _dotted_date(dotted: str) -> bool:
     """Whether a dotted identifier is a date ("30.06.2026", "2026.06.30"): a part of four digits, the others at most
     31."""
     parts = dotted.split(".")
-    years = [p for p in parts if len(p) == 4]
-    return len(parts) == 3 and len(years) == 1 and all(int(p) <= 31 for p in parts if p is not years[0])
+    return len(parts) == 3 and sum(len(p) == 4 for p in parts) == 1 and all(int(p) <= 31 for p in parts if len(p) != 4)
 
 
 def _numbers_written_with(name: str, scope: Scope) -> set[int]:
