@@ -105,8 +105,10 @@ def speakers_moved(text: str, sources: Sequence[str], context_terms: Collection[
             and named <= set(context_terms)]
     if not ours:
         return []
+    # only the sentences that share enough words with some speech of the claim are read for their speeches
+    said = set().union(*(speech.said for speech, _ in ours))
     theirs = [(sentence, terms, speech) for src in sources for sentence, terms in source_sentences(src)
-              if _SAYING.search(sentence) for speech in speeches(sentence)]
+              if len(said & terms) >= MIN_SAID_WORDS and _SAYING.search(sentence) for speech in speeches(sentence)]
     found = []
     for speech, start in ours:
         same = [(sentence, terms, s) for sentence, terms, s in theirs if _same_words(speech.said, s.said)]
