@@ -195,8 +195,10 @@ def _day_numbers(dates: list[tuple[int, int, int]]) -> tuple[int, ...]:
     year = next((y for y, _, _ in dates if y), _NO_YEAR)
     out = []
     for y, month, day in dates:
+        if not (day and month):
+            continue  # "November 1989": no day
         try:
-            out.append(datetime.date(y or year, month, day).toordinal()) if day and month else None
+            out.append(datetime.date(y or year, month, day).toordinal())
         except ValueError:
             continue  # "30 February": no day
     return tuple(out)

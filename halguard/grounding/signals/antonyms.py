@@ -138,7 +138,7 @@ def lexicon_side(word: str) -> tuple[int, int] | None:
 
 def opposite_in(word: str, stems: Collection[str]) -> bool:
     """Whether ``stems`` hold a word of the other side of ``word``'s pair ("closed" for "open"), or ``word`` with a
-    negative prefix (:func:`_negative_base`: "undeclared" for "declared", "unauthenticated" for "authentication")."""
+    negative prefix (:func:`_negative_base`: "undeclared" for "declared", "unaware" for "aware")."""
     word_stem = stem(word)
     if any(_negative_base(st) == word_stem for st in stems):
         return True

@@ -158,7 +158,7 @@ def _short_form(name: str, sentence_names: list[str], sources: list[str]) -> boo
     ("Northbridge" and "St. Aldric's" after "Northbridge General Hospital and St. Aldric Medical Centre"): one thing,
     named short after its first mention."""
     words = name.split()
-    return any(src.find(name) >= 0 for src in sources) and any(
+    return any(name in src for src in sources) and any(
         0 < len(short) < len(words) and words[:len(short)] == short
         for short in (re.sub(r"['’]s?$", "", other).split() for other in sentence_names))
 

@@ -151,13 +151,18 @@ class _ClaimSide(NamedTuple):
     objects: dict[str, str]
 
 
+# The characters before a negated word read for its negator ("had not received", "does not support"): a few words.
+_CUE_REACH = 30
+
+
 def _objects(text: str, targets: set[str]) -> dict[str, str]:
     """The stem of the content word after each negated word of ``text`` ("does not support *wireless* charging"),
     where a negator stands in the few words before it (not "It *supports* wired charging" of the same text)."""
     terms = content_terms(text)
     out: dict[str, str] = {}
     for (start, _, st), (_, _, following) in zip(terms, terms[1:]):
-        if st in targets and st not in out and not FLIP_CUES.isdisjoint(_cue_words(text[max(0, start - 30):start])):
+        before = _cue_words(text[max(0, start - _CUE_REACH):start])
+        if st in targets and st not in out and not FLIP_CUES.isdisjoint(before):
             out[st] = following
     return out
 
