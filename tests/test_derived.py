@@ -171,3 +171,27 @@ def test_a_listed_count_is_no_missing_number_but_a_wrong_one_is():
     wrong = verifier.verify("His three predecessors, John Paul II and Benedict XVI, both avoided the word.", passages)
     assert right.claims[0].signals.missing_numbers == []
     assert wrong.claims[0].signals.missing_numbers == ["three"]
+
+
+@pytest.mark.parametrize(("claim", "reckoned"), [
+    ("142 riders started the race but only 96 finished, so 46 riders failed to complete it.", {46.0}),
+    ("Of 142 starters 96 finished, leaving forty-six who did not.", {46.0}),
+    ("96 finished and 46 abandoned, a total of 142 starters.", {142.0}),
+    # no cue: a number equal to a difference of two others is a fact to find
+    ("Revenue rose from 10 to 30 million, and profit was 20 million.", set()),
+    # a cue before a number no pair gives
+    ("142 riders started and 96 finished, so 45 riders abandoned.", set()),
+])
+def test_a_difference_or_sum_of_the_claims_own_numbers_is_its_reckoning(claim, reckoned):
+    from halguard.text.derived import own_reckoning
+
+    assert own_reckoning(claim) == reckoned
+
+
+def test_the_claims_own_difference_is_no_missing_number():
+    passage = "Race organisers said 142 riders started and 96 finished."
+    verifier = LocalVerifier()
+    faithful = verifier.verify("142 riders started but only 96 finished, so 46 riders did not finish.", [passage])
+    wrong = verifier.verify("142 riders started but only 96 finished, so 36 riders did not finish.", [passage])
+    assert not faithful.claims[0].signals.missing_numbers
+    assert wrong.claims[0].signals.missing_numbers == ["36"]

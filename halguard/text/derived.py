@@ -46,8 +46,8 @@ from halguard.text.segment import MENTION_SENTENCE_END
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
-__all__ = ["MAX_NUMBERS_PER_SENTENCE", "MAX_SENTENCES", "MAX_SENTENCES_COMPARED", "derived", "listed_counts",
-           "reckoning_spans"]
+__all__ = ["MAX_NUMBERS_PER_SENTENCE", "MAX_OWN_NUMBERS", "MAX_SENTENCES", "MAX_SENTENCES_COMPARED", "derived",
+           "listed_counts", "own_reckoning", "reckoning_spans"]
 
 # A source's sentences with two numbers or more read, at most (what is not read computes nothing: the claim's number
 # stays missing, as before), and the numbers of each read, at most (the pairs of one sentence: 28 at most).
@@ -250,6 +250,34 @@ def _ratios(sentence: _Sentence) -> Iterable[Interval]:
         for small, large in _pairs(sentence.numbers, dimension):
             if small.low > 0:
                 yield large.low / small.high, large.high / small.low
+
+
+# A number the claim reckons from two of its own numbers: their difference after a cue of consequence ("142 riders
+# started but only 96 finished, so 46 failed", "leaving 46"), their sum after a cue of a total ("a total of 238").
+# Without a cue a number that equals a difference of two others is a fact to find ("rose from 10 to 30 million, and
+# profit was 20 million"). At most MAX_OWN_NUMBERS numbers of a claim are read.
+MAX_OWN_NUMBERS = 12
+_CONSEQUENCE_BEFORE = re.compile(r"\b(?:so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+$",
+                                 re.IGNORECASE)
+_TOTAL_BEFORE = re.compile(r"\b(?:total\s+of|totalling|totaling|in\s+all|altogether|combined|together)\s+$",
+                           re.IGNORECASE)
+
+
+def own_reckoning(text: str) -> set[float]:
+    """The numbers of ``text`` that are the difference or the sum of two of its other numbers, as a cue before them
+    asks (see above): the claim's own reckoning, not a number to find in the passages."""
+    mentions = [m for m in number_mentions(text)[:MAX_OWN_NUMBERS] if not m.is_percent]
+    found: set[float] = set()
+    for m in mentions:
+        before = text[max(0, m.start - _LOOK):m.start]
+        difference, total = _CONSEQUENCE_BEFORE.search(before), _TOTAL_BEFORE.search(before)
+        if not (difference or total):
+            continue
+        others = [o.value for o in mentions if o is not m and o.value != m.value]
+        pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1:]]
+        if any(math.isclose(m.value, abs(a - b) if difference else a + b) for a, b in pairs):
+            found.add(round(m.value, 6))
+    return found
 
 
 # A count the claim gives its own list of: "his two predecessors, John Paul II and Benedict XVI", "the three

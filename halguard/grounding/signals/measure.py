@@ -43,7 +43,7 @@ from halguard.grounding.signals.words import (
 from halguard.text.claims import Claim
 from halguard.text.counts import answered_counts, counted_as_said, moved_counts
 from halguard.text.currency import currency_amounts, currency_symbols
-from halguard.text.derived import listed_counts
+from halguard.text.derived import listed_counts, own_reckoning
 from halguard.text.lexical import (
     affirmation_end,
     affirms,
@@ -167,9 +167,11 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
 
 
 def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:
-    """The claim's own reckoning, not numbers to find in the passages: a correct calculation's numbers, and a count of
-    the claim's own list ("his two predecessors, John Paul II and Benedict XVI")."""
-    return {round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])} | listed_counts(text)
+    """The claim's own reckoning, not numbers to find in the passages: a correct calculation's numbers, a count of
+    the claim's own list ("his two predecessors, John Paul II and Benedict XVI"), and a difference or sum of two of its
+    numbers that a cue asks for ("142 started and 96 finished, so 46 did not")."""
+    return ({round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])} | listed_counts(text)
+            | own_reckoning(text))
 
 
 def _answered_otherwise(text: str, scope: Scope, facts: Scope, numbers: list[tuple[int, int]]
