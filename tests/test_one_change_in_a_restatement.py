@@ -141,3 +141,33 @@ def test_speakers_read_in_bounded_time():
     start = time.perf_counter()
     speakers_moved(claim, [passage], term_set(passage))
     assert time.perf_counter() - start < 5  # four speeches of the claim, the passages' first sentences
+
+
+BUG = ("Fernlight Software released a patch. The bug was reported on 2 November by researcher Tomasz Wielgus of the "
+       "security firm Redline Labs.")
+
+
+def _bodies(claim: str, passage: str) -> list[str]:
+    from halguard.grounding.signals.affiliations import affiliations_moved
+
+    return [why for _, _, why in affiliations_moved(claim, scope_of([Source("p0", passage)], None))]
+
+
+def test_a_person_given_another_body_of_the_passages_is_moved():
+    assert _bodies("Tomasz Wielgus of Fernlight Software reported the bug to Redline Labs.", BUG) == [
+        "Tomasz Wielgus of Fernlight Software where the passage has Tomasz Wielgus of Redline Labs"]
+    # the passage's body, by part of its name; a body the passages lack (the missing names'); a person the passages
+    # never give a body with "of"
+    assert _bodies("Tomasz Wielgus of Redline reported the bug.", BUG) == []
+    assert _bodies("Tomasz Wielgus of Acme Labs reported the bug.", BUG) == []
+    assert _bodies("Anna Berg of Fernlight Software reported the bug.", BUG + " Anna Berg found it.") == []
+
+
+def test_affiliations_read_in_bounded_time():
+    from halguard.grounding.signals.affiliations import affiliations_moved
+
+    passage = " ".join(f"Ann Lee{i} of Body{i} Labs spoke." for i in range(2_000))
+    claim = "Ann Lee1 of " + "Aa " * 20_000
+    start = time.perf_counter()
+    affiliations_moved(claim, scope_of([Source("p0", passage)], None))
+    assert time.perf_counter() - start < 5  # eight of the claim's, each source's first 20,000 characters once
