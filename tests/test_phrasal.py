@@ -28,6 +28,7 @@ from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_
     ("Bus drivers will walk out on Monday.", "Bus drivers will strike on Monday."),
     ("The coach left out the captain for the final.", "The coach dropped the captain for the final."),
     ("The gallery handed back the mask in 2022.", "The gallery returned the mask in 2022."),
+    ("The patch came out on 19 November.", "The patch was published on 19 November."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -88,6 +89,9 @@ def test_phrasal_scan_is_bounded():
     ("The board signed off on the merger.", "The board approved the merger."),
     ("Harwick Rovers came out on top against Stenmouth.", "Harwick Rovers beat Stenmouth."),
     ("A state grant will pay for the upgrade.", "A state grant will cover the upgrade."),
+    ("Helen Okafor will take charge of the new trust.", "Dr. Helen Okafor will lead the new trust."),
+    ("The satellite will keep watch on sea ice and coastal erosion.", "The satellite will monitor sea ice and "
+     "coastal erosion."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -103,6 +107,7 @@ def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     ("Marta Silva took first place in the marathon.", "Marta Silva finished 41st in the marathon."),
     ("The council gave the green light to the upgrade.", "The council rejected the upgrade."),
     ("Harwick Rovers came out on top against Stenmouth.", "Harwick Rovers lost to Stenmouth."),
+    ("Helen Okafor will take charge of the new trust.", "Dr. Helen Okafor will advise the new trust."),
 ])
 def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
     assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"
