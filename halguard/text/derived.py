@@ -36,7 +36,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from halguard.text.dates import calendar_dates
@@ -204,16 +204,11 @@ def _day_numbers(dates: list[tuple[int, int, int]]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _day_gaps(sentence: _Sentence) -> Iterable[float]:
-    """The days between each two dates of ``sentence``."""
-    days = sentence.days
-    return (float(abs(a - b)) for i, a in enumerate(days) for b in days[i + 1:])
 
 
-def _year_gaps(sentence: _Sentence) -> Iterable[float]:
-    """The years between each two years of ``sentence``."""
-    years = sentence.years
-    return (abs(a - b) for i, a in enumerate(years) for b in years[i + 1:])
+def _gaps(values: Sequence[float]) -> Iterable[float]:
+    """The distance between each two of ``values`` (a sentence's years, or its dates' day ordinals)."""
+    return (abs(a - b) for i, a in enumerate(values) for b in values[i + 1:])
 
 
 def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float,
@@ -222,9 +217,9 @@ def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], y
     two dates (``days_each``: the days of one of its units) and of two numbers of the ``kinds`` (dimensions), in the
     claim's unit."""
     if years_each:
-        yield from ((gap / years_each,) * 2 for gap in _year_gaps(sentence))
+        yield from ((gap / years_each,) * 2 for gap in _gaps(sentence.years))
     if days_each:
-        yield from ((gap / days_each,) * 2 for gap in _day_gaps(sentence))
+        yield from ((gap / days_each,) * 2 for gap in _gaps(sentence.days))
     scale = claim.base / claim.value if claim.value else 1.0
     for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
         yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
@@ -386,7 +381,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
             if ratio:
                 computed.append(_ratios(sentence))
             if age:
-                computed.append((age_then, age_then) for gap in _year_gaps(sentence) for age_then in (gap, gap - 1))
+                computed.append((age_then, age_then) for gap in _gaps(sentence.years) for age_then in (gap, gap - 1))
             if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):
                 return True
     return False

@@ -20,6 +20,7 @@ import re
 from itertools import islice
 
 from halguard.grounding.signals.scope import Scope
+from halguard.grounding.signals.titles import one_body
 from halguard.text.lexical import STOPWORDS
 
 __all__ = ["MAX_AFFILIATIONS", "MAX_SCANNED_CHARS", "affiliations_moved"]
@@ -64,8 +65,7 @@ def affiliations_moved(text: str, scope: Scope) -> list[tuple[int, int, str]]:
     for start, end, person, body in ours:
         surname = person.split()[-1].lower()
         given = [b for _, _, p, b in theirs if p.split()[-1].lower() == surname]
-        x = _words(body)
-        if not given or not x <= passage_words or any(x <= _words(b) or _words(b) <= x for b in given):
+        if not given or not _words(body) <= passage_words or any(one_body(body.lower(), b.lower()) for b in given):
             continue
         found.append((start, end, f"{person} of {body} where the passage has {person} of {given[0]}"))
     return found

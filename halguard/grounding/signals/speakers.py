@@ -23,7 +23,8 @@ Bounded: a claim's first :data:`MAX_SPEECHES` speeches, each against the speeche
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from itertools import islice
 from typing import NamedTuple
 
@@ -96,13 +97,17 @@ def _same_words(ours: frozenset[str], theirs: frozenset[str]) -> bool:
     return shared >= MIN_SAID_WORDS and shared >= SAID_OVERLAP * min(len(ours), len(theirs))
 
 
-def speakers_moved(text: str, sources: Sequence[str], context_terms: Collection[str]) -> list[tuple[int, int, str]]:
+def speakers_moved(text: str, sources: Sequence[str], context_terms: AbstractSet[str]) -> list[tuple[int, int, str]]:
     """The speakers of the claim ``text`` (offsets in it) whose words the passages (``sources``; their stems
     ``context_terms``) give another speaker only, with the reason in words."""
     # the speaker as named (after the last comma before the verb: "After the vote, planning officer Derek Amsel
     # said") must be the passages'; all the words before the verb must be absent from the passage speech's sentence
-    ours = [(s, start) for s in speeches(text) if (named := _stems(text[(start := _named_from(text, s)):s.end]))
-            and named <= set(context_terms)]
+    ours = []
+    for speech in speeches(text):
+        start = _named_from(text, speech)
+        named = _stems(text[start:speech.end])
+        if named and named <= context_terms:
+            ours.append((speech, start))
     if not ours:
         return []
     # only the sentences that share enough words with some speech of the claim are read for their speeches

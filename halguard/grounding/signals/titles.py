@@ -29,7 +29,7 @@ from halguard.text.mentions import OFFICE_INITIALISMS, same_entity, strip_titles
 from halguard.util.cache_budgets import PASSAGE_POSTS_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
-__all__ = ["MAX_SCANNED_CHARS", "ONE_HOLDER_POSTS", "posts_moved"]
+__all__ = ["MAX_SCANNED_CHARS", "ONE_HOLDER_POSTS", "one_body", "posts_moved"]
 
 # Posts one person holds at a time in one place or body, and the forms that say each (the first is its name in a
 # reason). Hand-listed general English (the offices news text names its people by), with the chief officers'
@@ -134,9 +134,9 @@ def _held(text: str) -> list[tuple[int, int, str, str, str]]:
     return out
 
 
-def _one_body(a: str, b: str) -> bool:
-    """Whether two qualifiers of a post name one place or body: the same words, or the words of one all in the other
-    ("St. Aldric" and "St. Aldric Medical Centre")."""
+def one_body(a: str, b: str) -> bool:
+    """Whether two names of a place or body (lower-cased) name one: the same words, or the words of one all in the
+    other ("st. aldric" and "st. aldric medical centre"). Also :mod:`.affiliations`' test of a person's body."""
     x, y = set(re.findall(r"\w+", a)), set(re.findall(r"\w+", b))
     return x <= y or y <= x
 
@@ -159,12 +159,12 @@ def posts_moved(text: str, scope: Scope) -> list[tuple[int, int, str]]:
         given = [(n, q) for _, _, p, n, q in theirs if p == post]
         # a qualifier the other side leaves out may be the same post ("the chief executive of Orbis Health" against
         # "its chief executive"); two different ones are two posts
-        compatible = [(n, q) for n, q in given if not q or not qualifier or _one_body(q, qualifier)]
+        compatible = [(n, q) for n, q in given if not q or not qualifier or one_body(q, qualifier)]
         if any(_one(name, n) for n, _ in compatible):
             continue  # the passages give the claim's person this post
         # the holders as the claim qualifies the post; else every holder, who must then be one person (not
         # "President Obama" and "Cuban President Castro")
-        holders = [n for n, q in given if q and qualifier and _one_body(q, qualifier)] or [n for n, _ in given]
+        holders = [n for n, q in given if q and qualifier and one_body(q, qualifier)] or [n for n, _ in given]
         if not holders or any(not _one(holders[0], n) for n in holders[1:]) or _one(name, holders[0]):
             continue  # several holders, or the claim's person with the post of another body (the copy checks')
         if not set(name.lower().split()) & _names_in(scope):
