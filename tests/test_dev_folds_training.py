@@ -72,7 +72,7 @@ def pack(tmp_path):
                                                          ("Palmera was founded in 1999.", "contradicted", "train"),
                                                          ("It was founded in Lisbon.", "supported", "validation"),
                                                          ("It was founded in Porto.", "contradicted", "validation")]))
-    dev_claims.pack([captures], [captures], pairs, tmp_path / "gpu", replay=2)
+    dev_claims.pack([captures], [captures], pairs, tmp_path / "gpu", replay=2, hand_train=[captures])
     return tmp_path
 
 
@@ -88,6 +88,8 @@ def test_pack_writes_claims_replay_hand_pairs_and_an_embedding_only_base(pack):
     tensors = load_file(str(pack / "gpu" / "base" / "model.safetensors"))
     assert tensors and all("embeddings" in k for k in tensors)
     assert {str(v.dtype) for v in tensors.values()} == {"torch.float16"}
+    hand = [json.loads(line) for line in gzip.open(data / "hand_train.jsonl.gz", "rt")]
+    assert [h["label"] for h in hand] == ["supported", "contradicted"] * 2
 
 
 def test_one_fold_and_the_full_model_train_score_and_export(pack):
@@ -97,7 +99,8 @@ def test_one_fold_and_the_full_model_train_score_and_export(pack):
     common = ["--data", str(pack / "gpu" / "data"), "--base", str(pack / "gpu" / "base"), "--weights",
               str(train_dev_folds.Path(measured_claim.__file__).parent / "meaning" / "weights"), "--out", str(out),
               "--train-seconds", "30"]
-    train_dev_folds.VARIANTS["T"] = {"epochs": 1, "encoder_lr": 1e-5, "head_lr": 1e-4, "replay": 2, "dev_repeat": 1}
+    train_dev_folds.VARIANTS["T"] = {"epochs": 1, "encoder_lr": 1e-5, "head_lr": 1e-4, "replay": 2, "dev_repeat": 1,
+                                     "hand_repeat": 1}
     try:
         assert train_dev_folds.main([*common, "--job", "T:0"]) == 0
         assert train_dev_folds.main([*common, "--job", "T:all"]) == 0
@@ -106,6 +109,7 @@ def test_one_fold_and_the_full_model_train_score_and_export(pack):
     fold = json.loads((out / "job_T_0.json").read_text())
     assert [k for k, _ in fold["scores"]] == ["ragtruth|r0|0|26", "ragtruth|r2|0|26"]  # fold 0 only
     assert all(0.0 <= x <= 1.0 for _, x in fold["scores"]) and fold["steps_done"] == 1
+    assert fold["train_rows"] == 2 + 2 + 4  # the other fold's claims, the replay pairs, the hand-written pairs
     full = json.loads((out / "job_T_all.json").read_text())
     assert len(full["hand"]) == 4 and set(full["validation"]) == {"fever"}
     parts = [load_file(str(out / f"weights_T_{i}.safetensors")) for i in (0, 1)]

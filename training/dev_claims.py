@@ -2,8 +2,13 @@
 
     python -m training.dev_claims capture ../shared/data/ragtruth_dev.jsonl .cache/training/cap_ragtruth.jsonl
     python -m training.dev_claims capture ../shared/data/summedits_dev.jsonl .cache/training/cap_summedits.jsonl
-    python -m training.dev_claims pack .cache/training/cap_*.jsonl --hand benchmarks/adversarial/*.jsonl \
-        --pairs .cache/training/meaning_pairs.jsonl --out .gpu
+    python -m training.dev_claims capture benchmarks/adversarial/FILE.jsonl .cache/training/hand/FILE.jsonl
+    python -m training.dev_claims pack .cache/training/cap_*.jsonl --hand .cache/training/hand/*.jsonl \
+        --pairs .cache/training/meaning_pairs.jsonl --out .gpu \
+        [--hand-train .cache/training/hand/DEV_FILE.jsonl ... --hand-sources benchmarks/adversarial/DEV_FILE.jsonl ...]
+
+Both fine-tunes this made were measured and rejected (docs/model-card.md, "What did not work"); the scripts stay so
+the figures can be reproduced.
 
 ``capture`` runs ``LocalVerifier(meaning=True)`` over a file with a stand-in checker and records, per claim the
 model would read (:func:`halguard.grounding.measured_claim.read_meaning`: not a foreign-script claim, not a short
@@ -122,7 +127,31 @@ def _write_gz(path: Path, rows) -> None:
         fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-def pack(captures: list[Path], hand: list[Path], pairs: Path, out: Path, *, replay: int = 12000) -> None:
+# Kinds of hand-written fabrication that add what the context does not say (the rest say something else).
+MISSING_KINDS = frozenset({"invented_clause", "scope_change", "invented_detail"})
+
+
+def hand_training_rows(captures: list[Path], sources: list[Path]) -> list[dict]:
+    """Labelled pairs of hand-written adversarial files (``sources``: the files, for each row's kind): a paraphrase's
+    claims are supported; a fabrication of one claim is contradicted (or missing, :data:`MISSING_KINDS`); a
+    fabrication of several claims is left out (which claim is wrong is not known)."""
+    kinds = {(path.stem, row["id"]): row.get("kind") for path in sources
+             for row in map(json.loads, path.open(encoding="utf-8"))}
+    out = []
+    for path in captures:
+        rows = [json.loads(line) for line in path.open(encoding="utf-8")]
+        for row in rows:
+            if row["hallucinated"] and row["claims"] != 1:
+                continue
+            kind = kinds.get((path.stem, row["id"]))
+            label = ("missing" if kind in MISSING_KINDS else "contradicted") if row["hallucinated"] else "supported"
+            out.append({"premise": row["premise"], "claim": row["claim"], "label": label,
+                        "spans": None if row["hallucinated"] else [], "source": "hand"})
+    return out
+
+
+def pack(captures: list[Path], hand: list[Path], pairs: Path, out: Path, *, replay: int = 12000,
+         hand_train: list[Path] = (), hand_sources: list[Path] = ()) -> None:
     from safetensors.torch import load_file, save_file
 
     from halguard.grounding.embedding import default_model_path
@@ -145,6 +174,8 @@ def pack(captures: list[Path], hand: list[Path], pairs: Path, out: Path, *, repl
     hand_rows = [{"key": key_of(r), "premise": r["premise"], "claim": r["claim"]}
                  for path in hand for r in map(json.loads, path.open(encoding="utf-8"))]
     _write_gz(data / "hand_pairs.jsonl.gz", hand_rows)
+    if hand_train:
+        _write_gz(data / "hand_train.jsonl.gz", hand_training_rows(list(hand_train), list(hand_sources)))
     base = out / "base"
     base.mkdir(parents=True, exist_ok=True)
     source = default_model_path()
@@ -168,11 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     pk.add_argument("--hand", type=Path, nargs="*", default=[], help="captures of hand-written files")
     pk.add_argument("--pairs", type=Path, default=Path(".cache/training/meaning_pairs.jsonl"))
     pk.add_argument("--out", type=Path, default=Path(".gpu"))
+    pk.add_argument("--hand-train", type=Path, nargs="*", default=[],
+                    help="captures of hand-written files to train on (never the held-out ones)")
+    pk.add_argument("--hand-sources", type=Path, nargs="*", default=[], help="those files themselves (their kinds)")
     args = parser.parse_args(argv)
     if args.step == "capture":
         print(capture(args.file, args.out), file=sys.stderr)
     else:
-        pack(args.captures, args.hand, args.pairs, args.out)
+        pack(args.captures, args.hand, args.pairs, args.out, hand_train=args.hand_train,
+             hand_sources=args.hand_sources)
     return 0
 
 
