@@ -10,7 +10,6 @@ from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.affiliations import affiliations_moved
 from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
-from halguard.grounding.signals.echoes import question_echoes
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
@@ -33,9 +32,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
     trade places (:mod:`.transposed`), a one-holder post given to another of the passages' people (:mod:`.titles`),
-    a group the passages restrict said whole (:mod:`.widened`), words another speaker said (:mod:`.speakers`), a
-    person given another's body (:mod:`.affiliations`), and a short answer that gives the question's own names for
-    the one it asks (:mod:`.echoes`).
+    a group the passages restrict said whole (:mod:`.widened`), words another speaker said (:mod:`.speakers`), and a
+    person given another's body (:mod:`.affiliations`).
     The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
     no frame.
 
@@ -70,8 +68,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
         found += [m for m in [*posts_moved(text, scope), *widened_scopes(text, sources),
-                              *speakers_moved(text, sources, scope.context_terms), *affiliations_moved(text, scope),
-                              *(question_echoes(text, scope.question) if claim.question_aware else ())]
+                              *speakers_moved(text, sources, scope.context_terms), *affiliations_moved(text, scope)]
                   if unclaimed(m[0], m[1])]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 
