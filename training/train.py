@@ -25,6 +25,7 @@ from torch import nn
 
 from halguard.grounding.embedding import default_model_path
 from halguard.grounding.meaning.network import ClaimCheckerNetwork, TRAINED_LAYERS, encode_pairs
+from training.batching import length_sorted_batches
 
 SEED = 20261123
 # Hand-set (one run fits the 2-hour budget; no search over them, see docs/model-card.md).
@@ -51,15 +52,7 @@ def load_pairs(path: Path) -> list[dict]:
 
 
 def _batches(rows: list[dict], rng: random.Random) -> list[list[dict]]:
-    order = rows[:]
-    rng.shuffle(order)
-    window = BATCH_SIZE * SORT_WINDOW
-    batches = []
-    for i in range(0, len(order), window):
-        part = sorted(order[i:i + window], key=lambda r: len(r["premise"]) + len(r["claim"]))
-        batches.extend(part[j:j + BATCH_SIZE] for j in range(0, len(part), BATCH_SIZE))
-    rng.shuffle(batches)
-    return batches
+    return length_sorted_batches(rows, rng, batch_size=BATCH_SIZE, window_batches=SORT_WINDOW)
 
 
 def _span_labels(row: dict) -> list[tuple[int, int]] | None:

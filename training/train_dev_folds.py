@@ -40,6 +40,9 @@ import numpy as np
 import torch
 from torch import nn
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository's training package
+from training.batching import length_sorted_batches  # noqa: E402
+
 SEED = 20261130
 FOLDS = 5
 BATCH_SIZE = 32
@@ -93,15 +96,7 @@ def build(repo: Path, base: Path, weights: Path, device: str):
 
 
 def batches_of(rows: list[dict], rng: random.Random) -> list[list[dict]]:
-    order = rows[:]
-    rng.shuffle(order)
-    window = BATCH_SIZE * 50
-    out = []
-    for i in range(0, len(order), window):
-        part = sorted(order[i:i + window], key=lambda r: len(r["premise"]) + len(r["claim"]))
-        out.extend(part[j:j + BATCH_SIZE] for j in range(0, len(part), BATCH_SIZE))
-    rng.shuffle(out)
-    return out
+    return length_sorted_batches(rows, rng, batch_size=BATCH_SIZE, window_batches=50)
 
 
 @torch.inference_mode()
