@@ -22,6 +22,10 @@ Each variant (:data:`VARIANTS`) trains six models from the shipped claim checker
 fold's claims, scoring the fold (the out-of-fold risks ``oof.jsonl.gz``), and one on every claim (its weights
 written to ``OUT`` in fp16, split in two files under 16 MiB, and its risks on the hand-written files' pairs in
 ``hand.jsonl.gz`` when given). ``report.json``: per model, the validation AUROC per meaning set and the time.
+``--baseline 1`` also scores every claim and hand-written pair with the shipped model as it is (job ``S``), for a
+same-run comparison.
+
+Neither run's models ship: docs/model-card.md, "What did not work", has the figures and why.
 """
 
 from __future__ import annotations
