@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from itertools import islice
 
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.titles import one_body
 from halguard.text.lexical import STOPWORDS
@@ -26,7 +27,7 @@ from halguard.text.lexical import STOPWORDS
 __all__ = ["MAX_AFFILIATIONS", "MAX_SCANNED_CHARS", "affiliations_moved"]
 
 MAX_AFFILIATIONS = 8
-MAX_SCANNED_CHARS = 20_000
+MAX_SCANNED_CHARS = PASSAGE_HEAD_CHARS
 
 _WORD = r"[A-Z][a-z][\w'’-]{0,30}"
 _BODY_WORD = r"[A-Z][\w&'’.-]{0,30}"

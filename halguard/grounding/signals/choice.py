@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from halguard.grounding.signals.antonyms import lexicon_side
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.choice_layout import options_by_layout
 from halguard.text.lexical import (
     STOPWORDS,
@@ -48,7 +49,7 @@ from halguard.text.lexical import (
 __all__ = ["MAX_PASSAGES", "MAX_PASSAGE_CHARS", "MAX_QUESTION_CHARS", "choice_conflicts", "choice_options"]
 
 MAX_QUESTION_CHARS = 300
-MAX_PASSAGE_CHARS = 20_000
+MAX_PASSAGE_CHARS = PASSAGE_HEAD_CHARS
 MAX_PASSAGES = 20
 # Lower-case words allowed between an option and the "or" that joins it ("the Inula genus or the Fouquieria genus").
 _GAP_WORDS = 2

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.text.lexical import base_form, content_terms, number_mentions, term_set
 from halguard.text.segment import split_sentences
 from halguard.util.cache_budgets import SOURCE_SENTENCES_BYTES
@@ -72,7 +73,7 @@ class ClosestSentence:
 
 # A source's sentences read for the parts of fused claims: those of its first this many characters (a megabyte
 # passage is not split again for each claim; a fused claim restates what a page says, mostly near its top).
-SENTENCES_SCANNED_CHARS = 20_000
+SENTENCES_SCANNED_CHARS = PASSAGE_HEAD_CHARS
 
 
 @memoize_text(SOURCE_SENTENCES_BYTES, sizer=deep_entry_size)

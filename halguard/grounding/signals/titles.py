@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.scope import Scope
 from halguard.text.mentions import OFFICE_INITIALISMS, same_entity, strip_titles
 from halguard.util.cache_budgets import PASSAGE_POSTS_BYTES
@@ -59,7 +60,7 @@ for _initialism, _long_forms in OFFICE_INITIALISMS.items():
 _QUALIFIERS = frozenset({"deputy", "vice", "former", "ex", "acting", "interim", "assistant", "outgoing", "incoming",
                          "late", "then", "previous", "past", "future", "new", "associate", "honorary"})
 # The characters of one passage scanned for posts (a post named past this says nothing here: not read is no finding).
-MAX_SCANNED_CHARS = 20_000
+MAX_SCANNED_CHARS = PASSAGE_HEAD_CHARS
 
 _FORMS = "(?i:" + "|".join(sorted((re.escape(f).replace("\\ ", "[ \t]+") for f in _POST_OF), key=len,
                                   reverse=True)) + ")"

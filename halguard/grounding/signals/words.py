@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 
 from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.text.compounds import closed_compounds
@@ -314,7 +315,7 @@ def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope)
 
 # The head of a source read for its weekday names: a business record's hours come first, and a long passage is not
 # scanned for a seven-day count.
-_WEEKDAY_SCAN = 20_000
+_WEEKDAY_SCAN = PASSAGE_HEAD_CHARS
 
 
 def _stands_in_a_source(phrase: str, scope: Scope) -> bool:
