@@ -104,6 +104,7 @@ def test_one_fold_and_the_full_model_train_score_and_export(pack):
     try:
         assert train_dev_folds.main([*common, "--job", "T:0"]) == 0
         assert train_dev_folds.main([*common, "--job", "T:all"]) == 0
+        assert train_dev_folds.main([*common, "--job", "S:base"]) == 0  # the shipped model, scored as it is
     finally:
         del train_dev_folds.VARIANTS["T"]
     fold = json.loads((out / "job_T_0.json").read_text())
@@ -115,3 +116,6 @@ def test_one_fold_and_the_full_model_train_score_and_export(pack):
     parts = [load_file(str(out / f"weights_T_{i}.safetensors")) for i in (0, 1)]
     assert not set(parts[0]) & set(parts[1])
     assert any(k.startswith("claim_head") for part in parts for k in part)
+    baseline = json.loads((out / "job_S_base.json").read_text())
+    assert len(baseline["scores"]) == 4 and len(baseline["hand"]) == 4 and baseline["steps_done"] == 0
+    assert not list(out.glob("weights_S_*"))

@@ -63,6 +63,8 @@ VARIANTS = {
     "H": {"epochs": 3, "encoder_lr": 4e-5, "head_lr": 4e-4, "replay": 8000, "dev_repeat": 1, "hand_repeat": 3},
     "G": {"epochs": 3, "encoder_lr": 4e-5, "head_lr": 4e-4, "replay": 8000, "dev_repeat": 0, "hand_repeat": 3},
 }
+# The baseline job ("S"): the shipped model scored as it is, no step trained.
+_SCORE_ONLY = {"epochs": 0, "encoder_lr": 0.0, "head_lr": 0.0, "replay": 0, "dev_repeat": 0}
 CLASSES = ("supported", "contradicted", "missing")
 
 
@@ -136,7 +138,7 @@ def auroc(labels: list[bool], scores: list[float]) -> float:
 
 def train_one(args, variant: str, fold: int | None) -> dict:
     """Train one model (``fold``: leave that fold out; None: every claim) and score what it is scored on."""
-    settings = VARIANTS.get(variant, {"epochs": 0, "encoder_lr": 0.0, "head_lr": 0.0, "replay": 0, "dev_repeat": 0})
+    settings = VARIANTS.get(variant, _SCORE_ONLY)
     seed = SEED + (fold if fold is not None else 9) + 100 * ord(variant)
     random.seed(seed)
     np.random.seed(seed)
@@ -204,24 +206,20 @@ def train_one(args, variant: str, fold: int | None) -> dict:
         src: round(auroc([validation[i]["label"] != "supported" for i in idx], [risk[i] for i in idx]), 4)
         for src in sorted({r["source"] for r in validation})
         for idx in [[i for i, r in enumerate(validation) if r["source"] == src]]}
-    if variant == "S":  # the shipped model as it is: every claim and hand-written pair, for the same-run baseline
-        result["scores"] = [[r["key"], round(float(x), 5)] for r, x in
-                            zip(claims, predict(net_mod, network, tokenizer, claims, device))]
-        hand_path = args.data / "hand_pairs.jsonl.gz"
-        if hand_path.is_file():
-            hand = _read(hand_path)
-            result["hand"] = [[r["key"], round(float(x), 5)] for r, x in
-                              zip(hand, predict(net_mod, network, tokenizer, hand, device))]
-    elif fold is not None:
-        scored = [r for r in claims if r["fold"] == fold]
-        risk = predict(net_mod, network, tokenizer, scored, device)
-        result["scores"] = [[r["key"], round(float(x), 5)] for r, x in zip(scored, risk)]
-    else:
-        hand_path = args.data / "hand_pairs.jsonl.gz"
-        if hand_path.is_file():
-            hand = _read(hand_path)
-            risk = predict(net_mod, network, tokenizer, hand, device)
-            result["hand"] = [[r["key"], round(float(x), 5)] for r, x in zip(hand, risk)]
+
+    def keyed_risks(rows: list[dict]) -> list[list]:
+        risks = predict(net_mod, network, tokenizer, rows, device)
+        return [[r["key"], round(float(x), 5)] for r, x in zip(rows, risks)]
+
+    hand_path = args.data / "hand_pairs.jsonl.gz"
+    if fold is not None:  # out of fold: the fold's claims
+        result["scores"] = keyed_risks([r for r in claims if r["fold"] == fold])
+        return result
+    if variant == "S":  # the shipped model as it is: every claim, for the same-run baseline
+        result["scores"] = keyed_risks(claims)
+    if hand_path.is_file():
+        result["hand"] = keyed_risks(_read(hand_path))
+    if variant != "S":
         from safetensors.torch import save_file
         params = {k: v.detach().to("cpu", torch.float16).contiguous() for k, v in network.trained_parameters().items()}
         names = sorted(params)

@@ -204,8 +204,6 @@ def _day_numbers(dates: list[tuple[int, int, int]]) -> tuple[int, ...]:
     return tuple(out)
 
 
-
-
 def _gaps(values: Sequence[float]) -> Iterable[float]:
     """The distance between each two of ``values`` (a sentence's years, or its dates' day ordinals)."""
     return (abs(a - b) for i, a in enumerate(values) for b in values[i + 1:])
