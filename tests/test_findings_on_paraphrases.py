@@ -137,3 +137,36 @@ def test_one_unit_written_two_ways_is_no_swap(verifier):
     verdict = verifier.verify("Mount Aral erupted on Tuesday night, sending ash 8 km into the sky.", [passage])
     assert verdict.label == "supported"
     assert not verdict.claims[0].signals.role_conflicts
+
+
+LEAVE = ("Up to 5 unused days may be carried over into the next calendar year, but carried-over days must be used by "
+         "31 March or they are lost.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # "if not X, Y" says what "X or Y" says: a negated condition asserts no negation
+    ("Up to five unused days can be carried over into the next calendar year, but they are lost if not used by 31 "
+     "March.", "supported"),
+    # the asserted negations still flip
+    ("Up to five unused days can be carried over into the next calendar year, but they are not lost if not used by "
+     "31 March.", "hallucinated"),
+    ("Unused days cannot be carried over into the next calendar year.", "hallucinated"),
+])
+def test_a_negated_condition_is_no_flip(verifier, answer, label):
+    assert verifier.verify(answer, [LEAVE]).label == label
+
+
+PROFIT = ("Operating profit fell 3% to €38 million, which the company attributed to higher cocoa prices. Chief "
+          "executive Ines Korthals said the snack division grew fastest.")
+
+
+@pytest.mark.parametrize(("answer", "flipped"), [
+    # "a decline" names the drop before it; it is no flip against the cause's "higher" prices
+    ("Operating profit fell 3% to €38 million, a decline the company attributed to higher cocoa prices.", []),
+    # a real flip in the appositive's own clause, or in the movement it names, stays one
+    ("Operating profit fell 3% to €38 million, which the company attributed to lower cocoa prices.", ["lower"]),
+    ("Operating profit rose 3% to €38 million, a rise the company attributed to higher cocoa prices.", ["rose"]),
+])
+def test_an_appositive_naming_the_movement_before_it_is_read_with_it(verifier, answer, flipped):
+    claim = verifier.verify(answer, [PROFIT]).claims[0]
+    assert claim.signals.antonym_flips == flipped

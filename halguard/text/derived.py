@@ -7,9 +7,10 @@ missing_numbers`) unless a passage gives it another way (:mod:`halguard.text.qua
 numbers of one passage sentence give by a subtraction or a division the claim's own words ask for:
 
 - **a difference**: the claim's number counts "percentage points" or "points", or stands after "by", "a gap of",
-  "a margin of", "a lead of", "a difference of", or before a comparative ("3 years older", "ahead", "behind",
-  "more", "fewer"); the two passage numbers are of the claim's kind (both percentages for "percentage points", one
-  dimension for a unit), or two years for a claim's years ("twelve years later" of 1990 and 2002);
+  "a margin of", "a lead of", "a difference of", "all but" ("all but six of the 85" of 85 and 79), or before a
+  comparative ("3 years older", "ahead", "behind", "more", "fewer"); the two passage numbers are of the claim's kind
+  (both percentages for "percentage points", one dimension for a unit), or two years for a claim's years ("twelve
+  years later" of 1990 and 2002);
 - **a share**: the claim's number is a percentage or a fraction ("nine-tenths", "a third") and the two passage numbers
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
@@ -40,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from halguard.text.dates import calendar_dates
-from halguard.text.lexical import STOPWORDS, number_mentions, stem
+from halguard.text.lexical import STOPWORDS, NumberMention, number_mentions, stem
 from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, RATE_PERIOD, YEAR_RANGE, Quantity, quantities
 from halguard.text.segment import MENTION_SENTENCE_END
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
@@ -69,8 +70,9 @@ _DIFFERENCE_AFTER = re.compile(
     r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart)\b", re.IGNORECASE)
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
-    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of)\s+(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+"
-    r"|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$", re.IGNORECASE)  # "by £47 million"
+    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of|all\s+but)\s+(?:more\s+than\s+|less\s+than\s+"
+    r"|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
+    re.IGNORECASE)  # "by £47 million"
 # An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
 # sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.
 _AGE_BEFORE = re.compile(r"\b(?:at\s+the\s+(age)\s+of|(aged?))\s+$", re.IGNORECASE)
@@ -246,31 +248,66 @@ def _ratios(sentence: _Sentence) -> Iterable[Interval]:
 
 
 # A number the claim reckons from two of its own numbers: their difference after a cue of consequence ("142 riders
-# started but only 96 finished, so 46 failed", "leaving 46"), their sum after a cue of a total ("a total of 238").
+# started but only 96 finished, so 46 failed", "leaving 46"), their sum beside a cue of a total ("a total of 238",
+# "comes to 110", "110 kroner altogether").
 # Without a cue a number that equals a difference of two others is a fact to find ("rose from 10 to 30 million, and
 # profit was 20 million"). At most MAX_OWN_NUMBERS numbers of a claim are read.
 MAX_OWN_NUMBERS = 12
-_CONSEQUENCE_BEFORE = re.compile(r"\b(?:so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+$",
+_CONSEQUENCE_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+$",
                                  re.IGNORECASE)
-_TOTAL_BEFORE = re.compile(r"\b(?:total\s+of|totalling|totaling|in\s+all|altogether|combined|together)\s+$",
-                           re.IGNORECASE)
+_TOTAL_BEFORE = re.compile(r"\b(total\s+of|totalling|totaling|in\s+all|altogether|combined|together|(?:come|comes"
+                           r"|came|coming|add|adds|added|adding)\s+(?:up\s+)?to)\s+[$£€¥]?$", re.IGNORECASE)
+# ... or after it and its unit: "110 kroner altogether", "£45 in total"
+_TOTAL_AFTER = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+)?(altogether|in\s+total|in\s+all|all\s+told|combined)\b",
+                          re.IGNORECASE)
+# A gap the claim states between two of its own numbers: "$48.2 million, $2.8 million less than the $51 million"
+# (48.2 = 51 - 2.8), "$4.5 million more than the $8 million" (a third number of the claim is 12.5); the word says
+# which way.
+_GAP_THAN = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+)?(?:(more|higher|larger|bigger|greater|longer|older|later)"
+                       r"|(less|fewer|lower|smaller|cheaper|shorter|younger|earlier))[ \t]+than[ \t]+(?:the[ \t]+)?",
+                       re.IGNORECASE)
+# The operators of a reckoning written in words: "90 kroner for the ticket plus 20 for the bike".
+_OPERATOR_WORDS = re.compile(r"\b(?:plus|minus)\b", re.IGNORECASE)
 
 
 def own_reckoning(text: str) -> set[float]:
-    """The numbers of ``text`` that are the difference or the sum of two of its other numbers, as a cue before them
+    """The numbers of ``text`` that are the difference or the sum of two of its other numbers, as a cue beside them
     asks (see above): the claim's own reckoning, not a number to find in the passages."""
+    return {value for value, _ in _reckoned(text)}
+
+
+def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
+    """:func:`own_reckoning`'s numbers, each with the spans of its reckoning's words (its cue, "plus" and "minus")."""
     mentions = [m for m in number_mentions(text)[:MAX_OWN_NUMBERS] if not m.is_percent]
-    found: set[float] = set()
+    found: list[tuple[float, list[tuple[int, int]]]] = []
     for m in mentions:
-        before = text[max(0, m.start - _LOOK):m.start]
-        difference, total = _CONSEQUENCE_BEFORE.search(before), _TOTAL_BEFORE.search(before)
-        if not (difference or total):
+        offset = max(0, m.start - _LOOK)
+        before = text[offset:m.start]
+        difference = _CONSEQUENCE_BEFORE.search(before)
+        cue = difference or _TOTAL_BEFORE.search(before)
+        if _states_gap(m, mentions, text):
+            found.append((round(m.value, 6), []))
+            continue
+        after = None if difference else _TOTAL_AFTER.match(text, m.end)
+        cue_spans = ([(offset + cue.start(1), offset + cue.end(1))] if cue else []) + ([after.span(1)] if after else [])
+        if not cue_spans:
             continue
         others = [o.value for o in mentions if o is not m and o.value != m.value]
         pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1:]]
         if any(math.isclose(m.value, abs(a - b) if difference else a + b) for a, b in pairs):
-            found.add(round(m.value, 6))
+            found.append((round(m.value, 6), cue_spans + [o.span() for o in _OPERATOR_WORDS.finditer(text)]))
     return found
+
+
+def _states_gap(m: NumberMention, mentions: list[NumberMention], text: str) -> bool:
+    """Whether the number ``m`` is the gap the claim states between its next number and a third of its numbers
+    (:data:`_GAP_THAN`): "48.2 ..., 2.8 less than the 51"."""
+    gap = _GAP_THAN.match(text, m.end)
+    than = next((o for o in mentions if gap is not None and o.start == gap.end()), None)
+    if than is None:
+        return False
+    stated = than.value + (m.value if gap.group(1) else -m.value)
+    return any(math.isclose(o.value, stated) for o in mentions if o is not m and o is not than)
 
 
 # A count the claim gives its own list of: "his two predecessors, John Paul II and Benedict XVI", "the three
@@ -333,6 +370,7 @@ def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, 
         # an age's words ("at the age of 85", "aged 85", "85 years old") are the number's too
         for age in (_AGE_AFTER.match(text, m.end), _AGE_BEFORE.search(text, max(0, m.start - _LOOK), m.start)):
             spans.extend(age.span(g) for g in (1, 2) if age is not None and age.group(g))
+    spans.extend(span for _, cue_spans in _reckoned(text) for span in cue_spans)  # "110 kroner altogether"
     return spans
 
 

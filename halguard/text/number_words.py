@@ -106,6 +106,18 @@ def _multiplier(text: str, words: list[tuple[int, int, str]], i: int) -> bool:
     return i + 2 < len(words) and text[words[i + 2][0]].islower() and words[i + 2][2] not in _CLAUSE_STARTS
 
 
+def _half_of(text: str, words: list[tuple[int, int, str]], j: int) -> tuple[WordNumber, int] | None:
+    """The number "half a dozen" or "half a million" at word ``j`` ("half") gives, and the index after it (None if
+    no article and dozen or scale follow)."""
+    if j + 2 >= len(words) or words[j + 1][2] not in _ARTICLES:
+        return None
+    whole = _DOZEN.get(words[j + 2][2]) or _SCALES.get(words[j + 2][2]) or _HUNDRED.get(words[j + 2][2])
+    if whole is None or not (_joined(text, words[j][1], words[j + 1][0])
+                             and _joined(text, words[j + 1][1], words[j + 2][0])):
+        return None
+    return WordNumber(words[j][0], words[j + 2][1], whole / 2), j + 3
+
+
 def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[WordNumber, int] | None:
     """The number starting at word ``i`` and the index after it, or None if no number starts there."""
     start, _, first = words[i]
@@ -138,6 +150,8 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
             current = 0.0
         elif w in _DOZEN:
             current = (current or 1.0) * 12
+        elif w == "half" and not count and (whole := _half_of(text, words, j)) is not None:
+            return whole  # "half a dozen" is 6, "half a million" 500,000: no share
         elif w in _DENOMINATORS and (count or w == "half") and _is_share(text, words, j, first):
             share = (current or 1.0) / _DENOMINATORS[w]
             return WordNumber(start, e, round(share, 6), round(share * 100, 1)), j + 1

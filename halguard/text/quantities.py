@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
+from halguard.text.measure_phrases import fraction_unit, joined_durations
 
 __all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "RATE_PERIOD", "UNITS", "Quantity",
-           "QuantityIndex",
-           "Rate", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "rates", "said_as",
-           "saying"]
+           "QuantityIndex", "Rate", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "rates",
+           "said_as", "saying"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -120,7 +120,7 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
     ("near", r"nearly|almost|close to|just short of"),
     ("about", r"about|around|roughly|approximately|approx\.|some|an estimated|circa|c\.|~"),
 )
-_BOUND_BEFORE = [(kind, re.compile(rf"(?:^|\W)(?:{words})\s*(?:a\s+|an\s+)?$", re.IGNORECASE))
+_BOUND_BEFORE = [(kind, re.compile(rf"(?:^|\W)(?:{words})\s*(an?\s+)?$", re.IGNORECASE))
                  for kind, words in _BOUNDS]
 # How far before a number a bound word is looked for (the longest phrase, "not less than", with spaces).
 _BOUND_WINDOW = 24
@@ -196,22 +196,23 @@ def bound_spans(text: str) -> list[tuple[int, int]]:
     they qualify a number, which is checked as a number; they are no words of a fact to look up."""
     spans = []
     for m in number_mentions(text):
-        window_start = max(0, m.start - _BOUND_WINDOW)
-        for _, pattern in _BOUND_BEFORE:
-            found = pattern.search(text, window_start, m.start)
-            if found:
-                spans.append((found.start() + (1 if found.group(0)[:1] and not found.group(0)[0].isalnum() else 0),
-                              m.start))
-                break
+        if (found := _bound_match(text, m.start)) is not None:  # without the non-word character before the words
+            spans.append((found[1].start() + (0 if found[1].group(0)[0].isalnum() else 1), m.start))
     return spans
 
 
-def _bound(text: str, start: int) -> str | None:
-    window = text[max(0, start - _BOUND_WINDOW):start]
+def _bound_match(text: str, start: int) -> tuple[str, re.Match[str]] | None:
+    """The bound before the number at ``start`` and its words. An article bounds a number in words only: "under a
+    million" is a bound, "under a 20-year agreement" a preposition before a modifier."""
     for kind, pattern in _BOUND_BEFORE:
-        if pattern.search(window):
-            return kind
+        found = pattern.search(text, max(0, start - _BOUND_WINDOW), start)
+        if found and not (found.group(1) and text[start:start + 1].isdigit()):
+            return kind, found
     return None
+
+
+def _bound(text: str, start: int) -> str | None:
+    return found[0] if (found := _bound_match(text, start)) else None
 
 
 def _unit_at(text: str, end: int) -> tuple[str, int] | None:
@@ -226,9 +227,7 @@ def _unit_at(text: str, end: int) -> tuple[str, int] | None:
 def quantities(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Quantity]:
     """The numbers of ``text`` read as quantities, in order (at most ``limit``). A claim's (a short text) are read
     once and kept: its checks ask for them several times."""
-    if len(text) <= _MEMO_CHARS:
-        return list(_short_quantities(text, limit))
-    return _quantities(text, limit)
+    return list(_short_quantities(text, limit)) if len(text) <= _MEMO_CHARS else _quantities(text, limit)
 
 
 # Texts up to this long (a claim) have their quantities kept in a small memo of _MEMO_ENTRIES texts (at most
@@ -254,11 +253,12 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
         if _FOUR_DIGITS.fullmatch(text, m.start, m.end) and YEAR_RANGE[0] <= m.value <= YEAR_RANGE[1] and _unit_at(
                 text, m.end) is None:
             continue  # a year: dated, not counted (a bound is never met by "2019")
-        value = m.alt if (m.is_percent and m.alt is not None) else m.value
+        unit = fraction_unit(text, m.start, m.end, UNITS) if m.is_percent else _unit_at(text, m.end)
+        value = m.alt if (m.is_percent and m.alt is not None and unit is None) else m.value
         end, unit_span, dimension, size = m.end, None, None, 1.0
-        if m.is_percent:
+        if m.is_percent and unit is None:
             dimension = "percent"
-        elif (unit := _unit_at(text, m.end)) is not None:
+        elif unit is not None:
             word, unit_start = unit
             if word in ("square", "sq", "cubic"):
                 dimension = "compound"  # "25,000 square kilometres" is an area, never a length
@@ -266,9 +266,9 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
                 dimension, size = UNITS[word]
                 unit_span = (unit_start, unit_start + len(word))
                 end = unit_span[1]
-        number_text = text[m.start:m.end]
         out.append(Quantity(m.start, end, value, dimension, value * size, _bound(text, m.start),
-                            _context(text, m.start, end), unit_span, _rounding(number_text) * size))
+                            _context(text, m.start, end), unit_span, _rounding(text[m.start:m.end]) * size))
+    out += joined_durations(text, out)[:max(0, limit - len(out))]
     for m in _ONE_UNIT.finditer(text):
         if len(out) >= limit:
             break

@@ -20,6 +20,7 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
+from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
 __all__ = ["denied_premises", "negated_clause", "negation_mismatch"]
@@ -42,9 +43,32 @@ _RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
 # "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
+# So does a negated "over", "above", "exceed", "more than" (a verb may come between) before a number: "shouldn't go
+# over six tablets" and "must not take more than six" are the passage's "no more than six tablets"; without a number
+# after it the words are a proposition's ("did not go over the bridge").
 _NEGATED_BOUND = re.compile(
     r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|greater|longer|shorter|higher|lower|older|younger)\s+than\b",
     re.IGNORECASE)
+_NEGATED_COMPARISON = re.compile(
+    r"(?:\b(?:not|never)|n['’]t)\s+(?:[^\W\d_]+\s+)?(?:over|above|beyond|under|below|exceeds?|exceeding"
+    r"|surpass(?:es)?|(?:more|less|fewer)\s+than)\s+(?:(?:about|around|roughly)\s+)?[$£€]?(\d|[^\W\d_]+)",
+    re.IGNORECASE)
+
+
+# A negated condition asserts no negation: "they are lost if not used by 31 March" says what "must be used by 31 March
+# or they are lost" says ("if not X, Y" is "X or Y"), and "if it doesn't lock, open the door" states no fact.
+_CONDITION = re.compile(r"\bif\s+(?:[^\W\d_]+\s+){0,3}?(?:not|never|[^\W\d_]+n['’]t)\b", re.IGNORECASE)
+
+
+def _blank_unasserted(text: str) -> str:
+    """``text`` with its negated bounds (:data:`_NEGATED_BOUND`, :data:`_NEGATED_COMPARISON` before a number) and
+    negated conditions (:data:`_CONDITION`) blanked, so that their negator negates no word."""
+    text = _CONDITION.sub(lambda m: " " * len(m.group(0)), text)
+    text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
+    for m in _NEGATED_COMPARISON.finditer(text):
+        if m.group(1).isdigit() or is_number_word(m.group(1)):
+            text = text[:m.start()] + " " * (m.start(1) - m.start()) + text[m.start(1):]
+    return text
 
 
 # Where one evidence "sentence" holds several propositions: a semicolon, or a sentence end inside what the splitter
@@ -240,9 +264,9 @@ def flip_targets(text: str) -> set[str]:
     :func:`halguard.text.lexical.negated_terms` reads them ("did not *lead*", "no *parking*"), and the word of an
     "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes over a
     quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
-    ..."), a negator opening a bound negates nothing ("for *no more than* 6 hours"), and a "non-" word says its own
-    negation ("a non-confirmatory letter")."""
-    text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
+    ..."), a negator opening a bound or a condition negates nothing ("for *no more than* 6 hours", "lost *if not*
+    used"), and a "non-" word says its own negation ("a non-confirmatory letter")."""
+    text = _blank_unasserted(text)
     out = negated_terms(text, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
     return out

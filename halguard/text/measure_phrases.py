@@ -1,0 +1,70 @@
+"""Measures written in words that a number-then-unit reading misses: a duration in two units ("two hours and 41
+minutes", "3 years, 2 months") and a fraction of one unit ("half a year", "a quarter of an hour").
+
+A claim's "more than two and a half hours" or "161 minutes" is what a passage's "a final lasting two hours and 41
+minutes" says; read unit by unit the passage gives 2 hours and 41 minutes, neither of which meets the claim. Here each
+time quantity whose unit is larger than the next one's, joined to it by "and", a comma or a space only, gives one
+more quantity: their sum, spanning both (the two stay, so "two hours" of the claim still finds its own number).
+"Roughly half a year" is the passage's "about six months": a fraction written in words before "a" or "an" (and "of")
+and a unit is that share of the unit, not a percentage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Collection
+from typing import Protocol, TypeVar
+
+__all__ = ["fraction_unit", "joined_durations"]
+
+
+class _Measure(Protocol):
+    """What is read of :class:`halguard.text.quantities.Quantity` here (which imports this module, so not it)."""
+
+    start: int
+    end: int
+    value: float
+    dimension: str | None
+    base: float
+    bound: str | None
+    unit_span: tuple[int, int] | None
+
+
+QuantityT = TypeVar("QuantityT", bound=_Measure)
+
+# What may stand between the two parts: "2 hours and 41 minutes", "2 hours, 41 minutes", "2 hours 41 minutes".
+_JOINER = re.compile(r"\s*(?:,\s*)?(?:and\s+)?", re.IGNORECASE)
+# A unit after a fraction word: "half a year", "a quarter of an hour".
+_A_UNIT = re.compile(r"[ \t]+(?:of[ \t]+)?an?[ \t]+([^\W\d_]+)", re.IGNORECASE)
+
+
+def fraction_unit(text: str, start: int, end: int, units: Collection[str]) -> tuple[str, int] | None:
+    """The unit word (one of ``units``, lower-cased) and where it starts, after the fraction written in words at
+    ``start:end`` of ``text`` and "a" or "an" ("half a year"); None if there is none or the fraction has digits
+    ("50% a year" is a rate)."""
+    found = _A_UNIT.match(text, end)
+    if found is None or any(ch.isdigit() for ch in text[start:end]) or found.group(1).lower() not in units:
+        return None
+    return found.group(1).lower(), found.start(1)
+
+
+def joined_durations(text: str, found: list[QuantityT]) -> list[QuantityT]:
+    """The sums of the adjacent time quantities of ``found`` (quantities of ``text``, in order) that write one
+    duration in two units, the larger first (see the module docstring)."""
+    out, ordered = [], sorted(found, key=lambda q: q.start)  # digits and number words are found apart
+    for first, second in zip(ordered, ordered[1:]):
+        if not (first.dimension == second.dimension == "time" and first.unit_span and second.unit_span):
+            continue
+        if first.value <= 0 or second.value <= 0 or second.bound is not None:
+            continue  # "2 hours and about 40 minutes" is read apart
+        unit = first.base / first.value
+        if unit <= second.base / second.value:
+            continue  # "2 minutes and 3 hours" is no one duration
+        joiner = _JOINER.match(text, first.end)
+        if joiner is None or joiner.end() != second.start:
+            continue
+        base = first.base + second.base
+        out.append(dataclasses.replace(first, end=second.end, value=base / unit, base=base,
+                                       context=first.context | second.context, rounding=second.rounding))
+    return out
