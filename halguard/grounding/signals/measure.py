@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
-from halguard.grounding.signals.antonyms import antonym_flips
+from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
 from halguard.grounding.signals.arithmetic import ArithmeticFinding, check_arithmetic
 from halguard.grounding.signals.calendar import changed_dates
 from halguard.grounding.signals.choice import choice_conflicts
@@ -358,8 +358,21 @@ def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weig
             flips += [(left + s, left + e) for s, e in antonym_flips(clause, best, negated_terms(best))
                       if stem(clause[s:e]) not in negated
                       and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)
-                      and (left + s, left + e) not in flips]
+                      and (left + s, left + e) not in flips and not _restated(text, left, clause, s, e)]
     return flips
+
+
+# An appositive that names the clause before it: "profit dropped 3%, *a decline* the company blamed on pricier cocoa".
+_APPOSITIVE = re.compile(r"\s*(?:a|an|the|this|that)\s+$", re.IGNORECASE)
+
+
+def _restated(text: str, left: int, clause: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` of ``clause`` (at ``left`` in ``text``) opens an appositive naming the
+    movement of the words before it ("dropped 3%, a decline ..."): a word of its side is in the text before the clause,
+    so the word is that movement's, read with it, not with the clause's other words ("blamed on higher prices")."""
+    side = lexicon_side(clause[start:end])
+    return (side is not None and _APPOSITIVE.fullmatch(clause[:start]) is not None
+            and any(lexicon_side(text[a:b]) == side for a, b in word_spans(text[:left])))
 
 
 # What ends a clause when a claim is read clause by clause: _CLAUSE_EDGE, a sentence's end, and the subordinating
