@@ -170,3 +170,12 @@ PROFIT = ("Operating profit fell 3% to €38 million, which the company attribut
 def test_an_appositive_naming_the_movement_before_it_is_read_with_it(verifier, answer, flipped):
     claim = verifier.verify(answer, [PROFIT]).claims[0]
     assert claim.signals.antonym_flips == flipped
+
+
+def test_a_negated_condition_is_no_assertion_against_a_negation_either(verifier):
+    # the condition names the evidence's own negated proposition: neither said nor denied (a RAGTruth answer)
+    evidence = "When a door latch won't catch, it's because the latch doesn't align with the hole in the strike plate."
+    conditioned = verifier.verify("Move the strike plate if the latch doesn't align with it.", [evidence])
+    asserted = verifier.verify("The latch aligns with the hole in the strike plate.", [evidence])
+    assert not conditioned.claims[0].signals.negation_mismatch
+    assert asserted.claims[0].signals.negation_mismatch

@@ -57,13 +57,20 @@ _NEGATED_COMPARISON = re.compile(
 
 # A negated condition asserts no negation: "they are lost if not used by 31 March" says what "must be used by 31 March
 # or they are lost" says ("if not X, Y" is "X or Y"), and "if it doesn't lock, open the door" states no fact.
-_CONDITION = re.compile(r"\bif\s+(?:[^\W\d_]+\s+){0,3}?(?:not|never|[^\W\d_]+n['’]t)\b", re.IGNORECASE)
+# A condition runs from "if" to the end of its clause; its negators are blanked (:func:`_conditioned` reads what they
+# negate).
+_CONDITION = re.compile(r"\bif\b[^,;:.!?\n]{0,200}", re.IGNORECASE)
+_NEGATOR = re.compile(r"\b(?:not|never|no)\b|\b[^\W\d_]+n['’]t\b", re.IGNORECASE)
 
 
-def _blank_unasserted(text: str) -> str:
-    """``text`` with its negated bounds (:data:`_NEGATED_BOUND`, :data:`_NEGATED_COMPARISON` before a number) and
-    negated conditions (:data:`_CONDITION`) blanked, so that their negator negates no word."""
-    text = _CONDITION.sub(lambda m: " " * len(m.group(0)), text)
+def _blank_conditions(text: str) -> str:
+    """``text`` with the negators of its conditions (:data:`_CONDITION`) blanked."""
+    return _CONDITION.sub(lambda m: _NEGATOR.sub(lambda n: " " * len(n.group(0)), m.group(0)), text)
+
+
+def _blank_bounds(text: str) -> str:
+    """``text`` with its negated bounds (:data:`_NEGATED_BOUND`, :data:`_NEGATED_COMPARISON` before a number)
+    blanked, so that their negator negates no word."""
     text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
     for m in _NEGATED_COMPARISON.finditer(text):
         if m.group(1).isdigit() or is_number_word(m.group(1)):
@@ -102,7 +109,9 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
     targets = flip_targets(claim)
-    side = _ClaimSide(targets, _denied_otherwise(claim), {base_form(t) for t in term_set(claim)},
+    conditioned = _conditioned(claim)
+    side = _ClaimSide(targets, _denied_otherwise(claim),
+                      {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
                       _objects(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
@@ -167,7 +176,8 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
 
 class _ClaimSide(NamedTuple):
     """The claim as :func:`negation_mismatch` reads it, once for every proposition: the words it negates, those it
-    denies in other words, its stems' base forms, and the word after each negated one (its object)."""
+    denies in other words, its stems' base forms (but those it negates in a condition, which it neither asserts nor
+    denies), and the word after each negated one (its object)."""
 
     targets: set[str]
     denied: set[str]
@@ -207,8 +217,11 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         return any(t not in evidence_targets and _stated_plainly(t, claim.objects.get(t), proposition)
                    for t in claim.targets)
     if claim.targets:
-        # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word
-        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms for t in claim.targets)
+        # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word (not a word
+        # the evidence negates in a condition: "lost if not used" says nothing of "used" either way)
+        conditioned = _conditioned(proposition)
+        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms and t not in conditioned
+                   for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim.denied}
     if denied:
@@ -259,6 +272,11 @@ def _denied_otherwise(text: str) -> set[str]:
     return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
 
 
+def _conditioned(text: str) -> set[str]:
+    """The stems of the words ``text`` negates inside a condition only ("lost if not *used*")."""
+    return negated_terms(_blank_bounds(text), cues=FLIP_CUES, scoped=_SCOPE_WORDS) - flip_targets(text)
+
+
 def flip_targets(text: str) -> set[str]:
     """The stems of the words ``text`` negates with a grammatical negator (:data:`FLIP_CUES`), as
     :func:`halguard.text.lexical.negated_terms` reads them ("did not *lead*", "no *parking*"), and the word of an
@@ -266,7 +284,7 @@ def flip_targets(text: str) -> set[str]:
     quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
     ..."), a negator opening a bound or a condition negates nothing ("for *no more than* 6 hours", "lost *if not*
     used"), and a "non-" word says its own negation ("a non-confirmatory letter")."""
-    text = _blank_unasserted(text)
+    text = _blank_conditions(_blank_bounds(text))
     out = negated_terms(text, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
     return out
