@@ -107,3 +107,16 @@ def test_the_same_side_of_a_pair_is_the_same_direction():
 
     assert same_side_in("lowered", term_set("Pressure fell by 11 mmHg."))
     assert not same_side_in("lowered", term_set("Pressure fell by 11 mmHg while costs rose."))
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("The default timeout triples, from 10 to 30 seconds.", False),
+    ("Sales doubled from 1.4 million to 2.9 million.", False),  # rounded: within FACTOR_TOLERANCE
+    ("The fee was halved from 40 to 20 dollars.", False),
+    ("The timeout tripled from 10 to 20 seconds.", True),
+    ("The fee was halved from 40 to 25 dollars.", True),
+])
+def test_a_verb_that_says_by_how_much_is_held_to_it(text, wrong):
+    assert bool(direction_errors(text)) is wrong
+    # a factor that holds is said by the numbers, where a passage starts from the same number
+    assert bool(directions_shown(text, {10.0, 40.0, 1_400_000.0})) is not wrong

@@ -20,6 +20,7 @@ expression per claim, each movement read within :data:`_REACH` characters of its
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -39,8 +40,13 @@ _DOWN = ("fall falls falling fell fallen decrease decreases decreased decreasing
          "plunges plunged plunging sink sinks sank sunk sinking slip slips slipped slipping dip dips dipped dipping "
          "tumble tumbles tumbled tumbling")
 _UP_WORDS = frozenset(_UP.split())
-_VERB = re.compile(r"\b(" + "|".join(sorted((_UP + " " + _DOWN).split(), key=len, reverse=True)) + r")\b",
-                   re.IGNORECASE)
+# Verbs that say by how much: "tripled from 10 to 30" is a rise of three times (a rise to 20 is no tripling).
+_FACTORS = {form: factor for base, factor in (("double", 2.0), ("triple", 3.0), ("quadruple", 4.0), ("halve", 0.5))
+            for form in (base, base + "s", base + "d", base[:-1] + "ing")}
+_VERB = re.compile(r"\b(" + "|".join(sorted((_UP + " " + _DOWN).split() + list(_FACTORS), key=len, reverse=True))
+                   + r")\b", re.IGNORECASE)
+# A stated factor holds within this share (the numbers may be rounded: "doubled from 1.4 to 2.9 million").
+FACTOR_TOLERANCE = 0.05
 # How far after its verb a movement's "from" and "to" numbers are read (a clause, not the next sentence).
 _REACH = 80
 # A movement's clause ends at a sentence mark, or where a contrasting clause begins ("a 6% increase, though operating
@@ -63,6 +69,13 @@ class Movement:
     up: bool
     before: float
     after: float
+    factor: float | None = None  # what the verb multiplies by ("tripled": 3), if it says
+
+    def holds(self) -> bool:
+        """Whether the numbers go the verb's way, and by its factor where it states one."""
+        if self.factor is not None:
+            return math.isclose(self.after, self.before * self.factor, rel_tol=FACTOR_TOLERANCE)
+        return self.up == (self.after > self.before)
 
 
 def _marked_numbers(text: str, start: int, end: int) -> dict[str, float]:
@@ -108,7 +121,10 @@ def _movements(text: str) -> list[Movement]:
         stop = following.start() if following else stop
         numbers = _marked_numbers(text, m.end(), stop)
         if "from" in numbers and "to" in numbers and numbers["from"] != numbers["to"]:
-            out.append(Movement(m.start(), m.end(), m.group(1).lower() in _UP_WORDS, numbers["from"], numbers["to"]))
+            word = m.group(1).lower()
+            factor = _FACTORS.get(word)
+            out.append(Movement(m.start(), m.end(), word in _UP_WORDS or (factor or 0) > 1, numbers["from"],
+                                numbers["to"], factor))
     return out
 
 
@@ -116,10 +132,11 @@ def direction_errors(text: str) -> list[tuple[int, int, str]]:
     """Movements whose direction their own numbers contradict: ``(start, end, why)``."""
     out = []
     for mv in movements(text):
-        if mv.up != (mv.after > mv.before):
+        if not mv.holds():
             word = text[mv.start:mv.end]
-            out.append((mv.start, mv.end,
-                        f"{word} from {mv.before:g} to {mv.after:g}: that is a {'fall' if mv.up else 'rise'}"))
+            wrong = (f"that is a {'fall' if mv.up else 'rise'}" if mv.up != (mv.after > mv.before) or not mv.before
+                     else f"that is {mv.after / mv.before:.3g} times")
+            out.append((mv.start, mv.end, f"{word} from {mv.before:g} to {mv.after:g}: {wrong}"))
     return out
 
 
@@ -129,7 +146,7 @@ def directions_reversed(text: str, starts: Collection[float]) -> list[tuple[int,
     million"; ``starts``: the passages' :func:`start_values`): ``(start, end, why)``."""
     out = []
     for mv in movements(text):
-        if mv.up == (mv.after > mv.before) and mv.after in starts and mv.before not in starts:
+        if mv.holds() and mv.after in starts and mv.before not in starts:
             word = text[mv.start:mv.end]
             out.append((mv.start, mv.end, f"{word} from {mv.before:g} to {mv.after:g}: the passages go from "
                                           f"{mv.after:g}"))
@@ -140,7 +157,7 @@ def directions_shown(text: str, starts: Collection[float]) -> list[tuple[int, in
     """Spans of the direction verbs of ``text`` that its own numbers show, where a source starts from the same
     number ("from 270 million"; ``starts``: the passages' :func:`start_values`): the passage moves the same way, in
     other words."""
-    return [(mv.start, mv.end) for mv in movements(text) if mv.up == (mv.after > mv.before) and mv.before in starts]
+    return [(mv.start, mv.end) for mv in movements(text) if mv.holds() and mv.before in starts]
 
 
 # A percentage change and its direction: "up 9%", "down by 3 percent", "a 9% increase", "9% higher", "rose 9%",
