@@ -29,6 +29,12 @@ from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_
     ("The coach left out the captain for the final.", "The coach dropped the captain for the final."),
     ("The gallery handed back the mask in 2022.", "The gallery returned the mask in 2022."),
     ("The patch came out on 19 November.", "The patch was published on 19 November."),
+    # a separable phrasal verb with its object between the verb and the particle
+    ("Councillor Dana Okafor, who put the plan forward, chairs the committee.",
+     "Councillor Dana Okafor, who proposed the plan, chairs the committee."),
+    ("The food bank handed out 1.8 million meals in 2024.", "The food bank distributed 1.8 million meals in 2024."),
+    ("The crew picked the bins up on Thursday.", "The crew collected the bins on Thursday."),
+    ("The club set £2 million aside for the new stand.", "The club earmarked £2 million for the new stand."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -41,6 +47,9 @@ def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     ("The company laid off 200 workers.", "The company hired 200 workers."),
     ("The plant was shut down in 2019.", "The plant was sold in 2019."),
     ("The engine broke down on the motorway.", "The engine overheated on the motorway."),
+    # a preposition's object is no separable particle's: "paid the bill for" is no "pay for"
+    ("The city paid the contractor for the expansion.", "The expansion was funded by the city."),
+    ("The crew picked the bins up on Thursday.", "The crew emptied the bins on Thursday."),
 ])
 def test_another_phrasal_verb_is_no_synonym(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])

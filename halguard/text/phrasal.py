@@ -11,7 +11,8 @@ it is read both ways:
 - the claim's verb ("the minister resigned") is found where a passage uses the phrasal verb ("stepped down"):
   :func:`verb_said_as_phrasal`.
 
-A phrasal verb is its verb (any form) directly followed by its particle. Words of a sibling sense are not in the
+A phrasal verb is its verb (any form) followed by its particle, directly or, for an adverb particle, after a short
+object ("put the plan forward"). Words of a sibling sense are not in the
 table ("take off" as remove, "turn out" as prove): a table entry must be what a grounded answer would write for the
 passage's verb. :data:`IDIOMS` holds longer expressions the same way, each a regular expression whose groups are the
 words it says otherwise, read both ways as the phrasal verbs are. Only expressions that carry no "who did what to
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
+from itertools import chain
 
 from halguard.text.lexical import base_form, regular_forms, stem
 
@@ -95,6 +97,20 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "keep up": ("maintain",),
     "go ahead": ("proceed",),
     "set off": ("depart", "leave"),
+    "pick up": ("collect",),
+    "hand out": ("distribute",),
+    "give out": ("distribute",),
+    "send in": ("submit",),
+    "hand in": ("submit",),
+    "bring back": ("restore", "reintroduce"),
+    "pay back": ("repay", "refund", "reimburse"),
+    "set aside": ("reserve", "allocate", "earmark"),
+    "draw up": ("draft", "prepare"),
+    "switch off": ("disable", "deactivate"),
+    "turn off": ("disable", "deactivate"),
+    "switch on": ("enable", "activate"),
+    "take down": ("remove",),
+    "sort out": ("resolve", "fix"),
 }
 
 # Idioms and the words they mean (stems of their forms are compared), hand-written from everyday English usage (not
@@ -182,16 +198,24 @@ def _idioms(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
                 return
 
 
-_PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away|with|after|about|"
-                   r"on|ahead)\b", re.IGNORECASE)
+_PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forward|part|place|away|aside|with|after|"
+                   r"about|on|ahead)\b", re.IGNORECASE)
+
+
+# A separable phrasal verb with a short object between its verb and its adverb particle: "who put the plan forward",
+# "called it off", "set £2 million aside" (a determiner, a pronoun or an amount, then at most two words; its words
+# are no group: they stay words of the claim to find). Not the prepositions' ("paid the bill for" is no "pay for").
+_SPLIT_PAIR = re.compile(r"\b([A-Za-z]+)\s+(?:the|a|an|this|that|these|those|its|his|her|their|our|your|it|them|him"
+                         r"|[$£€]?\d[\d,.]*%?)\s+(?:[A-Za-z-]+\s+){0,2}?(up|down|over|out|off|back|forward|away|aside)\b",
+                         re.IGNORECASE)
 
 
 def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]:
     """``(match, phrasal verb, its single verbs' stems)`` of each phrasal verb of the table in ``text`` (the match's
-    groups: the verb, the particle)."""
+    groups: the verb, the particle), the particle after the verb or after a short object (:data:`_SPLIT_PAIR`)."""
     forward, _ = _tables()
     found = 0
-    for m in _PAIR.finditer(text):
+    for m in chain(_PAIR.finditer(text), _SPLIT_PAIR.finditer(text)):
         entry = forward.get((base_form(stem(m.group(1).lower())), m.group(2).lower()))
         if entry is not None:
             yield m, *entry
