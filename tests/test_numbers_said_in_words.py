@@ -68,8 +68,11 @@ def test_the_same_words_with_a_wrong_number_stay_missing(claim, passage):
     ("It would come to 110 kroner altogether: 90 kroner for the ticket plus 20 kroner for the bike.", {110.0},
      ["come to", "altogether", "plus"]),
     ("That is £45 in total, £30 and £15.", {45.0}, ["in total"]),
-    # a wrong total is no reckoning, and its words stay words
-    ("It would come to 120 kroner altogether: 90 kroner for the ticket plus 20 kroner for the bike.", set(), []),
+    # a wrong total is no reckoning (its number is missing); its words are still the total's
+    ("It would come to 120 kroner altogether: 90 kroner for the ticket plus 20 kroner for the bike.", set(),
+     ["come to", "altogether", "plus"]),
+    # "plus" is no reckoning's word without a total
+    ("The suite has a balcony plus a kitchen.", set(), []),
 ])
 def test_a_total_the_claim_adds_up_is_its_reckoning(claim, reckoned, words):
     assert own_reckoning(claim) == reckoned
@@ -145,3 +148,21 @@ def test_a_measure_written_in_words_is_read_as_one(claim, passage, faithful):
 ])
 def test_a_gap_the_claim_states_between_its_own_numbers_is_its_reckoning(claim, reckoned):
     assert own_reckoning(claim) == reckoned
+
+
+HOTEL = ("Parking costs €18 per night, and breakfast is an extra €12 per person. The spa session lasts one hour and 15 "
+         "minutes.")
+
+
+@pytest.mark.parametrize(("claim", "faithful"), [
+    # a total of two numbers of one passage sentence, as a cue of a total asks; its words are the total's
+    ("One night's parking plus breakfast for one person comes to €30 in total.", True),
+    ("One night's parking plus breakfast for one person comes to €36 in total.", False),
+    # "one" before a unit is one of it, so "one hour and 15 minutes" is 75 minutes
+    ("A spa session runs for 75 minutes.", True),
+    ("A spa session runs for 90 minutes.", False),
+])
+def test_a_total_of_a_passage_sentence_and_one_of_a_unit_are_read(claim, faithful):
+    assert (_missing(claim, HOTEL) == []) is faithful
+    words = [claim[s:e] for s, e in reckoning_spans(claim)]
+    assert ("in total" in words and "plus" in words) if "total" in claim else words == []

@@ -19,12 +19,14 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
   November" (a date without a year takes its sentence's year);
 - **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events);
 - **an age**: "at the age of 85", "aged 85", "85 years old" of two years of one sentence ("born in 1902 ... died in
-  1987": 85, or 84 where the birthday had not come yet).
+  1987": 85, or 84 where the birthday had not come yet);
+- **a total**: a cue of a total before or after the claim's number ("comes to €30 in total", "a total of 30") of two
+  numbers of one dimension of one sentence ("Parking costs €18 per night, and breakfast is an extra €12").
 
 The claim's bound is read as :mod:`halguard.text.quantities` reads it ("more than", "nearly", "about"); without one
 the computed value must round to the claim's number (a fraction word is read to within
 :data:`FRACTION_WORD_TOLERANCE`). The passage sentence must share words with the claim (:data:`MIN_SHARED_WORDS`),
-so a pair of numbers from another story computes nothing. What is left out: sums, a difference of two sentences'
+so a pair of numbers from another story computes nothing. What is left out: a sum or a difference of two sentences'
 numbers, a number times a share ("a third of 300 seats is 100").
 
 Bounded on any input: a source's sentences are read once (memoised by bytes), at most :data:`MAX_SENTENCES` per source
@@ -277,7 +279,7 @@ def own_reckoning(text: str) -> set[float]:
 
 
 def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
-    """:func:`own_reckoning`'s numbers, each with the spans of its reckoning's words (its cue, "plus" and "minus")."""
+    """:func:`own_reckoning`'s numbers, each with the span of its consequence's cue ("leaving"), if it has one."""
     mentions = [m for m in number_mentions(text)[:MAX_OWN_NUMBERS] if not m.is_percent]
     found: list[tuple[float, list[tuple[int, int]]]] = []
     for m in mentions:
@@ -288,14 +290,14 @@ def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
         if _states_gap(m, mentions, text):
             found.append((round(m.value, 6), []))
             continue
-        after = None if difference else _TOTAL_AFTER.match(text, m.end)
-        cue_spans = ([(offset + cue.start(1), offset + cue.end(1))] if cue else []) + ([after.span(1)] if after else [])
-        if not cue_spans:
+        if not (cue or _TOTAL_AFTER.match(text, m.end)):
             continue
         others = [o.value for o in mentions if o is not m and o.value != m.value]
         pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1:]]
         if any(math.isclose(m.value, abs(a - b) if difference else a + b) for a, b in pairs):
-            found.append((round(m.value, 6), cue_spans + [o.span() for o in _OPERATOR_WORDS.finditer(text)]))
+            # a consequence's cue ("leaving") is the reckoning's word; a total's are read by _total_cues
+            found.append((round(m.value, 6), [(offset + difference.start(1), offset + difference.end(1))]
+                          if difference else []))
     return found
 
 
@@ -370,8 +372,19 @@ def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, 
         # an age's words ("at the age of 85", "aged 85", "85 years old") are the number's too
         for age in (_AGE_AFTER.match(text, m.end), _AGE_BEFORE.search(text, max(0, m.start - _LOOK), m.start)):
             spans.extend(age.span(g) for g in (1, 2) if age is not None and age.group(g))
-    spans.extend(span for _, cue_spans in _reckoned(text) for span in cue_spans)  # "110 kroner altogether"
+    spans.extend(span for _, cue_spans in _reckoned(text) for span in cue_spans)  # "so 46 failed"
+    spans.extend(_total_cues(text))  # "110 kroner altogether: 90 ... plus 20"
     return spans
+
+
+def _total_cues(text: str) -> list[tuple[int, int]]:
+    """The spans of the cues of a total beside the numbers of ``text`` ("comes to €30 in total") and, where there is
+    one, of its "plus" and "minus": a total's words, read with the number (:func:`derived`, :func:`own_reckoning`)."""
+    spans = []
+    for m in number_mentions(text)[:MAX_OWN_NUMBERS]:
+        before = _TOTAL_BEFORE.search(text, max(0, m.start - _LOOK), m.start)
+        spans += [cue.span(1) for cue in (before, _TOTAL_AFTER.match(text, m.end)) if cue is not None]
+    return spans + [o.span() for o in _OPERATOR_WORDS.finditer(text)] if spans else []
 
 
 def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
@@ -390,7 +403,8 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     change = _CHANGE_WORD.search(text) is not None
     share = claim.dimension == "percent" and (part or change) and not _LEVEL_BEFORE.search(before)
     age = claim.dimension is None and bool(_AGE_BEFORE.search(before) or _AGE_AFTER.match(after))
-    if not (difference or ratio or share or age):
+    total = claim.dimension != "percent" and bool(_TOTAL_BEFORE.search(before) or _TOTAL_AFTER.match(text, claim.end))
+    if not (difference or ratio or share or age or total):
         return False
     points = _POINTS.match(after)
     # "percentage points" are of percentages; "points" of percentages or of bare scores
@@ -418,6 +432,10 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
                 computed.append(_ratios(sentence))
             if age:
                 computed.append((age_then, age_then) for gap in _gaps(sentence.years) for age_then in (gap, gap - 1))
+            if total:
+                scale = claim.base / claim.value if claim.value else 1.0
+                computed.append(((a.low + b.low) / scale, (a.high + b.high) / scale)
+                                for a, b in _pairs(sentence.numbers, claim.dimension))
             if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):
                 return True
     return False

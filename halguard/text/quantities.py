@@ -148,8 +148,8 @@ _STAMP_BEFORE = re.compile(r"\d[-/:]$")
 # Four digits in this range without a unit are a year, not a quantity ("2,000" and "two thousand" are counts).
 YEAR_RANGE = (1000, 2100)
 _FOUR_DIGITS = re.compile(r"\d{4}")
-# A unit that is itself a count, with an article: "a decade" is ten years, "a fortnight" fourteen days.
-_ONE_UNIT = re.compile(r"\b(?:a|one)\s+(decade|century|fortnight)\b", re.IGNORECASE)
+# One of a unit: "a decade" (ten years), "a fortnight", and "one" before any unit ("one hour and 15 minutes").
+_ONE_UNIT = re.compile(r"\b(?:(?:a|one)\s+(decade|century|fortnight)|one\s+([^\W\d_]+))\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -230,8 +230,7 @@ def quantities(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Quant
     return list(_short_quantities(text, limit)) if len(text) <= _MEMO_CHARS else _quantities(text, limit)
 
 
-# Texts up to this long (a claim) have their quantities kept in a small memo of _MEMO_ENTRIES texts (at most
-# ~1 MiB of keys).
+# A claim's quantities (a text up to _MEMO_CHARS long) are kept in a memo of _MEMO_ENTRIES texts (~1 MiB of keys).
 _MEMO_CHARS = 2000
 _MEMO_ENTRIES = 512
 
@@ -268,15 +267,16 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
                 end = unit_span[1]
         out.append(Quantity(m.start, end, value, dimension, value * size, _bound(text, m.start),
                             _context(text, m.start, end), unit_span, _rounding(text[m.start:m.end]) * size))
-    out += joined_durations(text, out)[:max(0, limit - len(out))]
     for m in _ONE_UNIT.finditer(text):
+        group = 1 if m.group(1) else 2
         if len(out) >= limit:
             break
-        dimension, size = UNITS[m.group(1).lower()]
-        unit_span = (m.start(1), m.end(1))
+        if m.group(group).lower() not in UNITS:
+            continue  # "one of them": no unit
+        dimension, size = UNITS[m.group(group).lower()]
         out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, _bound(text, m.start()),
-                            _context(text, m.start(), m.end()), unit_span, 0.0))
-    return out
+                            _context(text, m.start(), m.end()), m.span(group), 0.0))
+    return out + joined_durations(text, out)[:max(0, limit - len(out))]
 
 
 def _within(claim: Quantity, theirs: Quantity) -> bool:
