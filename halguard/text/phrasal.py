@@ -203,10 +203,10 @@ _PAIR = re.compile(r"\b([A-Za-z]+)\s+(up|down|over|out|off|for|into|in|back|forw
 
 
 # A separable phrasal verb with a short object between its verb and its adverb particle: "who put the plan forward",
-# "called it off", "set £2 million aside" (a determiner, a pronoun or an amount, then at most two words; its words
+# "called it off", "set £2 million aside" (a determiner, a pronoun or an amount, then at most three words; its words
 # are no group: they stay words of the claim to find). Not the prepositions' ("paid the bill for" is no "pay for").
 _SPLIT_PAIR = re.compile(r"\b([A-Za-z]+)\s+(?:the|a|an|this|that|these|those|its|his|her|their|our|your|it|them|him"
-                         r"|[$£€]?\d[\d,.]*%?)\s+(?:[A-Za-z-]+\s+){0,2}?(up|down|over|out|off|back|forward|away|aside)\b",
+                         r"|[$£€]?\d[\d,.]*%?)\s+(?:[A-Za-z-]+\s+){0,3}?(up|down|over|out|off|back|forward|away|aside)\b",
                          re.IGNORECASE)
 
 
