@@ -179,3 +179,19 @@ def test_a_negated_condition_is_no_assertion_against_a_negation_either(verifier)
     asserted = verifier.verify("The latch aligns with the hole in the strike plate.", [evidence])
     assert not conditioned.claims[0].signals.negation_mismatch
     assert asserted.claims[0].signals.negation_mismatch
+
+
+HOTEL = ("Guests at the Harbour View Hotel may check in from 3 pm. Parking costs €18 per night. Pets are not allowed. "
+         "The spa is open daily.")
+
+
+@pytest.mark.parametrize(("answer", "flipped"), [
+    # the passage's topic, named in the claim, need not be in the negated sentence: the rest of the claim copies it
+    ("Pets are allowed at the Harbour View Hotel.", True),
+    ("The Harbour View Hotel allows pets.", True),
+    ("Pets are not allowed at the Harbour View Hotel.", False),
+    # a name the passages do not give is not the topic: the claim does not copy the sentence
+    ("Pets are allowed at the Seaview Lodge.", False),
+])
+def test_a_negation_is_read_without_the_passages_topic_name(verifier, answer, flipped):
+    assert verifier.verify(answer, [HOTEL]).claims[0].signals.negation_mismatch is flipped

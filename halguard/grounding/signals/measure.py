@@ -48,6 +48,7 @@ from halguard.text.lexical import (
     affirmation_end,
     affirms,
     content_terms,
+    entity_mentions,
     negated_terms,
     number_mentions,
     number_values,
@@ -155,6 +156,12 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
     if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned):
         flipped = closest
     sources = [src.text for src in scope.sources]
+    if flipped is None and (untopical := _without_topic_names(text, chunks)) is not None:
+        # "Pets are allowed at the Harbour View Hotel." against the hotel's page: "Pets are not allowed."
+        copied = ClosestSentence.among(untopical, chunks)  # the claim's own evidence chunks, not every source
+        if shared_share(copied.claim_terms, copied.terms) >= weights.close_copy_overlap and negation_mismatch(
+                untopical, copied.text, copied.claim_terms, copied.terms, aligned):
+            flipped = copied.text
     for _, part in fused_parts(text) if flipped is None else ():
         copied = ClosestSentence.among(part, sources)
         if shared_share(copied.claim_terms, copied.terms) >= weights.part_negation_overlap and negation_mismatch(
@@ -164,6 +171,16 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
     if flipped is None:
         flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned)
     return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
+
+
+def _without_topic_names(text: str, chunks: Sequence[str]) -> str | None:
+    """The claim with its names blanked that its evidence chunks also name (the passage's topic, which a sentence of
+    it need not repeat: "Pets are allowed at the Harbour View Hotel." of a hotel's page that says "Pets are not
+    allowed."), if it has such a name and at least two content words are left; else None."""
+    named = [(a, b) for a, b in entity_mentions(text) if any(text[a:b] in chunk for chunk in chunks)]
+    for a, b in named:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text if named and len(content_terms(text)) >= 2 else None
 
 
 def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:
