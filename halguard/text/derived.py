@@ -213,6 +213,12 @@ def _gaps(values: Sequence[float]) -> Iterable[float]:
     return (abs(a - b) for i, a in enumerate(values) for b in values[i + 1:])
 
 
+def _unit_scale(claim: Quantity) -> float:
+    """The size of the claim's unit in its dimension's base unit (1 for a bare count): passage values, in base units,
+    are divided by it to be read in the claim's unit."""
+    return claim.base / claim.value if claim.value else 1.0
+
+
 def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float,
                  days_each: float) -> Iterable[Interval]:
     """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years), of
@@ -222,7 +228,7 @@ def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], y
         yield from ((gap / years_each,) * 2 for gap in _gaps(sentence.years))
     if days_each:
         yield from ((gap / days_each,) * 2 for gap in _gaps(sentence.days))
-    scale = claim.base / claim.value if claim.value else 1.0
+    scale = _unit_scale(claim)
     for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
         yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
 
@@ -283,14 +289,12 @@ def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
     mentions = [m for m in number_mentions(text)[:MAX_OWN_NUMBERS] if not m.is_percent]
     found: list[tuple[float, list[tuple[int, int]]]] = []
     for m in mentions:
-        offset = max(0, m.start - _LOOK)
-        before = text[offset:m.start]
-        difference = _CONSEQUENCE_BEFORE.search(before)
-        cue = difference or _TOTAL_BEFORE.search(before)
         if _states_gap(m, mentions, text):
             found.append((round(m.value, 6), []))
             continue
-        if not (cue or _TOTAL_AFTER.match(text, m.end)):
+        offset = max(0, m.start - _LOOK)
+        difference = _CONSEQUENCE_BEFORE.search(text[offset:m.start])
+        if not (difference or _total_cue_spans(text, m.start, m.end)):
             continue
         others = [o.value for o in mentions if o is not m and o.value != m.value]
         pairs = [(a, b) for i, a in enumerate(others) for b in others[i + 1:]]
@@ -380,11 +384,15 @@ def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, 
 def _total_cues(text: str) -> list[tuple[int, int]]:
     """The spans of the cues of a total beside the numbers of ``text`` ("comes to €30 in total") and, where there is
     one, of its "plus" and "minus": a total's words, read with the number (:func:`derived`, :func:`own_reckoning`)."""
-    spans = []
-    for m in number_mentions(text)[:MAX_OWN_NUMBERS]:
-        before = _TOTAL_BEFORE.search(text, max(0, m.start - _LOOK), m.start)
-        spans += [cue.span(1) for cue in (before, _TOTAL_AFTER.match(text, m.end)) if cue is not None]
+    spans = [span for m in number_mentions(text)[:MAX_OWN_NUMBERS] for span in _total_cue_spans(text, m.start, m.end)]
     return spans + [o.span() for o in _OPERATOR_WORDS.finditer(text)] if spans else []
+
+
+def _total_cue_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the cues of a total before and after the number at ``start:end`` of ``text`` ("comes to", "in
+    total"), none if it has none."""
+    cues = (_TOTAL_BEFORE.search(text, max(0, start - _LOOK), start), _TOTAL_AFTER.match(text, end))
+    return [cue.span(1) for cue in cues if cue is not None]
 
 
 def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
@@ -403,7 +411,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     change = _CHANGE_WORD.search(text) is not None
     share = claim.dimension == "percent" and (part or change) and not _LEVEL_BEFORE.search(before)
     age = claim.dimension is None and bool(_AGE_BEFORE.search(before) or _AGE_AFTER.match(after))
-    total = claim.dimension != "percent" and bool(_TOTAL_BEFORE.search(before) or _TOTAL_AFTER.match(text, claim.end))
+    total = claim.dimension != "percent" and bool(_total_cue_spans(text, claim.start, claim.end))
     if not (difference or ratio or share or age or total):
         return False
     points = _POINTS.match(after)
@@ -433,7 +441,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
             if age:
                 computed.append((age_then, age_then) for gap in _gaps(sentence.years) for age_then in (gap, gap - 1))
             if total:
-                scale = claim.base / claim.value if claim.value else 1.0
+                scale = _unit_scale(claim)
                 computed.append(((a.low + b.low) / scale, (a.high + b.high) / scale)
                                 for a, b in _pairs(sentence.numbers, claim.dimension))
             if any(_agrees(low, high, claim, fraction_word) for group in computed for low, high in group):

@@ -147,7 +147,8 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
 def _negation(text: str, close: bool, closest: str, claim_terms: set[str], closest_terms: set[str],
               chunks: Sequence[str], scope: Scope, weights: ScoringWeights) -> dict[str, bool | str]:
     """Whether the claim negates what its evidence states, and the evidence sentence it flips: the whole claim
-    against its closest sentence where it is ``close`` to its evidence (a copy with a "not"), else each part of a
+    against its closest sentence where it is ``close`` to its evidence (a copy with a "not"), else the claim without
+    the names its chunks give (:func:`_without_topic_names`) against their closest sentence, else each part of a
     fused claim that copies its closest sentence of the passages (``part_negation_overlap`` of its words: a copy with
     a "not" added or dropped), else each negated clause against the evidence chunks' sentences
     (:func:`halguard.grounding.signals.negation.negated_clause`)."""
@@ -155,22 +156,27 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
     flipped: str | None = None
     if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned):
         flipped = closest
-    sources = [src.text for src in scope.sources]
     if flipped is None and (untopical := _without_topic_names(text, chunks)) is not None:
-        # "Pets are allowed at the Harbour View Hotel." against the hotel's page: "Pets are not allowed."
-        copied = ClosestSentence.among(untopical, chunks)  # the claim's own evidence chunks, not every source
-        if shared_share(copied.claim_terms, copied.terms) >= weights.close_copy_overlap and negation_mismatch(
-                untopical, copied.text, copied.claim_terms, copied.terms, aligned):
-            flipped = copied.text
+        # "Pets are allowed at the Harbour View Hotel." against the hotel's page: "Pets are not allowed."; read in the
+        # claim's own evidence chunks, not every source
+        flipped = _flipped_copy(untopical, chunks, weights.close_copy_overlap, aligned)
+    sources = [src.text for src in scope.sources]
     for _, part in fused_parts(text) if flipped is None else ():
-        copied = ClosestSentence.among(part, sources)
-        if shared_share(copied.claim_terms, copied.terms) >= weights.part_negation_overlap and negation_mismatch(
-                part, copied.text, copied.claim_terms, copied.terms, aligned):
-            flipped = copied.text
+        if (flipped := _flipped_copy(part, sources, weights.part_negation_overlap, aligned)) is not None:
             break
     if flipped is None:
         flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned)
     return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
+
+
+def _flipped_copy(text: str, texts: Sequence[str], copied_share: float, aligned: float) -> str | None:
+    """The closest sentence of ``texts`` to ``text`` where ``text`` copies at least ``copied_share`` of its words and
+    states it with the other polarity (:func:`negation_mismatch`); None if it does not."""
+    copied = ClosestSentence.among(text, texts)
+    if shared_share(copied.claim_terms, copied.terms) >= copied_share and negation_mismatch(
+            text, copied.text, copied.claim_terms, copied.terms, aligned):
+        return copied.text
+    return None
 
 
 def _without_topic_names(text: str, chunks: Sequence[str]) -> str | None:

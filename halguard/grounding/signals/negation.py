@@ -57,7 +57,7 @@ _NEGATED_COMPARISON = re.compile(
 
 # A negated condition asserts no negation: "they are lost if not used by 31 March" says what "must be used by 31 March
 # or they are lost" says ("if not X, Y" is "X or Y"), and "if it doesn't lock, open the door" states no fact.
-# A condition runs from "if" to the end of its clause; its negators are blanked (:func:`_conditioned` reads what they
+# A condition runs from "if" to the end of its clause; its negators are blanked (:func:`_negations` reads what they
 # negate).
 _CONDITION = re.compile(r"\bif\b[^,;:.!?\n]{0,200}", re.IGNORECASE)
 _NEGATOR = re.compile(r"\b(?:not|never|no)\b|\b[^\W\d_]+n['’]t\b", re.IGNORECASE)
@@ -108,8 +108,7 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     if _RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
-    targets = flip_targets(claim)
-    conditioned = _conditioned(claim)
+    targets, conditioned = _negations(claim)
     side = _ClaimSide(targets, _denied_otherwise(claim),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
                       _objects(claim, targets))
@@ -204,7 +203,8 @@ def _objects(text: str, targets: set[str]) -> dict[str, str]:
 def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: set[str], aligned_overlap: float
              ) -> bool:
     """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already."""
-    evidence_targets = flip_targets(proposition) | _denied_otherwise(proposition)  # "leased it rather than buying it"
+    asserted, conditioned = _negations(proposition)
+    evidence_targets = asserted | _denied_otherwise(proposition)  # "leased it rather than buying it"
     if not claim.targets and not evidence_targets:
         return False
     if shared_share(claim_terms, terms) < aligned_overlap:
@@ -219,7 +219,6 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
     if claim.targets:
         # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word (not a word
         # the evidence negates in a condition: "lost if not used" says nothing of "used" either way)
-        conditioned = _conditioned(proposition)
         return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms and t not in conditioned
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
@@ -272,9 +271,16 @@ def _denied_otherwise(text: str) -> set[str]:
     return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
 
 
-def _conditioned(text: str) -> set[str]:
-    """The stems of the words ``text`` negates inside a condition only ("lost if not *used*")."""
-    return negated_terms(_blank_bounds(text), cues=FLIP_CUES, scoped=_SCOPE_WORDS) - flip_targets(text)
+def _negations(text: str) -> tuple[set[str], set[str]]:
+    """The stems of the words ``text`` negates (:func:`flip_targets`), and of those it negates inside a condition
+    only ("lost if not *used*": neither asserted nor denied)."""
+    bounded = _blank_bounds(text)
+    unconditioned = _blank_conditions(bounded)
+    asserted = negated_terms(unconditioned, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
+    asserted.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(unconditioned))
+    if unconditioned == bounded:  # no negator in a condition
+        return asserted, set()
+    return asserted, negated_terms(bounded, cues=FLIP_CUES, scoped=_SCOPE_WORDS) - asserted
 
 
 def flip_targets(text: str) -> set[str]:
@@ -284,10 +290,7 @@ def flip_targets(text: str) -> set[str]:
     quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
     ..."), a negator opening a bound or a condition negates nothing ("for *no more than* 6 hours", "lost *if not*
     used"), and a "non-" word says its own negation ("a non-confirmatory letter")."""
-    text = _blank_conditions(_blank_bounds(text))
-    out = negated_terms(text, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
-    out.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(text))
-    return out
+    return _negations(text)[0]
 
 
 def denied_premises(claim: str, question_only: list[tuple[int, int]]) -> list[tuple[int, int]]:
