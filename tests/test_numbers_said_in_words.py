@@ -166,3 +166,63 @@ def test_a_total_of_a_passage_sentence_and_one_of_a_unit_are_read(claim, faithfu
     assert (_missing(claim, HOTEL) == []) is faithful
     words = [claim[s:e] for s, e in reckoning_spans(claim)]
     assert ("in total" in words and "plus" in words) if "total" in claim else words == []
+
+
+FLIGHT = "The flight from Oslo to Bergen takes 90 minutes."
+TRIAL = ("In a phase 3 trial, the oral drug tolvarex reduced the number of migraine days by an average of 4.1 days per "
+         "month, compared with 2.3 days for placebo. Nausea was reported by 9% of patients on tolvarex.")
+
+
+@pytest.mark.parametrize(("text", "value", "said"), [
+    ("The flight takes an hour and a half.", 5400.0, "an hour and a half"),
+    ("The flight takes one and a half hours.", 5400.0, "one and a half hours"),
+    ("The climb takes two days and a half.", 2.5 * 86400, "two days and a half"),
+    ("The flight takes about an hour and a half.", 5400.0, "an hour and a half"),
+])
+def test_a_unit_and_a_half_is_one_quantity(text, value, said):
+    read = quantities(text)
+    assert [(text[q.start:q.end], q.base) for q in read] == [(said, value)]
+    assert read[0].bound == ("about" if "about" in text else None)
+
+
+@pytest.mark.parametrize(("claim", "passage", "missing"), [
+    ("The flight takes an hour and a half.", FLIGHT, []),
+    ("The flight takes one and a half hours.", FLIGHT, []),
+    ("The flight takes an hour and a half.", FLIGHT.replace("90", "60"), ["a half"]),
+    ("The flight takes one and a half hours.", FLIGHT.replace("90", "100"), ["one and a half"]),
+    # "one" alone is still no number; "a half" alone is still a share
+    ("One of the flights takes a half of the day.", FLIGHT, ["a half"]),
+])
+def test_a_unit_and_a_half_is_found_by_its_value(claim, passage, missing):
+    assert _missing(claim, passage) == missing
+
+
+@pytest.mark.parametrize(("claim", "faithful"), [
+    # "per cent" / "percent" after a number said in words are its sign, not words to look up
+    ("Nausea was reported by nine per cent of patients on tolvarex.", True),
+    ("Nausea was reported by nine percent of patients on tolvarex.", True),
+    ("Nausea was reported by eight percent of patients on tolvarex.", False),
+    # a difference after "an advantage of" is the two figures' difference
+    ("Tolvarex cut migraine days by 4.1 a month against 2.3 on placebo, an advantage of 1.8 days a month.", True),
+    ("Tolvarex cut migraine days by 4.1 a month against 2.3 on placebo, an advantage of 2.8 days a month.", False),
+])
+def test_percent_words_and_an_advantage_are_read_with_their_number(claim, faithful):
+    assert (LocalVerifier().verify(claim, [TRIAL]).label == "supported") is faithful
+
+
+def test_six_percent_a_year_is_a_rate_not_six_years():
+    assert [q.dimension for q in quantities("Prices rose six percent a year.")] == ["percent"]
+
+
+def test_the_remaining_sum_after_a_currency_sign_is_the_claims_reckoning():
+    claim = ("The museum paid €2.3 million, of which the foundation covered €900,000 and the museum's budget supplied "
+             "the remaining €1.4 million.")
+    assert own_reckoning(claim) == {1_400_000.0}
+    assert own_reckoning(claim.replace("€1.4", "€1.6")) == set()
+
+
+def test_a_decimal_difference_with_a_unit_is_held_to_its_last_digit():
+    # the rounding of "2.8 days" is 0.05 days (it was read in seconds: any difference of days passed)
+    claim = "Tolvarex cut migraine days by 4.1 a month against 2.3 on placebo, an advantage of 2.8 days a month."
+    assert _missing(claim, TRIAL) == ["2.8"]
+    assert _missing(claim.replace("2.8", "1.8"), TRIAL) == []

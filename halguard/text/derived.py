@@ -7,10 +7,10 @@ missing_numbers`) unless a passage gives it another way (:mod:`halguard.text.qua
 numbers of one passage sentence give by a subtraction or a division the claim's own words ask for:
 
 - **a difference**: the claim's number counts "percentage points" or "points", or stands after "by", "a gap of",
-  "a margin of", "a lead of", "a difference of", "all but" ("all but six of the 85" of 85 and 79), or before a
-  comparative ("3 years older", "ahead", "behind", "more", "fewer"); the two passage numbers are of the claim's kind
-  (both percentages for "percentage points", one dimension for a unit), or two years for a claim's years ("twelve
-  years later" of 1990 and 2002);
+  "a margin of", "a lead of", "an advantage of", "a difference of", "all but" ("all but six of the 85" of 85 and
+  79), or before a comparative ("3 years older", "ahead", "behind", "more", "fewer"); the two passage numbers are
+  of the claim's kind (both percentages for "percentage points", one dimension for a unit), or two years for a
+  claim's years ("twelve years later" of 1990 and 2002);
 - **a share**: the claim's number is a percentage or a fraction ("nine-tenths", "a third") and the two passage numbers
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
@@ -72,8 +72,8 @@ _DIFFERENCE_AFTER = re.compile(
     r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart)\b", re.IGNORECASE)
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
-    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|difference\s+of|all\s+but)\s+(?:more\s+than\s+|less\s+than\s+"
-    r"|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
+    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|advantage\s+of|edge\s+of|difference\s+of|all\s+but)\s+"
+    r"(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
     re.IGNORECASE)  # "by £47 million"
 # An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
 # sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.
@@ -176,8 +176,9 @@ def _agrees(low: float, high: float, claim: Quantity, fraction_word: bool) -> bo
         return high < x
     if claim.bound == "near":
         return x * (1 - NEAR_TOLERANCE) <= low and high <= x
-    # a whole number is the computed value rounded (7 of 7.1); a decimal one to its last digit ("1.5 times": 1.45-1.55)
-    slack = FRACTION_WORD_TOLERANCE if fraction_word else (claim.rounding or 0.5)
+    # a whole number is the computed value rounded (7 of 7.1); a decimal one to its last digit ("1.5 times": 1.45-1.55;
+    # the rounding is kept in base units, "2.8 days": 0.05 days, not 4,320)
+    slack = FRACTION_WORD_TOLERANCE if fraction_word else (claim.rounding / _unit_scale(claim) or 0.5)
     if claim.bound == "about":
         slack = max(slack, ABOUT_TOLERANCE * abs(x))
     return x - slack <= low and high <= x + slack
@@ -261,8 +262,8 @@ def _ratios(sentence: _Sentence) -> Iterable[Interval]:
 # Without a cue a number that equals a difference of two others is a fact to find ("rose from 10 to 30 million, and
 # profit was 20 million"). At most MAX_OWN_NUMBERS numbers of a claim are read.
 MAX_OWN_NUMBERS = 12
-_CONSEQUENCE_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+$",
-                                 re.IGNORECASE)
+_CONSEQUENCE_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+[$£€¥]?$",
+                                 re.IGNORECASE)  # "the remaining €1.4 million"
 _TOTAL_BEFORE = re.compile(r"\b(total\s+of|totalling|totaling|in\s+all|altogether|combined|together|(?:come|comes"
                            r"|came|coming|add|adds|added|adding)\s+(?:up\s+)?to)\s+[$£€¥]?$", re.IGNORECASE)
 # ... or after it and its unit: "110 kroner altogether", "£45 in total"

@@ -303,16 +303,14 @@ def number_mentions(text: str) -> list[NumberMention]:
             alt = value + 12 if t.group(1).lower().startswith("p") else value
         out.append(NumberMention(m.start(), end, value, bool(m.group(3)), alt))
     for n in word_numbers(text):
-        out.append(NumberMention(n.start, n.end, n.value, _percent_follows(text, n.end) or n.percent is not None,
-                                 n.percent))
+        # "nine per cent" spans its sign's words, as "9 per cent" does: they are the number's, not words to look up
+        percent = _PERCENT_AFTER.match(text, n.end)
+        out.append(NumberMention(n.start, percent.end() if percent else n.end, n.value,
+                                 percent is not None or n.percent is not None, n.percent))
     return out
 
 
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
-
-
-def _percent_follows(text: str, end: int) -> bool:
-    return bool(_PERCENT_AFTER.match(text, end))
 
 
 _REFERENCE_BEFORE = re.compile(

@@ -158,15 +158,16 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
         else:
             break
         count, end, j = count + 1, e, j + 1
-    if count == 0 or (count == 1 and first == "one"):
-        return None
-    if first in _ARTICLES and count == 1:
+    if count == 0 or (first in _ARTICLES and count == 1):
         return None
     value = total + current
-    # "three and a half" is 3.5, one number ("a half" on its own would be 0.5, a number no passage states).
+    # "three and a half" is 3.5, one number ("a half" on its own would be 0.5, a number no passage states), and so
+    # is "one and a half" (1.5), though "one" alone is no number.
     if j + 2 < len(words) and words[j][2] == "and" and words[j + 1][2] in _ARTICLES \
             and words[j + 2][2] in ("half", "quarter", "third") and _joined(text, end, words[j][0]) \
             and _joined(text, words[j][1], words[j + 1][0]) and _joined(text, words[j + 1][1], words[j + 2][0]):
         value += 1 / _DENOMINATORS[words[j + 2][2]]
         end, j = words[j + 2][1], j + 3
+    elif count == 1 and first == "one":
+        return None
     return WordNumber(start, end, round(value, 6)), j

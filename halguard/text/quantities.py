@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
-from halguard.text.measure_phrases import fraction_unit, joined_durations
+from halguard.text.measure_phrases import and_a_half, fraction_unit, joined_durations
 
 __all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "RATE_PERIOD", "UNITS", "Quantity",
            "QuantityIndex", "Rate", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "rates",
@@ -276,7 +276,7 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
         dimension, size = UNITS[m.group(group).lower()]
         out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, _bound(text, m.start()),
                             _context(text, m.start(), m.end()), m.span(group), 0.0))
-    return out + joined_durations(text, out)[:max(0, limit - len(out))]
+    return (out := and_a_half(text, out, UNITS, _bound)) + joined_durations(text, out)[:max(0, limit - len(out))]
 
 
 def _within(claim: Quantity, theirs: Quantity) -> bool:

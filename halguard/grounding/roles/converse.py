@@ -92,6 +92,10 @@ def converse_frame(claim: Frame, evidence: Frame) -> Frame | None:
     for (theirs, ours), roles in CONVERSE_PREDICATES.items():
         if same_stem(evidence.stem, stem(theirs)) and same_stem(claim.stem, stem(ours)) and not same_stem(
                 claim.stem, evidence.stem):
+            if ours == "pay" and same_stem(evidence.stem, "buy"):
+                # a buyer receives the goods and pays the price: "The museum paid €2.3 million" is what "The museum
+                # acquired the painting for €2.3 million" says from the same side, not the payee's
+                continue
             slots = tuple((roles.get(role, role), arg) for role, arg in evidence.slots)
             return Frame(claim.predicate, claim.stem, evidence.negated, evidence.nominal, slots)
     return None

@@ -342,11 +342,11 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if values & computed:
             continue
         # Not written as such: a quantity the passages give in another unit, within the claim's bound or about it
-        # (halguard.text.quantities), or one the claim's words compute from two numbers of a passage sentence ("seven
-        # percentage points ahead" of 46% and 39%: halguard.text.derived) is theirs all the same.
+        # (halguard.text.quantities; "a half" of "an hour and a half" is read in one starting before it), or one the
+        # claim's words compute from two numbers of a passage sentence ("seven points ahead" of 46% and 39%: derived).
         if by_start is None:
             by_start = {q.start: q for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)}
-        said = by_start.get(m.start) if by_start else None
+        said = by_start.get(m.start) or next((q for q in by_start.values() if q.start < m.start < q.end), None)
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
             # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April)
