@@ -56,6 +56,19 @@ def test_the_verifier_flags_the_moved_number_as_a_role_conflict():
     assert LocalVerifier().verify("Reykjavík has about 140,000 inhabitants.", [REYKJAVIK]).label == "supported"
 
 
+FIRE = ("A fire broke out shortly after 2 a.m. on Tuesday at a warehouse. About 60 firefighters and 12 fire engines "
+        "attended. The operator said about 40 of its staff would be moved temporarily.")
+
+
+def test_a_number_counting_the_sentences_noun_is_moved_in_a_looser_copy():
+    # "tackled" is not the sentence's word (3 of 4 words copied): the number counts the same firefighters
+    assert _moved("About 40 firefighters and 12 fire engines tackled the fire.", FIRE) == [
+        "40 where the passage has 60"]
+    # the sentence's own number, and a looser copy whose number counts no noun of the sentence's, are no finding
+    assert _moved("About 60 firefighters and 12 fire engines tackled the fire.", FIRE) == []
+    assert _moved("Crews of 40 tackled the fire with 12 engines.", FIRE) == []
+
+
 VACCINE = ("The most common side effects were injection-site pain (61%), fatigue (34%) and headache (27%), usually "
            "lasting one to two days.")
 ROOMS = "Meeting rooms can be hired for £15 an hour by community groups and £35 an hour by businesses."

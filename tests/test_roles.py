@@ -310,6 +310,19 @@ def test_a_party_of_an_exchange_on_the_other_side_is_a_conflict():
                           lambda arg: True) == []
 
 
+def test_a_buyer_that_paid_is_no_payee_of_its_purchase():
+    # "acquired ... for €2.3 million" is a receiving by WordNet, but the buyer receives the goods and pays the price:
+    # "paid" is told from the buyer's side, so no party of the payment is on the other side
+    passage = ("The Corrow Museum of Art in Eastfield has acquired 'Harbour at Dusk', an 1887 oil painting by the "
+               "Dutch artist Willem Raeder, for €2.3 million.")
+    assert role_conflicts("The museum paid €2.3 million.", [passage], lambda arg: True) == []
+    assert role_conflicts("The museum paid €2.3 million for the painting.", [passage], lambda arg: True) == []
+    # a payment received is still read from the payer's side
+    (conflict,) = role_conflicts("Lee paid the museum 4 million dollars.",
+                                 ["Lee received 4 million dollars from the museum."], lambda arg: True)
+    assert "Lee" in conflict.reason
+
+
 @pytest.mark.parametrize(("answer", "context", "label"), [
     ("Rivera United signed Ana Costa from Valmont FC.",
      "Midfielder Ana Costa has left Valmont FC and signed for Rivera United on a three-year deal.", "supported"),

@@ -51,6 +51,10 @@ __all__ = ["MAX_NUMBERS", "numbers_exchanged", "numbers_moved", "units_swapped"]
 MAX_NUMBERS = 16
 # The most words of a claim, and of its evidence sentence, read for units (units_swapped).
 _MAX_WORDS = 256
+# The share of a claim's other words a sentence needs to hold for a number counting the same noun as the sentence's
+# other number to be read as moved ("About 40 firefighters and 12 fire engines tackled the fire" against "About 60
+# firefighters and 12 fire engines attended": 3 of 4), where any other slot needs close_copy_overlap (0.8).
+COUNTED_COPY_OVERLAP = 0.6
 _FIRST_YEAR, _LAST_YEAR = YEAR_RANGE  # a four-digit number in this range is a year (halguard.text.quantities)
 
 
@@ -103,8 +107,10 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
     slots = [slot_neighbours(text, n.start, n.end, claim_words) for n in ours]
     # the claim's units are the slot's to compare, not words to copy ("by up to three days" / "two weeks")
     units = {stem(after) for _, after in slots if after in UNITS}
-    if not theirs or shared_share(claim_terms - units, closest.terms) < copy_overlap:
+    overlap = shared_share(claim_terms - units, closest.terms) if theirs else 0.0
+    if overlap < min(copy_overlap, COUNTED_COPY_OVERLAP):
         return []
+    loose = overlap < copy_overlap  # a looser copy: only a number counting what the sentence's other number counts
     out = []
     for n, (before, after) in zip(ours, slots):
         written = text[n.start:n.end]
@@ -122,6 +128,9 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
                 continue
             their_before, their_after = slot_neighbours(sentence, m.start, m.end, sentence_words)
             ours_said, theirs_said = written, sentence[m.start:m.end]
+            if loose and not (after.isalpha() and after == their_after and after not in STOPWORDS
+                              and after not in UNITS):
+                continue
             if before == their_before and _same_dimension(after, their_after):
                 ours_said, theirs_said = f"{ours_said} {after}", f"{theirs_said} {their_after}"
             elif (before, after) != (their_before, their_after) and not (
