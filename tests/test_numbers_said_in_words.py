@@ -112,7 +112,8 @@ def test_the_verifier_passes_these_paraphrases_and_flags_their_wrong_twins():
 
 
 def test_crafted_runs_of_durations_and_negations_are_read_in_bounded_time():
-    text = "1 hour and 2 minutes, " * 3000 + "not go over " * 3000
+    text = "1 hour and 2 minutes, " * 3000 + "not go over " * 3000 + "an hour and a half, " * 3000 \
+        + "nine per cent " * 3000 + "an " * 10000
     started = time.perf_counter()
     quantities(text)
     flip_targets(text)

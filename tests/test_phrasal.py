@@ -101,6 +101,8 @@ def test_phrasal_scan_is_bounded():
     ("Helen Okafor will take charge of the new trust.", "Dr. Helen Okafor will lead the new trust."),
     ("The satellite will keep watch on sea ice and coastal erosion.", "The satellite will monitor sea ice and "
      "coastal erosion."),
+    ("A spa session runs for 75 minutes.", "Each spa session lasts 75 minutes."),
+    ("You shouldn't take over four capsules in a single day.", "Do not take more than four capsules in one day."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -117,6 +119,9 @@ def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     ("The council gave the green light to the upgrade.", "The council rejected the upgrade."),
     ("Harwick Rovers came out on top against Stenmouth.", "Harwick Rovers lost to Stenmouth."),
     ("Helen Okafor will take charge of the new trust.", "Dr. Helen Okafor will advise the new trust."),
+    # "runs for" a post is no lasting; "a single" before no count is no "one"
+    ("Dana Reyes runs for mayor in 2026.", "Dana Reyes will last as mayor until 2026."),
+    ("She is a single parent of one child.", "She is a married parent of one child."),
 ])
 def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
     assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"
@@ -154,3 +159,21 @@ def test_a_restated_figure_is_read_against_the_sentence_that_gives_it():
     assert verdict.claims[0].signals.novel_terms == [] and verdict.label == "supported"
     fabricated = LocalVerifier().verify("At the end of 2024 Kestrel Foods had 5,200 volunteers.", [passage])
     assert fabricated.claims[0].signals.novel_terms == ["volunteers"]
+
+
+def test_a_phrasal_verb_is_said_by_its_closed_noun():
+    # "taking over" of "Sentinel Bank's takeover": the phrasal verb's own noun written closed
+    passage = "Sentinel Bank's takeover of Harbor Credit Union was blocked by the regulator."
+    assert LocalVerifier().verify("The regulator blocked Sentinel Bank from taking over Harbor Credit Union.",
+                                  [passage]).label == "supported"
+    assert LocalVerifier().verify("The regulator blocked Sentinel Bank from taking over Harbor Credit Union.",
+                                  [passage.replace("takeover", "bid")]).label == "hallucinated"
+
+
+def test_a_light_verb_of_a_phrasal_verb_weighs_as_its_event():
+    # "turned ... down" says "rejected": the light verb "turn" weighs as a content word there, so one novel word of it
+    # flags where the passage says "proposed" ("put ... forward" is what "proposed" says)
+    passage = "In May the board proposed a new rehearsal schedule for the choir's spring season."
+    verifier = LocalVerifier()
+    assert verifier.verify("In May the board turned a new rehearsal schedule down.", [passage]).label == "hallucinated"
+    assert verifier.verify("In May the board put a new rehearsal schedule forward.", [passage]).label == "supported"

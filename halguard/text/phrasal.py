@@ -29,7 +29,7 @@ from itertools import chain
 
 from halguard.text.lexical import base_form, regular_forms, stem
 
-__all__ = ["IDIOMS", "PHRASAL_VERBS", "phrasal_said", "phrasals_in", "verb_said_as_phrasal"]
+__all__ = ["IDIOMS", "PHRASAL_VERBS", "phrasal_said", "phrasal_verb_spans", "phrasals_in", "verb_said_as_phrasal"]
 
 PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "step down": ("resign", "quit"),
@@ -155,6 +155,12 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ("approve", "approval", "authorize", "authorise")),
     ("sign off on", r"\b(sign(?:s|ed|ing)?)\s+(off)\s+on\b", ("approve", "approval")),
     ("come out on top", r"\b(c(?:ome|omes|ame|oming))\s+(out)\s+on\s+(top)\b", ("win", "won", "beat", "victory")),
+    # a duration after "for" says which "run": "a session runs for 75 minutes" lasts (not "runs for mayor")
+    ("run for a time", r"\b(r(?:un|uns|an|unning))\s+for\s+(?:about\s+|around\s+|roughly\s+|up\s+to\s+)?[\w.,-]+\s+"
+     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b", ("last",)),
+    # "a single" before a count says one of it: "in a single day" (not "a single mother": counted nouns only)
+    ("a single", r"\b(?:a|one)\s+(single)\s+(?=(?:days?|weeks?|months?|years?|hours?|nights?|doses?|games?|matches"
+     r"|match|seasons?|trips?|journeys?|visits?|sessions?)\b)", ("one",)),
 )
 
 # The most phrasal verbs and idioms a claim or a source is read for (a crafted text of a thousand "step down"s is not).
@@ -226,10 +232,11 @@ def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]
 
 def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
     """Spans of the words of ``text``'s phrasal verbs (the verb and the particle) and idioms (their groups' words)
-    that one of their single words in ``terms`` (a scope's stems) says."""
+    that one of their single words in ``terms`` (a scope's stems) says, or, for a phrasal verb, its own noun written
+    closed ("taking over" of "Sentinel Bank's takeover", "shut down" of "the shutdown")."""
     spans: list[tuple[int, int]] = []
-    for m, _, meaning in [*_phrasals(text), *_idioms(text)]:
-        if any(v in terms for v in meaning):
+    for m, name, meaning in [*_phrasals(text), *_idioms(text)]:
+        if any(v in terms for v in meaning) or stem(name.replace(" ", "")) in terms:
             spans += [m.span(g) for g in range(1, (m.re.groups or 0) + 1) if m.span(g)[0] >= 0]
     return spans
 
@@ -238,6 +245,12 @@ def phrasals_in(text: str) -> frozenset[str]:
     """The phrasal verbs and idioms of the tables that ``text`` uses ("step down", "lose one's life"), at most
     :data:`_MAX_FOUND` of each read."""
     return frozenset(phrase for _, phrase, _ in [*_phrasals(text), *_idioms(text)])
+
+
+def phrasal_verb_spans(text: str) -> set[tuple[int, int]]:
+    """Spans of the verbs of ``text``'s phrasal verbs of the table ("turned" of "turned the plan down": reject): a
+    light verb there says the phrasal's event, not a light word's nothing."""
+    return {m.span(1) for m, _, _ in _phrasals(text)}
 
 
 def verb_said_as_phrasal(term_stem: str, phrasals: Collection[str]) -> bool:

@@ -57,6 +57,7 @@ from halguard.text.lexical import (
     word_spans,
 )
 from halguard.text.light_words import is_light_word, light_phrase_spans
+from halguard.text.phrasal import phrasal_verb_spans
 from halguard.text.quantities import claim_quantities_said, quantities, saying
 
 __all__ = ["checked_text", "measure_claim"]
@@ -209,12 +210,14 @@ def _answered_otherwise(text: str, scope: Scope, facts: Scope, numbers: list[tup
 
 def _light_novel(text: str, novel: list[tuple[int, int]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The novel words without the verbs of light phrases ("took" of "took place": one word), and those of them
-    that weigh as light words."""
+    that weigh as light words (not a light verb of a phrasal verb: "turned ... down" says "rejected")."""
     if not novel:
         return novel, []
     phrase_verbs, phrase_nouns = light_phrase_spans(text)
     novel = [span for span in novel if span not in phrase_verbs]
-    return novel, [(s, e) for s, e in novel if is_light_word(text[s:e]) or (s, e) in phrase_nouns]
+    heads = phrasal_verb_spans(text) if any(is_light_word(text[s:e]) for s, e in novel) else set()
+    return novel, [(s, e) for s, e in novel if (is_light_word(text[s:e]) and (s, e) not in heads)
+                   or (s, e) in phrase_nouns]
 
 
 def _currencies_lacked(text: str, scope: Scope) -> list[tuple[int, int]]:
