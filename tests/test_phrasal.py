@@ -103,6 +103,8 @@ def test_phrasal_scan_is_bounded():
      "coastal erosion."),
     ("A spa session runs for 75 minutes.", "Each spa session lasts 75 minutes."),
     ("You shouldn't take over four capsules in a single day.", "Do not take more than four capsules in one day."),
+    ("The library opens its doors again on 2 June.", "The library reopens on 2 June."),
+    ("The council covered £3 million of the renovation.", "The council paid £3 million of the renovation."),
 ])
 def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])
@@ -122,6 +124,9 @@ def test_an_idiom_and_the_word_it_means_say_the_same(claim, passage):
     # "runs for" a post is no lasting; "a single" before no count is no "one"
     ("Dana Reyes runs for mayor in 2026.", "Dana Reyes will last as mayor until 2026."),
     ("She is a single parent of one child.", "She is a married parent of one child."),
+    ("The library opens its doors again on 2 June.", "The library closes on 2 June."),
+    ("The council covered £3 million of the renovation.", "The council borrowed £3 million for the renovation."),
+    ("The council covered the renovation in scaffolding.", "The council paid for the renovation."),
 ])
 def test_an_idiom_the_passage_does_not_mean_stays_novel(claim, passage):
     assert LocalVerifier().verify(claim, [passage]).label == "hallucinated"

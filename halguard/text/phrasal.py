@@ -158,6 +158,12 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # a duration after "for" says which "run": "a session runs for 75 minutes" lasts (not "runs for mayor")
     ("run for a time", r"\b(r(?:un|uns|an|unning))\s+for\s+(?:about\s+|around\s+|roughly\s+|up\s+to\s+)?[\w.,-]+\s+"
      r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b", ("last",)),
+    # a place that opens its doors opens (again: "reopens"); an amount covered is paid ("covered £3 million of it")
+    ("open one's doors", r"\b(open(?:s|ed|ing)?)\s+(?:its|their|his|her|our|the)\s+(doors)\b",
+     ("open", "reopen", "opening")),
+    ("cover an amount",
+     r"\b(cover(?:s|ed|ing)?)\s+(?=(?:about\s+|around\s+|nearly\s+|almost\s+|roughly\s+)?[$£€¥]\s?\d)",
+     ("pay", "fund", "finance", "contribute")),
     # "a single" before a count says one of it: "in a single day" (not "a single mother": counted nouns only)
     ("a single", r"\b(?:a|one)\s+(single)\s+(?=(?:days?|weeks?|months?|years?|hours?|nights?|doses?|games?|matches"
      r"|match|seasons?|trips?|journeys?|visits?|sessions?)\b)", ("one",)),
