@@ -100,9 +100,10 @@ class ScoringWeights:
     record_conflict: float = 2.4
     # A feature asserted that a JSON record leaves unknown ("WiFi": "None"; issue 45): measured right on 21 of 28
     # RAGTruth claims before it had a weight (2026-11-28), so a weighted signal, not a block; first set equal to
-    # missing_number (1.8). Re-counted on 2026-11-30: right on 29 of 35 RAGTruth claims (83%; every one of the 35 in a
-    # hallucinated answer), above missing_number's 61% and near record_conflict's 91%, so set equal to record_conflict
-    # (not fitted: it moved one answer, ragtruth-9555's "... and WiFi", which the labels call hallucinated).
+    # missing_number (1.8). Measured on 2026-11-30 (bench_claim_precision.py): right on 28 of 35 RAGTruth claims
+    # (80%, above missing_number's 61%, near record_conflict's 91%) and in 31 of 31 answers, every one hallucinated;
+    # so set equal to record_conflict (not fitted: it moved one answer, ragtruth-9555's "... and WiFi", which the
+    # labels call hallucinated).
     record_unknown: float = 2.4
     # Opening hours a JSON record lists otherwise (halguard.grounding.signals.hours; issue 45): a record conflict of
     # another kind, so set equal to record_conflict, not fitted.
