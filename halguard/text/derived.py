@@ -72,8 +72,8 @@ _DIFFERENCE_AFTER = re.compile(
     r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart)\b", re.IGNORECASE)
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
-    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|advantage\s+of|edge\s+of|difference\s+of|all\s+but)\s+"
-    r"(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
+    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|advantage\s+of|edge\s+of|difference\s+of|all\s+but)\s+(?:more\s+than\s+"
+    r"|less\s+than\s+|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
     re.IGNORECASE)  # "by £47 million"
 # An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
 # sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.

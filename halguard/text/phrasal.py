@@ -241,8 +241,9 @@ def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
     that one of their single words in ``terms`` (a scope's stems) says, or, for a phrasal verb, its own noun written
     closed ("taking over" of "Sentinel Bank's takeover", "shut down" of "the shutdown")."""
     spans: list[tuple[int, int]] = []
-    for m, name, meaning in [*_phrasals(text), *_idioms(text)]:
-        if any(v in terms for v in meaning) or stem(name.replace(" ", "")) in terms:
+    found = [(m, meaning, stem(name.replace(" ", ""))) for m, name, meaning in _phrasals(text)]
+    for m, meaning, closed in [*found, *((m, meaning, None) for m, _, meaning in _idioms(text))]:
+        if any(v in terms for v in meaning) or closed in terms:
             spans += [m.span(g) for g in range(1, (m.re.groups or 0) + 1) if m.span(g)[0] >= 0]
     return spans
 
