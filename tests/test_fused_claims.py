@@ -30,6 +30,8 @@ GUIDANCE = ("Updated guidance lowers the blood pressure target for most adults u
 ELECTION = ("Final results in the Dunmere County Council election, released on 3 June 2026, gave the Progressive "
             "Alliance 23 of the council's 49 seats. Civic Reform leader Donal Brierley held his own seat in Kilrush "
             "Ward by just 112 votes. The new council will meet for the first time on 17 June to elect a chair.")
+FIRE = ("A fire broke out shortly after 2 a.m. on Tuesday at a warehouse operated by Brantley Logistics. About 60 "
+        "firefighters and 12 fire engines attended. The company said about 40 of its staff would be moved.")
 
 
 def test_parts_are_split_where_a_comma_or_semicolon_joins_two_statements():
@@ -39,6 +41,9 @@ def test_parts_are_split_where_a_comma_or_semicolon_joins_two_statements():
     assert all(text[at:at + len(part)] == part for at, part in fused_parts(text))
     assert fused_parts("The phone weighs 187 grams and goes on sale on 9 October.") == []  # one statement
     assert fused_parts("It was made by Ana, with Sofia.") == []  # a part of fewer than three content words
+    # a relative clause after a comma ends the statement before it, and is no part itself (it lacks its subject)
+    assert [part for _, part in fused_parts("Crews tackled the fire, which broke out shortly after 2 a.m. on "
+                                            "Tuesday.")] == ["Crews tackled the fire, which "]
 
 
 def test_a_crafted_claim_of_many_joins_is_read_as_at_most_four_parts():
@@ -72,6 +77,8 @@ def test_a_number_the_sentence_gives_of_another_thing_is_moved_into_a_slot():
      "first meeting on 3 June to elect a chair.", ELECTION, "3 where the passage has 17"),
     ("Most adults under 80 with treated hypertension should aim for under 130/80 mmHg, while those aged 80 and "
      "over have a target of below 140/90 mmHg.", GUIDANCE, "140 where the passage has 150"),
+    ("About 40 firefighters and 12 fire engines tackled the fire, which broke out shortly after 2 a.m. on Tuesday.",
+     FIRE, "40 where the passage has 60"),
 ])
 def test_a_number_moved_into_one_part_of_a_fused_claim_is_flagged(verifier, answer, passage, reason):
     verdict = verifier.verify(answer, [passage])
@@ -96,6 +103,8 @@ def test_a_not_dropped_from_one_part_of_a_fused_claim_is_flagged(verifier):
      "and over the target remains below 150/90 mmHg.", GUIDANCE),
     ("Donal Brierley held his own seat in Kilrush Ward by just 112 votes, and the new council will meet for the "
      "first time on 17 June to elect a chair.", ELECTION),
+    ("About 60 firefighters and 12 fire engines attended the fire, which broke out shortly after 2 a.m. on Tuesday.",
+     FIRE),
 ])
 def test_faithful_fused_claims_are_supported(verifier, answer, passage):
     verdict = verifier.verify(answer, [passage])

@@ -85,8 +85,10 @@ def source_sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
 
 # Where one claim fuses two statements of the passages ("... to 60% in 15 minutes, and the phone goes on sale on 9
 # October"), so that it copies neither of their sentences whole: a semicolon, or a comma with the word that joins two
-# propositions. At most _MAX_FUSED_PARTS parts (a crafted claim of a thousand joins is read as four).
-_FUSED_JOIN = re.compile(r";\s|,\s+(?:and|while|whereas|but|with|though|although|yet|plus)\s", re.IGNORECASE)
+# propositions; or a comma and "which", whose clause ends the statement before it ("About 40 firefighters tackled the
+# fire, which broke out ...": the clause itself, without its subject, would copy any sentence of its verb, and is not a
+# part). At most _MAX_FUSED_PARTS parts (a crafted claim of a thousand joins is read as four).
+_FUSED_JOIN = re.compile(r";\s|,\s+(?:and|while|whereas|but|with|though|although|yet|plus|(which))\s", re.IGNORECASE)
 _MAX_FUSED_PARTS = 4
 _MIN_PART_WORDS = 3
 
@@ -94,16 +96,19 @@ _MIN_PART_WORDS = 3
 def fused_parts(text: str) -> list[tuple[int, str]]:
     """The parts of a claim that fuses statements (:data:`_FUSED_JOIN`), with where each starts in ``text``; none
     for a claim of one statement."""
-    edges = [0]
+    edges, relative = [0], set()
     for m in _FUSED_JOIN.finditer(text):
         if len(edges) >= _MAX_FUSED_PARTS:
             break
         edges.append(m.end())
+        if m.group(1):
+            relative.add(m.end())
     if len(edges) == 1:
         return []
     edges.append(len(text))
     # a part of fewer content words copies any sentence that has them ("with Sofia", "and 2019")
-    return [(a, text[a:b]) for a, b in zip(edges, edges[1:]) if len(content_terms(text[a:b])) >= _MIN_PART_WORDS]
+    return [(a, text[a:b]) for a, b in zip(edges, edges[1:])
+            if a not in relative and len(content_terms(text[a:b])) >= _MIN_PART_WORDS]
 
 
 def sentence_of_numbers(values: set[float], evidence: str) -> str | None:
