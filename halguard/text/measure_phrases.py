@@ -41,9 +41,10 @@ QuantityT = TypeVar("QuantityT", bound=_Measure)
 _JOINER = re.compile(r"\s*(?:,\s*)?(?:and\s+)?", re.IGNORECASE)
 # A unit after a fraction word: "half a year", "a quarter of an hour".
 _A_UNIT = re.compile(r"[ \t]+(?:of[ \t]+)?an?[ \t]+([^\W\d_]+)", re.IGNORECASE)
-# The half after a unit: "two hours and a half"; and one unit said with an article before it: "an hour and a half".
+# The half after a unit: "two hours and a half" (and "one hour and a half": "one hour" is a quantity); and one unit
+# said with an article before it, no quantity of its own: "an hour and a half".
 _AND_A_HALF = re.compile(r"[ \t]+and[ \t]+(a[ \t]+half)\b", re.IGNORECASE)
-_A_UNIT_AND_A_HALF = re.compile(r"\b(?:an?|one)[ \t]+([^\W\d_]+)[ \t]+and[ \t]+(a[ \t]+half)\b", re.IGNORECASE)
+_A_UNIT_AND_A_HALF = re.compile(r"\ban?[ \t]+([^\W\d_]+)[ \t]+and[ \t]+(a[ \t]+half)\b", re.IGNORECASE)
 
 
 def fraction_unit(text: str, start: int, end: int, units: Collection[str]) -> tuple[str, int] | None:
