@@ -16,8 +16,9 @@ from halguard import LocalVerifier
 from halguard.grounding.signals.scope import scope_of
 from halguard.grounding.signals.words import novel_terms
 from halguard.text.contexts import Source
-from halguard.text.derived import MAX_SENTENCES, derived, listed_counts, reckoning_spans
+from halguard.text.derived import MAX_SENTENCES, derived, reckoning_spans
 from halguard.text.lexical import content_terms
+from halguard.text.listed import listed_counts
 from halguard.text.quantities import quantities
 from tests.test_quantities import _missing
 

@@ -246,8 +246,8 @@ def test_readme_figures_are_the_evaluation_page():
 
 
 def test_how_it_works_page(verifier):
-    claims, paraphrased, changed, derived, quantities, reporting, roles, choice, weights = run_page("how-it-works.md",
-                                                                                                    {})
+    claims, paraphrased, changed, times, derived, quantities, reporting, roles, choice, weights = run_page(
+        "how-it-works.md", {})
     assert paraphrased == ["supported ['Riders = Cyclists (0.76)']"]  # said in other words (issue 45)
     # a quantity in another unit within its bound passes, another unit does not; a light word weighs less
     assert quantities == ["['supported', 'hallucinated', 'supported', 'hallucinated']"]
@@ -255,6 +255,8 @@ def test_how_it_works_page(verifier):
     assert reporting == ["['supported', 'hallucinated']"]
     # a number the passage writes with another unit or per another period is changed; a holiday is its date
     assert changed == ["['supported', 'hallucinated', 'hallucinated', 'supported']"]
+    # a time of day written another way passes; the other half of the day does not, in a copied sentence too
+    assert times == ["['supported', 'hallucinated', 'hallucinated']"]
     # a difference the passage's two percentages give passes; another number does not
     assert derived == ["['supported', 'hallucinated']"]
     assert claims == [

@@ -98,6 +98,8 @@ WIND = ("The committee approved the wind farm. Opponents, led by local group Sav
         "consider a legal challenge. Planning officer Derek Amsel had recommended refusal, citing the visual impact.")
 RESULTS = ("Orbis Health makes brakes. Chief executive Jane Doe said the company expects orders to rise 17% next "
            "year. Orders rose 9% in the quarter, finance chief Tom Reed said.")
+BUDGET = ("The property tax rate increases by 1.8%, which the finance office estimates will add about $46 a year to the "
+          "bill of a median-value home. Councillor Dana Whitfield, who voted against, argued the reserve was too small.")
 
 
 def _speakers(claim: str, passage: str) -> list[str]:
@@ -113,6 +115,10 @@ def _speakers(claim: str, passage: str) -> list[str]:
      "challenge over its visual impact.", WIND, "planning officer Derek Amsel said it where the passage has Opponents"),
     ("Orders rose 9% in the quarter, Jane Doe said.", RESULTS, "Jane Doe said it where the passage has finance chief "
      "Tom Reed"),
+    # a relative clause's subject is its speaker (twenty-fifth session's fresh file)
+    ("The budget raises the property tax rate by 1.8%, which Councillor Dana Whitfield estimates will add about $46 a "
+     "year to the bill of a median-value home.", BUDGET, "Councillor Dana Whitfield said it where the passage has the "
+     "finance office"),
 ])
 def test_words_another_speaker_said_are_moved(claim, passage, why):
     assert _speakers(claim, passage) == [why]
@@ -128,6 +134,8 @@ def test_words_another_speaker_said_are_moved(claim, passage, why):
     # a speaker the passages lack is the missing names' finding; words no speech of the passages says
     ("Mayor Jo Lind said the governors would appoint a dedicated attendance officer.", SCHOOL),
     ("The inspectors said attendance among disadvantaged pupils was 88 per cent.", SCHOOL),
+    ("The tax rate goes up 1.8%, which the finance office estimates will add about $46 a year to a median-value "
+     "home's bill.", BUDGET),
 ])
 def test_the_speaker_said_otherwise_or_nothing_moved_is_no_finding(claim, passage):
     assert _speakers(claim, passage) == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["HOLIDAYS", "MONTHS", "WEEKDAYS", "CalendarDate", "calendar_dates", "date_month_numbers", "holiday_dates",
-           "holidays_as_dates", "month_number", "month_of"]
+           "holidays_as_dates", "in_numeric_date", "month_number", "month_of"]
 
 # The months and weekdays, lower-case, in order (every check that names them reads these).
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -146,3 +146,10 @@ def holidays_as_dates(text: str) -> str:
     passage that says "Christmas Day 1066" says of the day, the month and the year, in words a claim uses."""
     return " ".join(f"{day} {MONTHS[month - 1].capitalize()}{f' {year}' if year else ''}."
                     for _, _, (year, month, day) in holiday_dates(text))
+
+
+def in_numeric_date(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``start:end`` of ``text`` is part of a date written in digits ("2019-03-04",
+    "04/03/2019"), where a month is written as its number."""
+    return (text[start - 1:start] in ("-", "/", ".") and text[start - 2:start - 1].isdigit()) or (
+        text[end:end + 1] in ("-", "/", ".") and text[end + 1:end + 2].isdigit())

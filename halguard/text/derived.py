@@ -8,9 +8,9 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
 
 - **a difference**: the claim's number counts "percentage points" or "points", or stands after "by", "a gap of",
   "a margin of", "a lead of", "an advantage of", "a difference of", "all but" ("all but six of the 85" of 85 and
-  79), or before a comparative ("3 years older", "ahead", "behind", "more", "fewer"); the two passage numbers are
-  of the claim's kind (both percentages for "percentage points", one dimension for a unit), or two years for a
-  claim's years ("twelve years later" of 1990 and 2002);
+  79), or before a comparative ("3 years older", "ahead", "behind", "more", "fewer") or "off" ("shaving 2.6 seconds
+  off"); the two passage numbers are of the claim's kind (both percentages for "percentage points", one dimension
+  for a unit), or two years for a claim's years ("twelve years later" of 1990 and 2002);
 - **a share**: the claim's number is a percentage or a fraction ("nine-tenths", "a third") and the two passage numbers
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
@@ -26,8 +26,10 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
 The claim's bound is read as :mod:`halguard.text.quantities` reads it ("more than", "nearly", "about"); without one
 the computed value must round to the claim's number (a fraction word is read to within
 :data:`FRACTION_WORD_TOLERANCE`). The passage sentence must share words with the claim (:data:`MIN_SHARED_WORDS`),
-so a pair of numbers from another story computes nothing. What is left out: a sum or a difference of two sentences'
-numbers, a number times a share ("a third of 300 seats is 100").
+so a pair of numbers from another story computes nothing. The claim's own reckoning (:func:`own_reckoning`) is a
+difference or sum of two of its numbers after a cue ("so 46 failed"), or a percentage that makes 100 with another
+of its own after "the remaining" or "the other" ("58% ... the remaining 42%"). What is left out: a sum or a
+difference of two sentences' numbers, a number times a share ("a third of 300 seats is 100").
 
 Bounded on any input: a source's sentences are read once (memoised by bytes), at most :data:`MAX_SENTENCES` per source
 with at most :data:`MAX_NUMBERS_PER_SENTENCE` numbers each, and a claim number is compared with the pairs of at most
@@ -50,7 +52,7 @@ from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
 
 __all__ = ["MAX_NUMBERS_PER_SENTENCE", "MAX_OWN_NUMBERS", "MAX_SENTENCES", "MAX_SENTENCES_COMPARED", "derived",
-           "listed_counts", "own_reckoning", "reckoning_spans"]
+           "own_reckoning", "reckoning_spans"]
 
 # A source's sentences with two numbers or more read, at most (what is not read computes nothing: the claim's number
 # stays missing, as before), and the numbers of each read, at most (the pairs of one sentence: 28 at most).
@@ -66,10 +68,11 @@ MIN_SHARED_WORDS = 2
 FRACTION_WORD_TOLERANCE = 2.5
 
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
-# What follows a claim's number and asks for a difference: "percentage points", "points", a comparative.
+# What follows a claim's number and asks for a difference: "percentage points", "points", a comparative, "off"
+# ("shaving 2.6 seconds off" a start-up time that fell from 4.2 to 1.6).
 _DIFFERENCE_AFTER = re.compile(
     r"\s*(?:-\s*)?(?:[^\W\d_]+\s+)??(?:percentage[\s-]+points?|points?|pp\b|ahead|behind|more|fewer|less|higher"
-    r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart)\b", re.IGNORECASE)
+    r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart|off)\b", re.IGNORECASE)
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
     r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|advantage\s+of|edge\s+of|difference\s+of|all\s+but)\s+(?:more\s+than\s+"
@@ -264,6 +267,8 @@ def _ratios(sentence: _Sentence) -> Iterable[Interval]:
 MAX_OWN_NUMBERS = 12
 _CONSEQUENCE_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+[$£€¥]?$",
                                  re.IGNORECASE)  # "the remaining €1.4 million"
+# "the remaining 42%", "the other 42 percent": what is left of a whole of 100% (_complements)
+_COMPLEMENT_BEFORE = re.compile(r"\bthe\s+(remaining|other)\s+$", re.IGNORECASE)
 _TOTAL_BEFORE = re.compile(r"\b(total\s+of|totalling|totaling|in\s+all|altogether|combined|together|(?:come|comes"
                            r"|came|coming|add|adds|added|adding)\s+(?:up\s+)?to)\s+[$£€¥]?$", re.IGNORECASE)
 # ... or after it and its unit: "110 kroner altogether", "£45 in total"
@@ -287,8 +292,9 @@ def own_reckoning(text: str) -> set[float]:
 
 def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
     """:func:`own_reckoning`'s numbers, each with the span of its consequence's cue ("leaving"), if it has one."""
-    mentions = [m for m in number_mentions(text)[:MAX_OWN_NUMBERS] if not m.is_percent]
-    found: list[tuple[float, list[tuple[int, int]]]] = []
+    every = number_mentions(text)[:MAX_OWN_NUMBERS]
+    mentions = [m for m in every if not m.is_percent]
+    found = _complements([m for m in every if m.is_percent], text)
     for m in mentions:
         if _states_gap(m, mentions, text):
             found.append((round(m.value, 6), []))
@@ -306,6 +312,17 @@ def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
     return found
 
 
+def _complements(percents: list[NumberMention], text: str) -> list[tuple[float, list[tuple[int, int]]]]:
+    """The percentages of ``text`` after "the remaining" or "the other" that make 100 with another of its percentages
+    ("58% ... and the remaining 42%"), each with its cue's span."""
+    found = []
+    for m in percents:
+        cue = _COMPLEMENT_BEFORE.search(text, max(0, m.start - _LOOK), m.start)
+        if cue is not None and any(abs(o.value + m.value - 100) < 0.01 for o in percents if o is not m):
+            found.append((round(m.value, 6), [cue.span(1)]))
+    return found
+
+
 def _states_gap(m: NumberMention, mentions: list[NumberMention], text: str) -> bool:
     """Whether the number ``m`` is the gap the claim states between its next number and a third of its numbers
     (:data:`_GAP_THAN`): "48.2 ..., 2.8 less than the 51"."""
@@ -315,50 +332,6 @@ def _states_gap(m: NumberMention, mentions: list[NumberMention], text: str) -> b
         return False
     stated = than.value + (m.value if gap.group(1) else -m.value)
     return any(math.isclose(o.value, stated) for o in mentions if o is not m and o is not than)
-
-
-# A count the claim gives its own list of: "his two predecessors, John Paul II and Benedict XVI", "the three
-# winners: A, B and C". The number (2 to MAX_LISTED), at most three words, then a comma, colon or parenthesis and a
-# list of short items (at most MAX_ITEM_WORDS words each) closed by "and" or "or".
-MAX_LISTED = 12
-MAX_ITEM_WORDS = 5
-_LIST_OPENING = re.compile(r"(?:\s+[^\W\d_][\w'-]*){1,3}\s*[,:(]\s*")
-_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
-_LIST_END = re.compile(r"[,;.:!?()\n]|\s+(?:and|or)\s+")
-
-
-def listed_counts(text: str) -> set[float]:
-    """The numbers of ``text`` that count a list the text itself gives right after them ("his two predecessors, John
-    Paul II and Benedict XVI"): the count is the claim's own reckoning, and the listed items are checked as names and
-    words."""
-    counted: set[float] = set()
-    for m in number_mentions(text):
-        if not 2 <= m.value <= MAX_LISTED or m.value != int(m.value) or m.is_percent:
-            continue
-        opening = _LIST_OPENING.match(text, m.end)
-        if opening is not None and _list_length(text, opening.end()) == m.value:
-            counted.add(float(m.value))
-    return counted
-
-
-def _list_length(text: str, start: int) -> int:
-    """How many items the list at ``start`` has, up to and including the one after its "and" or "or" (0 if none)."""
-    items, position, closing = 0, start, False
-    for _ in range(MAX_LISTED + 1):
-        end = _LIST_END.search(text, position, min(len(text), position + 80))
-        stop = end.start() if end else min(len(text), position + 80)
-        item = text[position:stop].strip()
-        if not item or len(item.split()) > MAX_ITEM_WORDS:
-            return 0
-        items += 1
-        if closing:
-            return items
-        separator = _LIST_SEPARATOR.match(text, stop) if end else None
-        if separator is None:
-            return 0
-        closing = bool(re.search(r"\b(?:and|or)\b", separator.group(0)))
-        position = separator.end()
-    return 0
 
 
 def reckoning_spans(text: str, *, percentages: bool = False) -> list[tuple[int, int]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.text.irregular_verbs import IRREGULAR_PAST_FORMS
-from halguard.text.number_words import is_number_word, word_numbers
+from halguard.text.number_words import is_number_word, ratio_numbers, word_numbers
 from halguard.text.titles import NAME_ABBREVIATIONS
 from halguard.util.cache_budgets import STEM_MEMO_MAX_WORD_CHARS, STEM_MEMO_WORDS
 
@@ -307,6 +307,9 @@ def number_mentions(text: str) -> list[NumberMention]:
         percent = _PERCENT_AFTER.match(text, n.end)
         out.append(NumberMention(n.start, percent.end() if percent else n.end, n.value,
                                  percent is not None or n.percent is not None, n.percent))
+    if ratios := ratio_numbers(text):  # "one in five" is one number, a share (20%), not a 1 and a 5
+        out = [m for m in out if not any(r.start <= m.start and m.end <= r.end for r in ratios)]
+        out += [NumberMention(r.start, r.end, r.value, True, r.percent) for r in ratios]
     return out
 
 

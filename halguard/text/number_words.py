@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["WordNumber", "is_number_word", "word_numbers"]
+__all__ = ["WordNumber", "is_number_word", "ratio_numbers", "word_numbers"]
 
 _UNITS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -84,8 +84,12 @@ def word_numbers(text: str) -> list[WordNumber]:
 _SHARE_FOLLOWERS = frozenset("of more less fewer lower higher larger smaller bigger cheaper faster slower".split())
 
 
-def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str) -> bool:
+def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str, numerator: float) -> bool:
     _, end, word = words[j]
+    if word not in ("half", "halves", "quarter", "quarters") and (
+            text[end:end + 1] == "-" or (numerator > 1 and not word.endswith("s"))):
+        # an ordinal, not a share: "three hundred and ten ninth-graders", "a third-party app" ("two thirds" is one)
+        return False
     if first not in _ARTICLES or word in ("half", "halves", "quarter", "quarters"):
         return True
     if text[end:end + 1] == "-":
@@ -104,6 +108,16 @@ def _multiplier(text: str, words: list[tuple[int, int, str]], i: int) -> bool:
     if after != "as":
         return after in _MULTIPLIED
     return i + 2 < len(words) and text[words[i + 2][0]].islower() and words[i + 2][2] not in _CLAUSE_STARTS
+
+
+def _of_a_scale(text: str, words: list[tuple[int, int, str]], j: int) -> float | None:
+    """The scale that "of a" after the share at word ``j`` names ("a quarter of a million": 1e6), if any."""
+    if j + 3 >= len(words) or words[j + 1][2] != "of" or words[j + 2][2] not in _ARTICLES:
+        return None
+    whole = _SCALES.get(words[j + 3][2]) or _HUNDRED.get(words[j + 3][2]) or _DOZEN.get(words[j + 3][2])
+    if whole is None or not all(text[words[k][1]:words[k + 1][0]] == " " for k in (j, j + 1, j + 2)):
+        return None
+    return float(whole)
 
 
 def _half_of(text: str, words: list[tuple[int, int, str]], j: int) -> tuple[WordNumber, int] | None:
@@ -152,8 +166,11 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
             current = (current or 1.0) * 12
         elif w == "half" and not count and (whole := _half_of(text, words, j)) is not None:
             return whole  # "half a dozen" is 6, "half a million" 500,000: no share
-        elif w in _DENOMINATORS and (count or w == "half") and _is_share(text, words, j, first):
+        elif w in _DENOMINATORS and (count or w == "half") and _is_share(text, words, j, first, current):
             share = (current or 1.0) / _DENOMINATORS[w]
+            whole = _of_a_scale(text, words, j)  # "a quarter of a million" is 250,000, no share
+            if whole is not None:
+                return WordNumber(start, words[j + 3][1], round(share * whole, 6)), j + 4
             return WordNumber(start, e, round(share, 6), round(share * 100, 1)), j + 1
         else:
             break
@@ -171,3 +188,34 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
     elif count == 1 and first == "one":
         return None
     return WordNumber(start, end, round(value, 6)), j
+
+
+# "one in five", "1 in 4": a share said as a count of a count (the number of a percentage: "one in five" is the
+# passages' "20%"). Not before a time unit ("scored 2 in 10 minutes" counts goals), nor over a year ("5 in 2025"); the
+# numerator is a small count below the denominator. "Out of" is left out: "4 out of 5 stars" is a rating on its
+# scale, "7 out of 19 districts" a count the passages write as such.
+_RATIO_NUMERATOR = r"(\d{1,3}|" + "|".join(sorted((w for w in _UNITS if _UNITS[w]), key=len, reverse=True)) + r")"
+_RATIO_DENOMINATOR = (r"(\d{1,3}(?:,\d{3})?|\d{4,6}|a\s+hundred|a\s+thousand|"
+                      + "|".join(sorted(list(_UNITS) + list(_TENS), key=len, reverse=True)) + r")")
+_RATIO = re.compile(r"\b" + _RATIO_NUMERATOR + r"\s+in\s+" + _RATIO_DENOMINATOR
+                    + r"\b(?![.,]?\d)(?!\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.IGNORECASE)
+
+
+def _count(word: str) -> float:
+    w = word.lower().replace(",", "")
+    if w.isdigit():
+        return float(w)
+    if w.startswith("a"):
+        return 100.0 if w.endswith("hundred") else 1000.0
+    return float(_UNITS.get(w, 0) + _TENS.get(w, 0))
+
+
+def ratio_numbers(text: str) -> list[WordNumber]:
+    """The shares ``text`` says as a count of a count ("one in five": 0.2, 20%; see :data:`_RATIO`)."""
+    out = []
+    for m in _RATIO.finditer(text):
+        part, whole = _count(m.group(1)), _count(m.group(2))
+        year = len(m.group(2)) == 4 and m.group(2).isdigit() and 1000 <= whole <= 2100
+        if 0 < part < whole and not year:
+            out.append(WordNumber(m.start(), m.end(), round(part / whole, 6), round(100 * part / whole, 1)))
+    return out

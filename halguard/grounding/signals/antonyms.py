@@ -32,6 +32,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("increase rise rose risen grow grew grown gain climb surge soar jump expand higher raise boost",
      "decrease fall fell fallen decline drop shrink shrank shrunk slump plunge contract lower reduce cut"),
     ("more greater larger bigger largest biggest maximum", "less fewer smaller smallest minimum"),
+    ("most", "least"),  # "the most common side effect" / "the least common" ("at least", "at most" are bounds: _sides)
     ("high highest tall taller tallest", "low lowest"),
     ("strong stronger strongest strengthen", "weak weaker weakest weaken"),
     ("easy easier easiest simple simpler", "hard harder hardest difficult complex complicated"),
@@ -125,10 +126,24 @@ def _sides(text: str, skip: Collection[str] = ()) -> dict[int, dict[int, list[tu
         if text[s].isupper():  # "New York", "Best Buy": names are not evaluations
             continue
         word_stem = stem(text[s:e])
-        hit = None if word_stem in skip else lex.get(word_stem)
+        hit = None if word_stem in skip or _bound_word(text, s, word_stem) else lex.get(word_stem)
         if hit is not None:
             found.setdefault(hit[0], {}).setdefault(hit[1], []).append((s, e))
     return found
+
+
+_AT_BEFORE = re.compile(r"\bat\s+$", re.IGNORECASE)
+# "last year", "last season": the one before, not the final one (no opposite of "the first quarter")
+_PERIOD_AFTER = re.compile(r"\s+(?:year|years|week|weeks|month|months|quarter|season|night|time|summer|winter|spring"
+                           r"|autumn|fall|weekend|term|decade|century)\b", re.IGNORECASE)
+
+
+def _bound_word(text: str, start: int, word_stem: str) -> bool:
+    """Whether the word at ``start`` is the "least" or "most" of a bound ("at least 40", "at most two"), or the
+    "last" of the period before ("last year"): no superlative or end of anything."""
+    if word_stem == "last":
+        return _PERIOD_AFTER.match(text, start + 4) is not None
+    return word_stem in ("least", "most") and _AT_BEFORE.search(text, max(0, start - 4), start) is not None
 
 
 def lexicon_side(word: str) -> tuple[int, int] | None:

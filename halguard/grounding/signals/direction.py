@@ -6,7 +6,8 @@ follow, both without reading the passage's verb:
 - **the direction word is said by the numbers** (:func:`directions_shown`): "rose" / "climbed" / "grew" where the
   passage writes "310 million, up from 270 million" is what the passage says, provided the passage gives the same
   starting point ("from 270 million"): then the verb is no novel word. A passage that moves the other way ("fell to
-  270 million from 310 million") has the claim's numbers in the other order and clears nothing;
+  270 million from 310 million") has the claim's numbers in the other order and clears nothing; a verb that says
+  by how much ("doubled from 125,000 to 250,000") is said by its numbers where the passages write both;
 - the same for a **percentage change** ("a 9% increase" for "up 9%": :func:`changes_shown`), and one the passages
   give the other way only ("down 9%" where they say "up 9%": :func:`changes_reversed`) is wrong;
 - **a direction its own numbers contradict is wrong** (:func:`direction_errors`): "profit rose to 12 million from 15
@@ -153,11 +154,14 @@ def directions_reversed(text: str, starts: Collection[float]) -> list[tuple[int,
     return out
 
 
-def directions_shown(text: str, starts: Collection[float]) -> list[tuple[int, int]]:
+def directions_shown(text: str, starts: Collection[float], numbers: Collection[float] = ()) -> list[tuple[int, int]]:
     """Spans of the direction verbs of ``text`` that its own numbers show, where a source starts from the same
     number ("from 270 million"; ``starts``: the passages' :func:`start_values`): the passage moves the same way, in
-    other words."""
-    return [(mv.start, mv.end) for mv in movements(text) if mv.holds() and mv.before in starts]
+    other words. A verb that says by how much ("doubled from 125,000 to 250,000") is shown by its numbers alone
+    where the passages write both (``numbers``: "250,000 units in 2025, twice the 125,000 sold in 2024") and none
+    starts from its end point."""
+    return [(mv.start, mv.end) for mv in movements(text) if mv.holds() and (mv.before in starts or (
+        mv.factor is not None and mv.before in numbers and mv.after in numbers and mv.after not in starts))]
 
 
 # A percentage change and its direction: "up 9%", "down by 3 percent", "a 9% increase", "9% higher", "rose 9%",
@@ -238,10 +242,11 @@ def reversals(text: str, starts: Collection[float], changes: Mapping[float, Coll
     return directions_reversed(text, starts) + changes_reversed(text, changes)
 
 
-def shown(text: str, starts: Collection[float], changes: Mapping[float, Collection[bool]]) -> list[tuple[int, int]]:
+def shown(text: str, starts: Collection[float], changes: Mapping[float, Collection[bool]],
+          numbers: Collection[float] = ()) -> list[tuple[int, int]]:
     """The claim's direction words the passages' numbers say the same way (:func:`directions_shown`,
-    :func:`changes_shown`)."""
-    return directions_shown(text, starts) + changes_shown(text, changes)
+    :func:`changes_shown`; ``numbers``: the passages')."""
+    return directions_shown(text, starts, numbers) + changes_shown(text, changes)
 
 
 def has_direction(text: str) -> bool:

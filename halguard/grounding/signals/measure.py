@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals import ClaimMeasurements
-from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
 from halguard.grounding.signals.arithmetic import ArithmeticFinding, check_arithmetic
 from halguard.grounding.signals.calendar import changed_dates
 from halguard.grounding.signals.choice import choice_conflicts
@@ -20,6 +19,7 @@ from halguard.grounding.signals.closest import (
 )
 from halguard.grounding.signals.codes import changed_codes
 from halguard.grounding.signals.direction import reversals
+from halguard.grounding.signals.flips import claim_flips, clauses
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import denied_premises, negated_clause, negation_mismatch
@@ -30,6 +30,7 @@ from halguard.grounding.signals.records import (
     unknown_feature_mentions,
 )
 from halguard.grounding.signals.scope import Scope
+from halguard.grounding.signals.times_of_day import times_read
 from halguard.grounding.signals.verbatim import in_order, is_verbatim
 from halguard.grounding.signals.words import (
     changed_units,
@@ -43,13 +44,12 @@ from halguard.grounding.signals.words import (
 from halguard.text.claims import Claim
 from halguard.text.counts import answered_counts, counted_as_said, moved_counts
 from halguard.text.currency import currency_amounts, currency_symbols
-from halguard.text.derived import listed_counts, own_reckoning
+from halguard.text.derived import own_reckoning
 from halguard.text.lexical import (
     affirmation_end,
     affirms,
     content_terms,
     entity_mentions,
-    negated_terms,
     number_mentions,
     number_values,
     stem,
@@ -57,6 +57,7 @@ from halguard.text.lexical import (
     word_spans,
 )
 from halguard.text.light_words import is_light_word, light_phrase_spans
+from halguard.text.listed import listed_counts
 from halguard.text.phrasal import phrasal_verb_spans
 from halguard.text.quantities import claim_quantities_said, quantities, saying
 
@@ -100,12 +101,12 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     closest_terms = term_set(closest)
     verbatim = is_verbatim(text, bool(terms or number_mentions(text)), scope)
     overlap = shared_share(claim_terms, closest_terms)
-    # A claim whose words all stand in its evidence in the same order is never flagged for its words: its names,
-    # numbers and words are the evidence's own ("Wi-Fi", "12 V DC" were once "names not in the context").
-    own_words = verbatim or in_order(text, closest)
+    # A claim whose words all stand in its evidence in order is never flagged for its words (they are the evidence's:
+    # "Wi-Fi", "12 V DC"), unless a time of it is changed ("7:15 p.m." of "7:15 a.m. ... 6:40 p.m.": "p", "m" later)
+    own_words = (verbatim or in_order(text, closest)) and not times_read(text, scope).changed
+    chunks = (evidence, *related)
     novel, light = _light_novel(text, [] if own_words else novel_terms(
-        terms, scope, text, _nearby(text, evidence, closest, closest_terms), found_names(text, scope),
-        chunks=(evidence, *related)))
+        terms, scope, text, _nearby(text, chunks, closest, closest_terms), found_names(text, scope), chunks=chunks))
     novel += [span for span in _currencies_lacked(text, scope) if span not in novel]
     facts, short = scope.without_question(), claim.question_aware
     names, numbers, denied, placed = ([], [], [], []) if own_words else _missing_facts(text, scope, facts, computed,
@@ -117,7 +118,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
     name_swapped = _name_swapped(text, names, claim_terms, closest_terms, weights.close_copy_overlap)
     whole = (0, len(claim.text))
     names, numbers = names + [whole] * bool(affirmed_names), numbers + [whole] * bool(affirmed_numbers)
-    flips = _flips(text, evidence, closest, closest_terms, weights) if similarity >= weights.antonym_gate else []
+    flips = claim_flips(text, chunks, closest, closest_terms, weights, similarity)
     return ClaimMeasurements(
         similarity=similarity,
         novel_ratio=len(novel) / len(terms) if terms else 0.0,
@@ -128,7 +129,7 @@ def measure_claim(claim: Claim, similarity: float, evidence: str, scope: Scope,
         numbers_placed_otherwise=shifted(placed),
         evidence_has_numbers=bool(number_mentions(evidence)),
         **_negation(_mask(text, denied), similarity >= weights.negation_gate or overlap >= weights.close_copy_overlap,
-                    closest, claim_terms, closest_terms, (evidence, *related), scope, weights),
+                    closest, claim_terms, closest_terms, chunks, scope, weights),
         antonym_flips=shifted(flips),
         verbatim=verbatim,
         evidence_overlap=overlap,
@@ -166,7 +167,7 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
         if (flipped := _flipped_copy(part, sources, weights.part_negation_overlap, aligned)) is not None:
             break
     if flipped is None:
-        flipped = negated_clause([clause for _, clause in _clauses(text)], chunks, aligned)
+        flipped = negated_clause([clause for _, clause in clauses(text)], chunks, aligned)
     return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
 
 
@@ -233,22 +234,24 @@ def _currencies_lacked(text: str, scope: Scope) -> list[tuple[int, int]]:
     return lacked
 
 
-def _nearby(text: str, evidence: str, closest: str, closest_terms: set[str]) -> set[str]:
+def _nearby(text: str, chunks: Sequence[str], closest: str, closest_terms: set[str]) -> set[str]:
     """The evidence words that may say a claim's words otherwise: its closest sentence's, and those of the sentence
-    that states the claim's numbers the closest one does not ("had a staff of 5,200" for "The group had 5,200
-    workers ..." beside a sentence about the group's sales in the claim's year). Not a second sentence by the
-    claim's other words: a claim that fuses two sentences is as often a fabrication that borrows a word from another
-    fact (on halueval_qa_dev it cleared three hallucinated claims for the three faithful RAGTruth claims it cleared,
-    none of which were flagged; sixteenth session)."""
+    of its evidence ``chunks`` (the best first) that states the claim's numbers the closest one does not ("had a staff
+    of 5,200" for "The group had 5,200 workers ..." beside a sentence about the group's sales in the claim's year; a
+    fused claim's "with 4% yearly interest" for "plus 4% annual interest", in another chunk). Not a second sentence
+    by the claim's other words: a claim that fuses two sentences is as often a fabrication that borrows a word from
+    another fact (on halueval_qa_dev it cleared three hallucinated claims for the three faithful RAGTruth claims it
+    cleared, none of which were flagged; sixteenth session)."""
     values = {round(m.value, 6) for m in number_mentions(text)}
     if not values:
         return closest_terms
     # a bound the evidence meets stands for the value that meets it ("more than two thousand" ibex: "Around 2,700")
     bounded = [q for q in quantities(text) if q.bound]
     if bounded:
-        theirs = quantities(evidence)
+        theirs = quantities(chunks[0])
         values |= {round(q.value, 6) for ours in bounded for q in saying(ours, theirs)}
-    numbered = sentence_of_numbers(values - {round(m.value, 6) for m in number_mentions(closest)}, evidence)
+    values -= {round(m.value, 6) for m in number_mentions(closest)}
+    numbered = next((found for chunk in chunks if (found := sentence_of_numbers(values, chunk)) is not None), None)
     return closest_terms | term_set(numbered) if numbered is not None else closest_terms
 
 
@@ -348,87 +351,6 @@ _LABEL = re.compile(r"[ \t]*(?:[^\W_]+[ \t]){0,2}[^\W_]+:[ \t\n]")
 def _label_end(text: str) -> int:
     m = _LABEL.match(text)
     return m.end() if m else 0
-
-
-# What ends a clause for the antonym's proposition: ",", ";", ":", a dash, or a coordinating "and" / "but".
-_CLAUSE_EDGE = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:and|but|while|whereas)\b", re.IGNORECASE)
-
-
-def _clause_terms(text: str, start: int, end: int) -> set[str]:
-    """The content-word stems of the clause of ``text`` around ``text[start:end]`` ("..., and *weakened* its balance
-    sheet by drawing down on its revolver": the proposition the antonym is in, not the whole compound sentence)."""
-    left = max((m.end() for m in _CLAUSE_EDGE.finditer(text, 0, start)), default=0)
-    right = next((m.start() for m in _CLAUSE_EDGE.finditer(text, end)), len(text))
-    return {st for _, _, st in content_terms(text[left:right])}
-
-
-def _flips(text: str, evidence: str, closest: str, closest_terms: set[str], weights: ScoringWeights
-           ) -> list[tuple[int, int]]:
-    """The claim's antonym flips against its closest evidence sentence, each in an aligned proposition; where the
-    claim or the sentence holds both sides of a pair ("revenue rose, but profit fell": no flip for the whole), each
-    clause of the claim against the evidence clauses it aligns with best ("profit rose" against "Net profit fell";
-    "a net loss of 312 million" against "a net profit of 312 million, compared with a loss of 45 million")."""
-    negated = negated_terms(text)  # "does not open" against "is closed" is no flip: the negation turns it back
-    flips = [(s, e) for s, e in antonym_flips(text, closest, negated_terms(closest)) if stem(text[s:e]) not in negated
-             and _aligned_without(text[s:e], _clause_terms(text, s, e), closest_terms, weights.aligned_overlap)]
-    if flips:
-        return flips
-    ours = _clauses(text)
-    theirs = [(clause, term_set(clause)) for _, clause in _clauses(evidence, limit=_MAX_CLAUSES * 4)]
-    for left, clause in ours:
-        terms = {st for _, _, st in content_terms(clause)}
-        most = max((len(terms & their_terms) for _, their_terms in theirs), default=0)
-        # Every evidence clause that shares the most words is this clause's counterpart: "the boiling point falls"
-        # and "Water boils at sea level" share two words each with "The boiling point of water rises".
-        for best, best_terms in (c for c in theirs if most and len(terms & c[1]) == most):
-            flips += [(left + s, left + e) for s, e in antonym_flips(clause, best, negated_terms(best))
-                      if stem(clause[s:e]) not in negated
-                      and _aligned_without(clause[s:e], terms, best_terms, weights.aligned_overlap)
-                      and (left + s, left + e) not in flips and not _restated(text, left, clause, s, e)]
-    return flips
-
-
-# An appositive that names the clause before it: "profit dropped 3%, *a decline* the company blamed on pricier cocoa".
-_APPOSITIVE = re.compile(r"\s*(?:a|an|the|this|that)\s+$", re.IGNORECASE)
-
-
-def _restated(text: str, left: int, clause: str, start: int, end: int) -> bool:
-    """Whether the word at ``start:end`` of ``clause`` (at ``left`` in ``text``) opens an appositive naming the
-    movement of the words before it ("dropped 3%, a decline ..."): a word of its side is in the text before the clause,
-    so the word is that movement's, read with it, not with the clause's other words ("blamed on higher prices")."""
-    side = lexicon_side(clause[start:end])
-    return (side is not None and _APPOSITIVE.fullmatch(clause[:start]) is not None
-            and any(lexicon_side(text[a:b]) == side for a, b in word_spans(text[:left])))
-
-
-# What ends a clause when a claim is read clause by clause: _CLAUSE_EDGE, a sentence's end, and the subordinating
-# words that join two propositions ("profit fell *as* costs rose", "*because of* higher costs").
-_CLAUSE_JOIN = re.compile(r"[,;:()]|[.!?]\s|\s[-–—]\s|\b(?:and|but|while|whereas|as|because|since|although|though)\b",
-                          re.IGNORECASE)
-
-
-def _clauses(text: str, limit: int = 0) -> list[tuple[int, str]]:
-    """The clauses of ``text`` with where each starts (at most ``limit``, default :data:`_MAX_CLAUSES`)."""
-    edges = [0]
-    for m in _CLAUSE_JOIN.finditer(text):
-        if len(edges) > (limit or _MAX_CLAUSES):
-            break
-        edges.append(m.end())
-    edges.append(len(text))
-    return [(a, text[a:b]) for a, b in zip(edges, edges[1:]) if text[a:b].strip()]
-
-
-# The most clauses of one claim read one by one for antonym flips (a crafted claim of a thousand commas is not).
-_MAX_CLAUSES = 8
-
-
-def _aligned_without(word: str, claim_terms: set[str], closest_terms: set[str], aligned_overlap: float) -> bool:
-    """Whether the claim's clause (``claim_terms``), but for ``word`` (an antonym of the evidence's), states what its
-    closest evidence sentence states: at least ``aligned_overlap`` of its other content words are there. "The
-    mimosas are available at a low cost" against "Bottomless mimosas cost $15" shares one word: no proposition to
-    flip."""
-    rest = claim_terms - term_set(word)
-    return bool(rest) and shared_share(rest, closest_terms) >= aligned_overlap
 
 
 def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:

@@ -15,11 +15,12 @@ from halguard.grounding.signals.records import (
     stated_feature_words,
     unknown_features,
 )
+from halguard.text.clock import clock_times
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
 from halguard.text.currency import currency_amounts, currency_words
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
-from halguard.text.lexical import number_values, term_set
+from halguard.text.lexical import number_mentions, number_values, term_set
 from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, QuantityIndex, quantities, rates
 from halguard.text.shares import equal_shares
@@ -67,6 +68,8 @@ class _Readings:
     counts: frozenset[tuple[float, tuple[str, ...]]]
     rates: frozenset[tuple[float, str]]
     amounts: frozenset[tuple[float, str]]  # amounts of money with their currency ("€90 million": (9e7, "euro"))
+    clocks: frozenset[int]  # the minutes after midnight its times of day may mean (halguard.text.clock)
+    clock_only: frozenset[float]  # the numbers it writes only inside times of day ("3" of "3pm")
 
 
 # Counted every level down: its quantities and counts are records in tuples, which one level does not see.
@@ -75,7 +78,20 @@ def _source_readings(text: str) -> _Readings:
     return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
                      frozenset((r.value, r.period) for r in rates(text)),
-                     frozenset((value, currency) for _, _, value, currency in currency_amounts(text)))
+                     frozenset((value, currency) for _, _, value, currency in currency_amounts(text)),
+                     *_clock_readings(text))
+
+
+def _clock_readings(text: str) -> tuple[frozenset[int], frozenset[float]]:
+    """The minutes the source's times of day may mean, and the numbers it writes only inside them."""
+    times = clock_times(text)
+    if not times:
+        return frozenset(), frozenset()
+    inside, outside = set(), set()
+    for m in number_mentions(text):
+        within = any(t.start <= m.start and m.end <= t.end for t in times)
+        (inside if within else outside).add(round(m.value, 6))
+    return frozenset().union(*(t.minutes for t in times)), frozenset(inside - outside)
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES)
@@ -146,6 +162,11 @@ class Scope:
     # The numbers that the sources give only as the month of a date ("20 March 2027": 3): a claim's "three letters"
     # is no month (words.missing_numbers), a numeric date's "2027-03-20" is; the question may write the number.
     month_numbers: frozenset[float] = frozenset()
+    # The minutes after midnight the sources' times of day may mean ("9 p.m.": 1260; halguard.text.clock), and the
+    # numbers they write only inside a time ("3" of "3pm"): a claim's "3 a.m." there is a changed time, not a found 3
+    # (words.missing_numbers).
+    clocks: frozenset[int] = frozenset()
+    clock_only_numbers: frozenset[float] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -162,12 +183,15 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     numbers: set[float] = set()
     months: set[float] = set()
     plain: set[float] = set()
-    for src in sources:
+    readings = [_source_readings(src.text) for src in sources]
+    outside_clocks: set[float] = set()
+    for src, r in zip(sources, readings):
         terms |= _source_terms(src.text)
         source_numbers, source_months = _source_numbers(src.text)
         numbers |= source_numbers
         months |= source_months
         plain |= source_numbers - source_months
+        outside_clocks |= source_numbers - r.clock_only
     months -= plain  # a month-only number of one source may be another's plain number
     context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
@@ -178,7 +202,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     present = frozenset().union(*(present_features(src.text) for src in sources)) - absent - unknown
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
     dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
-    readings = [_source_readings(src.text) for src in sources]
     changes: dict[float, frozenset[bool]] = {}
     for r in readings:
         for value, ups in r.changes.items():
@@ -188,4 +211,6 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  frozenset().union(*(r.starts for r in readings)), changes,
                  frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
                  frozenset().union(*(r.rates for r in readings)), present,
-                 frozenset().union(*(r.amounts for r in readings)), frozenset(months))
+                 frozenset().union(*(r.amounts for r in readings)), frozenset(months),
+                 frozenset().union(*(r.clocks for r in readings)),
+                 frozenset().union(*(r.clock_only for r in readings)) - outside_clocks)

@@ -5,9 +5,10 @@ they would consider a legal challenge".
 
 Every word of such a claim is the passage's, and its closest sentence may be the speaker's own: what moved is who
 said it. Read without a parse, from the verbs of saying (:data:`_SAYING`): a speech is its speaker (the words before
-the verb, from the start of the sentence or of its clause after a semicolon) and what was said (the words after it,
-"that" aside); "Orders rose 17%, chief executive Jane Doe said." is read the other way round (what was said before
-the comma, the speaker after it). A claim's speech is another speaker's where
+the verb, from the start of the sentence or of its clause after a semicolon, or after ", which": "the rate rises
+1.8%, which the finance office estimates will add $46") and what was said (the words after it, "that" aside);
+"Orders rose 17%, chief executive Jane Doe said." is read the other way round (what was said before the comma, the
+speaker after it). A claim's speech is another speaker's where
 
 - a passage speech says what the claim's says: at least :data:`MIN_SAID_WORDS` content words in common, and at least
   :data:`SAID_OVERLAP` of the shorter of the two (a claim may say more, fused from another sentence);
@@ -41,8 +42,11 @@ SAID_OVERLAP = 0.8
 MAX_SPEECHES = 4
 MAX_SAID_WORDS = 60
 
+# (and three of attribution in the present, whose past forms are as often passive: "is estimated at", "is believed")
 _SAYING = re.compile(r"\b(?:said|says|stated|states|told|announced|warned|added|noted|claimed|insisted|confirmed"
-                     r"|explained|argued)\b", re.IGNORECASE)
+                     r"|explained|argued|estimates|predicts|believes)\b", re.IGNORECASE)
+# A relative clause's subject is its speaker: "The rate rises 1.8%, which the finance office estimates will add $46".
+_RELATIVE_OPENING = re.compile(r",\s+which\s+", re.IGNORECASE)  # (", who" opens an aside on the speaker)
 _THAT = re.compile(r"\s*(?:that\b)?", re.IGNORECASE)
 # Where what was said ends: the sentence's end, or another clause ("..., while the Biden administration claimed ...").
 _SAID_END = re.compile(r"[;.!?]|,\s+(?:while|whereas|but|although|though)\b|" + _SAYING.pattern, re.IGNORECASE)
@@ -68,7 +72,8 @@ def speeches(sentence: str) -> list[Speech]:
     """The speeches of one sentence (see the module)."""
     out: list[Speech] = []
     for m in islice(_SAYING.finditer(sentence), MAX_SPEECHES):
-        opens = max(sentence.rfind(";", 0, m.start()), sentence.rfind(":", 0, m.start())) + 1
+        relative = [r.end() for r in _RELATIVE_OPENING.finditer(sentence, 0, m.start())]
+        opens = max(sentence.rfind(";", 0, m.start()) + 1, sentence.rfind(":", 0, m.start()) + 1, *relative)
         after = sentence[_THAT.match(sentence, m.end()).end():]
         said = _stems(_SAID_END.split(after, maxsplit=1)[0])
         comma = sentence.rfind(",", opens, m.start())

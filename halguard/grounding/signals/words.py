@@ -11,8 +11,9 @@ from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.scope import Scope, word_string
+from halguard.grounding.signals.times_of_day import times_read
 from halguard.text.compounds import closed_compounds
-from halguard.text.dates import WEEKDAYS, month_number, month_of
+from halguard.text.dates import WEEKDAYS, in_numeric_date, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
@@ -33,7 +34,6 @@ from halguard.text.quantities import (
     MAX_CLAIM_QUANTITIES,
     Quantity,
     bound_spans,
-    claim_quantities_said,
     measured_by_unit,
     quantities,
     rates,
@@ -66,8 +66,8 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does, "fell" says
     # "came down" as "fall" does
     nearby = set(nearby) | {base_form(t) for t in nearby}
-    in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)])  # "12 per cent": its "cent" is the
-    # number's
+    # "12 per cent": its "cent" is the number's; "half past seven in the morning" a time's the passages give
+    in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)] + list(times_read(text, scope).said))
     in_a_name = _Covering(list(names))
     in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
@@ -78,10 +78,12 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         # "Passage 2 explains ...", "the article concludes that ...": the answer talking about its sources
         reporting = set(reporting_word_spans(text))
         novel = [span for span in novel if span not in reporting]
-    if novel and scope.quantities:
+    if novel:
         # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
-        # "ten years") is the quantity's, found: not a word to look up.
-        units = {q.unit_span for q in claim_quantities_said(text, scope.quantities) if q.unit_span is not None}
+        # "ten years"), or that the claim computes from a passage sentence ("for three and a half years" of "from
+        # January 2021 to June 2024"), is the quantity's, found: not a word to look up.
+        units = {q.unit_span for q in quantities(text, limit=MAX_CLAIM_QUANTITIES) if q.unit_span in novel and (
+            said_as(q, scope.quantities) or derived(text, q, (src.text for src in scope.sources)))}
         novel = [span for span in novel if span not in units]
     if novel:
         # "roughly", "fewer than" before a number and "percentage points", "times" after it qualify the number,
@@ -106,7 +108,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     if novel and has_direction(text):
         # "rose to 310 million from 270 million" where a passage starts from 270 million, "a 9% increase" where it
         # says "up 9%": the numbers say the direction
-        said = set(shown(text, scope.starts, scope.changes))
+        said = set(shown(text, scope.starts, scope.changes, scope.context_numbers))
         novel = [span for span in novel if span not in said]
     return novel
 
@@ -326,10 +328,12 @@ def _stands_in_a_source(phrase: str, scope: Scope) -> bool:
 def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]:
     """Numbers of the claim that the scope does not state and that are not the result of a correct calculation
     in the claim (``computed``). List markers and passage references ("3. ...", "passage 2") are not numbers."""
-    found = []
+    times = times_read(text, scope)  # times of day: said in another writing ("21:00" / "9 p.m.") or changed
+    found = list(times.changed)
     by_start: dict[int, Quantity] | None = None  # the claim's quantities, read on the first number not found
     for m in number_mentions(text):
-        if is_enumerator(text, m.start, m.end) or _not_a_quantity(text, m.start, m.end, m.value, scope):
+        if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
+                text, m.start, m.end, m.value, scope):
             continue
         values = {round(m.value, 6), round(abs(m.value), 6)}
         if m.alt is not None:
@@ -337,7 +341,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
                 values.add(float(round(m.alt)))
         stated = values & scope.numbers
-        if stated and not (_months_only(stated, scope) and not _in_numeric_date(text, m.start, m.end)):
+        if stated and not (_months_only(stated, scope) and not in_numeric_date(text, m.start, m.end)):
             continue
         if values & computed:
             continue
@@ -358,13 +362,6 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
 def _months_only(values: set[float], scope: Scope) -> bool:
     """Whether the scope gives ``values`` only as the months of dates (not the question, where it has one)."""
     return values <= scope.month_numbers and not (scope.question and values & number_values(scope.question))
-
-
-def _in_numeric_date(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``start:end`` is part of a date written in digits ("2019-03-04", "04/03/2019"), where a
-    month is written as its number."""
-    return (text[start - 1:start] in ("-", "/", ".") and text[start - 2:start - 1].isdigit()) or (
-        text[end:end + 1] in ("-", "/", ".") and text[end + 1:end + 2].isdigit())
 
 
 # The dimensions whose units a claim can swap for one another ("mg" for "mcg"): a percentage or a count has none.

@@ -1,0 +1,67 @@
+"""A claim's times of day against the passages': found in another writing, or changed (issue 44 / 45).
+
+The number check reads digits one by one, so "stays open until 21:00" was two missing numbers ("21", "00") where the
+passage says "9 p.m.", and "begins at 3 a.m." was a found "3" where it says "3pm". Here each time of the claim
+(:func:`halguard.text.clock.clock_times`) is compared by the minutes after midnight it may mean with the passages'
+times (:attr:`Scope.clocks`):
+
+- **said**: a passage's time means what the claim's may ("21:00" / "9 p.m.", "half past seven" / "7:30 a.m.",
+  "3:00" / "3pm"): its numbers and words ("past", "afternoon") are the time's, found;
+- **changed**: no passage time means it, one of its numbers stands in the passages only inside their times and none
+  stands elsewhere ("3 a.m." where the only 3 is "3pm"'s; "half past seven" where the 7 is "7:15 a.m."'s): a time
+  changed, whatever digit is shared;
+- anything else is left to the number check as before (a passage that writes its hour bare, "at 3", holds no time to
+  compare with), except a whole hour's "00", which is never a number of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from halguard.grounding.signals.scope import Scope
+from halguard.text.clock import clock_times
+from halguard.text.lexical import number_mentions
+
+__all__ = ["TimesRead", "times_read"]
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TimesRead:
+    """The spans of a claim's times of day the passages give (``said``) and of those they give otherwise
+    (``changed``), and the spans of whole hours' "00" (``zero_minutes``)."""
+
+    said: tuple[Span, ...] = ()
+    changed: tuple[Span, ...] = ()
+    zero_minutes: tuple[Span, ...] = ()
+
+    def covers(self, start: int, end: int) -> bool:
+        """Whether the number at ``start:end`` is read here (a said or changed time's, or a whole hour's "00")."""
+        return any(a <= start and end <= b for a, b in (*self.said, *self.changed, *self.zero_minutes))
+
+
+def times_read(text: str, scope: Scope) -> TimesRead:
+    """The claim ``text``'s times of day read against ``scope``'s (see the module's docstring)."""
+    times = clock_times(text)
+    if not times:
+        return TimesRead()
+    said, changed, zeros = [], [], []
+    numbers = number_mentions(text)
+    for time in times:
+        inside = [m for m in numbers if time.start <= m.start and m.end <= time.end]
+        if time.minutes & scope.clocks:
+            said.append((time.start, time.end))
+        elif _anchored(text, inside, scope):
+            changed.append((time.start, time.end))
+        else:
+            zeros += [(m.start, m.end) for m in inside if text[m.start:m.end] == "00"]
+    return TimesRead(tuple(said), tuple(changed), tuple(zeros))
+
+
+def _anchored(text: str, inside: list, scope: Scope) -> bool:
+    """Whether a claim's time whose meaning no passage time has still shares a number with one (``inside``, its
+    numbers: one the passages write only inside their times) and none with the passages' other numbers."""
+    values = [round(m.value, 6) for m in inside if text[m.start:m.end] != "00"]
+    return any(v in scope.clock_only_numbers for v in values) and not any(
+        v in scope.numbers and v not in scope.clock_only_numbers for v in values)
