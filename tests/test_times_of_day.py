@@ -10,7 +10,10 @@ import time
 import pytest
 
 from halguard import LocalVerifier
-from halguard.text.clock import clock_times
+from halguard.grounding.signals.scope import scope_of
+from halguard.grounding.signals.times_of_day import times_read
+from halguard.text.clock import MAX_TIMES_PER_TEXT, clock_times
+from halguard.text.contexts import Source
 from tests.test_quantities import _missing
 
 LIBRARY = "Library hours will be extended to 9 p.m. on weekdays at all five branches."
@@ -102,6 +105,11 @@ def test_the_verdicts(verifier, answer, passage, faithful):
 
 def test_times_are_read_in_bounded_time_on_crafted_text():
     crafted = ("12:" * 20_000) + " " + ("half past " * 5_000) + ("9 a " * 10_000) + ("2-" * 10_000) + "4 p.m."
+    # a passage and a claim of 20,000 times each: at most MAX_TIMES_PER_TEXT read, each number placed by bisection
+    passage, claim = "12:00 " * 20_000, "It opens at " + "9:15 a.m. and " * 20_000 + "noon."
+    scope = scope_of([Source("p0", passage)], None)  # (its other readings are timed in test_robustness)
     started = time.perf_counter()
     clock_times(crafted)
-    assert time.perf_counter() - started < 2.0
+    assert len(clock_times(passage)) == MAX_TIMES_PER_TEXT
+    times_read(claim, scope)
+    assert time.perf_counter() - started < 3.0

@@ -15,10 +15,16 @@ bounded alternation read once over the text (no nested repetition).
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["ClockTime", "clock_times"]
+__all__ = ["MAX_TIMES_PER_TEXT", "ClockTime", "clock_times", "covering"]
+
+# The times read per text, at most (a passage of a hundred thousand "12:00" is not read past it: what is not read is
+# left to the number check, as before).
+MAX_TIMES_PER_TEXT = 2000
 
 _WORD_HOURS = {w: i + 1 for i, w in enumerate(
     "one two three four five six seven eight nine ten eleven twelve".split())}
@@ -93,28 +99,42 @@ def _past_to(m: re.Match[str]) -> ClockTime:
     return ClockTime(m.start(), m.end(), frozenset((v - 15) % 1440 for v in before))
 
 
+def _read(text: str) -> Iterator[ClockTime | None]:
+    """Every time each pattern reads, pattern by pattern (a time with its a.m. or p.m., then a 24-hour or colon time,
+    then one said in words)."""
+    for m in _WITH_MERIDIEM.finditer(text):
+        yield ClockTime(m.start(), m.end(), _in_half(_hour(m.group(1)), int(m.group(2) or 0), m.group(3).lower()))
+    for m in _COLON.finditer(text):
+        yield _colon(m)
+    for m in _PAST_TO.finditer(text):
+        yield _past_to(m)
+    for m in _OCLOCK.finditer(text):
+        yield ClockTime(m.start(), m.end(), _in_half(_hour(m.group(1)), 0, _day_half(m.group(2) or m.group(3))))
+    for m in _NAMED.finditer(text):
+        yield ClockTime(m.start(), m.end(), frozenset({_NAMED_MINUTES[m.group(1).lower()]}))
+
+
 def clock_times(text: str) -> list[ClockTime]:
-    """The times of day written in ``text``, in order, none overlapping another (the first pattern to read a span
-    keeps it: a time with its a.m. or p.m., then a 24-hour or colon time, then one said in words)."""
+    """The times of day written in ``text`` (at most :data:`MAX_TIMES_PER_TEXT`), in order, none overlapping another
+    (the first pattern to read a span keeps it)."""
     found: list[ClockTime] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the kept times' starts, sorted, and their ends by start
+    ends: dict[int, int] = {}
 
     def add(time: ClockTime | None) -> None:
-        if time is not None and time.minutes and not any(a < time.end and time.start < b for a, b in taken):
-            found.append(time)
-            taken.append((time.start, time.end))
+        if time is None or not time.minutes or len(found) >= MAX_TIMES_PER_TEXT:
+            return
+        i = bisect.bisect_left(starts, time.end)  # the kept times starting before this one ends
+        if i and ends[starts[i - 1]] > time.start:
+            return  # kept spans do not overlap one another, so the last of them is the only one that may reach it
+        found.append(time)
+        bisect.insort(starts, time.start)
+        ends[time.start] = time.end
 
-    for m in _WITH_MERIDIEM.finditer(text):
-        add(ClockTime(m.start(), m.end(), _in_half(_hour(m.group(1)), int(m.group(2) or 0), m.group(3).lower())))
-    for m in _COLON.finditer(text):
-        add(_colon(m))
-    for m in _PAST_TO.finditer(text):
-        add(_past_to(m))
-    for m in _OCLOCK.finditer(text):
-        part = m.group(2) or m.group(3)
-        add(ClockTime(m.start(), m.end(), _in_half(_hour(m.group(1)), 0, _day_half(part))))
-    for m in _NAMED.finditer(text):
-        add(ClockTime(m.start(), m.end(), frozenset({_NAMED_MINUTES[m.group(1).lower()]})))
+    for time in _read(text):
+        if len(found) >= MAX_TIMES_PER_TEXT:
+            break
+        add(time)
     for time in list(found):
         # the range's first end, written bare: "2" of "2-4 p.m." is 2 a.m. or 2 p.m. as far as the writing says
         before = text[max(0, time.start - _RANGE_LOOKBACK):time.start]
@@ -124,3 +144,9 @@ def clock_times(text: str) -> list[ClockTime]:
             add(ClockTime(offset + r.start(1), offset + (r.end(2) if r.group(2) else r.end(1)),
                           _in_half(int(r.group(1)), int(r.group(2) or 0), None)))
     return sorted(found, key=lambda t: t.start)
+
+
+def covering(times: list[ClockTime], start: int, end: int) -> ClockTime | None:
+    """The time of ``times`` (in order, none overlapping) whose span holds ``start:end``, if any (a bisection)."""
+    i = bisect.bisect_right(times, start, key=lambda t: t.start)
+    return times[i - 1] if i and times[i - 1].end >= end else None

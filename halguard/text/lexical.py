@@ -7,6 +7,7 @@ with the claim's best evidence) to find invented names, changed numbers and nega
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -308,7 +309,8 @@ def number_mentions(text: str) -> list[NumberMention]:
         out.append(NumberMention(n.start, percent.end() if percent else n.end, n.value,
                                  percent is not None or n.percent is not None, n.percent))
     if ratios := ratio_numbers(text):  # "one in five" is one number, a share (20%), not a 1 and a 5
-        out = [m for m in out if not any(r.start <= m.start and m.end <= r.end for r in ratios)]
+        starts = [r.start for r in ratios]
+        out = [m for m in out if not (i := bisect.bisect_right(starts, m.start)) or ratios[i - 1].end < m.end]
         out += [NumberMention(r.start, r.end, r.value, True, r.percent) for r in ratios]
     return out
 

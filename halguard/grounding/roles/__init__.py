@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from halguard.grounding.roles.descriptions import descriptions_moved, doers_described_otherwise
 from halguard.grounding.roles.frames import Argument, Frame
+from halguard.grounding.roles.gapped import in_gapped_conjunct
 from halguard.grounding.roles.matching import SYMMETRIC_PREDICATES, RoleConflict, conflicts
 from halguard.grounding.roles.parse import MAX_PARSE_CHARS, available, parsed_frames
 from halguard.text.lexical import STOPWORDS, number_mentions
@@ -80,7 +81,9 @@ def role_conflicts(claim: str, evidence: Sequence[str], elsewhere: Callable[[Arg
         evidence_frames.extend(parsed_frames(text) or ())
     if not evidence_frames:
         return []
-    found = conflicts(claim_frames, evidence_frames, elsewhere)
+    # a number or time the passage gives the same phrase in a conjunct whose verb it leaves out is no moved one
+    found = [c for c in conflicts(claim_frames, evidence_frames, elsewhere) if " where the passage has " not in c.reason
+             or not in_gapped_conjunct(claim[c.start:c.end], claim, chosen)]
     for moved in (descriptions_moved(claim_frames, evidence_frames),
                   doers_described_otherwise(claim_frames, evidence_frames)):
         found += [c for c in moved if not any(f.start < c.end and c.start < f.end for f in found)]

@@ -121,6 +121,10 @@ MOVES: dict[str, dict[str, str]] = {
     "sign": {"prep:for": "destination", "prep:from": "origin"},
     "move": {"prep:to": "destination", "prep:from": "origin"},
     "transfer": {"prep:to": "destination", "prep:from": "origin"},
+    "relocate": {"prep:to": "destination", "prep:from": "origin"},
+    "travel": {"prep:to": "destination", "prep:from": "origin"},
+    "fly": {"prep:to": "destination", "prep:from": "origin"},
+    "migrate": {"prep:to": "destination", "prep:from": "origin"},
 }
 _OTHER_SIDE = {"destination": "origin", "origin": "destination"}
 
@@ -143,6 +147,14 @@ def _move(frame: Frame) -> tuple[Argument, list[tuple[str, Argument]]] | None:
     return (agents[0], places) if places else None
 
 
+def _both_reversed(ours: list[tuple[str, Argument]], theirs: list[tuple[str, Argument]],
+                   same: Callable[[Argument, Argument], bool]) -> bool:
+    """Whether a move's two places (``ours``: an origin and a destination) are both the other side of ``theirs``."""
+    sides = {side for side, _ in ours}
+    return sides == {"origin", "destination"} and all(
+        any(same(place, p) and s == _OTHER_SIDE[side] for s, p in theirs) for side, place in ours)
+
+
 def move_reversals(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
                    same: Callable[[Argument, Argument], bool]) -> list[tuple[Argument, str]]:
     """The claim's places of a move that its evidence gives the same mover on the other side, and no evidence frame
@@ -155,9 +167,13 @@ def move_reversals(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
         if ours is None or not theirs:
             continue
         mover, places = ours
+        # a mover the passage names by a pronoun ("when it moved from Harbour Road to ...") is the claim's where the
+        # claim reverses both of its places: one place on the other side says nothing of an unnamed mover
+        movers = [their_places for (their_mover, their_places), _ in theirs
+                  if same(mover, their_mover) or (their_mover.pronoun and _both_reversed(places, their_places, same))]
         for side, place in places:
-            sides = {(s, verb) for (their_mover, their_places), verb in theirs if same(mover, their_mover)
-                     for s, p in their_places if same(place, p)}
+            sides = {(s, verb) for (their_mover, their_places), verb in theirs
+                     if any(their_places is m for m in movers) for s, p in their_places if same(place, p)}
             if sides and all(s == _OTHER_SIDE[side] for s, _ in sides):
                 verb = next(v for _, v in sorted(sides))
                 went = "went" if side == "destination" else "came from"

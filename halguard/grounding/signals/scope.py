@@ -15,7 +15,7 @@ from halguard.grounding.signals.records import (
     stated_feature_words,
     unknown_features,
 )
-from halguard.text.clock import clock_times
+from halguard.text.clock import clock_times, covering
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
 from halguard.text.currency import currency_amounts, currency_words
@@ -89,8 +89,7 @@ def _clock_readings(text: str) -> tuple[frozenset[int], frozenset[float]]:
         return frozenset(), frozenset()
     inside, outside = set(), set()
     for m in number_mentions(text):
-        within = any(t.start <= m.start and m.end <= t.end for t in times)
-        (inside if within else outside).add(round(m.value, 6))
+        (inside if covering(times, m.start, m.end) else outside).add(round(m.value, 6))
     return frozenset().union(*(t.minutes for t in times)), frozenset(inside - outside)
 
 

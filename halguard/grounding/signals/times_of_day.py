@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from halguard.grounding.signals.scope import Scope
-from halguard.text.clock import clock_times
-from halguard.text.lexical import number_mentions
+from halguard.text.clock import ClockTime, clock_times, covering
+from halguard.text.lexical import NumberMention, number_mentions
 
 __all__ = ["TimesRead", "times_read"]
 
@@ -47,9 +47,12 @@ def times_read(text: str, scope: Scope) -> TimesRead:
     if not times:
         return TimesRead()
     said, changed, zeros = [], [], []
-    numbers = number_mentions(text)
+    numbers: dict[ClockTime, list[NumberMention]] = {}
+    for m in number_mentions(text):
+        if (time := covering(times, m.start, m.end)) is not None:
+            numbers.setdefault(time, []).append(m)
     for time in times:
-        inside = [m for m in numbers if time.start <= m.start and m.end <= time.end]
+        inside = numbers.get(time, [])
         if time.minutes & scope.clocks:
             said.append((time.start, time.end))
         elif _anchored(text, inside, scope):
@@ -59,7 +62,7 @@ def times_read(text: str, scope: Scope) -> TimesRead:
     return TimesRead(tuple(said), tuple(changed), tuple(zeros))
 
 
-def _anchored(text: str, inside: list, scope: Scope) -> bool:
+def _anchored(text: str, inside: list[NumberMention], scope: Scope) -> bool:
     """Whether a claim's time whose meaning no passage time has still shares a number with one (``inside``, its
     numbers: one the passages write only inside their times) and none with the passages' other numbers."""
     values = [round(m.value, 6) for m in inside if text[m.start:m.end] != "00"]
