@@ -60,6 +60,7 @@ from halguard.text.light_words import is_light_word, light_phrase_spans
 from halguard.text.listed import listed_counts
 from halguard.text.phrasal import phrasal_verb_spans
 from halguard.text.quantities import claim_quantities_said, quantities, saying
+from halguard.text.votes import unanimity_changed
 
 __all__ = ["checked_text", "measure_claim"]
 
@@ -316,6 +317,8 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
                if not any(sp[0] <= a and b <= sp[1] for a, b in numbers + placed)]
     # A code's number the passages write otherwise ("SARS-CoV-4" against "SARS-CoV-2"): the code is the number.
     placed += [sp for sp in changed_codes(text, facts) if not any(sp[0] <= a and b <= sp[1] for a, b in placed)]
+    # "unanimously approved" where a passage counts votes against ("voted 7 to 2"): the count is the changed number
+    placed += unanimity_changed(text, (src.text for src in facts.sources))
     if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
         said = set(counted_as_said(text, facts.counts))
         numbers = [sp for sp in numbers if sp not in said]
