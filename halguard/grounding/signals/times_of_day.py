@@ -16,7 +16,9 @@ times (:attr:`Scope.clocks`):
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+from functools import cached_property
 
 from halguard.grounding.signals.scope import Scope
 from halguard.text.clock import ClockTime, clock_times, covering
@@ -36,9 +38,14 @@ class TimesRead:
     changed: tuple[Span, ...] = ()
     zero_minutes: tuple[Span, ...] = ()
 
+    @cached_property
+    def _spans(self) -> list[Span]:
+        return sorted((*self.said, *self.changed, *self.zero_minutes))  # none overlaps another
+
     def covers(self, start: int, end: int) -> bool:
         """Whether the number at ``start:end`` is read here (a said or changed time's, or a whole hour's "00")."""
-        return any(a <= start and end <= b for a, b in (*self.said, *self.changed, *self.zero_minutes))
+        i = bisect.bisect_right(self._spans, (start, float("inf")))
+        return bool(i) and self._spans[i - 1][0] <= start and end <= self._spans[i - 1][1]
 
 
 def times_read(text: str, scope: Scope) -> TimesRead:
