@@ -120,3 +120,15 @@ def test_a_verb_that_says_by_how_much_is_held_to_it(text, wrong):
     assert bool(direction_errors(text)) is wrong
     # a factor that holds is said by the numbers, where a passage starts from the same number
     assert bool(directions_shown(text, {10.0, 40.0, 1_400_000.0})) is not wrong
+
+
+def test_percentage_changes_are_read_in_linear_time_on_a_run_of_digits():
+    # a fuzzed 200 KB check hung here: the percentage's number was tried from every digit of a long run (quadratic)
+    import time
+
+    from halguard.grounding.signals.direction import percent_changes
+
+    started = time.perf_counter()
+    percent_changes("1" * 200_000)
+    percent_changes("up 1" + "1" * 100_000 + "%")
+    assert time.perf_counter() - started < 3.0
