@@ -31,7 +31,8 @@ _WORD_HOURS = {w: i + 1 for i, w in enumerate(
 _HOUR = r"(\d{1,2}|" + "|".join(sorted(_WORD_HOURS, key=len, reverse=True)) + r")"
 _MERIDIEM = r"([ap])\.?\s?m\b\.?"
 # The part of the day said in words after a time: "seven in the evening", "3:00 in the afternoon".
-_DAY_PART = r"(?:\s+(?:o'clock\s+)?(in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight))?"
+_PART_OF_DAY = r"in\s+the\s+(?:morning|afternoon|evening)|at\s+night"
+_DAY_PART = r"(?:\s+(?:o'clock\s+)?(" + _PART_OF_DAY + r"|tonight))?"
 _DAY_PARTS = {"morning": "a", "afternoon": "p", "evening": "p", "night": "p", "tonight": "p"}
 
 # "9 p.m.", "9pm", "9:30 a.m.", "9.30pm", "nine p.m."
@@ -41,8 +42,7 @@ _COLON = re.compile(r"\b(\d{1,2}):(\d{2})\b(?![:.]?\d)" + _DAY_PART, re.IGNORECA
 # "half past seven", "quarter to nine", "a quarter past 8"
 _PAST_TO = re.compile(r"\b(?:(half)|(?:a\s+)?(quarter))\s+(past|to)\s+" + _HOUR + r"\b" + _DAY_PART, re.IGNORECASE)
 # "seven o'clock", "7 o'clock", "seven in the evening"
-_OCLOCK = re.compile(r"\b" + _HOUR + r"(?:\s+o'clock\b" + _DAY_PART + r"|\s+(in\s+the\s+(?:morning|afternoon|evening)"
-                     r"|at\s+night))", re.IGNORECASE)
+_OCLOCK = re.compile(r"\b" + _HOUR + r"(?:\s+o'clock\b" + _DAY_PART + r"|\s+(" + _PART_OF_DAY + r"))", re.IGNORECASE)
 _NAMED = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _NAMED_MINUTES = {"noon": 720, "midday": 720, "midnight": 0}
 # A bare hour before a range's other end: "2-4 p.m.", "from 9 to 5:30", "between 2 and 4 p.m."

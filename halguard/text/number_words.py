@@ -25,6 +25,8 @@ _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, 
                  "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
                  "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _ARTICLES = ("a", "an")
+# The denominators that are only fractions, never ranks ("the third quarter" aside, "a quarter" is a share)
+_FRACTION_NOUNS = ("half", "halves", "quarter", "quarters")
 # How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
 # number, and not a multiplier ("twice the prior-year level", "twice as many": the words after say which).
 _TIMES = {"twice": 2, "thrice": 3}
@@ -86,11 +88,11 @@ _SHARE_FOLLOWERS = frozenset("of more less fewer lower higher larger smaller big
 
 def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str, numerator: float) -> bool:
     _, end, word = words[j]
-    if word not in ("half", "halves", "quarter", "quarters") and (
+    if word not in _FRACTION_NOUNS and (
             text[end:end + 1] == "-" or (numerator > 1 and not word.endswith("s"))):
         # an ordinal, not a share: "three hundred and ten ninth-graders", "a third-party app" ("two thirds" is one)
         return False
-    if first not in _ARTICLES or word in ("half", "halves", "quarter", "quarters"):
+    if first not in _ARTICLES or word in _FRACTION_NOUNS:
         return True
     if text[end:end + 1] == "-":
         return False
@@ -201,13 +203,13 @@ _RATIO = re.compile(r"\b" + _RATIO_NUMERATOR + r"\s+in\s+" + _RATIO_DENOMINATOR
                     + r"\b(?![.,]?\d)(?!\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b)", re.IGNORECASE)
 
 
-def _count(word: str) -> float:
-    w = word.lower().replace(",", "")
+def _count(words: str) -> float:
+    """A ratio's count: digits, or one number word ("five", "twenty", "a hundred", "a thousand")."""
+    w = words.lower().replace(",", "")
     if w.isdigit():
         return float(w)
-    if w.startswith("a"):
-        return 100.0 if w.endswith("hundred") else 1000.0
-    return float(_UNITS.get(w, 0) + _TENS.get(w, 0))
+    last = w.split()[-1]
+    return float(_UNITS.get(last) or _TENS.get(last) or _HUNDRED.get(last) or _SCALES.get(last, 0))
 
 
 def ratio_numbers(text: str) -> list[WordNumber]:

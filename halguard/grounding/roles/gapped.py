@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.text.clock import clock_times
+from halguard.text.clock import clock_times, covering
 from halguard.text.lexical import content_terms, number_mentions
 
 __all__ = ["MAX_CONJUNCTS", "in_gapped_conjunct"]
@@ -31,8 +31,7 @@ _PREPOSITION = re.compile(r"\b(from|to|until|till|at|on|in|for|by|with|between)\
 def _values(text: str) -> set[float]:
     times = clock_times(text)
     return ({-1.0 - minute for t in times for minute in t.minutes}  # a time by its minutes (negative: no count)
-            | {round(m.value, 6) for m in number_mentions(text)
-               if not any(t.start <= m.start and m.end <= t.end for t in times)})
+            | {round(m.value, 6) for m in number_mentions(text) if covering(times, m.start, m.end) is None})
 
 
 def _terms(text: str) -> set[str]:
