@@ -83,6 +83,26 @@ def test_a_passage_of_dates_is_read_in_linear_time():
     assert time.perf_counter() - t0 < 10.0
 
 
+OLIVES = ("The cooperative reported on 2 December 2025 that 37 farms lost part of their crop to a hailstorm on 11 "
+          "October. Bibs are handed out between 16 and 17 March.")
+
+
+@pytest.mark.parametrize(("claim", "changed"), [
+    ("37 farms lost part of their crop in a November 11 hailstorm.", ["November 11"]),
+    ("37 farms lost part of their crop to a hailstorm on October 11th.", []),
+    ("The cooperative reported on December 2 that farms lost crops.", []),
+    ("Bibs are handed out on March 16.", []),  # a range read as its last day: a month the passage dates
+    ("The hailstorm struck in November.", []),  # a month alone: no day to compare
+])
+def test_a_day_and_month_without_a_year(claim, changed):
+    assert _changed(claim, OLIVES) == changed
+
+
+def test_a_day_and_month_without_a_year_against_a_passage_that_names_the_month():
+    assert _changed("The storm hit on November 11.", "The storm hit on 11 October; November was calm.") == []
+    assert _changed("The storm hit on November 11.", "The storm hit last autumn.") == []  # no dates to compare
+
+
 def test_a_holiday_is_its_date():
     from halguard.text.dates import holiday_dates, holidays_as_dates
 

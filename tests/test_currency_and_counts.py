@@ -68,3 +68,12 @@ def test_twice_is_the_count_two():
 ])
 def test_a_count_said_as_twice_is_compared_by_value(verifier, claim, passage, label):
     assert verifier.verify(claim, [passage]).label == label
+
+
+def test_the_currency_of_an_amount():
+    from halguard.text.currency import currency_of
+    from halguard.text.lexical import number_mentions
+
+    text = "It costs $2.6 million, € 89 or 90 million pounds, for 3 apples."
+    assert [currency_of(text, m) and currency_of(text, m)[2] for m in number_mentions(text)] == [
+        "dollar", "euro", "pound", None]

@@ -9,7 +9,7 @@ from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
 from halguard.grounding.signals.direction import direction_errors
 from halguard.text.lexical import content_terms, entity_mentions
 from halguard.text.mentions import mentioned
-from halguard.text.quantities import rates
+from halguard.text.rates import rates
 
 BEES = ("Researchers found that bumblebee colonies exposed to low doses of the pesticide flurvaxin produced 23% fewer "
         "queens than unexposed colonies.")

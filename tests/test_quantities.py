@@ -168,9 +168,14 @@ def test_verifier_gives_a_changed_unit_as_the_changed_number():
     ("It opens every day.", []),  # no number: no rate
     ("It had 3,100 staff a year earlier.", []),  # a time placed, not a rate
     ("It was founded in 2020. A day later it closed.", []),  # another sentence's number
+    # a price's or a dose's unit, each written one way
+    ("It sells at €5.40 per litre, or 5.40 euros a liter.", [(5.4, "litre"), (5.4, "litre")]),
+    ("Farms get €0.30 per kilogram and $2 a kg.", [(0.3, "kilogram"), (2.0, "kilogram")]),
+    ("Earnings were $1.20 a share.", [(1.2, "share")]),
+    ("a pound of flesh for 3 dollars", []),  # no number before the unit
 ])
 def test_rates_read_a_number_and_its_period(text, found):
-    from halguard.text.quantities import rates
+    from halguard.text.rates import rates
 
     assert [(r.value, r.period) for r in rates(text)] == found
 
@@ -190,8 +195,16 @@ def test_a_rate_with_another_period_is_a_changed_quantity():
         "3 million tonnes of cargo a month"]
 
 
+def test_a_price_per_another_unit_is_a_changed_quantity():
+    oil = ("The mill will sell the oil at €5.40 per litre to wholesale buyers. Farms will receive €0.30 per kilogram "
+           "of lost fruit.")
+    assert _changed_units("The oil sells at €5.40 per kilogram.", oil) == ["5.40 per kilogram"]
+    assert _changed_units("The oil sells at 5.40 euros a liter.", oil) == []
+    assert _changed_units("Farms get 30 cents a kilo of lost fruit.", oil) == []  # no number the passage gives
+
+
 def test_rates_are_bounded_on_crafted_text():
-    from halguard.text.quantities import rates
+    from halguard.text.rates import rates
 
     crafted = "1 a day " * 50_000
     start = time.monotonic()

@@ -38,7 +38,7 @@ _DAY_PARTS = {"morning": "a", "afternoon": "p", "evening": "p", "night": "p", "t
 # "9 p.m.", "9pm", "9:30 a.m.", "9.30pm", "nine p.m."
 _WITH_MERIDIEM = re.compile(r"\b" + _HOUR + r"(?:[:.](\d{2}))?\s?" + _MERIDIEM, re.IGNORECASE)
 # "21:00", "02:00", "3:00" (and a day part: "3:00 in the afternoon")
-_COLON = re.compile(r"\b(\d{1,2}):(\d{2})\b(?![:.]?\d)" + _DAY_PART, re.IGNORECASE)
+_COLON = re.compile(r"(?<![\d:.])\b(\d{1,2}):(\d{2})\b(?![:.]?\d)" + _DAY_PART, re.IGNORECASE)
 # "half past seven", "quarter to nine", "a quarter past 8"
 _PAST_TO = re.compile(r"\b(?:(half)|(?:a\s+)?(quarter))\s+(past|to)\s+" + _HOUR + r"\b" + _DAY_PART, re.IGNORECASE)
 # "seven o'clock", "7 o'clock", "seven in the evening"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from halguard.text.lexical import number_mentions
+from halguard.text.lexical import NumberMention, number_mentions
 
-__all__ = ["CURRENCY_SYMBOLS", "currency_amounts", "currency_symbols", "currency_words"]
+__all__ = ["CURRENCY_SYMBOLS", "currency_amounts", "currency_of", "currency_symbols", "currency_words"]
 
 # Symbol -> the words a claim writes for it. Hand-listed (ISO 4217 symbols of the currencies news text names by
 # symbol); "$" is any dollar.
@@ -36,15 +36,19 @@ def currency_symbols(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
 def currency_amounts(text: str) -> list[tuple[int, int, float, str]]:
     """Each amount ``text`` gives in a currency, by symbol or word ("$2.6 million", "90 million pounds"): the
     currency's offsets (the symbol, or the word), the amount's value and the currency ("dollar", "euro", ...)."""
-    out = []
-    for m in number_mentions(text):
-        at = m.start if text[m.start:m.start + 1] in CURRENCY_SYMBOLS else m.start - 1  # "$2.6 million" / "€89"
-        if at > 0 and text[at] in " \t":
-            at -= 1  # "€ 89"
-        if at >= 0 and text[at] in CURRENCY_SYMBOLS:
-            out.append((at, at + 1, m.value, _CURRENCY_OF[text[at]]))
-            continue
-        word = _WORD_AFTER.match(text, m.end)
-        if word and word.group(1).lower() in _CURRENCY_OF:
-            out.append((word.start(1), word.end(1), m.value, _CURRENCY_OF[word.group(1).lower()]))
-    return out
+    return [(found[0], found[1], m.value, found[2]) for m in number_mentions(text)
+            if (found := currency_of(text, m)) is not None]
+
+
+def currency_of(text: str, number: NumberMention) -> tuple[int, int, str] | None:
+    """The currency of the amount whose number is ``number`` in ``text`` (its symbol before it, "$2.6 million",
+    "€ 89", or its word after it, "90 million pounds"): the currency's offsets and name; None where it has none."""
+    at = number.start if text[number.start:number.start + 1] in CURRENCY_SYMBOLS else number.start - 1
+    if at > 0 and text[at] in " \t":
+        at -= 1  # "€ 89"
+    if at >= 0 and text[at] in CURRENCY_SYMBOLS:
+        return at, at + 1, _CURRENCY_OF[text[at]]
+    word = _WORD_AFTER.match(text, number.end)
+    if word and word.group(1).lower() in _CURRENCY_OF:
+        return word.start(1), word.end(1), _CURRENCY_OF[word.group(1).lower()]
+    return None

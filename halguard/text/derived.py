@@ -46,7 +46,8 @@ from dataclasses import dataclass
 
 from halguard.text.dates import calendar_dates
 from halguard.text.lexical import STOPWORDS, NumberMention, number_mentions, stem
-from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, RATE_PERIOD, YEAR_RANGE, Quantity, quantities
+from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, YEAR_RANGE, Quantity, quantities
+from halguard.text.rates import RATE_PERIOD
 from halguard.text.segment import MENTION_SENTENCE_END
 from halguard.util.cache_budgets import DERIVED_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text

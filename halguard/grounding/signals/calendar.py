@@ -4,7 +4,8 @@ passages ("9", "October", "1989"), so the missing numbers find none of them; the
 from __future__ import annotations
 
 from halguard.grounding.signals.scope import Scope
-from halguard.text.dates import calendar_dates
+from halguard.text.dates import MONTHS, calendar_dates
+from halguard.text.lexical import stem
 from halguard.text.relative_dates import date_by_offset
 
 __all__ = ["changed_dates"]
@@ -20,10 +21,18 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
     not.
     A year the passages date nothing in decides nothing (a bare "1989"), unless they give the claim's day and month in
     another year only ("14 March 2025" where they write "14 March 2023"); nor does a day and month they write without
-    a year ("17 August last year" may be the claim's "August 2022")."""
+    a year ("17 August last year" may be the claim's "August 2022").
+    A day and month the claim writes without a year ("a November 11 hailstorm") is theirs unless they date things,
+    never in its month, and never name the month: a range they write ("between 3 and 7 March") reads as its last
+    day only, so a day of a month they date is no change."""
     found = []
     yearless = scope.dates.get(0, {})
-    for start, end, (year, month, day) in calendar_dates(text):
+    for start, end, (year, month, day) in calendar_dates(text, yearless=True):
+        if not year:
+            if day and _month_unsaid(month, scope) and not date_by_offset(
+                    (0, month, day), (src.text for src in scope.sources)):
+                found.append((start, end))
+            continue
         if month in yearless and (not day or day in yearless[month]):
             continue
         same_year = scope.dates.get(year)
@@ -36,3 +45,10 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
                 day and date_by_offset((year, month, day), (src.text for src in scope.sources))):
             found.append((start, end))  # "9 April 2027" is theirs where they give it as "two days earlier" than 11
     return found
+
+
+def _month_unsaid(month: int, scope: Scope) -> bool:
+    """Whether the passages date things (with a day) and none in ``month``, and never name the month."""
+    dated = [m for days in scope.dates.values() for m, d in days.items() if d - {0}]
+    return bool(dated) and all(
+        month not in days for days in scope.dates.values()) and stem(MONTHS[month - 1]) not in scope.context_terms

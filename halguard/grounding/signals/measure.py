@@ -24,6 +24,7 @@ from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
 from halguard.grounding.signals.negation import denied_premises, negated_clause, negation_mismatch
 from halguard.grounding.signals.ordinals import changed_ordinals
+from halguard.grounding.signals.percentages import percentages_otherwise
 from halguard.grounding.signals.records import (
     absent_feature_mentions,
     denied_feature_mentions,
@@ -313,7 +314,9 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     # one HDMI port"): each number is theirs, the pairing is not.
     placed += [sp for sp in moved_counts(text, facts.counts) if sp not in numbers and sp not in placed]
     # A number the passages write with another unit ("500 mcg" against "500 mg"): the quantity is the changed number.
-    placed += [sp for sp in changed_units(text, facts) + changed_values(text, facts)
+    # A percentage whose number the passages write for something else ("11%" where their 11 counts points).
+    placed += [sp for sp in (changed_units(text, facts) + changed_values(text, facts)
+                             + percentages_otherwise(text, facts))
                if not any(sp[0] <= a and b <= sp[1] for a, b in numbers + placed)]
     # A code's number the passages write otherwise ("SARS-CoV-4" against "SARS-CoV-2"): the code is the number.
     placed += [sp for sp in changed_codes(text, facts) if not any(sp[0] <= a and b <= sp[1] for a, b in placed)]

@@ -10,11 +10,14 @@ from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.affiliations import affiliations_moved
 from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
+from halguard.grounding.signals.excepted import exceptions_turned
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
+from halguard.grounding.signals.only_added import only_added
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.speakers import speakers_moved
+from halguard.grounding.signals.times_moved import times_moved
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
 from halguard.grounding.signals.widened import widened_scopes
@@ -30,10 +33,12 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     """The role conflicts of ``claim`` with its evidence chunks' texts (best first), as ``(start, end, reason)``
     in the answer: the frames' (:mod:`halguard.grounding.roles`), a name of the passages moved into a copy of a
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
-    words) or a number that gives another, or a unit (:mod:`.moved_numbers`), two things of a copied sentence that
-    trade places (:mod:`.transposed`), a one-holder post given to another of the passages' people (:mod:`.titles`),
-    a group the passages restrict said whole (:mod:`.widened`), words another speaker said (:mod:`.speakers`), and a
-    person given another's body (:mod:`.affiliations`).
+    words) or a number that gives another, or a unit (:mod:`.moved_numbers`), or a time of day
+    (:mod:`.times_moved`), two things of a copied sentence that trade places (:mod:`.transposed`), a one-holder post
+    given to another of the passages' people (:mod:`.titles`), a group the passages restrict said whole
+    (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), one of a list they give
+    said the only one (:mod:`.only_added`), words another speaker said (:mod:`.speakers`), and a person given
+    another's body (:mod:`.affiliations`).
     The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
     no frame.
 
@@ -67,8 +72,11 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                               *numbers_exchanged(part, closest, copy_overlap)]:
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
-        found += [m for m in [*posts_moved(text, scope), *widened_scopes(text, sources),
-                              *speakers_moved(text, sources, scope.context_terms), *affiliations_moved(text, scope)]
+        found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
+                              *widened_scopes(text, sources),
+                              *exceptions_turned(text, sources), *only_added(text, sources),
+                              *speakers_moved(text, sources, scope.context_terms),
+                              *affiliations_moved(text, scope)]
                   if unclaimed(m[0], m[1])]
     return [(claim.start + s, claim.start + e, why) for s, e, why in found]
 

@@ -15,14 +15,15 @@ from halguard.grounding.signals.records import (
     stated_feature_words,
     unknown_features,
 )
-from halguard.text.clock import clock_times, covering
+from halguard.text.clock import ClockTime, clock_times, covering
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
-from halguard.text.currency import currency_amounts, currency_words
+from halguard.text.currency import currency_amounts, currency_of, currency_words
 from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
 from halguard.text.lexical import number_mentions, number_values, term_set
 from halguard.text.phrasal import phrasals_in
-from halguard.text.quantities import Quantity, QuantityIndex, quantities, rates
+from halguard.text.quantities import Quantity, QuantityIndex, quantities
+from halguard.text.rates import rates
 from halguard.text.shares import equal_shares
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
@@ -59,7 +60,7 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
     percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates (number
-    and period), its amounts of money (number and currency)."""
+    and period), its amounts of money (number and currency), its times of day and bare hours, its dates."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
@@ -69,33 +70,48 @@ class _Readings:
     rates: frozenset[tuple[float, str]]
     amounts: frozenset[tuple[float, str]]  # amounts of money with their currency ("€90 million": (9e7, "euro"))
     clocks: frozenset[int]  # the minutes after midnight its times of day may mean (halguard.text.clock)
-    clock_only: frozenset[float]  # the numbers it writes only inside times of day ("3" of "3pm")
+    hours: frozenset[float]  # the numbers it writes where they may be a bare hour ("at 3", not "3pm" nor "3 May")
+    dates: frozenset[CalendarDate]  # its calendar dates (year 0: a day and month without a year) and holidays'
 
 
 # Counted every level down: its quantities and counts are records in tuples, which one level does not see.
 @memoize_text(SOURCE_QUANTITIES_BYTES, sizer=deep_entry_size)
 def _source_readings(text: str) -> _Readings:
-    return _Readings(tuple(quantities(text)), frozenset(start_values(text)), change_directions(text), phrasals_in(text),
+    found = tuple(quantities(text))
+    times = clock_times(text)
+    dates = calendar_dates(text, yearless=True)
+    return _Readings(found, frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
                      frozenset((r.value, r.period) for r in rates(text)),
                      frozenset((value, currency) for _, _, value, currency in currency_amounts(text)),
-                     *_clock_readings(text))
+                     frozenset().union(*(t.minutes for t in times)),
+                     _bare_hours(text, times, [(start, end) for start, end, _ in dates], found),
+                     frozenset(date for _, _, date in dates + holiday_dates(text)))
 
 
-def _clock_readings(text: str) -> tuple[frozenset[int], frozenset[float]]:
-    """The minutes the source's times of day may mean, and the numbers it writes only inside them."""
-    times = clock_times(text)
-    if not times:
-        return frozenset(), frozenset()
-    inside, outside = set(), set()
+def _bare_hours(text: str, times: list[ClockTime], dates: list[tuple[int, int]], found: tuple[Quantity, ...]
+                ) -> frozenset[float]:
+    """The numbers the source writes where they may be an hour of the day written bare ("opens at 9", "from 9 to 5"):
+    a number from 0 to 24 that is no part of a time of day ("9pm"), a date ("9 October"), a percentage, an amount of
+    money or a quantity with a unit ("9 km")."""
+    # the spans no bare hour stands in, merged and in order, swept once beside the numbers (linear in the text)
+    spans = sorted(dates + [(q.start, q.end) for q in found if q.dimension is not None])
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    hours, i = set(), 0
     for m in number_mentions(text):
-        (inside if covering(times, m.start, m.end) else outside).add(round(m.value, 6))
-    return frozenset().union(*(t.minutes for t in times)), frozenset(inside - outside)
-
-
-@memoize_text(SOURCE_NUMBERS_BYTES)
-def _source_dates(text: str) -> frozenset[CalendarDate]:
-    return frozenset(date for _, _, date in calendar_dates(text, yearless=True) + holiday_dates(text))
+        while i < len(merged) and merged[i][1] < m.end:
+            i += 1
+        inside = i < len(merged) and merged[i][0] <= m.start
+        if inside or not 0 <= m.value <= 24 or m.is_percent or covering(times, m.start, m.end) is not None:
+            continue
+        if currency_of(text, m) is None:
+            hours.add(round(m.value, 6))
+    return frozenset(hours)
 
 
 def _by_year(dates: frozenset[CalendarDate]) -> dict[int, dict[int, frozenset[int]]]:
@@ -162,10 +178,10 @@ class Scope:
     # is no month (words.missing_numbers), a numeric date's "2027-03-20" is; the question may write the number.
     month_numbers: frozenset[float] = frozenset()
     # The minutes after midnight the sources' times of day may mean ("9 p.m.": 1260; halguard.text.clock), and the
-    # numbers they write only inside a time ("3" of "3pm"): a claim's "3 a.m." there is a changed time, not a found 3
-    # (words.missing_numbers).
+    # numbers they write where they may be a bare hour ("at 9", not "9pm", "9 October" nor "9%"): a claim's "9 p.m."
+    # whose numbers are none of those is a changed time, not a found 9 (signals.times_of_day).
     clocks: frozenset[int] = frozenset()
-    clock_only_numbers: frozenset[float] = frozenset()
+    hour_numbers: frozenset[float] = frozenset()
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -183,14 +199,12 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     months: set[float] = set()
     plain: set[float] = set()
     readings = [_source_readings(src.text) for src in sources]
-    outside_clocks: set[float] = set()
     for src, r in zip(sources, readings):
         terms |= _source_terms(src.text)
         source_numbers, source_months = _source_numbers(src.text)
         numbers |= source_numbers
         months |= source_months
         plain |= source_numbers - source_months
-        outside_clocks |= source_numbers - r.clock_only
     months -= plain  # a month-only number of one source may be another's plain number
     context_terms, context_numbers = frozenset(terms), frozenset(numbers)
     if question:
@@ -200,7 +214,7 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
     unknown = frozenset().union(*(unknown_features(src.text) for src in sources)) - absent
     present = frozenset().union(*(present_features(src.text) for src in sources)) - absent - unknown
     hours = tuple(table for table in (opening_hours(src.text) for src in sources) if table is not None)
-    dates = _by_year(frozenset().union(*(_source_dates(src.text) for src in sources)))
+    dates = _by_year(frozenset().union(*(r.dates for r in readings)))
     changes: dict[float, frozenset[bool]] = {}
     for r in readings:
         for value, ups in r.changes.items():
@@ -212,4 +226,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  frozenset().union(*(r.rates for r in readings)), present,
                  frozenset().union(*(r.amounts for r in readings)), frozenset(months),
                  frozenset().union(*(r.clocks for r in readings)),
-                 frozenset().union(*(r.clock_only for r in readings)) - outside_clocks)
+                 frozenset().union(*(r.hours for r in readings)))

@@ -7,9 +7,10 @@ times (:attr:`Scope.clocks`):
 
 - **said**: a passage's time means what the claim's may ("21:00" / "9 p.m.", "half past seven" / "7:30 a.m.",
   "3:00" / "3pm"): its numbers and words ("past", "afternoon") are the time's, found;
-- **changed**: no passage time means it, one of its numbers stands in the passages only inside their times and none
-  stands elsewhere ("3 a.m." where the only 3 is "3pm"'s; "half past seven" where the 7 is "7:15 a.m."'s): a time
-  changed, whatever digit is shared;
+- **changed**: no passage time means it, and none of its numbers stands in the passages where it may be an hour
+  written bare ("at 3", "from 9 to 5"; :attr:`Scope.hour_numbers`): "3 a.m." where the only 3 is "3pm"'s, "half past
+  seven" where the 7 is "7:15 a.m."'s, "9:00 p.m." where the 9 is "9 October"'s: a time changed, whatever digit is
+  shared;
 - anything else is left to the number check as before (a passage that writes its hour bare, "at 3", holds no time to
   compare with), except a whole hour's "00", which is never a number of its own.
 """
@@ -70,8 +71,9 @@ def times_read(text: str, scope: Scope) -> TimesRead:
 
 
 def _anchored(text: str, inside: list[NumberMention], scope: Scope) -> bool:
-    """Whether a claim's time whose meaning no passage time has still shares a number with one (``inside``, its
-    numbers: one the passages write only inside their times) and none with the passages' other numbers."""
-    values = [round(m.value, 6) for m in inside if text[m.start:m.end] != "00"]
-    return any(v in scope.clock_only_numbers for v in values) and not any(
-        v in scope.numbers and v not in scope.clock_only_numbers for v in values)
+    """Whether a claim's time whose meaning no passage time has writes none of its numbers (``inside``) where the
+    passages may write a bare hour ("at 9"): they are the passages' only inside their times, dates, percentages,
+    amounts or measures ("9 p.m." where the 9 is "9 October"'s), or not theirs at all."""
+    values = [round(v, 6) for m in inside if text[m.start:m.end] != "00"
+              for v in (m.value, m.alt) if v is not None]  # "8 pm" is also 20: a record's "10:0-20:0"
+    return bool(values) and not any(v in scope.hour_numbers for v in values)

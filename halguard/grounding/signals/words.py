@@ -36,9 +36,9 @@ from halguard.text.quantities import (
     bound_spans,
     measured_by_unit,
     quantities,
-    rates,
     said_as,
 )
+from halguard.text.rates import rates
 from halguard.text.relative_dates import dated_by_offset
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import form_in, licensed

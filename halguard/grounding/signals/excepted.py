@@ -1,0 +1,103 @@
+"""An exception turned around: "holds placed at Eastgate, including interlibrary loans, will be rerouted to the Central
+branch" against "Holds placed at Eastgate will be rerouted to the Central branch on Pell Street, except for
+interlibrary loans"; "no points on any route, including flights to Iceland" against "no points, except on routes to
+Iceland"; and the other way, "all toppings except cheese" against "all toppings, including cheese".
+
+Every word of such a claim stands in the passage sentence it restates, so the word checks pass it, and no name or
+number moved: what changed is which side of the statement a thing stands on. Read without a parse, as a role conflict
+(the passages' excepted thing given as included): the claim includes a phrase ("including", "even", "as well as",
+"along with") that shares at least half of its content words with a phrase a passage sentence excepts ("except for",
+"excluding", "other than", "apart from", "with the exception of", "but not"), the claim's other words stand in that
+sentence for at least :data:`EXCEPTED_RESTATED_OVERLAP` (the claim restates that statement, not another about the same
+thing), and the claim excepts nothing itself. The reverse (a passage's inclusion excepted by the claim) is read the
+same way.
+
+Bounded: at most :data:`MAX_PHRASES` phrases of the claim, each compared with the sentences of the claim's sources
+(:func:`.closest.source_sentences`: their first characters).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import islice
+
+from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.text.lexical import STOPWORDS, content_terms, stem
+
+__all__ = ["EXCEPTED_RESTATED_OVERLAP", "MAX_PHRASES", "exceptions_turned"]
+
+# The share of the claim's other content words (all but its phrase) that the passage sentence must hold. Hand-set at a
+# half, as widened.WIDENED_SCOPE_OVERLAP (2026-12-01).
+EXCEPTED_RESTATED_OVERLAP = 0.5
+# Phrases read per claim (a crafted claim of a thousand "including"s is read for its first few).
+MAX_PHRASES = 3
+# Words of a phrase read after its opening word ("except for interlibrary loans, which ...": "interlibrary loans").
+_PHRASE_WORDS = 6
+
+_EXCEPTING = re.compile(
+    r"\b(?:except(?:\s{1,3}(?:for|on|in|at|to|from|when|where))?|excluding|other\s{1,3}than|apart\s{1,3}from|"
+    r"with\s{1,3}the\s{1,3}exception\s{1,3}of|but\s{1,3}not|save\s{1,3}for|aside\s{1,3}from)\b", re.IGNORECASE)
+_INCLUDING = re.compile(
+    r"\b(?:including|even|as\s{1,3}well\s{1,3}as|along\s{1,3}with|together\s{1,3}with|plus)\b"
+    r"(?:\s{1,3}(?:for|on|in|at|to|from))?", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
+# Words that end a phrase: a clause begins ("interlibrary loans, which must be collected ...").
+_PHRASE_ENDS = frozenset("which who whom whose that where when while and or but".split())
+
+Turned = tuple[int, int, str]
+
+
+def _phrase(text: str, after: int) -> tuple[int, set[str]]:
+    """The phrase after an opening word ending at ``after``: its end offset and its content-word stems."""
+    stems: set[str] = set()
+    end, taken = after, 0
+    for m in _WORD.finditer(text, after):
+        word = m.group().lower()
+        if not word[0].isalnum() or word in _PHRASE_ENDS or taken == _PHRASE_WORDS:
+            break
+        taken += 1
+        end = m.end()
+        if word not in STOPWORDS and not word[0].isdigit():
+            stems.add(stem(word))
+    return end, stems
+
+
+def _opposed(claim_stems: set[str], said_stems: set[str]) -> bool:
+    return bool(claim_stems) and bool(said_stems) and 2 * len(claim_stems & said_stems) >= len(claim_stems)
+
+
+def exceptions_turned(text: str, sources: Sequence[str]) -> list[Turned]:
+    """The phrases of ``text`` (a claim's checked text) that include what the sentence it restates excepts, or except
+    what it includes (see the module)."""
+    excepting = list(islice(_EXCEPTING.finditer(text), MAX_PHRASES + 1))
+    including = list(islice(_INCLUDING.finditer(text), MAX_PHRASES))
+    if excepting and including:
+        return []  # the claim excepts and includes: its own sides are its own statement
+    phrases, opposite = (including, _EXCEPTING) if including else (excepting[:MAX_PHRASES], _INCLUDING)
+    if not phrases:
+        return []  # every claim passes here: its words are read only where it includes or excepts
+    claim_terms = {st for _, _, st in content_terms(text)}
+    found: list[Turned] = []
+    for m in phrases:
+        end, stems = _phrase(text, m.end())
+        others = claim_terms - stems
+        said = _said_on_the_other_side(sources, stems, others, opposite)
+        if said:
+            found.append((m.start(), end, f"exception turned: {text[m.start():end]} (the passage: {said})"))
+    return found
+
+
+def _said_on_the_other_side(sources: Sequence[str], stems: set[str], others: set[str], opposite: re.Pattern[str]
+                            ) -> str:
+    """The phrase of a passage sentence that puts ``stems`` on the other side (``opposite``: its opening words), in a
+    sentence that holds at least :data:`EXCEPTED_RESTATED_OVERLAP` of the claim's ``others``; "" where none does."""
+    for source in sources:
+        for sentence, terms in source_sentences(source):
+            if stems.isdisjoint(terms) or shared_share(others, set(terms)) < EXCEPTED_RESTATED_OVERLAP:
+                continue
+            for o in islice(opposite.finditer(sentence), MAX_PHRASES):
+                end, theirs = _phrase(sentence, o.end())
+                if _opposed(stems, theirs):
+                    return sentence[o.start():end]
+    return ""

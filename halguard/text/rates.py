@@ -1,0 +1,93 @@
+"""Rates: a number said per period or per unit ("three times a day", "€5.40 per litre"). A claim's rate whose number the
+passages say per another period or unit is a changed quantity (:func:`halguard.grounding.signals.words.changed_units`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from halguard.text.lexical import number_mentions
+from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT
+
+__all__ = ["RATE_PERIOD", "Rate", "rates"]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A number said per period or per unit: "three times a day", "twice a week", "5 million passengers a year",
+    "€5.40 per litre": from the number to the period's end, the number's value and the period's unit ("day",
+    "litre")."""
+
+    start: int
+    end: int
+    value: float
+    period: str
+    # The number is a word of frequency ("once", "twice", "thrice"): no number the other checks read.
+    times_word: bool = False
+
+
+# A price's or a dose's unit read as its rate's "period" ("€5.40 per litre" / "€5.40 a kilogram" differ as "a day"
+# and "a week" do), each written one way ("liter" / "litre", "kg" / "kilo" / "kilogram").
+_PER_UNIT_OF = {"litre": "litre", "liter": "litre", "kilogram": "kilogram", "kilo": "kilogram", "kg": "kilogram",
+                "gram": "gram", "tonne": "tonne", "ton": "tonne", "pound": "pound", "lb": "pound", "ounce": "ounce",
+                "gallon": "gallon", "metre": "metre", "meter": "metre", "kilometre": "kilometre",
+                "kilometer": "kilometre", "km": "kilometre", "mile": "mile", "person": "person", "head": "person",
+                "night": "night", "share": "share", "passenger": "passenger", "guest": "guest"}
+_PER_UNITS = "|".join(sorted(_PER_UNIT_OF, key=len, reverse=True))
+# The period of a rate: "a/an/per/each/every" and a time unit, or the unit's adverb ("daily", "annually").
+# "a year earlier", "a day later", "a week ago", "a year on," place a time, not a rate ("four flights a week on Airbus
+# A220 aircraft" is one).
+_PERIOD_UNITS = "second|minute|hour|day|week|fortnight|month|year"
+_PERIOD_ADVERBS = "hourly|daily|weekly|fortnightly|monthly|yearly|annually"
+# The period of a rate as a pattern of no groups, for other patterns to hold ("four times a week": derived).
+RATE_PERIOD = rf"(?:(?:a|an|per|each|every)\s{{1,3}}(?:{_PERIOD_UNITS})|{_PERIOD_ADVERBS})"
+_PERIOD = re.compile(rf"\b(?:(?:a|an|per|each|every)\s{{1,3}}({_PERIOD_UNITS})|({_PERIOD_ADVERBS})"
+                     rf"|(?:a|an|per)\s{{1,3}}({_PER_UNITS}))\b"
+                     r"(?!\s{1,3}(?:(?:ago|earlier|later|before|after|since|from|old|into)\b|on\s{0,3}(?:[,.;:!?]|$)))",
+                     re.IGNORECASE)
+_PERIOD_OF_ADVERB = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
+                     "monthly": "month", "yearly": "year", "annually": "year"}
+_TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+# A rate's number stands at most this many words before its period ("three *times* a day", "2 *tablets* per day",
+# "3 million *tonnes of cargo* a year").
+_RATE_REACH_WORDS = 3
+_RATE_WINDOW_CHARS = 40
+_RATE_WORD = re.compile(r"[^\W_][\w,.'’-]*")
+_RATE_EDGE = re.compile(r"[.;:!?,()](?=\s)")
+
+
+def rates(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Rate]:
+    """The numbers ``text`` says per period (at most ``limit``), in order. A period with no number within
+    :data:`_RATE_REACH_WORDS` words before it ("costs 70 dollars a year" has one; "opens every day" has none) is no
+    rate. Each period reads a window of :data:`_RATE_WINDOW_CHARS` characters: linear in the text."""
+    out: list[Rate] = []
+    for m in _PERIOD.finditer(text):
+        if len(out) >= limit:
+            break
+        period = (m.group(1).lower() if m.group(1) else _PERIOD_OF_ADVERB[m.group(2).lower()] if m.group(2)
+                  else _PER_UNIT_OF[m.group(3).lower()])
+        found = _rate_number(text, m.start())
+        if found is not None:
+            out.append(Rate(found[0], m.end(), found[1], period, found[2]))
+    return out
+
+
+def _rate_number(text: str, period_start: int) -> tuple[int, float, bool] | None:
+    """Where the number of a rate whose period starts at ``period_start`` starts, its value, and whether it is a word
+    of frequency ("twice"); None if there is none."""
+    left = max(0, period_start - _RATE_WINDOW_CHARS)
+    window = text[left:period_start]
+    edge = max((m.end() for m in _RATE_EDGE.finditer(window)), default=0)  # the rate's own sentence and clause only
+    window, left = window[edge:], left + edge
+    words = list(_RATE_WORD.finditer(window))[-(_RATE_REACH_WORDS + 1):]
+    if not words:
+        return None
+    for w in reversed(words):
+        times = _TIMES_WORDS.get(w.group(0).lower())
+        if times is not None:
+            return left + w.start(), times, True
+    for n in reversed(number_mentions(window)):
+        if n.end > words[0].start() and not n.is_percent:  # "3 million" ends in reach
+            return left + n.start, n.value, False
+    return None
