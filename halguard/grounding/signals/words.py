@@ -41,12 +41,14 @@ from halguard.text.quantities import (
 from halguard.text.rates import rates
 from halguard.text.relative_dates import dated_by_offset
 from halguard.text.reporting import reporting_word_spans
-from halguard.text.wordnet import form_in, licensed
+from halguard.text.wordnet import form_in, licensed, names_people
 
 __all__ = ["changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
            "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
+# The general words for people, said by any kind of person of the evidence ("480 people" of "480 residents").
+_PEOPLE = frozenset({"peopl", "person", "individual", "someon", "folk"})
 
 
 def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, nearby: Collection[str],
@@ -72,6 +74,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
+             and not (st in _PEOPLE and names_people(nearby))
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
              and not title_said(text[s:e], scope.terms) and not in_chunks(st)]
     if novel:

@@ -15,15 +15,18 @@ from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["form_in", "known", "licensed", "licensers", "load", "related_verbs"]
+__all__ = ["form_in", "known", "licensed", "licensers", "load", "names_people", "related_verbs"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
 # Verbs one step apart in any sense, never antonyms (training/wordnet_verbs.py): for the role frames, whose
 # arguments say which sense is meant.
 _VERBS_PATH = Path(__file__).resolve().parent / "verbs.tsv.gz"
+# The stems of the words for kinds and groups of people (training/wordnet_people.py): "resident", "participant".
+_PEOPLE_PATH = Path(__file__).resolve().parent / "people.tsv.gz"
 _lock = threading.Lock()
 _table: dict[str, str] | None = None
 _verbs: dict[str, frozenset[str]] | None = None
+_people: frozenset[str] | None = None
 
 
 def load() -> dict[str, str]:
@@ -102,3 +105,15 @@ def related_verbs(verb_stem: str) -> frozenset[str]:
                     _verbs = {key: frozenset(stems.split(" ")) for key, _, stems in
                               (line.rstrip("\n").partition("\t") for line in fh)}
     return _verbs.get(verb_stem, frozenset())
+
+
+def names_people(terms: Collection[str]) -> bool:
+    """Whether some stem in ``terms`` (a claim's evidence words) names a kind or group of people ("residents",
+    "participants", "staff"): the evidence of a claim's "people" (training/wordnet_people.py); read on first use."""
+    global _people
+    if _people is None:
+        with _lock:
+            if _people is None:
+                with gzip.open(_PEOPLE_PATH, "rt", encoding="utf-8") as fh:
+                    _people = frozenset(fh.read().rstrip("\n").partition("\t")[2].split(" "))
+    return not _people.isdisjoint(terms)
