@@ -85,6 +85,10 @@ def test_percentage_changes_and_their_direction():
     verifier = LocalVerifier()
     assert verifier.verify(claim, passages).label == "supported"
     assert verifier.verify(claim.replace("increase", "decrease"), passages).label == "hallucinated"
+    # "a rise of 9%", "a fall of 9%": the noun and its number
+    rise = "Brennan Foods reported annual sales of 1.4 billion dollars, a rise of 9% on the year before."
+    assert [rise[s:e] for s, e in changes_shown(rise, changes)] == ["rise"]
+    assert changes_reversed(rise.replace("rise", "fall"), changes)
     assert verifier.verify("Brennan Foods reported annual sales of 1.4 billion dollars, down 9% from the previous "
                            "year.", passages).label == "hallucinated"
 

@@ -365,6 +365,40 @@ def test_a_negated_clause_without_a_plain_counterpart_is_no_flip(clause, chunks)
     assert not negated_clause([clause], chunks, 0.6)
 
 
+BEES = ("A study found that bumblebee colonies exposed to flurvaxin produced 23% fewer queens than unexposed colonies. "
+        "The team monitored 48 colonies. Worker bee numbers were not significantly affected.")
+BISTRO = ("Inspectors found raw chicken stored above desserts and recorded the fridge at 9C. No evidence of pests was "
+          "found, and staff hand-washing facilities were judged adequate.")
+
+
+@pytest.mark.parametrize(("claim", "chunk"), [
+    ("Exposed colonies produced 23% fewer queens and significantly fewer worker bees than unexposed colonies.", BEES),
+    ("Inspectors found evidence of pests at the bistro and recorded the fridge at 9C.", BISTRO),
+])
+def test_a_plain_clause_of_what_the_passage_negates_is_a_flip(verifier, claim, chunk):
+    from halguard.grounding.signals.flips import clauses
+    from halguard.grounding.signals.negation import negation_dropped
+
+    assert negation_dropped([clause for _, clause in clauses(claim)], [chunk])
+    v = verifier.verify(claim, [chunk])
+    assert v.label == "hallucinated" and any(c.signals.negation_mismatch for c in v.claims)
+
+
+@pytest.mark.parametrize(("claim", "chunk"), [
+    ("Exposed colonies produced 23% fewer queens, while worker bee numbers were not significantly affected.", BEES),
+    ("Inspectors found no evidence of pests.", BISTRO),
+    ("Inspectors found raw chicken stored above desserts.", BISTRO),  # another clause, no negated word
+    # the passage states the word plainly elsewhere among the clause's words
+    ("Worker bee numbers were significantly affected in the second year.",
+     BEES + " In the second year, worker bee numbers were significantly affected."),
+])
+def test_what_keeps_the_passage_s_negation_is_no_flip(claim, chunk):
+    from halguard.grounding.signals.flips import clauses
+    from halguard.grounding.signals.negation import negation_dropped
+
+    assert not negation_dropped([clause for _, clause in clauses(claim)], [chunk])
+
+
 def test_negated_clauses_read_in_bounded_time():
     import time
 

@@ -35,6 +35,9 @@ from halguard.text.phrasal import IDIOMS, PHRASAL_VERBS, phrasal_said, phrasals_
     ("The food bank handed out 1.8 million meals in 2024.", "The food bank distributed 1.8 million meals in 2024."),
     ("The crew picked the bins up on Thursday.", "The crew collected the bins on Thursday."),
     ("The club set £2 million aside for the new stand.", "The club earmarked £2 million for the new stand."),
+    # another phrasal verb of the same meaning ("give out" / "hand out": both "distribute")
+    ("No bibs will be given out on race day.", "No bibs will be handed out on race day."),
+    ("The price is locked in until March.", "The price is fixed until March."),
 ])
 def test_a_phrasal_verb_and_its_verb_say_the_same(claim, passage):
     verdict = LocalVerifier().verify(claim, [passage])

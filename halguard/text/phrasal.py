@@ -111,6 +111,7 @@ PHRASAL_VERBS: dict[str, tuple[str, ...]] = {
     "switch on": ("enable", "activate"),
     "take down": ("remove",),
     "sort out": ("resolve", "fix"),
+    "lock in": ("fix", "secure", "guarantee"),
 }
 
 # Idioms and the words they mean (stems of their forms are compared), hand-written from everyday English usage (not
@@ -192,6 +193,13 @@ def _tables() -> tuple[dict[tuple[str, str], tuple[str, tuple[str, ...]]], dict[
     return forward, backward
 
 
+@lru_cache(maxsize=1)
+def _meanings() -> dict[str, tuple[str, ...]]:
+    """Each phrasal verb's and idiom's name -> the stems of the single words it means."""
+    return {**{phrase: _meaning(verbs) for phrase, verbs in PHRASAL_VERBS.items()},
+            **{name: _meaning(words) for name, _, words in IDIOMS}}
+
+
 def _meaning(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem(f) for w in words for f in regular_forms(w))
 
@@ -236,14 +244,17 @@ def _phrasals(text: str) -> Iterable[tuple[re.Match[str], str, tuple[str, ...]]]
                 return
 
 
-def phrasal_said(text: str, terms: Collection[str]) -> list[tuple[int, int]]:
+def phrasal_said(text: str, terms: Collection[str], phrasals: Collection[str] = ()) -> list[tuple[int, int]]:
     """Spans of the words of ``text``'s phrasal verbs (the verb and the particle) and idioms (their groups' words)
     that one of their single words in ``terms`` (a scope's stems) says, or, for a phrasal verb, its own noun written
-    closed ("taking over" of "Sentinel Bank's takeover", "shut down" of "the shutdown")."""
+    closed ("taking over" of "Sentinel Bank's takeover", "shut down" of "the shutdown"), or another phrasal verb or
+    idiom of the passages (``phrasals``: :func:`phrasals_in` of each) that means one of its words ("given out" where
+    they say "handed out": both "distribute")."""
     spans: list[tuple[int, int]] = []
+    theirs = {st for phrase in phrasals for st in _meanings().get(phrase, ())}
     found = [(m, meaning, stem(name.replace(" ", ""))) for m, name, meaning in _phrasals(text)]
     for m, meaning, closed in [*found, *((m, meaning, None) for m, _, meaning in _idioms(text))]:
-        if any(v in terms for v in meaning) or closed in terms:
+        if any(v in terms or v in theirs for v in meaning) or closed in terms:
             spans += [m.span(g) for g in range(1, (m.re.groups or 0) + 1) if m.span(g)[0] >= 0]
     return spans
 

@@ -165,14 +165,14 @@ def directions_shown(text: str, starts: Collection[float], numbers: Collection[f
 
 
 # A percentage change and its direction: "up 9%", "down by 3 percent", "a 9% increase", "9% higher", "rose 9%",
-# "fell by 3.5 per cent". The direction word is group "word"; the number group "n".
+# "fell by 3.5 per cent", "a rise of 22%". The direction word is group "word"; the number group "n".
 # (read from the start of a digit run only: tried at every digit of a 200 KB run of digits, the alternation below was
 # quadratic, and a fuzzed check took minutes)
 _PCT = r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)"
 _UP_OR_DOWN = "|".join(sorted((_UP + " " + _DOWN + " up down higher lower more less fewer increase decrease growth "
                                "gain loss").split(), key=len, reverse=True))
 _PERCENT_CHANGE = re.compile(
-    rf"\b(?P<word>{_UP_OR_DOWN})\s+(?:by\s+)?(?:about\s+|around\s+|nearly\s+|almost\s+|some\s+)?{_PCT}"
+    rf"\b(?P<word>{_UP_OR_DOWN})\s+(?:by\s+|of\s+)?(?:about\s+|around\s+|nearly\s+|almost\s+|some\s+)?{_PCT}"
     rf"|{_PCT.replace('?P<n>', '?P<n2>')}(?:\s+(?:a\s+year|year[\s-]on[\s-]year|annually))?\s+"
     rf"(?P<word2>{_UP_OR_DOWN})\b",
     re.IGNORECASE)

@@ -22,7 +22,12 @@ from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.flips import claim_flips, clauses
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
-from halguard.grounding.signals.negation import denied_premises, negated_clause, negation_mismatch
+from halguard.grounding.signals.negation import (
+    denied_premises,
+    negated_clause,
+    negation_dropped,
+    negation_mismatch,
+)
 from halguard.grounding.signals.ordinals import changed_ordinals
 from halguard.grounding.signals.percentages import percentages_otherwise
 from halguard.grounding.signals.records import (
@@ -169,7 +174,8 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
         if (flipped := _flipped_copy(part, sources, weights.part_negation_overlap, aligned)) is not None:
             break
     if flipped is None:
-        flipped = negated_clause([clause for _, clause in clauses(text)], chunks, aligned)
+        parts = [clause for _, clause in clauses(text)]
+        flipped = negated_clause(parts, chunks, aligned) or negation_dropped(parts, chunks)
     return {"negation_mismatch": flipped is not None, "negated_evidence": flipped or ""}
 
 

@@ -23,7 +23,7 @@ from halguard.text.lexical import (
 from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
-__all__ = ["denied_premises", "negated_clause", "negation_mismatch"]
+__all__ = ["denied_premises", "negated_clause", "negation_dropped", "negation_mismatch"]
 
 # A question-only name or number at most this many words after a negation cue is what the answer denies ("not
 # Berlin", "not in Berlin", "never built in Berlin"). Hand-set, not fitted: the reach of a denial in a short clause.
@@ -171,6 +171,64 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
             continue  # the passage states the negation somewhere: support, not a flip
         return sentence
     return None
+
+
+# The share of a passage clause's content words that a plain clause of the claim must hold to state what it negates
+# (:func:`negation_dropped`), and at least NEGATED_CLAUSE_TERMS_MIN of them, the negated word among them. Hand-set
+# (2026-12-01): "Worker bee numbers were not significantly affected" against "and significantly fewer worker bees than
+# unexposed colonies" holds 3 of its 5.
+NEGATED_CLAUSE_SHARE = 0.6
+NEGATED_CLAUSE_TERMS_MIN = 3
+# A claim that asserts nothing plainly: a condition, a question, a modal or an attempt ("first try to align the door
+# latch" against "the latch doesn't align": advice, not a statement that it aligns). The RAGTruth claims a first
+# version flagged were these, and claims that negate in other words ("a lack of", "the absence of").
+_NOT_ASSERTED = re.compile(r"\b(?:if|whether|unclear|may|might|could|should|would|can|try|tries|tried|trying|unless|"
+                           r"until|seems?|appears?)\b", re.IGNORECASE)
+
+
+def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | None:
+    """The evidence sentence one of whose negated clauses a clause of a claim without any negation states (None if
+    none): the mirror of :func:`negated_clause`. "Inspectors found evidence of pests" against "No evidence of pests
+    was found, and staff hand-washing facilities were judged adequate": the claim fuses it with another sentence's
+    fact, so it copies neither whole, and the sentence-level check never reads it. The passage clause is the negated
+    word's (:func:`flip_targets`) up to a clause break (:data:`_CLAUSE_BREAK`); the claim clause must hold the
+    negated word and :data:`NEGATED_CLAUSE_SHARE` of the clause's content words (at least
+    :data:`NEGATED_CLAUSE_TERMS_MIN`), and no sentence of the chunks may state the negated word plainly among half of
+    them (then the passage says it somewhere: support). A claim that negates anything itself (any cue, "lack",
+    "absence") or asserts nothing plainly (:data:`_NOT_ASSERTED`: "if", "whether", "may", "try to") is not read, nor
+    a passage sentence with an exception (:data:`_EXCEPTED`) or a JSON record.
+    """
+    claim = " ".join(clauses)
+    if has_negation(claim) or _denied_otherwise(claim) or _NOT_ASSERTED.search(claim):
+        return None  # it negates something itself, in any words, or asserts nothing plainly
+    plain = [{base_form(st) for _, _, st in content_terms(clause)} for clause in clauses]
+    plain = [terms for terms in plain if len(terms) >= NEGATED_CLAUSE_TERMS_MIN]
+    if not plain:
+        return None
+    sentences = [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk)
+                 for s in evidence_sentences(chunk)]
+    for sentence, _ in sentences:
+        targets = flip_targets(sentence)
+        if not targets or _EXCEPTED.search(sentence):
+            continue
+        for part in _CLAUSE_BREAK.split(sentence):
+            part_targets = {base_form(t) for t in flip_targets(part)}
+            negated = {base_form(st) for _, _, st in content_terms(part)} - set(FLIP_CUES)
+            if not part_targets or len(negated) < NEGATED_CLAUSE_TERMS_MIN:
+                continue
+            for terms in plain:
+                shared = negated & terms
+                if (part_targets & terms and len(shared) >= NEGATED_CLAUSE_TERMS_MIN
+                        and len(shared) >= NEGATED_CLAUSE_SHARE * len(negated)
+                        and not _said_plainly(part_targets, negated, sentences)):
+                    return sentence
+    return None
+
+
+def _said_plainly(targets: set[str], negated: set[str], sentences: Sequence[tuple[str, set[str]]]) -> bool:
+    """Whether a sentence states a negated word without a negation among half of its clause's words."""
+    return any(not has_negation(s, cues=FLIP_CUES) and targets & {base_form(t) for t in terms}
+               and shared_share(negated, terms) >= 0.5 for s, terms in sentences)
 
 
 class _ClaimSide(NamedTuple):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from halguard.grounding.signals.direction import change_directions, start_values
 from halguard.grounding.signals.hours import HoursTable
@@ -60,7 +61,7 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
     percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates (number
-    and period), its amounts of money (number and currency), its times of day and bare hours, its dates."""
+    and period), its amounts of money (number and currency), its times of day, its dates."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
@@ -70,7 +71,6 @@ class _Readings:
     rates: frozenset[tuple[float, str]]
     amounts: frozenset[tuple[float, str]]  # amounts of money with their currency ("€90 million": (9e7, "euro"))
     clocks: frozenset[int]  # the minutes after midnight its times of day may mean (halguard.text.clock)
-    hours: frozenset[float]  # the numbers it writes where they may be a bare hour ("at 3", not "3pm" nor "3 May")
     dates: frozenset[CalendarDate]  # its calendar dates (year 0: a day and month without a year) and holidays'
 
 
@@ -78,15 +78,20 @@ class _Readings:
 @memoize_text(SOURCE_QUANTITIES_BYTES, sizer=deep_entry_size)
 def _source_readings(text: str) -> _Readings:
     found = tuple(quantities(text))
-    times = clock_times(text)
-    dates = calendar_dates(text, yearless=True)
     return _Readings(found, frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
                      frozenset((r.value, r.period) for r in rates(text)),
                      frozenset((value, currency) for _, _, value, currency in currency_amounts(text)),
-                     frozenset().union(*(t.minutes for t in times)),
-                     _bare_hours(text, times, [(start, end) for start, end, _ in dates], found),
-                     frozenset(date for _, _, date in dates + holiday_dates(text)))
+                     frozenset().union(*(t.minutes for t in clock_times(text))),
+                     frozenset(date for _, _, date in calendar_dates(text, yearless=True) + holiday_dates(text)))
+
+
+# Read only for a claim whose time of day no passage time means (signals.times_of_day), so a passage is not scanned for
+# bare hours on every answer: another pass over its numbers (a 1 MB passage of dates: +25% on reading it).
+@memoize_text(SOURCE_NUMBERS_BYTES)
+def _source_hours(text: str) -> frozenset[float]:
+    return _bare_hours(text, clock_times(text), [(start, end) for start, end, _ in calendar_dates(text, yearless=True)],
+                       _source_readings(text).quantities)
 
 
 def _bare_hours(text: str, times: list[ClockTime], dates: list[tuple[int, int]], found: tuple[Quantity, ...]
@@ -177,11 +182,15 @@ class Scope:
     # The numbers that the sources give only as the month of a date ("20 March 2027": 3): a claim's "three letters"
     # is no month (words.missing_numbers), a numeric date's "2027-03-20" is; the question may write the number.
     month_numbers: frozenset[float] = frozenset()
-    # The minutes after midnight the sources' times of day may mean ("9 p.m.": 1260; halguard.text.clock), and the
-    # numbers they write where they may be a bare hour ("at 9", not "9pm", "9 October" nor "9%"): a claim's "9 p.m."
-    # whose numbers are none of those is a changed time, not a found 9 (signals.times_of_day).
+    # The minutes after midnight the sources' times of day may mean ("9 p.m.": 1260; halguard.text.clock).
     clocks: frozenset[int] = frozenset()
-    hour_numbers: frozenset[float] = frozenset()
+
+    @cached_property
+    def hour_numbers(self) -> frozenset[float]:
+        """The numbers the sources write where they may be an hour written bare ("at 9", not "9pm", "9 October" nor
+        "9%"): a claim's "9 p.m." whose numbers are none of those is a changed time, not a found 9
+        (signals.times_of_day). Read on first use, once per scope."""
+        return frozenset().union(*(_source_hours(src.text) for src in self.sources))
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
@@ -225,5 +234,4 @@ def scope_of(sources: Sequence[Source], question: str | None) -> Scope:
                  frozenset().union(*(r.phrasals for r in readings)), CountIndex(c for r in readings for c in r.counts),
                  frozenset().union(*(r.rates for r in readings)), present,
                  frozenset().union(*(r.amounts for r in readings)), frozenset(months),
-                 frozenset().union(*(r.clocks for r in readings)),
-                 frozenset().union(*(r.hours for r in readings)))
+                 frozenset().union(*(r.clocks for r in readings)))

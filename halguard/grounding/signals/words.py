@@ -39,16 +39,14 @@ from halguard.text.quantities import (
     said_as,
 )
 from halguard.text.rates import rates
-from halguard.text.relative_dates import dated_by_offset
+from halguard.text.relative_dates import DaysByOffset
 from halguard.text.reporting import reporting_word_spans
-from halguard.text.wordnet import form_in, licensed, names_people
+from halguard.text.wordnet import form_in, licensed, people_said
 
 __all__ = ["changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
            "novel_terms", "scattered_names"]
 
 Span = tuple[int, int]
-# The general words for people, said by any kind of person of the evidence ("480 people" of "480 residents").
-_PEOPLE = frozenset({"peopl", "person", "individual", "someon", "folk"})
 
 
 def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, nearby: Collection[str],
@@ -74,7 +72,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-             and not (st in _PEOPLE and names_people(nearby))
+             and not people_said(st, nearby)
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
              and not title_said(text[s:e], scope.terms) and not in_chunks(st)]
     if novel:
@@ -105,7 +103,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
             same_side_in(text[s:e], nearby) if stem(text[s:e]) not in negated else opposite_in(text[s:e], nearby))]
     if novel:
         # "stepped down" where the evidence says "resigned", "resigned" where a passage says "stepped down"
-        phrasal = set(phrasal_said(text, nearby))
+        phrasal = set(phrasal_said(text, nearby, scope.phrasals))
         novel = [(s, e) for s, e in novel
                  if (s, e) not in phrasal and not verb_said_as_phrasal(stem(text[s:e].lower()), scope.phrasals)]
     if novel and has_direction(text):
@@ -334,6 +332,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     times = times_read(text, scope)  # times of day: said in another writing ("21:00" / "9 p.m.") or changed
     found = list(times.changed)
     by_start: dict[int, Quantity] | None = None  # the claim's quantities, read on the first number not found
+    by_offset: DaysByOffset | None = None  # its dates and the passages' offsets, likewise
     for m in number_mentions(text):
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
@@ -357,7 +356,8 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
             # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April)
-            if not dated_by_offset(text, m.start, m.end, (src.text for src in scope.sources)):
+            by_offset = by_offset or DaysByOffset(text, [src.text for src in scope.sources])
+            if not by_offset(m.start, m.end):
                 found.append((m.start, m.end))
     return found
 
