@@ -180,10 +180,12 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
 NEGATED_CLAUSE_SHARE = 0.6
 NEGATED_CLAUSE_TERMS_MIN = 3
 # A claim that asserts nothing plainly: a condition, a question, a modal or an attempt ("first try to align the door
-# latch" against "the latch doesn't align": advice, not a statement that it aligns). The RAGTruth claims a first
-# version flagged were these, and claims that negate in other words ("a lack of", "the absence of").
+# latch" against "the latch doesn't align": advice, not a statement that it aligns); or one that negates with a verb
+# ("has denied knowledge of the video" against "said he was not aware of any video"). The RAGTruth claims the first
+# versions flagged were these, and claims that negate in other words ("a lack of", "the absence of").
 _NOT_ASSERTED = re.compile(r"\b(?:if|whether|unclear|may|might|could|should|would|can|try|tries|tried|trying|unless|"
-                           r"until|seems?|appears?)\b", re.IGNORECASE)
+                           r"until|seems?|appears?|den(?:y|ies|ied|ying|ial)|refus\w*|reject\w*|fail\w*|"
+                           r"dismiss\w*|ruled?\s+out)\b", re.IGNORECASE)
 
 
 def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | None:
