@@ -92,6 +92,8 @@ def _novel(claim: str, context: str) -> list[str]:
     ("480 people were evacuated.", "480 residents were evacuated."),
     ("The 640 people enrolled were dogs' owners.", "The 640 participants enrolled were dogs' owners."),
     ("Twelve people were hired.", "A staff of twelve were hired."),
+    ("About 480 more people were evacuated.", "480 residents were evacuated, and 30 firefighters fought the fire."),
+    ("People in Pike Hollow were evacuated.", "Residents of Pike Hollow were evacuated."),  # uncounted
 ])
 def test_words_said_otherwise_are_not_novel(claim, context):
     assert _novel(claim, context) == []
@@ -120,6 +122,8 @@ def test_words_the_passage_writes_apart_or_negated(claim, context, novel):
     ("The road is 5 miles long.", "The road is 5 kilometres long.", ["miles"]),  # siblings never do
     ("The firm was fined.", "The business was praised.", ["fined"]),
     ("480 people were evacuated.", "480 tables were evacuated.", ["people"]),  # not a kind of person
+    # counted: the passages must count a kind of people with the claim's number (the homes' 480 is no people's)
+    ("480 people were evacuated.", "480 homes were evacuated, and 30 firefighters fought the fire.", ["people"]),
     ("480 people were evacuated.", "The model of the fan was evacuated.", ["people"]),  # first something else
 ])
 def test_other_meanings_stay_novel(claim, context, novel):

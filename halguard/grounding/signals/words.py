@@ -10,6 +10,7 @@ from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.direction import has_direction, shown
+from halguard.grounding.signals.people import people_said_here
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.grounding.signals.times_of_day import times_read
 from halguard.text.compounds import closed_compounds
@@ -41,7 +42,7 @@ from halguard.text.quantities import (
 from halguard.text.rates import rates
 from halguard.text.relative_dates import DaysByOffset
 from halguard.text.reporting import reporting_word_spans
-from halguard.text.wordnet import form_in, licensed, people_said
+from halguard.text.wordnet import form_in, licensed
 
 __all__ = ["changed_units", "changed_values", "found_names", "missing_names", "missing_numbers",
            "novel_terms", "scattered_names"]
@@ -72,7 +73,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
              if not _found(text[s:e], st, scope.terms) and not is_number_word(text[s:e]) and not licensed(st, nearby)
-             and not people_said(st, nearby)
+             and not people_said_here(text, s, st, nearby, scope.counts)
              and not said_conversely(st, nearby) and not in_a_number(s, e) and not in_a_name(s, e)
              and not title_said(text[s:e], scope.terms) and not in_chunks(st)]
     if novel:
@@ -331,8 +332,8 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     in the claim (``computed``). List markers and passage references ("3. ...", "passage 2") are not numbers."""
     times = times_read(text, scope)  # times of day: said in another writing ("21:00" / "9 p.m.") or changed
     found = list(times.changed)
-    by_start: dict[int, Quantity] | None = None  # the claim's quantities, read on the first number not found
-    by_offset: DaysByOffset | None = None  # its dates and the passages' offsets, likewise
+    # the claim's quantities, and its dates with the passages' offsets, read on the first number not found
+    by_start, by_offset = None, DaysByOffset(text, [src.text for src in scope.sources])
     for m in number_mentions(text):
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
@@ -356,7 +357,6 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
             # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April)
-            by_offset = by_offset or DaysByOffset(text, [src.text for src in scope.sources])
             if not by_offset(m.start, m.end):
                 found.append((m.start, m.end))
     return found
