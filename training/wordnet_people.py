@@ -8,7 +8,7 @@ reaches one level below a word, and WordNet puts "resident" nine levels below "p
 of person WordNet 3.0 has below ``person.n.01`` (hyponyms, never instances, which are names: "Aaron"), each word
 whose most frequent noun sense is that kind (so "head", "fan" and "model", which are first something else, are not),
 plus the nouns of groups of people a passage counts ("staff", "crew", "team", "workforce"; hand-listed). One line,
-key ``person``, its stems space-separated; the verifier reads it in :func:`halguard.text.wordnet.people_said`.
+key ``person``, its stems space-separated; the verifier reads it in :func:`halguard.text.wordnet.names_people`.
 """
 
 from __future__ import annotations

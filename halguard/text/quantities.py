@@ -330,6 +330,12 @@ class QuantityIndex:
         """The passages' quantities of one dimension (at most :data:`MAX_CANDIDATES`)."""
         return self._by_dimension.get(dimension, ())
 
+    def with_number(self, claim: Quantity) -> list[Quantity]:
+        """The passages' quantities of the claim quantity's dimension that have its number (with any unit or
+        bound)."""
+        return [t for t in self._by_dimension.get(claim.dimension, ())
+                if abs(t.value - claim.value) <= 1e-9 * max(1.0, abs(claim.value))]
+
     def candidates(self, claim: Quantity) -> list[Quantity]:
         """The passages' quantities that can say ``claim``: the same dimension, and a shared word where it needs one."""
         if claim.unit_span is not None and claim.bound is None:

@@ -49,6 +49,6 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
 
 def _month_unsaid(month: int, scope: Scope) -> bool:
     """Whether the passages date things (with a day) and none in ``month``, and never name the month."""
-    dated = [m for days in scope.dates.values() for m, d in days.items() if d - {0}]
-    return bool(dated) and all(
-        month not in days for days in scope.dates.values()) and stem(MONTHS[month - 1]) not in scope.context_terms
+    dated = any(d - {0} for days in scope.dates.values() for d in days.values())
+    return dated and all(month not in days for days in scope.dates.values()) and (
+        stem(MONTHS[month - 1]) not in scope.context_terms)

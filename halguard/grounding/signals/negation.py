@@ -135,6 +135,12 @@ CLAUSE_TERMS_MIN = 2
 _EXCEPTED = re.compile(r"\b(?:unless|until|except|only\s+(?:if|when)|other\s+than|but\s+for)\b", re.IGNORECASE)
 
 
+def _sentences_of(chunks: Sequence[str]) -> list[tuple[str, set[str]]]:
+    """The sentences of the claim's evidence chunks with their stems, a JSON record's left out (the record checks
+    read it)."""
+    return [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk) for s in evidence_sentences(chunk)]
+
+
 def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overlap: float) -> str | None:
     """The evidence sentence that states without a negation what a negated clause of the claim negates (None if
     none).
@@ -155,8 +161,7 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
     negated = [(targets, terms) for targets, terms in negated if len(terms) >= CLAUSE_TERMS_MIN]
     if not negated:
         return None
-    sentences = [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk)
-                 for s in evidence_sentences(chunk)]
+    sentences = _sentences_of(chunks)
     for targets, terms in negated:
         share, sentence, sentence_terms = max(((shared_share(terms, st), s, st) for s, st in sentences),
                                               key=lambda item: item[0], default=(0.0, "", set()))
@@ -207,8 +212,7 @@ def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | Non
     plain = [terms for terms in plain if len(terms) >= NEGATED_CLAUSE_TERMS_MIN]
     if not plain:
         return None
-    sentences = [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk)
-                 for s in evidence_sentences(chunk)]
+    sentences = _sentences_of(chunks)
     for sentence, _ in sentences:
         targets = flip_targets(sentence)
         if not targets or _EXCEPTED.search(sentence):

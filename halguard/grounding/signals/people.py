@@ -1,7 +1,7 @@
 """"People" said by the evidence's kind of person, where the claim counts them as the passages count that kind.
 
 A faithful answer says "480 people were evacuated" of "480 residents were evacuated" (:func:`halguard.text.wordnet.
-people_said`: any kind or group of people of the evidence says "people"). But "480 people" of "480 homes were
+names_people`: any kind or group of people of the evidence says "people"). But "480 people" of "480 homes were
 evacuated, and 30 firefighters ..." moves the homes' number onto people: the evidence's firefighters say "people",
 not these. So a counted "people" ("480 people", "about 480 more people") is not said where the passages count that
 number only with things that are no people; an uncounted one ("people in Pike Hollow"), or one whose number the
@@ -14,7 +14,7 @@ from collections.abc import Collection
 
 from halguard.text.counts import CountIndex
 from halguard.text.lexical import number_mentions
-from halguard.text.wordnet import people_said
+from halguard.text.wordnet import PEOPLE_WORDS, names_people
 
 __all__ = ["people_said_here"]
 
@@ -27,7 +27,7 @@ def people_said_here(text: str, start: int, term_stem: str, nearby: Collection[s
     """Whether the claim word at ``start`` of ``text`` (stem ``term_stem``) is a general word for people that the
     evidence (``nearby``: its stems) says, and, where the claim counts it, that the passages (``counts``) count the
     claim's number with a kind of people, or with nothing."""
-    if not people_said(term_stem, nearby):
+    if term_stem not in PEOPLE_WORDS or not names_people(nearby):
         return False
     before = text[max(0, start - _REACH):start]
     numbers = number_mentions(before)
@@ -35,4 +35,4 @@ def people_said_here(text: str, start: int, term_stem: str, nearby: Collection[s
         return True
     things = counts.things.get(numbers[-1].value, ()) if counts else ()
     # a number the passages count nothing with ("a staff of twelve were hired") leaves the kind to the evidence
-    return not things or any(thing and people_said("peopl", {thing[0]}) for thing in things)
+    return not things or any(thing and names_people(thing[:1]) for thing in things)

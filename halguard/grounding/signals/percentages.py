@@ -35,7 +35,7 @@ def percentages_otherwise(text: str, scope: Scope) -> list[Span]:
         if q.dimension != "percent" or not _WRITTEN_PERCENT.search(text[q.start:q.end]):
             continue
         value = round(q.value, 6)
-        if value not in scope.numbers or any(abs(t.value - q.value) <= 1e-9 * max(1.0, q.value) for t in percents):
+        if value not in scope.numbers or scope.quantities.with_number(q):
             continue
         sources = [src.text for src in scope.sources]
         if any(_PERCENTAGE_POINTS.search(source) for source in sources):

@@ -72,35 +72,54 @@ def times_moved(text: str, scope: Scope, sources: Sequence[str]) -> list[tuple[i
         return []
     claim_terms = {st for _, _, st in content_terms(text)}
     claim_minutes = frozenset().union(*(t.minutes for t in ours))
+    slotted: list[_Slotted] | None = None  # the passages' times in their slots, read on the first time that asks
     out = []
     for t in ours:
         slot = _slot(text, t.start)
         if not slot or not t.minutes & scope.clocks:
             continue  # no words to place it by, or a time the passages lack (the times of day's finding)
-        said, others = _in_slot(t, slot, claim_minutes, claim_terms, sources)
+        if slotted is None:
+            slotted = _slotted(sources)
+        said, others = _in_slot(t, slot, claim_minutes, claim_terms, slotted)
         if not said and len(others) == 1:
             out.append((t.start, t.end, f"{text[t.start:t.end]} where the passage has {others[0]}"))
     return out
 
 
+# A passage sentence's stems and its times of day, each with its slot (the words before it) and as written.
+_Slotted = tuple[frozenset[str], list[tuple[ClockTime, set[str], str]]]
+
+
+def _slotted(sources: Sequence[str]) -> list[_Slotted]:
+    """The sentences of the passages that give times of day (:func:`.closest.source_sentences`), read once per
+    claim: at most :data:`MAX_TIMES` times a sentence, each with its slot."""
+    out = []
+    for source in sources:
+        for sentence, terms in source_sentences(source):
+            times = [(u, _slot(sentence, u.start), sentence[u.start:u.end])
+                     for u in islice(clock_times(sentence), MAX_TIMES)]
+            if times:
+                out.append((terms, times))
+    return out
+
+
 def _in_slot(time: ClockTime, slot: set[str], claim_minutes: frozenset[int], claim_terms: set[str],
-             sources: Sequence[str]) -> tuple[bool, list[str]]:
+             slotted: list[_Slotted]) -> tuple[bool, list[str]]:
     """Whether a passage gives ``time`` after any of the ``slot``'s words, and the other times (as the passages write
     them) they give there, in a sentence that holds at least :data:`TIMES_MOVED_OVERLAP` of the claim's
     ``claim_terms``, that the claim does not give (``claim_minutes``)."""
     others: list[str] = []
-    for source in sources:
-        for sentence, terms in source_sentences(source):
-            restated = None
-            for u in islice(clock_times(sentence), MAX_TIMES):
-                if not slot & _slot(sentence, u.start):
-                    continue
-                if u.minutes & time.minutes:
-                    return True, []
-                if u.minutes & claim_minutes:
-                    continue
-                if restated is None:
-                    restated = shared_share(claim_terms, set(terms)) >= TIMES_MOVED_OVERLAP
-                if restated:
-                    others.append(sentence[u.start:u.end])
+    for terms, times in slotted:
+        restated = None
+        for u, their_slot, written in times:
+            if not slot & their_slot:
+                continue
+            if u.minutes & time.minutes:
+                return True, []
+            if u.minutes & claim_minutes:
+                continue
+            if restated is None:
+                restated = shared_share(claim_terms, set(terms)) >= TIMES_MOVED_OVERLAP
+            if restated:
+                others.append(written)
     return False, others

@@ -333,7 +333,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     times = times_read(text, scope)  # times of day: said in another writing ("21:00" / "9 p.m.") or changed
     found = list(times.changed)
     # the claim's quantities, and its dates with the passages' offsets, read on the first number not found
-    by_start, by_offset = None, DaysByOffset(text, [src.text for src in scope.sources])
+    by_start, by_offset = None, DaysByOffset(text, (src.text for src in scope.sources))
     for m in number_mentions(text):
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
@@ -388,7 +388,7 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
             continue
         if q.unit_span is None or q.dimension not in _UNIT_DIMENSIONS:
             continue
-        same_number = [t for t in _same_number(q, scope) if t.unit_span is not None]
+        same_number = [t for t in scope.quantities.with_number(q) if t.unit_span is not None]
         if not same_number or any(abs(t.base - q.base) <= 1e-9 * max(1.0, abs(q.base)) for t in same_number):
             continue  # the passages never write the number with a unit, or write it with the claim's
         if not said_as(q, scope.quantities):
@@ -414,23 +414,17 @@ def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
     """Whether the passages give the claim quantity's thing (at least two of its context words, all of them where it
     has fewer) in its dimension only with other values, the claim's number standing elsewhere in them, never as a
     quantity of its dimension ("10 minutes" of one recipe beside "10 to 14 minutes" of another is theirs)."""
-    if round(claim.value, 6) not in scope.numbers or not claim.context or _same_number(claim, scope):
+    if round(claim.value, 6) not in scope.numbers or not claim.context or scope.quantities.with_number(claim):
         return False
     need = min(2, len(claim.context))
     theirs = [t for t in scope.quantities.of_dimension(claim.dimension) if len(t.context & claim.context) >= need]
     return bool(theirs) and all(abs(t.base - claim.base) > 1e-9 * max(1.0, abs(claim.base)) for t in theirs)
 
 
-def _same_number(claim: Quantity, scope: Scope) -> list[Quantity]:
-    """The passages' quantities of the claim quantity's dimension that have its number (with any unit or bound)."""
-    return [t for t in scope.quantities.of_dimension(claim.dimension)
-            if abs(t.value - claim.value) <= 1e-9 * max(1.0, abs(claim.value))]
-
-
 def _bound_flipped(claim: Quantity, scope: Scope) -> bool:
     """Whether the passages bound the claim's number only the other way: "people under 60" where they write "people
     over 60" (and never "under 60", nor 60 unbounded)."""
-    same_number = _same_number(claim, scope)
+    same_number = scope.quantities.with_number(claim)
     return bool(same_number) and all(t.bound in ("gt", "lt") and t.bound != claim.bound for t in same_number)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["form_in", "known", "licensed", "licensers", "load", "people_said", "related_verbs"]
+__all__ = ["form_in", "known", "licensed", "licensers", "load", "PEOPLE_WORDS", "names_people", "related_verbs"]
 
 _TABLE_PATH = Path(__file__).resolve().parent / "related.tsv.gz"
 # Verbs one step apart in any sense, never antonyms (training/wordnet_verbs.py): for the role frames, whose
@@ -108,16 +108,13 @@ def related_verbs(verb_stem: str) -> frozenset[str]:
 
 
 # The general words for people (stems), said by any kind of person of the evidence ("480 people" of "480 residents").
-_PEOPLE_WORDS = frozenset({"peopl", "person", "individual", "someon", "folk"})
+PEOPLE_WORDS = frozenset({"peopl", "person", "individual", "someon", "folk"})
 
 
-def people_said(term_stem: str, terms: Collection[str]) -> bool:
-    """Whether ``term_stem`` is a general word for people ("people", "individuals") and some stem in ``terms`` (a
-    claim's evidence words) names a kind or group of people ("residents", "participants", "staff":
+def names_people(terms: Collection[str]) -> bool:
+    """Whether some stem in ``terms`` names a kind or group of people ("residents", "participants", "staff":
     training/wordnet_people.py); the table is read on first use."""
     global _people
-    if term_stem not in _PEOPLE_WORDS:
-        return False
     if _people is None:
         with _lock:
             if _people is None:
