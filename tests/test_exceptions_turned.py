@@ -14,6 +14,8 @@ from halguard.grounding.signals.excepted import exceptions_turned
 HOLDS = ("Holds placed at Eastgate will be rerouted to the Central branch on Pell Street, except for interlibrary "
          "loans, which must be collected at the Northside branch.")
 POINTS = "Basic Economy fares will earn no points, except on routes to Iceland and the Faroe Islands."
+MUSEUM = ("The museum is open Tuesday to Sunday from 10:00 to 17:00. The museum is closed on Mondays except bank "
+          "holiday Mondays, and closed on 25 and 26 December.")
 PIZZA = "The lunch deal covers every pizza on the menu, including the calzone, for 12 euros."
 
 
@@ -28,6 +30,10 @@ def _turned(claim: str, *passages: str) -> list[str]:
      "exception turned: even on routes to Iceland (the passage: except on routes to Iceland)"),
     ("The lunch deal covers every pizza on the menu except the calzone.", PIZZA,
      "exception turned: except the calzone (the passage: including the calzone)"),
+    # fused with another sentence's fact: its own clause restates the excepting sentence
+    ("The museum is open Tuesday to Sunday from 10:00 to 17:00, but it is closed on all Mondays, including bank "
+     "holiday Mondays.", MUSEUM,
+     "exception turned: including bank holiday Mondays (the passage: except bank holiday Mondays)"),
 ])
 def test_an_exception_turned_is_a_conflict(claim, passage, why):
     assert _turned(claim, passage) == [why]
@@ -38,6 +44,9 @@ def test_an_exception_turned_is_a_conflict(claim, passage, why):
     ("Holds will go to the Central branch, apart from interlibrary loans.", HOLDS),
     ("Basic Economy fares earn no points other than on routes to Iceland.", POINTS),
     ("The lunch deal covers every pizza, the calzone included, for 12 euros.", PIZZA),
+    ("The museum opens Tuesday to Sunday, but it is closed on Mondays, except bank holiday Mondays.", MUSEUM),
+    # a clause of too few words of its own is not read alone
+    ("Tours run daily from 10:00; including Mondays.", MUSEUM),
     # another statement about the thing: the claim does not restate the excepting sentence
     ("Interlibrary loans, including those placed at Eastgate, must be collected at the Northside branch.", HOLDS),
     # the claim's own exception and inclusion are its statement

@@ -195,3 +195,37 @@ HOTEL = ("Guests at the Harbour View Hotel may check in from 3 pm. Parking costs
 ])
 def test_a_negation_is_read_without_the_passages_topic_name(verifier, answer, flipped):
     assert verifier.verify(answer, [HOTEL]).claims[0].signals.negation_mismatch is flipped
+
+
+@pytest.mark.parametrize(("claim", "evidence", "flip"), [
+    # a bound's word compares no amounts: "no more than three" is "at most 3", "$50 or less" a bound after its number
+    ("There are no more than three overdraft charges a day, and none if you are overdrawn by $50 or less.",
+     "Overdraft fee: $29 per item, charged at most 3 times per business day; no fee is charged if the account is "
+     "overdrawn by $50 or less.", False),
+    ("Seniors aged 65 or older pay less.", "Seniors aged 65 or older pay more.", True),
+    ("Sales fell by more than 5%.", "Sales rose by more than 5%.", True),  # the movement still read
+])
+def test_a_bound_s_words_are_no_opposites(claim, evidence, flip):
+    assert bool(antonym_flips(claim, evidence)) is flip
+
+
+FEES = ("Out-of-network ATM withdrawals: $2.50 per withdrawal charged by Brightwater; Brightwater refunds up to $10 "
+        "per statement cycle in fees charged by other ATM operators. Overdraft fee: $29 per item.")
+
+
+@pytest.mark.parametrize(("answer", "label"), [
+    # the thing moved from one number to another
+    ("Brightwater refunds up to $10 per withdrawal in fees charged by other ATM operators.", "hallucinated"),
+    ("Brightwater refunds up to $10 per statement cycle in other operators' ATM fees.", "supported"),
+    ("Each out-of-network withdrawal costs $2.50, and Brightwater refunds up to $10 per cycle in other operators' "
+     "fees.", "supported"),
+])
+def test_a_number_per_another_thing_is_a_changed_quantity(verifier, answer, label):
+    assert verifier.verify(answer, [FEES]).label == label
+    assert [(r.value, r.period) for r in rates(FEES)] == [(2.5, "withdrawal"), (10.0, "cycl"), (29.0, "item")]
+
+
+def test_a_frequency_per_a_priced_thing_is_no_changed_rate(verifier):
+    hotel = "Guests may bring up to two dogs for a non-refundable cleaning fee of $40 per stay."
+    answer = "Guests may bring dogs for a $40 cleaning fee charged once per stay."
+    assert verifier.verify(answer, [hotel]).label == "supported"

@@ -367,6 +367,8 @@ def test_a_negated_clause_without_a_plain_counterpart_is_no_flip(clause, chunks)
 
 BEES = ("A study found that bumblebee colonies exposed to flurvaxin produced 23% fewer queens than unexposed colonies. "
         "The team monitored 48 colonies. Worker bee numbers were not significantly affected.")
+LEAVE = ("During leave, the company continues its pension contributions at the normal rate of 7% of base salary. "
+         "Employees who resign within 6 months of returning from leave are not required to repay any leave pay.")
 BISTRO = ("Inspectors found raw chicken stored above desserts and recorded the fridge at 9C. No evidence of pests was "
           "found, and staff hand-washing facilities were judged adequate.")
 
@@ -374,6 +376,9 @@ BISTRO = ("Inspectors found raw chicken stored above desserts and recorded the f
 @pytest.mark.parametrize(("claim", "chunk"), [
     ("Exposed colonies produced 23% fewer queens and significantly fewer worker bees than unexposed colonies.", BEES),
     ("Inspectors found evidence of pests at the bistro and recorded the fridge at 9C.", BISTRO),
+    # "must" says the "required" the passage negates
+    ("The company continues pension contributions at 7% of base salary during leave, but employees who resign within "
+     "6 months of returning must repay their leave pay.", LEAVE),
 ])
 def test_a_plain_clause_of_what_the_passage_negates_is_a_flip(verifier, claim, chunk):
     from halguard.grounding.signals.flips import clauses
@@ -391,6 +396,8 @@ def test_a_plain_clause_of_what_the_passage_negates_is_a_flip(verifier, claim, c
     # the passage states the word plainly elsewhere among the clause's words
     ("Worker bee numbers were significantly affected in the second year.",
      BEES + " In the second year, worker bee numbers were significantly affected."),
+    ("Employees who resign within 6 months of returning from leave don't have to repay any leave pay.", LEAVE),
+    ("Staff who leave within six months of coming back must give notice.", LEAVE),
 ])
 def test_what_keeps_the_passage_s_negation_is_no_flip(claim, chunk):
     from halguard.grounding.signals.flips import clauses
@@ -512,3 +519,45 @@ def test_a_reason_lists_at_most_eight_names_each_cut_to_a_line():
     assert "names not in the context: Beta, Gamma, Delta, Epsilon, Zeta, Eta, Theta, Iota and 2 more" in \
         many.claims[0].reasons
     assert len(many.claims[0].signals.missing_entities) == 10  # the signals keep every span
+
+
+TRIAL = ("Two serious adverse events occurred in the treatment arms; neither was considered related to study drug by "
+         "investigators.")
+
+
+@pytest.mark.parametrize(("claim", "chunk", "flip"), [
+    # "neither of X was related" denies "related", as the passage does, not the "two" it states
+    ("Investigators judged that neither of the two serious adverse events in the treatment arms was related to the "
+     "drug.", TRIAL, False),
+    ("Investigators judged that neither of the two serious adverse events in the treatment arms was related to the "
+     "drug.", TRIAL.replace("neither was", "both were"), True),
+])
+def test_a_negated_quantifier_denies_its_predicate(verifier, claim, chunk, flip):
+    v = verifier.verify(claim, [chunk])
+    assert any(c.signals.negation_mismatch for c in v.claims) is flip
+
+
+MUSEUM_DAYS = "The museum is closed on Mondays except bank holiday Mondays, and closed on 25 and 26 December."
+
+
+@pytest.mark.parametrize(("answer", "context", "label"), [
+    # a holiday named for the day and month the passage writes
+    ("The museum is shut on Mondays unless it's a bank holiday, and also on Christmas Day and Boxing Day.",
+     MUSEUM_DAYS, "supported"),
+    ("The museum is shut on Mondays unless it's a bank holiday, and also on Christmas Day and Boxing Day.",
+     MUSEUM_DAYS.replace("26", "27"), "hallucinated"),
+    ("The museum is also closed on New Year's Day.", MUSEUM_DAYS, "hallucinated"),
+])
+def test_a_holiday_is_named_by_its_date(verifier, answer, context, label):
+    assert verifier.verify(answer, [context]).label == label
+
+
+@pytest.mark.parametrize(("text", "targets"), [
+    ("Companies can no longer use it in production.", {"use"}),  # "longer" is the phrase's grammar
+    ("The wait is no longer than five minutes.", set()),  # a bound
+    ("Neither of the two events was related to the drug.", {"relat"}),
+])
+def test_what_a_negation_denies(text, targets):
+    from halguard.grounding.signals.negation import flip_targets
+
+    assert flip_targets(text) == targets

@@ -1,5 +1,6 @@
-"""Rates: a number said per period or per unit ("three times a day", "€5.40 per litre"). A claim's rate whose number the
-passages say per another period or unit is a changed quantity (:func:`halguard.grounding.signals.words.changed_units`).
+"""Rates: a number said per period or per unit ("three times a day", "€5.40 per litre"), or per any thing ("$2.50 per
+withdrawal"). A claim's rate whose number the passages say per another period or unit, or per another thing where they
+give its thing another number, is a changed quantity (:func:`halguard.grounding.signals.periods.changed_periods`).
 """
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from halguard.text.lexical import number_mentions
+from halguard.text.lexical import STOPWORDS, number_mentions, stem
 from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT
 
 __all__ = ["RATE_PERIOD", "Rate", "rates"]
@@ -25,6 +26,9 @@ class Rate:
     period: str
     # The number is a word of frequency ("once", "twice", "thrice"): no number the other checks read.
     times_word: bool = False
+    # Said per a thing of no listed unit ("$2.50 per withdrawal", "$10 per statement cycle"): its period is the
+    # thing's head noun, a stem.
+    per_thing: bool = False
 
 
 # A price's or a dose's unit read as its rate's "period" ("€5.40 per litre" / "€5.40 a kilogram" differ as "a day"
@@ -46,6 +50,10 @@ _PERIOD = re.compile(rf"\b(?:(?:a|an|per|each|every)\s{{1,3}}({_PERIOD_UNITS})|(
                      rf"|(?:a|an|per)\s{{1,3}}({_PER_UNITS}))\b"
                      r"(?!\s{1,3}(?:(?:ago|earlier|later|before|after|since|from|old|into)\b|on\s{0,3}(?:[,.;:!?]|$)))",
                      re.IGNORECASE)
+# "per" and a thing of no listed unit, one or two words ("per withdrawal", "per statement cycle"); "per cent", "per
+# capita", "per se" are no rates.
+_PER_THING = re.compile(r"\bper\s{1,3}([a-z][a-z-]{2,20})(?:\s{1,3}([a-z][a-z-]{2,20}))?\b", re.IGNORECASE)
+_NOT_A_THING = frozenset("cent cents centum capita annum diem se".split())
 _PERIOD_OF_ADVERB = {"hourly": "hour", "daily": "day", "weekly": "week", "fortnightly": "fortnight",
                      "monthly": "month", "yearly": "year", "annually": "year"}
 _TIMES_WORDS = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
@@ -70,6 +78,29 @@ def rates(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Rate]:
         found = _rate_number(text, m.start())
         if found is not None:
             out.append(Rate(found[0], m.end(), found[1], period, found[2]))
+    return sorted(out + _per_things(text, limit - len(out)), key=lambda r: r.start)
+
+
+def _a_head_noun(word: str) -> bool:
+    """Whether the second word after "per" is the thing's head noun ("per statement *cycle*"), not the next phrase's
+    ("per withdrawal *charged* by", "per household *per* year"): a guess without a parse."""
+    return bool(word) and word not in STOPWORDS and word != "per" and not word.endswith(("ed", "ing", "ly"))
+
+
+def _per_things(text: str, limit: int) -> list[Rate]:
+    """The numbers ``text`` says per a thing of no listed unit (:data:`_PER_THING`; a period or a unit is a rate of
+    :data:`_PERIOD`), at most ``limit``."""
+    out: list[Rate] = []
+    for m in _PER_THING.finditer(text):
+        if len(out) >= limit:
+            break
+        first, second = m.group(1).lower(), (m.group(2) or "").lower()
+        if first in _NOT_A_THING or _PERIOD.match(text, m.start()):
+            continue
+        head, end = (second, m.end(2)) if _a_head_noun(second) else (first, m.end(1))
+        found = _rate_number(text, m.start())
+        if found is not None:
+            out.append(Rate(found[0], end, found[1], stem(head), found[2], per_thing=True))
     return out
 
 

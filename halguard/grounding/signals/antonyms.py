@@ -14,11 +14,13 @@ not taken from the development data. Converse pairs are not in it ("before" / "a
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 
 from halguard.text.lexical import STOPWORDS, regular_forms, stem, word_spans
+from halguard.text.quantities import bound_spans
 
 __all__ = ["antonym_flips", "lexicon_side", "opposite_in", "same_side_in"]
 
@@ -122,12 +124,16 @@ def _sides(text: str, skip: Collection[str] = ()) -> dict[int, dict[int, list[tu
     """group -> side -> spans of the words of ``text`` on that side (words of stems in ``skip`` left out)."""
     lex = _lexicon()
     found: dict[int, dict[int, list[tuple[int, int]]]] = {}
+    bounds: list[tuple[int, int]] | None = None  # read on the first word of the lexicon
     for s, e in word_spans(text):
         if text[s].isupper():  # "New York", "Best Buy": names are not evaluations
             continue
         word_stem = stem(text[s:e])
-        hit = None if word_stem in skip or _bound_word(text, s, word_stem) else lex.get(word_stem)
-        if hit is not None:
+        hit = lex.get(word_stem)
+        if hit is None or word_stem in skip or _bound_word(text, s, word_stem):
+            continue
+        bounds = bound_spans(text) if bounds is None else bounds
+        if not _in_a_bound(s, bounds):
             found.setdefault(hit[0], {}).setdefault(hit[1], []).append((s, e))
     return found
 
@@ -138,11 +144,25 @@ _PERIOD_AFTER = re.compile(r"\s+(?:year|years|week|weeks|month|months|quarter|se
                            r"|autumn|fall|weekend|term|decade|century)\b", re.IGNORECASE)
 
 
+# "$50 or less", "65 or older": a bound after its number ("no more than three" is one before it: bound_spans)
+_NUMBER_OR_BEFORE = re.compile(r"\d[\d,.]*\s{0,2}%?\s{1,3}or\s{1,3}$")
+
+
+def _in_a_bound(start: int, bounds: Sequence[tuple[int, int]]) -> bool:
+    """Whether the word at ``start`` is in one of the ``bounds`` (spans in order, apart) : "no *more* than three" says
+    "at most 3", no amount compared."""
+    i = bisect.bisect_right(bounds, (start, float("inf"))) - 1
+    return i >= 0 and bounds[i][0] <= start < bounds[i][1]
+
+
 def _bound_word(text: str, start: int, word_stem: str) -> bool:
-    """Whether the word at ``start`` is the "least" or "most" of a bound ("at least 40", "at most two"), or the
-    "last" of the period before ("last year"): no superlative or end of anything."""
+    """Whether the word at ``start`` is the "least" or "most" of a bound ("at least 40", "at most two"), the word of
+    a bound after its number ("$50 or less"), or the "last" of the period before ("last year"): no superlative, amount
+    compared or end of anything."""
     if word_stem == "last":
         return _PERIOD_AFTER.match(text, start + 4) is not None
+    if _NUMBER_OR_BEFORE.search(text, max(0, start - 20), start):
+        return True
     return word_stem in ("least", "most") and _AT_BEFORE.search(text, max(0, start - 4), start) is not None
 
 

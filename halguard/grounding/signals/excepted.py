@@ -44,6 +44,11 @@ _INCLUDING = re.compile(
 _WORD = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
 # Words that end a phrase: a clause begins ("interlibrary loans, which must be collected ...").
 _PHRASE_ENDS = frozenset("which who whom whose that where when while and or but".split())
+# Where a claim's clause ends: "The museum is open Tuesday to Sunday ..., but it is closed on all Mondays, including
+# bank holiday Mondays" restates its passage sentence in its second clause only, so that clause's words are read too.
+_CLAUSE_BREAK = re.compile(r";|,\s{1,3}(?:but|and|while|whereas|yet|although|though)\b", re.IGNORECASE)
+# The fewest content words a clause must keep beside the phrase to be read alone (fewer say too little to align).
+_CLAUSE_OTHERS_MIN = 2
 
 Turned = tuple[int, int, str]
 
@@ -81,11 +86,21 @@ def exceptions_turned(text: str, sources: Sequence[str]) -> list[Turned]:
     found: list[Turned] = []
     for m in phrases:
         end, stems = _phrase(text, m.end())
-        others = claim_terms - stems
-        said = _said_on_the_other_side(sources, stems, others, opposite)
+        said = _said_on_the_other_side(sources, stems, claim_terms - stems, opposite)
+        clause_others = _clause_terms(text, m.start(), end) - stems
+        if not said and clause_others != claim_terms - stems and len(clause_others) >= _CLAUSE_OTHERS_MIN:
+            said = _said_on_the_other_side(sources, stems, clause_others, opposite)
         if said:
             found.append((m.start(), end, f"exception turned: {text[m.start():end]} (the passage: {said})"))
     return found
+
+
+def _clause_terms(text: str, start: int, end: int) -> set[str]:
+    """The content-word stems of the clause of ``text`` that holds ``start``..``end`` (see :data:`_CLAUSE_BREAK`)."""
+    breaks = [(m.start(), m.end()) for m in islice(_CLAUSE_BREAK.finditer(text), 64)]
+    first = max((e for s, e in breaks if e <= start), default=0)
+    last = min((s for s, _ in breaks if s >= end), default=len(text))
+    return {st for _, _, st in content_terms(text[first:last])}
 
 
 def _said_on_the_other_side(sources: Sequence[str], stems: set[str], others: set[str], opposite: re.Pattern[str]

@@ -208,7 +208,7 @@ def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | Non
     claim = " ".join(clauses)
     if has_negation(claim) or _denied_otherwise(claim) or _NOT_ASSERTED.search(claim):
         return None  # it negates something itself, in any words, or asserts nothing plainly
-    plain = [{base_form(st) for _, _, st in content_terms(clause)} for clause in clauses]
+    plain = [{base_form(st) for _, _, st in content_terms(clause)} | _obligation_of(clause) for clause in clauses]
     plain = [terms for terms in plain if len(terms) >= NEGATED_CLAUSE_TERMS_MIN]
     if not plain:
         return None
@@ -229,6 +229,20 @@ def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | Non
                         and not _said_plainly(part_targets, negated, sentences)):
                     return sentence
     return None
+
+
+# "must repay" says what "are required to repay" says: a passage's "are not required to repay any leave pay" is the
+# negation it drops (its negated word is "required", which the claim writes as a modal, a stopword).
+_OBLIGATION = re.compile(r"\b(?:must|ha(?:ve|s|d)\s{1,3}to|obliged\s{1,3}to|obligated\s{1,3}to)\b", re.IGNORECASE)
+_OBLIGATION_WORDS = ("require", "need", "oblige", "obligate")
+
+
+def _obligation_of(clause: str) -> set[str]:
+    """The base forms of the words of obligation a clause says with a modal ("must", "has to"), none where it has
+    none."""
+    if not _OBLIGATION.search(clause):
+        return set()
+    return {base_form(stem(w)) for w in _OBLIGATION_WORDS}
 
 
 def _said_plainly(targets: set[str], negated: set[str], sentences: Sequence[tuple[str, set[str]]]) -> bool:
@@ -335,10 +349,22 @@ def _denied_otherwise(text: str) -> set[str]:
     return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
 
 
+# "Neither of the two events was related to the drug" denies "related", not "two": a negated quantifier's predicate
+# is read as negated ("the two events was not related"); without an auxiliary its verb is not found, and the first
+# word after it is read as before.
+_QUANTIFIED_NEGATION = re.compile(r"\b(?:neither|none)\s{1,3}of\s{1,3}([^.;:!?]{1,80}?)\s{1,3}"
+                                  r"(was|were|is|are|has|have|had|did|does|do|will|would|could|can|should|may|might)\b",
+                                  re.IGNORECASE)
+
+
+# "can no longer use it" denies "use": "longer" is the phrase's grammar (halguard.text.light_words), not its word.
+_NO_LONGER = re.compile(r"\bno\s{1,3}longer\b(?!\s{1,3}than\b)", re.IGNORECASE)
+
+
 def _negations(text: str) -> tuple[set[str], set[str]]:
     """The stems of the words ``text`` negates (:func:`flip_targets`), and of those it negates inside a condition
     only ("lost if not *used*": neither asserted nor denied)."""
-    bounded = _blank_bounds(text)
+    bounded = _blank_bounds(_NO_LONGER.sub("not", _QUANTIFIED_NEGATION.sub(r"\1 \2 not", text)))
     unconditioned = _blank_conditions(bounded)
     asserted = negated_terms(unconditioned, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     asserted.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(unconditioned))

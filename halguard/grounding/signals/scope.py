@@ -60,15 +60,16 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
 @dataclass(frozen=True)
 class _Readings:
     """What a source says of quantities and movements, read once: its quantities, the numbers it moves "from", its
-    percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates (number
-    and period), its amounts of money (number and currency), its times of day, its dates."""
+    percentage changes by direction, the phrasal verbs it uses, its counts (number and counted thing), its rates
+    (number, period and whether the period is a thing), its amounts of money (number and currency), its times of day,
+    its dates."""
 
     quantities: tuple[Quantity, ...]
     starts: frozenset[float]
     changes: Mapping[float, frozenset[bool]]
     phrasals: frozenset[str]
     counts: frozenset[tuple[float, tuple[str, ...]]]
-    rates: frozenset[tuple[float, str]]
+    rates: frozenset[tuple[float, str, bool]]  # number, period or thing, whether a thing ("per withdrawal")
     amounts: frozenset[tuple[float, str]]  # amounts of money with their currency ("€90 million": (9e7, "euro"))
     clocks: frozenset[int]  # the minutes after midnight its times of day may mean (halguard.text.clock)
     dates: frozenset[CalendarDate]  # its calendar dates (year 0: a day and month without a year) and holidays'
@@ -80,7 +81,7 @@ def _source_readings(text: str) -> _Readings:
     found = tuple(quantities(text))
     return _Readings(found, frozenset(start_values(text)), change_directions(text), phrasals_in(text),
                      frozenset((c.value, c.thing) for c in counts(text, bounded=True)),
-                     frozenset((r.value, r.period) for r in rates(text)),
+                     frozenset((r.value, r.period, r.per_thing) for r in rates(text)),
                      frozenset((value, currency) for _, _, value, currency in currency_amounts(text)),
                      frozenset().union(*(t.minutes for t in clock_times(text))),
                      frozenset(date for _, _, date in calendar_dates(text, yearless=True) + holiday_dates(text)))

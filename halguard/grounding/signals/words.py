@@ -11,10 +11,11 @@ from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.people import people_said_here
+from halguard.grounding.signals.periods import changed_periods
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.grounding.signals.times_of_day import times_read
 from halguard.text.compounds import closed_compounds
-from halguard.text.dates import WEEKDAYS, in_numeric_date, month_number, month_of
+from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, in_numeric_date, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
@@ -39,7 +40,6 @@ from halguard.text.quantities import (
     quantities,
     said_as,
 )
-from halguard.text.rates import rates
 from halguard.text.relative_dates import DaysByOffset
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import form_in, licensed
@@ -216,7 +216,15 @@ _GLOSS = re.compile(r"[ \t]?\(([A-Z][A-Za-z&.-]{1,11})\)")
 def _named_otherwise(name: str, text: str, end: int, scope: Scope) -> bool:
     """Whether the passages name ``name`` (ending at ``end`` in the claim ``text``) in another form, or the claim
     glosses it with a name of theirs: what both the found-name and the missing-name checks accept."""
-    return _mentioned(name, scope) or _glossed(text, end, scope)
+    return _mentioned(name, scope) or _glossed(text, end, scope) or _holiday_dated(name, scope)
+
+
+def _holiday_dated(name: str, scope: Scope) -> bool:
+    """Whether ``name`` is a holiday whose day and month the passages write ("Boxing Day" where they say "closed on 25
+    and 26 December")."""
+    days = holiday_dates(name)
+    return bool(days) and all(day in scope.numbers and stem(MONTHS[month - 1]) in scope.terms
+                              for _, _, (_, month, day) in days)
 
 
 def _glossed(text: str, end: int, scope: Scope) -> bool:
@@ -378,7 +386,7 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
     passages give it another way ("0.5 g" is "500 mg": :func:`halguard.text.quantities.said_as`). The same holds for
     a rate's period ("three times a week" where the passages say "three times a day" and never "a week") and a
     bound's direction ("under 60" where they say "over 60" and never "under 60")."""
-    found = _changed_periods(text, scope)
+    found = changed_periods(text, scope)
     if not scope.quantities:
         return found
     for q in quantities(text, limit=MAX_CLAIM_QUANTITIES):
@@ -426,19 +434,3 @@ def _bound_flipped(claim: Quantity, scope: Scope) -> bool:
     over 60" (and never "under 60", nor 60 unbounded)."""
     same_number = scope.quantities.with_number(claim)
     return bool(same_number) and all(t.bound in ("gt", "lt") and t.bound != claim.bound for t in same_number)
-
-
-def _changed_periods(text: str, scope: Scope) -> list[Span]:
-    """The claim's rates whose number the passages say per another period, and never per the claim's; and those
-    written "once" / "twice" / "thrice" (no number the other checks read) whose period the passages give only
-    other numbers ("twice a day" where they say "once a day")."""
-    if not scope.rates:
-        return []
-    periods: dict[float, set[str]] = {}
-    for value, period in scope.rates:
-        periods.setdefault(value, set()).add(period)
-    their_periods = {period for _, period in scope.rates}
-    return [(r.start, r.end) for r in rates(text, limit=MAX_CLAIM_QUANTITIES)
-            if (r.value in periods and r.period not in periods[r.value])
-            or (r.times_word and r.value not in periods and r.period in their_periods
-                and r.value not in scope.numbers)]
