@@ -60,6 +60,11 @@ def test_a_count_given_to_something_else_is_found(claim, passage, moved):
     ("Nadal ended Federer's run of five consecutive Wimbledon titles.", FINAL),
     ("By the 1980s it had shrunk to less than 2,000 square kilometres.", LAKE),  # the passage's bound is its count
     ("It once covered more than 20,000 square kilometres.", LAKE),  # a claim's bound is the bound check's
+    # a part counts its whole's thing: "4 of the 320 vaccinated dogs"
+    ("4 vaccinated dogs and 27 placebo dogs had confirmed infection.",
+     "After 12 months, 4 of the 320 vaccinated dogs and 27 of the 320 dogs given a placebo developed infection."),
+    ("E. coli exceeded the threshold on 19 of the 52 sampling days.",
+     "E. coli levels exceeded the threshold on 19 of 52 sampling days."),
 ])
 def test_counts_said_otherwise_or_ambiguous_are_not_found(claim, passage):
     assert _moved(claim, passage) == []

@@ -89,6 +89,24 @@ def test_so_far_is_grammar_and_far_a_distance_is_a_word():
     assert LocalVerifier().verify("No deaths have been reported so far.", [volcano]).label == "supported"
 
 
+@pytest.mark.parametrize(("text", "grammar"), [
+    ("Children under 16 get in free as long as they're with an adult.", ["long"]),
+    ("The queue was as long as a bus.", []),  # a length: a word to look up
+    ("There's no longer any NSF fee.", ["longer"]),
+    ("The wait is no longer than 5 minutes.", []),  # a comparison
+    ("If you'd like to go aboard, book a timed ticket.", ["like"]),
+    ("Visitors like the new galleries.", []),
+    ("You'll need to arrive by 4:15pm.", ["need"]),
+    ("The roof needs to be replaced.", ["needs"]),
+    ("Patients need rest.", []),  # a need of a thing is a fact
+])
+def test_conditions_and_wishes_are_grammar(text, grammar):
+    from halguard.text.light_words import light_phrase_spans
+
+    dropped, _ = light_phrase_spans(text)
+    assert sorted(text[a:b] for a, b in dropped) == grammar
+
+
 def test_a_cause_connective_is_grammar_and_its_cause_a_fact():
     from halguard.text.light_words import light_phrase_spans
 

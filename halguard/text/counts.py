@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from halguard.text.lexical import NEGATION_CUES, STOPWORDS, is_enumerator, number_mentions, stem
+from halguard.text.lexical import NEGATION_CUES, STOPWORDS, NumberMention, is_enumerator, number_mentions, stem
 from halguard.text.quantities import YEAR_RANGE, bound_spans
 
 __all__ = ["MAX_COUNTS_PER_TEXT", "MAX_THING_WORDS", "Count", "CountIndex", "answered_counts", "counted_as_said",
@@ -129,6 +129,7 @@ def _counts(text: str, limit: int, bounded: bool) -> list[Count]:
     # Up to twice the limit of numbers read (years and percentages are skipped), their bounds read up to the last
     mentions = number_mentions(text)[:2 * limit]
     within = set() if bounded or not mentions else {e for _, e in bound_spans(text[:mentions[-1].end])}
+    by_start = {m.start: m for m in mentions}
     for m in mentions:
         if len(found) >= limit:
             return found
@@ -136,7 +137,7 @@ def _counts(text: str, limit: int, bounded: bool) -> list[Count]:
             continue
         if (m.value == int(m.value) and YEAR_RANGE[0] <= m.value < YEAR_RANGE[1]) or _after_a_name(text, m.start):
             continue
-        thing = _thing(text, m.end)
+        thing = _thing(text, m.end) or _thing_of_the_whole(text, m.end, by_start)
         if thing and not _CALENDAR.intersection(thing):
             found.append(Count(m.start, m.end, m.value, thing))
     read = {m.start for m in mentions}  # "one hundred" is the number's
@@ -149,6 +150,17 @@ def _counts(text: str, limit: int, bounded: bool) -> list[Count]:
         if thing and not _CALENDAR.intersection(thing):
             found.append(Count(m.start(), m.end(), 1.0, thing))
     return sorted(found, key=lambda c: c.start)
+
+
+# "4 of the 320 vaccinated dogs", "19 of 52 sampling days": the part counts the whole's thing too.
+_OF_THE = re.compile(r"\s{1,3}of\s{1,3}(?:(?:the|these|those|its|their|all)\s{1,3})?", re.IGNORECASE)
+
+
+def _thing_of_the_whole(text: str, end: int, by_start: Mapping[int, NumberMention]) -> tuple[str, ...]:
+    """The thing of the number a part is "of" ("4 of the 320 vaccinated dogs": "vaccinated dogs"), () for none."""
+    of = _OF_THE.match(text, end)
+    whole = by_start.get(of.end()) if of else None
+    return _thing(text, whole.end) if whole is not None else ()
 
 
 class CountIndex:

@@ -50,8 +50,14 @@ def is_light_word(word: str) -> bool:
 # A light phrase: "took place" says one light word in two (its verb is dropped, its noun weighs as a light word).
 _LIGHT_PHRASES = re.compile(r"\b(t(?:ake|akes|ook|aken|aking))\s+(place)\b", re.IGNORECASE)
 # Function phrases: a content word that is only grammar inside its phrase ("No deaths have been reported so far",
-# "by far the largest"): no word to look up. The distance sense of "far" stays one ("twice as far as").
-_FUNCTION_PHRASES = re.compile(r"\b(?:so|thus|by)\s+(far)\b", re.IGNORECASE)
+# "by far the largest", "free as long as they're with an adult", "there's no longer any fee", "if you'd like to go
+# aboard", "you'll need to arrive by", the "must" of "must arrive by"): no word to look up. The distance sense of "far" stays one ("twice as far as"), the length of "long" (read as
+# a word unless a pronoun opens a clause after it: "as long as a bus"), the comparison of "longer" ("longer than").
+_FUNCTION_PHRASES = (re.compile(r"\b(?:so|thus|by)\s+(far)\b", re.IGNORECASE),
+                     re.compile(r"\b(?:as|so)\s+(long)\s+as\s+(?:you|they|he|she|it|we|I|there)\b", re.IGNORECASE),
+                     re.compile(r"\b(?:no|any)\s+(longer)\b(?!\s+than\b)", re.IGNORECASE),
+                     re.compile(r"(?:\bwould|\bshould|['’]d)\s+(like)\s+to\b", re.IGNORECASE),
+                     re.compile(r"\b(needs?|needed)\s+to\s+[a-z]", re.IGNORECASE))
 # Connectives of a cause written with a content word ("owing to", "thanks to"): "because of", their stopwords'
 # equivalent, is no word to look up either; the cause after them is.
 _CONNECTIVES = re.compile(r"\b(owing|thanks)\s+to\b", re.IGNORECASE)
@@ -62,5 +68,5 @@ def light_phrase_spans(text: str) -> tuple[set[tuple[int, int]], set[tuple[int, 
     word or only its grammar (the verb of "took place", the "far" of "so far", the "owing" of "owing to"), and of
     their nouns, which weigh as a light word."""
     found = list(_LIGHT_PHRASES.finditer(text))
-    grammar = {m.span(1) for pattern in (_FUNCTION_PHRASES, _CONNECTIVES) for m in pattern.finditer(text)}
+    grammar = {m.span(1) for pattern in (*_FUNCTION_PHRASES, _CONNECTIVES) for m in pattern.finditer(text)}
     return {m.span(1) for m in found} | grammar, {m.span(2) for m in found}

@@ -6,7 +6,9 @@ passage says "9 p.m.", and "begins at 3 a.m." was a found "3" where it says "3pm
 times (:attr:`Scope.clocks`):
 
 - **said**: a passage's time means what the claim's may ("21:00" / "9 p.m.", "half past seven" / "7:30 a.m.",
-  "3:00" / "3pm"): its numbers and words ("past", "afternoon") are the time's, found;
+  "3:00" / "3pm"), or is a passage's time moved by a duration of an hour or less they give ("arrive by 4:15pm" where
+  they say "open to 17:00" and "last entry is 45 minutes before closing"): its numbers and words ("past",
+  "afternoon") are the time's, found;
 - **changed**: no passage time means it, and none of its numbers stands in the passages where it may be an hour
   written bare ("at 3", "from 9 to 5"; :attr:`Scope.hour_numbers`): "3 a.m." where the only 3 is "3pm"'s, "half past
   seven" where the 7 is "7:15 a.m."'s, "9:00 p.m." where the 9 is "9 October"'s: a time changed, whatever digit is
@@ -61,13 +63,28 @@ def times_read(text: str, scope: Scope) -> TimesRead:
             numbers.setdefault(time, []).append(m)
     for time in times:
         inside = numbers.get(time, [])
-        if time.minutes & scope.clocks:
+        if time.minutes & scope.clocks or _reckoned(time.minutes, scope):
             said.append((time.start, time.end))
         elif _anchored(text, inside, scope):
             changed.append((time.start, time.end))
         else:
             zeros += [(m.start, m.end) for m in inside if text[m.start:m.end] == "00"]
     return TimesRead(tuple(said), tuple(changed), tuple(zeros))
+
+
+# The passages' durations read to reckon a time from theirs (a crafted passage of a thousand durations: its first).
+MAX_RECKONED_DURATIONS = 32
+_DAY_MINUTES = 24 * 60
+
+
+def _reckoned(minutes: frozenset[int], scope: Scope) -> bool:
+    """Whether a claim's time is a passage's time moved by a duration the passages give, of an hour or less: "arrive by
+    4:15pm" where they say "open 10:00 to 17:00" and "last entry is 45 minutes before closing"."""
+    if not scope.clocks:
+        return False
+    durations = {round(q.base / 60) for q in scope.quantities.of_dimension("time")[:MAX_RECKONED_DURATIONS]
+                 if 60 <= q.base <= 3600 and q.base % 60 == 0}
+    return any((m + sign * d) % _DAY_MINUTES in scope.clocks for m in minutes for d in durations for sign in (1, -1))
 
 
 def _anchored(text: str, inside: list[NumberMention], scope: Scope) -> bool:
