@@ -6,9 +6,9 @@ passage says "9 p.m.", and "begins at 3 a.m." was a found "3" where it says "3pm
 times (:attr:`Scope.clocks`):
 
 - **said**: a passage's time means what the claim's may ("21:00" / "9 p.m.", "half past seven" / "7:30 a.m.",
-  "3:00" / "3pm"), or is a passage's time moved by a duration of an hour or less they give ("arrive by 4:15pm" where
-  they say "open to 17:00" and "last entry is 45 minutes before closing"): its numbers and words ("past",
-  "afternoon") are the time's, found;
+  "3:00" / "3pm"), or is a passage's time moved by a duration of an hour or less they give and the claim says ("arrive
+  by 4:15pm, since last entry is 45 minutes before closing" where they say "open to 17:00" and "last entry is 45
+  minutes before closing"): its numbers and words ("past", "afternoon") are the time's, found;
 - **changed**: no passage time means it, and none of its numbers stands in the passages where it may be an hour
   written bare ("at 3", "from 9 to 5"; :attr:`Scope.hour_numbers`): "3 a.m." where the only 3 is "3pm"'s, "half past
   seven" where the 7 is "7:15 a.m."'s, "9:00 p.m." where the 9 is "9 October"'s: a time changed, whatever digit is
@@ -58,12 +58,14 @@ def times_read(text: str, scope: Scope) -> TimesRead:
         return TimesRead()
     said, changed, zeros = [], [], []
     numbers: dict[ClockTime, list[NumberMention]] = {}
-    for m in number_mentions(text):
+    mentions = number_mentions(text)
+    claim_values = {round(m.value, 6) for m in mentions}
+    for m in mentions:
         if (time := covering(times, m.start, m.end)) is not None:
             numbers.setdefault(time, []).append(m)
     for time in times:
         inside = numbers.get(time, [])
-        if time.minutes & scope.clocks or _reckoned(time.minutes, scope):
+        if time.minutes & scope.clocks or _reckoned(time.minutes, scope, claim_values):
             said.append((time.start, time.end))
         elif _anchored(text, inside, scope):
             changed.append((time.start, time.end))
@@ -77,13 +79,16 @@ MAX_RECKONED_DURATIONS = 32
 _DAY_MINUTES = 24 * 60
 
 
-def _reckoned(minutes: frozenset[int], scope: Scope) -> bool:
-    """Whether a claim's time is a passage's time moved by a duration the passages give, of an hour or less: "arrive by
-    4:15pm" where they say "open 10:00 to 17:00" and "last entry is 45 minutes before closing"."""
+def _reckoned(minutes: frozenset[int], scope: Scope, claim_values: set[float]) -> bool:
+    """Whether a claim's time is a passage's time moved by a duration the passages give, of an hour or less, that the
+    claim says too (``claim_values``: its numbers): "arrive by 4:15pm, since last entry is 45 minutes before closing"
+    where they say "open 10:00 to 17:00" and "last entry is 45 minutes before closing". A time that only happens to
+    lie a passage's duration from a passage's time is no reckoning ("opens at 9:30" where they say "10:00" and a
+    "30-minute tour")."""
     if not scope.clocks:
         return False
     durations = {round(q.base / 60) for q in scope.quantities.of_dimension("time")[:MAX_RECKONED_DURATIONS]
-                 if 60 <= q.base <= 3600 and q.base % 60 == 0}
+                 if 60 <= q.base <= 3600 and q.base % 60 == 0 and round(q.value, 6) in claim_values}
     return any((m + sign * d) % _DAY_MINUTES in scope.clocks for m in minutes for d in durations for sign in (1, -1))
 
 
