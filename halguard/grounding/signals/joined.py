@@ -106,9 +106,9 @@ def _said_otherwise(sources: Sequence[str], first: set[str], second: set[str], o
     the other way, or (``alone``) say one with "only"; "" where none does."""
     for source in sources:
         sentences = source_sentences(source)
-        for i in range(len(sentences)):
+        for at in range(len(sentences)):
             # a sentence and the few after it: a list's items may be split apart ("... has (a) X, or | (b) Y, or")
-            window = sentences[i:i + _WINDOW_SENTENCES]
+            window = sentences[at:at + _WINDOW_SENTENCES]
             sentence = " ".join(text for text, _ in window)
             share = shared_share(others, set().union(*(terms for _, terms in window)))
             if share < JOINED_RESTATED_OVERLAP or share * len(others) < _SHARED_MIN:

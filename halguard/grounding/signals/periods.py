@@ -14,9 +14,11 @@ Span = tuple[int, int]
 
 
 def changed_periods(text: str, scope: Scope) -> list[Span]:
-    """The claim's rates whose number the passages say per another period, and never per the claim's; and those
-    written "once" / "twice" / "thrice" (no number the other checks read) whose period the passages give only
-    other numbers ("twice a day" where they say "once a day")."""
+    """The claim's rates whose number the passages say per another period, and never per the claim's; those per a
+    thing whose number the passages say per other things, and whose thing they give another number
+    (:func:`_thing_moved`); and those written "once" / "twice" / "thrice" (no number the other checks read) whose
+    period the passages give only other numbers ("twice a day" where they say "once a day"; a price "per stay" is no
+    frequency of a stay)."""
     if not scope.rates:
         return []
     periods: dict[float, set[str]] = {}  # of a period or a unit
