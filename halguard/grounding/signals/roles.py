@@ -9,6 +9,7 @@ from halguard.grounding.roles.arguments import months
 from halguard.grounding.roles.parse import parsed_frames
 from halguard.grounding.roles.verbs import verbs_said
 from halguard.grounding.signals.affiliations import affiliations_moved
+from halguard.grounding.signals.all_hours import all_hours_widened
 from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.excepted import exceptions_turned
 from halguard.grounding.signals.joined import joined_otherwise
@@ -39,8 +40,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     given to another of the passages' people (:mod:`.titles`), a group the passages restrict said whole
     (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), one of a list they give
     said the only one (:mod:`.only_added`), two things joined otherwise ("both" for "or", or for one said "only":
-    :mod:`.joined`), words another speaker said (:mod:`.speakers`), and a person given
-    another's body (:mod:`.affiliations`).
+    :mod:`.joined`), a window of hours said as every hour (:mod:`.all_hours`), words another speaker said
+    (:mod:`.speakers`), and a person given another's body (:mod:`.affiliations`).
     The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
     no frame.
 
@@ -77,7 +78,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
                               *widened_scopes(text, sources),
                               *exceptions_turned(text, sources), *only_added(text, sources),
-                              *joined_otherwise(text, sources),
+                              *joined_otherwise(text, sources), *all_hours_widened(text, sources),
                               *speakers_moved(text, sources, scope.context_terms),
                               *affiliations_moved(text, scope)]
                   if unclaimed(m[0], m[1])]
