@@ -18,6 +18,8 @@ GUIDANCE = ("The new guidance lowers the blood pressure target for most adults u
             "below 130/80 mmHg.")
 
 
+ROUTER = ("This update applies to AX3200 units with hardware revision B or later; revision A units remain on the 4.10 "
+          "branch. Version 4.12.7 addresses a vulnerability (NP-SA-2026-019) in the guest network isolation feature.")
 CHOIR = ("Members of the choir rehearse on Tuesday evenings. Members of the youth section will sing at the Easter "
          "service in Ripon Cathedral, conducted by Alma Reyes.")
 
@@ -41,6 +43,10 @@ def _widened(claim: str, *passages: str) -> list[str]:
     ("Every passenger may check two bags free of charge.",
      "All the business class passengers may check two bags free of charge.",
      "scope widened: Every passenger (the passage: business class passengers)"),
+    # a letter names the kind ("revision B"), and the part of a fused claim restates the sentence
+    ("The update applies to all AX3200 units, including hardware revision A, and fixes the guest network isolation "
+     "vulnerability NP-SA-2026-019.", ROUTER,
+     "scope widened: all AX3200 units (the passage: units with hardware revision B)"),
 ])
 def test_a_restricted_group_said_whole_is_found(claim, passage, why):
     assert _widened(claim, passage) == [why]
@@ -65,6 +71,8 @@ def test_a_restricted_group_said_whole_is_found(claim, passage, why):
     # a name, not a universal
     ("Ashesi University is in Ghana while All Nations University is in Togo.",
      ("All Nations University is in Ghana, as is Ashesi University.",)),
+    ("The update applies to all AX3200 units with hardware revision B or later, and fixes the guest network flaw.",
+     (ROUTER,)),
     # a time, not a group
     ("Ruiz will practise the concerto every day of the eight-city tour.", (TOUR,)),
     # another statement about the same kind of thing

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.grounding.signals.closest import fused_parts, shared_share, source_sentences
 from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS, mid_sentence
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
 
@@ -44,6 +44,8 @@ WIDENED_SCOPE_OVERLAP = 0.5
 MAX_PHRASES = 3
 # Words of a noun phrase read after "all" / "every", and before a passage's mention of the head.
 _PHRASE_WORDS = 4
+# The fewest content words a fused claim's part keeps beside its universal phrase to be read alone.
+_PART_OTHERS_MIN = 3
 
 _UNIVERSAL = re.compile(r"\b(?:all|every)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*|[^\w\s]")
@@ -81,6 +83,12 @@ def _claim_phrase(text: str, after: int) -> tuple[int, list[str]] | None:
     return (end, taken) if taken else None
 
 
+def _a_letter_name(word: str) -> bool:
+    """Whether ``word`` is a capital letter naming a kind ("revision *B*", "Terminal *A*"): a modifier, though "a" is
+    a stopword."""
+    return len(word) == 1 and word.isupper() and word != "I"
+
+
 def _restricted_before(tokens: list[str], i: int, modifiers: set[str]) -> list[str] | bool:
     """The words before the mention ``tokens[i]`` that restrict it (a restricting quantifier, or a modifier the claim's
     phrase lacks: "most adults", "business class passengers"); True where a universal says it whole ("all the
@@ -102,7 +110,7 @@ def _restricted_before(tokens: list[str], i: int, modifiers: set[str]) -> list[s
             before.append(word)
             restricted = True
             break
-        if low in STOPWORDS:
+        if low in STOPWORDS and not _a_letter_name(word):
             break
         before.append(word)
         restricted = restricted or (not low[0].isdigit() and stem(low) not in modifiers)
@@ -123,7 +131,8 @@ def _restricted_after(tokens: list[str], i: int, claim_words: set[str]) -> list[
         if not word[0].isalnum() or (new and low in STOPWORDS):
             break  # the phrase ends with the noun the new word is part of ("members of the youth section")
         taken.append(word)
-        new = new or (low not in STOPWORDS and low not in _POST_LINKS and stem(low) not in claim_words)
+        new = new or ((low not in STOPWORDS or _a_letter_name(word)) and low not in _POST_LINKS
+                      and stem(low) not in claim_words)
     return taken if new else None
 
 
@@ -177,6 +186,7 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         return found  # every claim passes here: its words are read only where it says "all" or "every"
     claim_terms = {st for _, _, st in content_terms(text)}
     claim_words = {stem(t.group().lower()) for t in _TOKEN.finditer(text)}
+    parts = fused_parts(text)
     for m in universals:
         before = text[max(0, m.start() - 12):m.start()].lower().split()
         if (before and before[-1] in _WEAKENERS) or (m.group()[0].isupper() and mid_sentence(text, m.start())):
@@ -190,7 +200,12 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
             continue  # "all day", "every week": a time, not a group
         modifiers = {stem(w) for w in words[:-1]}
         others = claim_terms - modifiers - {head, stem(m.group())}
-        read = _group_as_said(sources, head, modifiers, claim_words, others)
+        # the statement "all" is in: its part of a claim that fuses two ("..., and fixes the guest network flaw"),
+        # where the part keeps enough words of its own to be read alone
+        part = next((p for at, p in reversed(parts) if at <= m.start()), text)
+        part_others = {st for _, _, st in content_terms(part)} - modifiers - {head, stem(m.group())}
+        read = _group_as_said(sources, head, modifiers, claim_words,
+                              part_others if len(part_others) >= _PART_OTHERS_MIN else others)
         if read is None:
             continue  # a passage says it of all of the group
         said, restated, bare = read
