@@ -6,7 +6,7 @@ Every word of such a claim stands in the sentence it restates, and "at all hours
 to read: what changed is the condition, a window of hours said as every hour. Read without a parse, as a role
 conflict: the claim says every hour ("at all hours", "at any time", "around the clock", "24 hours a day", "24/7",
 "day and night") and no time of day of its own, and a clause of a passage sentence that holds at least
-:data:`ALL_HOURS_RESTATED_OVERLAP` of the claim's other content words (two at least: it restates that statement) gives
+:data:`.closest.RESTATED_OVERLAP` of the claim's other content words (two at least: it restates that statement) gives
 a window of two times of day ("between 6:00 and 10:00", "from 9 a.m. to 5 p.m."). A passage that says every hour
 itself for the statement (in a clause that restates it as much) leaves it alone. Bounded: the phrase is read once per
 claim, against the sentences of the claim's sources (:func:`.closest.source_sentences`: their first characters).
@@ -17,17 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.grounding.signals.closest import RESTATED_WORDS_MIN, restates, source_sentences
 from halguard.text.clock import clock_times
 from halguard.text.lexical import content_terms, term_set
 
-__all__ = ["ALL_HOURS_RESTATED_OVERLAP", "all_hours_widened"]
+__all__ = ["all_hours_widened"]
 
-# The share of the claim's other content words that the passage clause must hold. Hand-set at a half, as
-# widened.WIDENED_SCOPE_OVERLAP (2026-12-01).
-ALL_HOURS_RESTATED_OVERLAP = 0.5
-# The fewest of the claim's other words the clause holds (one shared word restates nothing).
-_SHARED_MIN = 2
 
 _ALL_HOURS = re.compile(r"\b(?:at\s{1,3}all\s{1,3}hours|at\s{1,3}any\s{1,3}(?:time|hour)|any\s{1,3}time\s{1,3}of\s{1,3}"
                         r"(?:the\s{1,3})?(?:day|night)|around\s{1,3}the\s{1,3}clock|round\s{1,3}the\s{1,3}clock|"
@@ -54,8 +49,7 @@ def all_hours_widened(text: str, sources: Sequence[str]) -> list[Widened]:
     for source in sources:
         for sentence, _ in source_sentences(source):
             for clause in _CLAUSE_BREAK.split(sentence):
-                share = shared_share(others, set(term_set(clause)))
-                if share < ALL_HOURS_RESTATED_OVERLAP or share * len(others) < _SHARED_MIN:
+                if not restates(others, set(term_set(clause)), words_min=RESTATED_WORDS_MIN):
                     continue
                 if _ALL_HOURS.search(clause):
                     return []  # the passage says every hour of the statement itself

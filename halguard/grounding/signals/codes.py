@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share, source_sentences
 from halguard.grounding.signals.scope import Scope
 from halguard.text.lexical import term_set
 
@@ -33,9 +33,6 @@ _NAMED_NUMERAL = re.compile(rf"\b([A-Z][a-z]{{1,19}}) ({_ROMAN})\b")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 # The most codes of one claim read (each is one scan of every passage).
 _MAX_CODES = 8
-# The share of a claim's words in the passage sentence it restates, for a version in its place that is not the
-# claim's (_versions_changed). Hand-set at a half, as widened.WIDENED_SCOPE_OVERLAP: a restatement, not a mention.
-VERSION_COPY_OVERLAP = 0.5
 # The characters of a claim read for the words it shares with a sentence (a claim restates one sentence; a crafted
 # one of thousands of words is not compared whole with each of the passages' sentences).
 _CLAIM_CHARS = 2_000
@@ -68,7 +65,7 @@ def changed_codes(text: str, scope: Scope) -> list[Span]:
 
 def _versions_changed(text: str, scope: Scope) -> list[Span]:
     """The claim's versions ("5.8.2") that the passages write nowhere, where they write versions, or that the passage
-    sentence the claim restates (:data:`VERSION_COPY_OVERLAP` of its words, the most of any with a version) gives
+    sentence the claim restates (:data:`.closest.RESTATED_OVERLAP` of its words, the most of any with a version) gives
     another in the same place ("affects versions 5.6.0 through 5.8.2" where it says "through 5.8.1", and 5.8.2 is the
     fixed version of another sentence)."""
     versions = [m for m in islice(_DOTTED.finditer(text), _MAX_CODES) if not _dotted_date(m.group(1))]
@@ -83,7 +80,7 @@ def _versions_changed(text: str, scope: Scope) -> list[Span]:
     share, restated = max((shared_share(claim_terms, set(terms)), sentence) for sentence, terms in sentences)
     in_place = {_word_before(restated, m.start()): m.group(1) for m in _DOTTED.finditer(restated)}
     return [(m.start(1), m.end(1)) for m in versions if m.group(1) not in written or (
-        share >= VERSION_COPY_OVERLAP and m.group(1) not in in_place.values()
+        share >= RESTATED_OVERLAP and m.group(1) not in in_place.values()
         and _word_before(text, m.start()) in in_place)]
 
 

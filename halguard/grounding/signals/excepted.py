@@ -8,8 +8,9 @@ number moved: what changed is which side of the statement a thing stands on. Rea
 (the passages' excepted thing given as included): the claim includes a phrase ("including", "even", "as well as",
 "along with") that shares at least half of its content words with a phrase a passage sentence excepts ("except for",
 "excluding", "other than", "apart from", "with the exception of", "but not"), the claim's other words stand in that
-sentence for at least :data:`EXCEPTED_RESTATED_OVERLAP` (the claim restates that statement, not another about the same
-thing), and the claim excepts nothing itself. The reverse (a passage's inclusion excepted by the claim) is read the
+sentence for at least :data:`.closest.RESTATED_OVERLAP` (the claim restates that statement, not another about the
+same thing; or its part's words do, where it fuses statements: :func:`.closest.fused_parts`), and the claim excepts
+nothing itself. The reverse (a passage's inclusion excepted by the claim) is read the
 same way.
 
 Bounded: at most :data:`MAX_PHRASES` phrases of the claim, each compared with the sentences of the claim's sources
@@ -22,14 +23,11 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.grounding.signals.closest import fused_parts, part_holding, restates, source_sentences
 from halguard.text.lexical import STOPWORDS, content_terms, stem
 
-__all__ = ["EXCEPTED_RESTATED_OVERLAP", "MAX_PHRASES", "exceptions_turned"]
+__all__ = ["MAX_PHRASES", "exceptions_turned"]
 
-# The share of the claim's other content words (all but its phrase) that the passage sentence must hold. Hand-set at a
-# half, as widened.WIDENED_SCOPE_OVERLAP (2026-12-01).
-EXCEPTED_RESTATED_OVERLAP = 0.5
 # Phrases read per claim (a crafted claim of a thousand "including"s is read for its first few).
 MAX_PHRASES = 3
 # Words of a phrase read after its opening word ("except for interlibrary loans, which ...": "interlibrary loans").
@@ -44,11 +42,10 @@ _INCLUDING = re.compile(
 _WORD = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
 # Words that end a phrase: a clause begins ("interlibrary loans, which must be collected ...").
 _PHRASE_ENDS = frozenset("which who whom whose that where when while and or but".split())
-# Where a claim's clause ends: "The museum is open Tuesday to Sunday ..., but it is closed on all Mondays, including
-# bank holiday Mondays" restates its passage sentence in its second clause only, so that clause's words are read too.
-_CLAUSE_BREAK = re.compile(r";|,\s{1,3}(?:but|and|while|whereas|yet|although|though)\b", re.IGNORECASE)
-# The fewest content words a clause must keep beside the phrase to be read alone (fewer say too little to align).
-_CLAUSE_OTHERS_MIN = 2
+# The fewest content words a fused claim's part must keep beside the phrase to be read alone: "The museum is open
+# Tuesday to Sunday ..., but it is closed on all Mondays, including bank holiday Mondays" restates its passage sentence
+# in its second part only (fewer words say too little to align).
+_PART_OTHERS_MIN = 2
 
 Turned = tuple[int, int, str]
 
@@ -83,33 +80,26 @@ def exceptions_turned(text: str, sources: Sequence[str]) -> list[Turned]:
     if not phrases:
         return []  # every claim passes here: its words are read only where it includes or excepts
     claim_terms = {st for _, _, st in content_terms(text)}
+    parts = fused_parts(text)
     found: list[Turned] = []
     for m in phrases:
         end, stems = _phrase(text, m.end())
         said = _said_on_the_other_side(sources, stems, claim_terms - stems, opposite)
-        clause_others = _clause_terms(text, m.start(), end) - stems
-        if not said and clause_others != claim_terms - stems and len(clause_others) >= _CLAUSE_OTHERS_MIN:
-            said = _said_on_the_other_side(sources, stems, clause_others, opposite)
+        part_others = {st for _, _, st in content_terms(part_holding(text, parts, m.start()))} - stems
+        if not said and part_others != claim_terms - stems and len(part_others) >= _PART_OTHERS_MIN:
+            said = _said_on_the_other_side(sources, stems, part_others, opposite)
         if said:
             found.append((m.start(), end, f"exception turned: {text[m.start():end]} (the passage: {said})"))
     return found
 
 
-def _clause_terms(text: str, start: int, end: int) -> set[str]:
-    """The content-word stems of the clause of ``text`` that holds ``start``..``end`` (see :data:`_CLAUSE_BREAK`)."""
-    breaks = [(m.start(), m.end()) for m in islice(_CLAUSE_BREAK.finditer(text), 64)]
-    first = max((e for s, e in breaks if e <= start), default=0)
-    last = min((s for s, _ in breaks if s >= end), default=len(text))
-    return {st for _, _, st in content_terms(text[first:last])}
-
-
 def _said_on_the_other_side(sources: Sequence[str], stems: set[str], others: set[str], opposite: re.Pattern[str]
                             ) -> str:
     """The phrase of a passage sentence that puts ``stems`` on the other side (``opposite``: its opening words), in a
-    sentence that holds at least :data:`EXCEPTED_RESTATED_OVERLAP` of the claim's ``others``; "" where none does."""
+    sentence that holds at least :data:`.closest.RESTATED_OVERLAP` of the claim's ``others``; "" where none does."""
     for source in sources:
         for sentence, terms in source_sentences(source):
-            if stems.isdisjoint(terms) or shared_share(others, set(terms)) < EXCEPTED_RESTATED_OVERLAP:
+            if stems.isdisjoint(terms) or not restates(others, set(terms)):
                 continue
             for o in islice(opposite.finditer(sentence), MAX_PHRASES):
                 end, theirs = _phrase(sentence, o.end())

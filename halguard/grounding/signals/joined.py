@@ -7,7 +7,7 @@ Every word of such a claim stands in the sentence it restates, so the word check
 changed is the condition (one of two asked as both, or both as one of two) or the scope (a thing the passage says alone
 given a companion). Read without a parse, as a role conflict: the claim joins two items with "both ... and" or
 "either ... or"; a passage sentence (with the two after it: a list the splitter cuts) that holds at least
-:data:`JOINED_RESTATED_OVERLAP` of the claim's other content words, and two at least (it restates that statement),
+:data:`.closest.RESTATED_OVERLAP` of the claim's other content words, and two at least (it restates that statement),
 says a word of each item that the other lacks, and joins them the other way (only "or" between them for the claim's
 "both", only "and" for its "either"), or says one item with "only" beside it and not the other (unless the claim says
 "only" itself). Bounded: at most :data:`MAX_JOINS` joins per claim, each compared with the sentences of the claim's
@@ -20,21 +20,15 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import fused_parts, shared_share, source_sentences
+from halguard.grounding.signals.closest import RESTATED_WORDS_MIN, fused_parts, part_holding, restates, source_sentences
 from halguard.text.lexical import STOPWORDS, content_terms, stem
 
-__all__ = ["JOINED_RESTATED_OVERLAP", "MAX_JOINS", "joined_otherwise"]
+__all__ = ["MAX_JOINS", "joined_otherwise"]
 
-# The share of the claim's other content words (all but its items') that the passage sentence must hold. Hand-set at a
-# half, as widened.WIDENED_SCOPE_OVERLAP and excepted.EXCEPTED_RESTATED_OVERLAP (2026-12-01).
-JOINED_RESTATED_OVERLAP = 0.5
 # Joins read per claim (a crafted claim of a thousand "both"s is read for its first few).
 MAX_JOINS = 3
 # Words of an item read ("both *direct deposits of $500 or more* and ...").
 _ITEM_WORDS = 8
-# The fewest of the claim's other words a restated sentence holds ("shown on the statement" shares one word with any
-# sentence about a statement cycle: too little to restate it).
-_SHARED_MIN = 2
 # Sentences read together: a sentence and the items of a list the sentence splitter cuts after it.
 _WINDOW_SENTENCES = 3
 
@@ -92,7 +86,7 @@ def joined_otherwise(text: str, sources: Sequence[str]) -> list[Joined]:
         if not own_first or not own_second:
             continue
         # the statement the join is in: its part of a claim that fuses two ("..., and Corvanta plans to ...")
-        part = next((p for at, p in reversed(parts) if at <= m.start()), text)
+        part = part_holding(text, parts, m.start())
         others = {st for _, _, st in content_terms(part)} - first - second
         said = _said_otherwise(sources, own_first, own_second, others, both, both and not restricts)
         if said:
@@ -110,8 +104,7 @@ def _said_otherwise(sources: Sequence[str], first: set[str], second: set[str], o
             # a sentence and the few after it: a list's items may be split apart ("... has (a) X, or | (b) Y, or")
             window = sentences[at:at + _WINDOW_SENTENCES]
             sentence = " ".join(text for text, _ in window)
-            share = shared_share(others, set().union(*(terms for _, terms in window)))
-            if share < JOINED_RESTATED_OVERLAP or share * len(others) < _SHARED_MIN:
+            if not restates(others, set().union(*(terms for _, terms in window)), words_min=RESTATED_WORDS_MIN):
                 continue
             words = [(w.start(), w.end(), w.group().lower()) for w in _WORD.finditer(sentence)]
             stems = [stem(w.lstrip("$").rstrip("%")) for _, _, w in words]

@@ -4,11 +4,11 @@ seniors".
 
 Every word of such a claim stands in the sentence it restates, and "only" is a light word, so the word checks pass it:
 what changed is that the claim shuts out what the passage lists beside its thing. Read without a parse, as a role
-conflict: the claim says "only" before a phrase, a passage sentence that holds at least :data:`ONLY_RESTATED_OVERLAP`
-of the other content words of the claim (of its part, where it fuses statements: :func:`.closest.fused_parts`) says
-the phrase's words in a list ("... and pregnant dogs", "students and seniors") whose other item's words the claim
-never says, and no such sentence says "only", "sole", "solely",
-"alone", "exclusively" or "just" itself. "Not only", "only if", "only when", "only after", "if only" and "the only"
+conflict: the claim says "only" before a phrase, a passage sentence that holds at least
+:data:`.closest.RESTATED_OVERLAP` of the other content words of the claim (of its part, where it fuses statements:
+:func:`.closest.fused_parts`) says the phrase's words in a list ("... and pregnant dogs", "students and seniors") whose
+other item's words the claim never says, and no such sentence says "only", "sole", "solely", "alone", "exclusively" or
+"just" itself. "Not only", "only if", "only when", "only after", "if only" and "the only"
 (a description: "the only dissenting vote") are not read.
 
 Bounded: at most :data:`MAX_PHRASES` phrases per claim, each compared with the sentences of the claim's sources
@@ -21,14 +21,17 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import fused_parts, shared_share, source_sentences
+from halguard.grounding.signals.closest import (
+    RESTATED_OVERLAP,
+    fused_parts,
+    part_holding,
+    shared_share,
+    source_sentences,
+)
 from halguard.text.lexical import STOPWORDS, content_terms, stem
 
-__all__ = ["MAX_PHRASES", "ONLY_RESTATED_OVERLAP", "only_added"]
+__all__ = ["MAX_PHRASES", "only_added"]
 
-# The share of the claim's other content words (all but its phrase) that the listing sentence must hold. Hand-set at a
-# half, as widened.WIDENED_SCOPE_OVERLAP (2026-12-01).
-ONLY_RESTATED_OVERLAP = 0.5
 MAX_PHRASES = 3
 _PHRASE_WORDS = 5
 
@@ -74,7 +77,7 @@ def only_added(text: str, sources: Sequence[str]) -> list[Added]:
         if not phrase:
             continue
         # the statement "only" is in: its part of a claim that fuses two ("..., and only puppies ... were excluded")
-        part = next((p for at, p in reversed(parts) if at <= m.start()), text)
+        part = part_holding(text, parts, m.start())
         listed, said = _listed_beside(sources, [st for _, st in phrase],
                                       {st for _, _, st in content_terms(part)} - {"only"}, claim_terms)
         if listed:
@@ -88,13 +91,13 @@ def _listed_beside(sources: Sequence[str], stems: list[str], part_terms: set[str
     """The list of a restated passage sentence that holds the phrase ``stems`` (its longest start the sentence says
     whole: "seniors" of "Only seniors get the discount") beside an item whose words the claim (``claim_terms``) never
     says, as written there, and how many of the phrase's words it says; "" where none does, or a restated sentence
-    says "only" itself. A sentence is restated where it holds :data:`ONLY_RESTATED_OVERLAP` of ``part_terms`` (the
+    says "only" itself. A sentence is restated where it holds :data:`.closest.RESTATED_OVERLAP` of ``part_terms`` (the
     claim's statement) other than the phrase's."""
     listed, listed_said = "", 0
     for source in sources:
         for sentence, terms in source_sentences(source):
             said = next((k for k in range(len(stems), 0, -1) if set(stems[:k]) <= terms), 0)
-            if not said or shared_share(part_terms - set(stems[:said]), set(terms)) < ONLY_RESTATED_OVERLAP:
+            if not said or shared_share(part_terms - set(stems[:said]), set(terms)) < RESTATED_OVERLAP:
                 continue
             if _EXCLUSIVE.search(sentence):
                 return "", 0

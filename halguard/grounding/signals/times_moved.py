@@ -11,7 +11,7 @@ finding ("11:30 a.m. where the passage has 1:15 p.m."):
   content words before the claim's (its slot: "the course *closes* at"; "reached the 30-kilometre mark by 11:30
   a.m." shares none of them);
 - exactly one other time of the passages (one the claim does not give) stands after one of those words ("course
-  *closing* time of 1:15 p.m."), in a sentence that holds at least :data:`TIMES_MOVED_OVERLAP` of the claim's
+  *closing* time of 1:15 p.m."), in a sentence that holds at least :data:`.closest.RESTATED_OVERLAP` of the claim's
   content words (the claim restates it).
 
 Bounded: at most :data:`MAX_TIMES` times a claim and a sentence, the sentences of each passage's first characters
@@ -24,17 +24,13 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import shared_share, source_sentences
+from halguard.grounding.signals.closest import restates, source_sentences
 from halguard.grounding.signals.scope import Scope
 from halguard.text.clock import ClockTime, clock_times
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
 
-__all__ = ["MAX_TIMES", "TIMES_MOVED_OVERLAP", "times_moved"]
+__all__ = ["MAX_TIMES", "times_moved"]
 
-# The share of the claim's content words that the sentence giving the other time must hold (the claim restates it).
-# Hand-set at a half, as widened.WIDENED_SCOPE_OVERLAP (2026-12-01): a claim that fuses two statements holds about
-# half of each sentence's words ("The race begins at 6:45 a.m. ..., and the course closes at 11:30 a.m.": 0.75).
-TIMES_MOVED_OVERLAP = 0.5
 # Times read per claim and per sentence (a crafted text of a thousand times is read for its first few).
 MAX_TIMES = 8
 # Content words read before a time, within its clause: its slot ("the course closes at").
@@ -106,7 +102,7 @@ def _slotted(sources: Sequence[str]) -> list[_Slotted]:
 def _in_slot(time: ClockTime, slot: set[str], claim_minutes: frozenset[int], claim_terms: set[str],
              slotted: list[_Slotted]) -> tuple[bool, list[str]]:
     """Whether a passage gives ``time`` after any of the ``slot``'s words, and the other times (as the passages write
-    them) they give there, in a sentence that holds at least :data:`TIMES_MOVED_OVERLAP` of the claim's
+    them) they give there, in a sentence that holds at least :data:`.closest.RESTATED_OVERLAP` of the claim's
     ``claim_terms``, that the claim does not give (``claim_minutes``)."""
     others: list[str] = []
     for terms, times in slotted:
@@ -119,7 +115,7 @@ def _in_slot(time: ClockTime, slot: set[str], claim_minutes: frozenset[int], cla
             if u.minutes & claim_minutes:
                 continue
             if restated is None:
-                restated = shared_share(claim_terms, set(terms)) >= TIMES_MOVED_OVERLAP
+                restated = restates(claim_terms, set(terms))
             if restated:
                 others.append(written)
     return False, others

@@ -9,9 +9,9 @@ conflict (the passages' restricted group given as the whole): the claim says "al
 (its modifiers and its head noun: "all Corvane passengers"), and
 
 - the passage sentence with the head that shares most of the claim's other words holds at least
-  :data:`WIDENED_SCOPE_OVERLAP` of them (the claim restates that sentence's statement, not another one about the same
-  kind of thing: "allows clear representation of all the data points" beside "when you have only a few data points")
-  and restricts each mention of the head: a restricting quantifier before it ("most adults", "the first five
+  :data:`.closest.RESTATED_OVERLAP` of them (the claim restates that sentence's statement, not another one about the
+  same kind of thing: "allows clear representation of all the data points" beside "when you have only a few data
+  points") and restricts each mention of the head: a restricting quantifier before it ("most adults", "the first five
   concerts"), a modifier the claim's phrase lacks ("international students", "business class passengers"), or a
   phrase after it with a word the claim lacks ("applicants to the aerospace program", "members of the youth
   section");
@@ -30,16 +30,18 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from halguard.grounding.signals.closest import fused_parts, shared_share, source_sentences
+from halguard.grounding.signals.closest import (
+    RESTATED_OVERLAP,
+    fused_parts,
+    part_holding,
+    shared_share,
+    source_sentences,
+)
 from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS, mid_sentence
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
 
-__all__ = ["MAX_PHRASES", "WIDENED_SCOPE_OVERLAP", "widened_scopes"]
+__all__ = ["MAX_PHRASES", "widened_scopes"]
 
-# The share of the claim's other content words (all but its universal phrase) that the passage sentence restricting
-# the head must hold. Hand-set at a half (2026-11-30): on the dev files any value from 0.34 to 0.5 reads the same
-# claims (below 0.34 one faithful RAGTruth claim is read, "all the data points" against "only a few data points").
-WIDENED_SCOPE_OVERLAP = 0.5
 # Universal phrases read per claim (a crafted claim of a thousand "all"s is read for its first few).
 MAX_PHRASES = 3
 # Words of a noun phrase read after "all" / "every", and before a passage's mention of the head.
@@ -165,7 +167,7 @@ def _group_as_said(sources: Sequence[str], head: str, modifiers: set[str], claim
             if head not in terms:
                 continue
             share = shared_share(others, set(terms))
-            if share < WIDENED_SCOPE_OVERLAP and terms.isdisjoint(_PASSAGE_UNIVERSAL_STEMS):
+            if share < RESTATED_OVERLAP and terms.isdisjoint(_PASSAGE_UNIVERSAL_STEMS):
                 continue  # neither the sentence restated nor one naming the whole group: its words need no reading
             said = _restriction(sentence, head, modifiers, claim_words)
             if said is True:
@@ -202,7 +204,7 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         others = claim_terms - modifiers - {head, stem(m.group())}
         # the statement "all" is in: its part of a claim that fuses two ("..., and fixes the guest network flaw"),
         # where the part keeps enough words of its own to be read alone
-        part = next((p for at, p in reversed(parts) if at <= m.start()), text)
+        part = part_holding(text, parts, m.start())
         part_others = {st for _, _, st in content_terms(part)} - modifiers - {head, stem(m.group())}
         read = _group_as_said(sources, head, modifiers, claim_words,
                               part_others if len(part_others) >= _PART_OTHERS_MIN else others)
@@ -211,6 +213,6 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         said, restated, bare = read
         # The sentence the claim restates restricts the group, and no sentence naming it bare is restated as much (a
         # bare mention elsewhere is another statement: "Students can pay in instalments").
-        if said and restated >= WIDENED_SCOPE_OVERLAP > bare:
+        if said and restated >= RESTATED_OVERLAP > bare:
             found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {said})"))
     return found
