@@ -325,7 +325,7 @@ def test_a_negated_copy_is_still_a_flip(verifier):
 
 
 def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
-    from halguard.grounding.signals.negation import negated_clause
+    from halguard.grounding.signals.negated_clauses import negated_clause
 
     evidence = ["Here are some of our popular products that I believe would be perfect for your office. We offer a "
                 "15% discount for new customers who sign up for a package."]
@@ -360,7 +360,7 @@ def test_a_negated_clause_of_a_reworded_sentence_is_read_on_its_own(verifier):
     ("the company did not report the loss to its investors", ["The company told its investors about the loss."]),
 ])
 def test_a_negated_clause_without_a_plain_counterpart_is_no_flip(clause, chunks):
-    from halguard.grounding.signals.negation import negated_clause
+    from halguard.grounding.signals.negated_clauses import negated_clause
 
     assert not negated_clause([clause], chunks, 0.6)
 
@@ -382,7 +382,7 @@ BISTRO = ("Inspectors found raw chicken stored above desserts and recorded the f
 ])
 def test_a_plain_clause_of_what_the_passage_negates_is_a_flip(verifier, claim, chunk):
     from halguard.grounding.signals.flips import clauses
-    from halguard.grounding.signals.negation import negation_dropped
+    from halguard.grounding.signals.negated_clauses import negation_dropped
 
     assert negation_dropped([clause for _, clause in clauses(claim)], [chunk])
     v = verifier.verify(claim, [chunk])
@@ -401,7 +401,7 @@ def test_a_plain_clause_of_what_the_passage_negates_is_a_flip(verifier, claim, c
 ])
 def test_what_keeps_the_passage_s_negation_is_no_flip(claim, chunk):
     from halguard.grounding.signals.flips import clauses
-    from halguard.grounding.signals.negation import negation_dropped
+    from halguard.grounding.signals.negated_clauses import negation_dropped
 
     assert not negation_dropped([clause for _, clause in clauses(claim)], [chunk])
 
@@ -409,7 +409,7 @@ def test_what_keeps_the_passage_s_negation_is_no_flip(claim, chunk):
 def test_negated_clauses_read_in_bounded_time():
     import time
 
-    from halguard.grounding.signals.negation import negated_clause
+    from halguard.grounding.signals.negated_clauses import negated_clause
 
     chunks = [" ".join(f"Sentence {i} says the shelving units would be perfect for office {i}." for i in range(400))]
     clauses = [f"the units would not be perfect for office {i}" for i in range(8)]

@@ -9,7 +9,8 @@ import re
 
 from halguard.text.lexical import NumberMention, number_mentions
 
-__all__ = ["CURRENCY_SYMBOLS", "currency_amounts", "currency_of", "currency_symbols", "currency_words"]
+__all__ = ["CURRENCY_SYMBOLS", "cent_values", "currency_amounts", "currency_of", "currency_symbols", "currency_words",
+           "in_cents"]
 
 # Symbol -> the words a claim writes for it. Hand-listed (ISO 4217 symbols of the currencies news text names by
 # symbol); "$" is any dollar.
@@ -52,3 +53,18 @@ def currency_of(text: str, number: NumberMention) -> tuple[int, int, str] | None
     if word and word.group(1).lower() in _CURRENCY_OF:
         return word.start(1), word.end(1), _CURRENCY_OF[word.group(1).lower()]
     return None
+
+
+# A number of cents or pence ("52 cents", "a 52-cent dividend", "50 pence"): a hundredth of its currency.
+_CENTS_AFTER = re.compile(r"[ \t-]{0,2}(?:cents?|pence)\b", re.IGNORECASE)
+
+
+def in_cents(text: str, number: NumberMention) -> float | None:
+    """The amount in its currency's whole units where ``number`` counts cents or pence ("52 cents": 0.52); else
+    None."""
+    return round(number.value / 100, 6) if _CENTS_AFTER.match(text, number.end) else None
+
+
+def cent_values(text: str) -> set[float]:
+    """The amounts ``text`` gives in cents or pence, in whole units ("52 cents": 0.52): what "$0.52" says."""
+    return {value for m in number_mentions(text) if (value := in_cents(text, m)) is not None}

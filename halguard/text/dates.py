@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["HOLIDAYS", "MONTHS", "WEEKDAYS", "CalendarDate", "calendar_dates", "date_month_numbers", "holiday_dates",
-           "holidays_as_dates", "in_numeric_date", "month_number", "month_of"]
+           "holidays_as_dates", "in_numeric_date", "month_number", "month_of", "unpinned_months"]
 
 # The months and weekdays, lower-case, in order (every check that names them reads these).
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -89,6 +89,32 @@ def calendar_dates(text: str, *, yearless: bool = False) -> list[tuple[int, int,
             if day and len(day) <= 2:
                 found.add(m, m.group(2), day, "0")
     return sorted(found.dates)
+
+
+# A day joined to another by a range or list word, before or after the date ("3-7 March", "between 3 and 7 March",
+# "March 3 to 7", "3 March to 7 April", "on 16 or 17 October"): the text dates its month on other days too, which it
+# does not write as dates. Read on a few characters beside each date, so linear in the text.
+_RANGE_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?\s{0,3}(?:-|–|—|&|,|to|and|or|until|till|through|thru)\s{0,3}$")
+_RANGE_AFTER = re.compile(
+    r",?\s{0,3}(?:-|–|—|&|,|to|and|or|until|till|through|thru)\s{0,3}(?:[A-Z][a-z]{2,8}\.?\s{1,3})?\d")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]{2,8}\b")
+
+
+def unpinned_months(text: str) -> frozenset[int]:
+    """The months ``text`` names other than as single days: alone ("in November", "November 2026", "mid-November"),
+    or in a range of days ("3-7 March"). A day of such a month that the text does not write may still be one it
+    dates; a day of any other month it dates is one it writes (:func:`calendar_dates`)."""
+    covered = bytearray(len(text))
+    months = set()
+    for start, end, (_, month, day) in calendar_dates(text, yearless=True):
+        covered[start:end] = b"\x01" * (end - start)
+        if not day or _RANGE_BEFORE.search(text[max(0, start - 16):start]) or _RANGE_AFTER.match(text, end, end + 24):
+            months.add(month)
+    for m in _CAPITALISED.finditer(text):
+        month = _NUMBER_OF.get(m.group().lower())
+        if month is not None and not covered[m.start()]:
+            months.add(month)
+    return frozenset(months)
 
 
 class _Found:

@@ -21,7 +21,7 @@ from halguard.grounding.signals.closest import RESTATED_WORDS_MIN, restates, sou
 from halguard.text.clock import clock_times
 from halguard.text.lexical import content_terms, term_set
 
-__all__ = ["all_hours_widened"]
+__all__ = ["all_hours_widened", "every_hour_spans", "says_every_hour"]
 
 
 _ALL_HOURS = re.compile(r"\b(?:at\s{1,3}all\s{1,3}hours|at\s{1,3}any\s{1,3}(?:time|hour)|any\s{1,3}time\s{1,3}of\s{1,3}"
@@ -36,6 +36,16 @@ _CLAUSE_BREAK = re.compile(r";|,\s{0,3}(?:and|but|while|whereas|although|though)
 _JOINS = re.compile(r"^\s{0,3}(?:and|to|until|till|through|-|–|—)\s{0,3}$", re.IGNORECASE)
 
 Widened = tuple[int, int, str]
+
+
+def every_hour_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` says every hour with numbers ("24/7", "24 hours a day"): numbers that count no thing."""
+    return [m.span() for m in _ALL_HOURS.finditer(text) if m.group()[:1].isdigit()]
+
+
+def says_every_hour(sources: Sequence[str]) -> bool:
+    """Whether a source says every hour in any words ("around the clock", "24/7", "at any time")."""
+    return any(_ALL_HOURS.search(source) for source in sources)
 
 
 def all_hours_widened(text: str, sources: Sequence[str]) -> list[Widened]:

@@ -23,13 +23,14 @@ def changed_dates(text: str, scope: Scope) -> list[Span]:
     another year only ("14 March 2025" where they write "14 March 2023"); nor does a day and month they write without
     a year ("17 August last year" may be the claim's "August 2022").
     A day and month the claim writes without a year ("a November 11 hailstorm") is theirs unless they date things,
-    never in its month, and never name the month: a range they write ("between 3 and 7 March") reads as its last
-    day only, so a day of a month they date is no change."""
+    never in its month, and never name the month, or they date its month on other days only and name it nowhere
+    else ("of record on November 15" where they write "November 28" and "December 15"): a month they name alone or
+    in a range of days ("between 3 and 7 March", read as its last day) may hold the claim's day."""
     found = []
     yearless = scope.dates.get(0, {})
     for start, end, (year, month, day) in calendar_dates(text, yearless=True):
         if not year:
-            if day and _month_unsaid(month, scope) and not date_by_offset(
+            if day and (_month_unsaid(month, scope) or _other_days_only(month, day, scope)) and not date_by_offset(
                     (0, month, day), (src.text for src in scope.sources)):
                 found.append((start, end))
             continue
@@ -52,3 +53,10 @@ def _month_unsaid(month: int, scope: Scope) -> bool:
     dated = any(d - {0} for days in scope.dates.values() for d in days.values())
     return dated and all(month not in days for days in scope.dates.values()) and (
         stem(MONTHS[month - 1]) not in scope.context_terms)
+
+
+def _other_days_only(month: int, day: int, scope: Scope) -> bool:
+    """Whether the passages date ``month`` with days, never on ``day``, and name it nowhere else: not alone, not in a
+    range of days (:attr:`.scope.Scope.unpinned_months`)."""
+    days = [d for months in scope.dates.values() for d in months.get(month, ())]
+    return bool(days) and 0 not in days and day not in days and month not in scope.unpinned_months

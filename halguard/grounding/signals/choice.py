@@ -73,7 +73,13 @@ _AFTER = re.compile(r"\b(?:after|than)\b", re.IGNORECASE)
 # _EVENT_WINDOW words) where the passages have it. Hand-listed (general English).
 _EVENT_STEMS = frozenset(stem(w) for w in (
     "born birth founded established formed created built completed opened released published launched started began "
-    "begun introduced premiered debuted incorporated constructed discovered invented signed elected died").split())
+    "begun introduced premiered debuted incorporated constructed discovered invented signed elected died marketed "
+    "produced appeared").split())
+# The events of a thing's coming out, one event for a time comparison: "Which brand was marketed earlier?" reads "first
+# appeared in the 1950s" as "was first produced and marketed in 1939" does.
+_ORIGIN_STEMS = frozenset(stem(w) for w in (
+    "founded established formed created launched started began begun introduced premiered debuted incorporated "
+    "marketed produced appeared released published opened").split())
 _AGE_STEMS = frozenset(stem(w) for w in ("older oldest younger youngest age").split())
 _EVENT_WINDOW = 8
 # A claim compares its two names itself when the comparative stands right before the second: "before B", "older
@@ -89,7 +95,9 @@ _COMPARATIVES = frozenset("more most less least fewer fewest better best worse w
 _AUXILIARIES = frozenset("is was are were has have had does did do can could will would".split())
 _NO_PICK = re.compile(r"\b(?:both|neither|either|same|equal|equally|tie|tied)\b", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(?<!\d[,.])(1[0-9]{3}|20[0-9]{2})(?!\d|[,.]\d)")
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
+# A sentence: up to a stop, but for an initial's ("the U.S. Ninth Army", "John F. Kennedy": one capital letter before
+# it). One character per step of the loop, so linear on any text.
+_SENTENCE = re.compile(r"(?:[^.!?\n]|(?<=\b[A-Z])\.)+(?:[.!?]+|\n|$)")
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -215,6 +223,8 @@ def _events(text: str) -> frozenset[str]:
     found = stems & _EVENT_STEMS
     if not found and stems & _AGE_STEMS:
         found = {stem("born"), stem("birth")}
+    if found & _ORIGIN_STEMS:
+        found |= _ORIGIN_STEMS
     return frozenset(found)
 
 

@@ -22,12 +22,8 @@ from halguard.grounding.signals.direction import reversals
 from halguard.grounding.signals.flips import claim_flips, clauses
 from halguard.grounding.signals.foreign import measure_foreign
 from halguard.grounding.signals.hours import hours_conflicts
-from halguard.grounding.signals.negation import (
-    denied_premises,
-    negated_clause,
-    negation_dropped,
-    negation_mismatch,
-)
+from halguard.grounding.signals.negated_clauses import negated_clause, negation_dropped
+from halguard.grounding.signals.negation import denied_premises, negation_mismatch
 from halguard.grounding.signals.ordinals import changed_ordinals
 from halguard.grounding.signals.percentages import percentages_otherwise
 from halguard.grounding.signals.records import (
@@ -160,7 +156,7 @@ def _negation(text: str, close: bool, closest: str, claim_terms: set[str], close
     the names its chunks give (:func:`_without_topic_names`) against their closest sentence, else each part of a
     fused claim that copies its closest sentence of the passages (``part_negation_overlap`` of its words: a copy with
     a "not" added or dropped), else each negated clause against the evidence chunks' sentences
-    (:func:`halguard.grounding.signals.negation.negated_clause`)."""
+    (:func:`halguard.grounding.signals.negated_clauses.negated_clause`)."""
     aligned = weights.aligned_overlap
     flipped: str | None = None
     if close and negation_mismatch(text, closest, claim_terms, closest_terms, aligned):

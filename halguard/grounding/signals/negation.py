@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
 from typing import NamedTuple
 
-from halguard.grounding.signals.closest import evidence_sentences, shared_share
+from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
 from halguard.text.lexical import (
+    NEGATION_CUES,
     base_form,
     content_terms,
-    has_negation,
     is_negation_cue,
     negated_terms,
     number_values,
@@ -23,7 +22,8 @@ from halguard.text.lexical import (
 from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
-__all__ = ["denied_premises", "negated_clause", "negation_dropped", "negation_mismatch"]
+__all__ = ["CLAUSE_BREAK", "FLIP_CUES", "LEXICAL_NEGATORS", "RECORD_TEXT", "denied_otherwise", "denied_premises",
+           "flip_targets", "negation_mismatch", "privative_forms"]
 
 # A question-only name or number at most this many words after a negation cue is what the answer denies ("not
 # Berlin", "not in Berlin", "never built in Berlin"). Hand-set, not fitted: the reach of a denial in a short clause.
@@ -37,9 +37,12 @@ _CLAUSE_BREAKS = frozenset(".;:!?,()[]\n")
 # of parole") to call a contradiction; they stay negation for the other uses of halguard.text.lexical.
 FLIP_CUES = frozenset("not no never none nobody nothing neither nor cannot cant dont doesnt didnt isnt arent wasnt "
                       "werent wont wouldnt shouldnt couldnt hasnt havent hadnt non".split())
+# The lexical negators: never read as a flip, but a word one of them negates is not stated plainly either: "with no time
+# limit" says what "without time limits" says, and "without a permit" what "no permit" says.
+LEXICAL_NEGATORS = NEGATION_CUES - FLIP_CUES
 # Words after a negator that make it scope over a quantity or a focus, not a proposition.
 _SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
-_RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
+RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
 # "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
@@ -105,13 +108,13 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     damages) is a question of support, the other signals', never a contradiction: on RAGTruth the unaligned check
     was right on 3 of 79 claims (docs/how-it-works.md, "Which findings block").
     """
-    if _RECORD_TEXT.search(closest):
+    if RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
     targets, conditioned = _negations(claim)
-    side = _ClaimSide(targets, _denied_otherwise(claim),
+    side = _ClaimSide(targets, denied_otherwise(claim) | negated_terms(claim, cues=LEXICAL_NEGATORS),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
-                      _objects(claim, targets))
+                      _objects(claim, targets), _clauses_of(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
     # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
@@ -126,130 +129,6 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     return _flipped(side, closest, claim_terms, closest_terms, aligned_overlap)
 
 
-# A negated clause is read against the evidence only when it keeps at least this many content words besides the
-# negated one: "not for elderly users" (one) says too little to align; "would not be perfect for Samantha's office"
-# (three) states a proposition. Hand-set, not fitted.
-CLAUSE_TERMS_MIN = 2
-# A negation with an exception states the exception: "cannot sue unless the language is imputed to all members" is
-# "may sue if it is", which is what the passage says.
-_EXCEPTED = re.compile(r"\b(?:unless|until|except|only\s+(?:if|when)|other\s+than|but\s+for)\b", re.IGNORECASE)
-
-
-def _sentences_of(chunks: Sequence[str]) -> list[tuple[str, set[str]]]:
-    """The sentences of the claim's evidence chunks with their stems, a JSON record's left out (the record checks
-    read it)."""
-    return [(s, term_set(s)) for chunk in chunks if not _RECORD_TEXT.search(chunk) for s in evidence_sentences(chunk)]
-
-
-def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overlap: float) -> str | None:
-    """The evidence sentence that states without a negation what a negated clause of the claim negates (None if
-    none).
-
-    The sentence-level check (:func:`negation_mismatch`) needs the whole claim to copy its evidence; a summary that
-    rewords the sentence around one clause ("He suggests four products that he believes would not be perfect for
-    Samantha's office and offers a 15% discount" against "products that I believe would be perfect for your office")
-    never does. Here each clause with a grammatical negator (:func:`flip_targets`) is aligned on its own: at least
-    ``aligned_overlap`` of its other content words, and :data:`CLAUSE_TERMS_MIN` of them, in one sentence of the
-    claim's evidence chunks (``chunks``) that has the negated word and no negation at all, while no sentence of those
-    chunks negates that word among half of the clause's words (then the passage says the negation itself: "Hannah
-    maintains she didn't take anyone's spot" where one sentence tells the backlash and another her denial). A clause
-    with an exception (:data:`_EXCEPTED`) is not read, nor a JSON record (the record checks read it). It is the same
-    finding as the sentence-level one, measured with it (docs/how-it-works.md, "Which findings block").
-    """
-    negated = [(targets, {st for _, _, st in content_terms(clause)} - targets) for clause in clauses
-               if not _EXCEPTED.search(clause) and (targets := flip_targets(clause))]
-    negated = [(targets, terms) for targets, terms in negated if len(terms) >= CLAUSE_TERMS_MIN]
-    if not negated:
-        return None
-    sentences = _sentences_of(chunks)
-    for targets, terms in negated:
-        share, sentence, sentence_terms = max(((shared_share(terms, st), s, st) for s, st in sentences),
-                                              key=lambda item: item[0], default=(0.0, "", set()))
-        if share < aligned_overlap or share * len(terms) < CLAUSE_TERMS_MIN:
-            continue
-        if not any(shared_share({t}, sentence_terms) == 1.0 for t in targets):
-            continue
-        if (has_negation(sentence, cues=FLIP_CUES) or _denied_otherwise(sentence)
-                or any(_privative_forms(t) & sentence_terms for t in targets)):
-            continue
-        if any(flip_targets(s) & targets and shared_share(terms, st) >= 0.5 for s, st in sentences):
-            continue  # the passage states the negation somewhere: support, not a flip
-        return sentence
-    return None
-
-
-# The share of a passage clause's content words that a plain clause of the claim must hold to state what it negates
-# (:func:`negation_dropped`), and at least NEGATED_CLAUSE_TERMS_MIN of them, the negated word among them. Hand-set
-# (2026-12-01): "Worker bee numbers were not significantly affected" against "and significantly fewer worker bees than
-# unexposed colonies" holds 3 of its 5.
-NEGATED_CLAUSE_SHARE = 0.6
-NEGATED_CLAUSE_TERMS_MIN = 3
-# A claim that asserts nothing plainly: a condition, a question, a modal or an attempt ("first try to align the door
-# latch" against "the latch doesn't align": advice, not a statement that it aligns); or one that negates with a verb
-# ("has denied knowledge of the video" against "said he was not aware of any video"). The RAGTruth claims the first
-# versions flagged were these, and claims that negate in other words ("a lack of", "the absence of").
-_NOT_ASSERTED = re.compile(r"\b(?:if|whether|unclear|may|might|could|should|would|can|try|tries|tried|trying|unless|"
-                           r"until|seems?|appears?|den(?:y|ies|ied|ying|ial)|refus\w*|reject\w*|fail\w*|"
-                           r"dismiss\w*|ruled?\s+out)\b", re.IGNORECASE)
-
-
-def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | None:
-    """The evidence sentence one of whose negated clauses a clause of a claim without any negation states (None if
-    none): the mirror of :func:`negated_clause`. "Inspectors found evidence of pests" against "No evidence of pests
-    was found, and staff hand-washing facilities were judged adequate": the claim fuses it with another sentence's
-    fact, so it copies neither whole, and the sentence-level check never reads it. The passage clause is the negated
-    word's (:func:`flip_targets`) up to a clause break (:data:`_CLAUSE_BREAK`); the claim clause must hold the
-    negated word and :data:`NEGATED_CLAUSE_SHARE` of the clause's content words (at least
-    :data:`NEGATED_CLAUSE_TERMS_MIN`), and no sentence of the chunks may state the negated word plainly among half of
-    them (then the passage says it somewhere: support). A claim that negates anything itself (any cue, "lack",
-    "absence") or asserts nothing plainly (:data:`_NOT_ASSERTED`: "if", "whether", "may", "try to") is not read, nor
-    a passage sentence with an exception (:data:`_EXCEPTED`) or a JSON record.
-    """
-    claim = " ".join(clauses)
-    if has_negation(claim) or _denied_otherwise(claim) or _NOT_ASSERTED.search(claim):
-        return None  # it negates something itself, in any words, or asserts nothing plainly
-    plain = [{base_form(st) for _, _, st in content_terms(clause)} | _obligation_of(clause) for clause in clauses]
-    plain = [terms for terms in plain if len(terms) >= NEGATED_CLAUSE_TERMS_MIN]
-    if not plain:
-        return None
-    sentences = _sentences_of(chunks)
-    for sentence, _ in sentences:
-        targets = flip_targets(sentence)
-        if not targets or _EXCEPTED.search(sentence):
-            continue
-        for part in _CLAUSE_BREAK.split(sentence):
-            part_targets = {base_form(t) for t in flip_targets(part)}
-            negated = {base_form(st) for _, _, st in content_terms(part)} - set(FLIP_CUES)
-            if not part_targets or len(negated) < NEGATED_CLAUSE_TERMS_MIN:
-                continue
-            for terms in plain:
-                shared = negated & terms
-                if (part_targets & terms and len(shared) >= NEGATED_CLAUSE_TERMS_MIN
-                        and len(shared) >= NEGATED_CLAUSE_SHARE * len(negated)
-                        and not _said_plainly(part_targets, negated, sentences)):
-                    return sentence
-    return None
-
-
-# "must repay" says what "are required to repay" says: a passage's "are not required to repay any leave pay" is the
-# negation it drops (its negated word is "required", which the claim writes as a modal, a stopword).
-_OBLIGATION = re.compile(r"\b(?:must|ha(?:ve|s|d)\s{1,3}to|obliged\s{1,3}to|obligated\s{1,3}to)\b", re.IGNORECASE)
-_OBLIGATION_WORDS = ("require", "need", "oblige", "obligate")
-
-
-def _obligation_of(clause: str) -> set[str]:
-    """The base forms of the words of obligation a clause says with a modal ("must", "has to"), none where it has
-    none."""
-    if not _OBLIGATION.search(clause):
-        return set()
-    return {base_form(stem(w)) for w in _OBLIGATION_WORDS}
-
-
-def _said_plainly(targets: set[str], negated: set[str], sentences: Sequence[tuple[str, set[str]]]) -> bool:
-    """Whether a sentence states a negated word without a negation among half of its clause's words."""
-    return any(not has_negation(s, cues=FLIP_CUES) and targets & {base_form(t) for t in terms}
-               and shared_share(negated, terms) >= 0.5 for s, terms in sentences)
-
 
 class _ClaimSide(NamedTuple):
     """The claim as :func:`negation_mismatch` reads it, once for every proposition: the words it negates, those it
@@ -260,6 +139,18 @@ class _ClaimSide(NamedTuple):
     denied: set[str]
     bases: set[str]
     objects: dict[str, str]
+    clauses: dict[str, set[str]]
+
+
+def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
+    """The other content words (stems) of the statement (:data:`_STATEMENT_BREAK`) that holds each negated word of
+    ``text``: "Basic fares have no *checked* luggage, Flex includes ..." negates in "Basic fares ... luggage"."""
+    out: dict[str, set[str]] = {}
+    for clause in _STATEMENT_BREAK.split(text):
+        terms = {st for _, _, st in content_terms(clause)}
+        for t in targets & terms:
+            out.setdefault(t, terms - {t})
+    return out
 
 
 # The characters before a negated word read for its negator ("had not received", "does not support"): a few words.
@@ -282,7 +173,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
              ) -> bool:
     """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already."""
     asserted, conditioned = _negations(proposition)
-    evidence_targets = asserted | _denied_otherwise(proposition)  # "leased it rather than buying it"
+    evidence_targets = asserted | denied_otherwise(proposition)  # "leased it rather than buying it"
     if not claim.targets and not evidence_targets:
         return False
     if shared_share(claim_terms, terms) < aligned_overlap:
@@ -297,7 +188,12 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
     if claim.targets:
         # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word (not a word
         # the evidence negates in a condition: "lost if not used" says nothing of "used" either way)
-        return any(shared_share({t}, terms) == 1.0 and not _privative_forms(t) & terms and t not in conditioned
+        # (nor a word the evidence negates with a lexical negator: "no time limit" for "without time limits")
+        # and the negated word's own clause must be the proposition's: "Basic fares have no checked luggage, Flex
+        # includes a single 23 kg bag ..." copies the Flex sentence, not what it says of Basic fares
+        lexically = negated_terms(proposition, cues=LEXICAL_NEGATORS)
+        return any(shared_share({t}, terms) == 1.0 and not privative_forms(t) & terms and t not in conditioned
+                   and t not in lexically and _clause_aligned(claim.clauses.get(t), terms)
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim.denied}
@@ -309,16 +205,29 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
     return bool(denied & claim.bases)
 
 
+def _clause_aligned(clause_terms: set[str] | None, terms: set[str]) -> bool:
+    """Whether a negated word's statement (its other content words; None or empty: too short to say) restates the
+    proposition of ``terms``: at least :data:`.closest.RESTATED_OVERLAP` of its words in it (a half: "Talinum and
+    Lathraea are not plants" restates "Talinum is a genus of ... plants" for one of its two names)."""
+    return not clause_terms or shared_share(clause_terms, terms) >= RESTATED_OVERLAP
+
+
+# Where a claim's statement ends, for the statement a negated word stands in: punctuation, or a conjunction that opens
+# another statement ("and" and "or" join things as often: "Talinum and Lathraea are not plants").
+_STATEMENT_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
+                              r"when|after|before)\b", re.IGNORECASE)
+
+
 # Where a clause of an evidence sentence ends, for a negation on both sides: "had received assurances | that no
 # clinical posts would be cut" (a comma, a relative or a conjunction that opens another statement).
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
+CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
                            r"when|after|before|and|or)\b", re.IGNORECASE)
 
 
 def _stated_plainly(term: str, its_object: str | None, proposition: str) -> bool:
     """Whether ``proposition`` has the word ``term`` (a stem) with ``its_object`` (a stem, if the claim has one) in one
     clause, and no clause of it that has the word has a negator (:data:`FLIP_CUES`, also written with "n't")."""
-    clauses = (set(_cue_words(c)) for c in _CLAUSE_BREAK.split(proposition))
+    clauses = (set(_cue_words(c)) for c in CLAUSE_BREAK.split(proposition))
     with_term = [(words, stems) for words in clauses if term in (stems := {stem(w) for w in words})]
     return (any(its_object is None or its_object in stems for _, stems in with_term)
             and all(words.isdisjoint(FLIP_CUES) for words, _ in with_term))
@@ -335,7 +244,7 @@ def _measures(text: str) -> set[float]:
     return {v for v in number_values(text) if not (v == int(v) and first <= v <= last)}
 
 
-def _privative_forms(term_stem: str) -> set[str]:
+def privative_forms(term_stem: str) -> set[str]:
     """The stems of a word's negative-prefixed forms ("unexposed", "nonbinding", "indirect"): a text that
     has one says the word's negation in one word."""
     return {prefix + term_stem for prefix in _PRIVATIVE_PREFIXES}
@@ -344,7 +253,7 @@ def _privative_forms(term_stem: str) -> set[str]:
 _PRIVATIVE_PREFIXES = ("un", "non", "in", "im", "il", "ir")  # not "dis": "discover" is no "not cover"
 
 
-def _denied_otherwise(text: str) -> set[str]:
+def denied_otherwise(text: str) -> set[str]:
     """The stems of the words ``text`` denies in other words (:data:`_DENIED_OTHERWISE`)."""
     return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
 

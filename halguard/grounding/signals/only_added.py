@@ -45,7 +45,10 @@ _PHRASE_ENDS = frozenset("which who whom whose that where when while and or but 
                          "must should may might have has had be been".split())
 
 # After a join, these start a clause, not a list's item ("... and there was", "... and they said").
-_CLAUSE_STARTS = frozenset("there it he she they we i you this these those".split())
+_CLAUSE_STARTS = frozenset("there it he she they we i you this these those so then because since yet".split())
+# "Only" before a number says how few ("takes only 25 people" for "limited to 25 people"), not which of a list.
+_BEFORE_A_NUMBER = re.compile(
+    r"\s{1,3}(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|a\s{1,3}few|a\s{1,3}handful)\b)", re.IGNORECASE)
 
 Added = tuple[int, int, str]
 
@@ -74,7 +77,7 @@ def only_added(text: str, sources: Sequence[str]) -> list[Added]:
     parts = fused_parts(text)
     for m in phrases:
         phrase = _phrase(text, m.end())
-        if not phrase:
+        if not phrase or _BEFORE_A_NUMBER.match(text, m.end()):
             continue
         # the statement "only" is in: its part of a claim that fuses two ("..., and only puppies ... were excluded")
         part = part_holding(text, parts, m.start())

@@ -44,8 +44,12 @@ def changed_ordinals(text: str, scope: Scope) -> list[Span]:
             noun = stem(m.group(2))
             told = theirs.setdefault(noun, []) if noun in nouns else None
             if told is not None and len(told) < _MAX_ORDINALS:
-                told.append((m.group(1).lower(), _clause_terms(src.text, m.start()),
-                             _apposed_names(src.text, m.start())))
+                terms, names = _clause_terms(src.text, m.start()), _apposed_names(src.text, m.start())
+                told.append((m.group(1).lower(), terms, names))
+                # and the ordinals that number the same thing after it in its sentence, the noun left out: "The first
+                # permit costs $45 and the second costs $90" numbers a second permit
+                told.extend((o.group(1).lower(), terms, names) for o, _ in zip(
+                    _ELIDED.finditer(src.text, m.end(), _sentence_end(src.text, m.end())), range(_MAX_ORDINALS)))
     found = []
     for s, e, ordinal, noun in ours:
         told = theirs.get(noun, [])
@@ -58,6 +62,19 @@ def changed_ordinals(text: str, scope: Scope) -> list[Span]:
                 named & names for *_, names in told):
             found.append((s, e))  # the same named thing: "'Saltwater Clocks', the band's fifth album"
     return found
+
+
+# An ordinal whose noun is left out, after "the" ("and the second costs $90", "the third is free").
+_ELIDED = re.compile(rf"\bthe\s{{1,3}}({_ORDINAL_WORDS})\b(?![ \t-]+(?:{_ORDINAL_WORDS})\b)", re.IGNORECASE)
+
+_SENTENCE_STOP = re.compile(r"[.!?;](?:\s|$)")
+
+
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence of ``text`` that goes on at ``at`` ends (within :data:`_CLAUSE_CHARS`)."""
+    end = min(len(text), at + _CLAUSE_CHARS)
+    stop = _SENTENCE_STOP.search(text, at, end)
+    return stop.start() if stop else end
 
 
 # A claim's clause of at most this many other content words around its ordinal is an apposition ("the band's fifth

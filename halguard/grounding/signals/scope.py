@@ -19,8 +19,15 @@ from halguard.grounding.signals.records import (
 from halguard.text.clock import ClockTime, clock_times, covering
 from halguard.text.contexts import Source
 from halguard.text.counts import CountIndex, counts
-from halguard.text.currency import currency_amounts, currency_of, currency_words
-from halguard.text.dates import CalendarDate, calendar_dates, date_month_numbers, holiday_dates, holidays_as_dates
+from halguard.text.currency import cent_values, currency_amounts, currency_of, currency_words
+from halguard.text.dates import (
+    CalendarDate,
+    calendar_dates,
+    date_month_numbers,
+    holiday_dates,
+    holidays_as_dates,
+    unpinned_months,
+)
 from halguard.text.lexical import number_mentions, number_values, term_set
 from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, QuantityIndex, quantities
@@ -53,7 +60,7 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
     # "Christmas Day" is the 25th (of 12); "50,000 pounds ... shared equally between the author and her translator"
     # gives each 25,000
     values, months = number_values(text), date_month_numbers(text)
-    numbers = values | months | _numbers(holidays_as_dates(text)) | equal_shares(text)
+    numbers = values | months | _numbers(holidays_as_dates(text)) | equal_shares(text) | cent_values(text)
     return frozenset(numbers), frozenset(months - values)
 
 
@@ -93,6 +100,12 @@ def _source_readings(text: str) -> _Readings:
 def _source_hours(text: str) -> frozenset[float]:
     return _bare_hours(text, clock_times(text), [(start, end) for start, end, _ in calendar_dates(text, yearless=True)],
                        _source_readings(text).quantities)
+
+
+# Read only for a claim's day and month without a year that the passages date on other days (calendar.changed_dates).
+@memoize_text(SOURCE_NUMBERS_BYTES)
+def _source_unpinned_months(text: str) -> frozenset[int]:
+    return unpinned_months(text)
 
 
 def _bare_hours(text: str, times: list[ClockTime], dates: list[tuple[int, int]], found: tuple[Quantity, ...]
@@ -192,6 +205,13 @@ class Scope:
         "9%"): a claim's "9 p.m." whose numbers are none of those is a changed time, not a found 9
         (signals.times_of_day). Read on first use, once per scope."""
         return frozenset().union(*(_source_hours(src.text) for src in self.sources))
+
+    @cached_property
+    def unpinned_months(self) -> frozenset[int]:
+        """The months the sources name other than as single days (alone, "in November", or in a range of days:
+        :func:`halguard.text.dates.unpinned_months`): a claim's day of such a month may be one they date without
+        writing it (calendar.changed_dates). Read on first use, once per scope."""
+        return frozenset().union(*(_source_unpinned_months(src.text) for src in self.sources))
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""

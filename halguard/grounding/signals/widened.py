@@ -39,6 +39,7 @@ from halguard.grounding.signals.closest import (
 )
 from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS, mid_sentence
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
+from halguard.text.wordnet import names_people
 
 __all__ = ["MAX_PHRASES", "widened_scopes"]
 
@@ -49,7 +50,12 @@ _PHRASE_WORDS = 4
 # The fewest content words a fused claim's part keeps beside its universal phrase to be read alone.
 _PART_OTHERS_MIN = 3
 
-_UNIVERSAL = re.compile(r"\b(?:all|every)\b", re.IGNORECASE)
+# "Both" of two things is all of them ("half price on both permits" against "for their first permit only"); not "both A
+# and B", which names the two (signals.joined reads it). It widens only a mention that singles one of the two out
+# (_ONE_OF_TWO: "their first permit"): "A and B are both American bands" against "A is an American new wave band"
+# says nothing of a group.
+_UNIVERSAL = re.compile(r"\b(?:all|every|both(?![^,.;:]{0,60}\band\b))\b", re.IGNORECASE)
+_ONE_OF_TWO = re.compile(r"\b(?:first|second|one|single|either|only)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*|[^\w\s]")
 # Between "all" and its noun: "all of the students", "every one of its".
 _DETERMINERS = frozenset("of the its their his her our these those".split())
@@ -213,6 +219,51 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         said, restated, bare = read
         # The sentence the claim restates restricts the group, and no sentence naming it bare is restated as much (a
         # bare mention elsewhere is another statement: "Students can pay in instalments").
+        if m.group().lower() == "both" and not _ONE_OF_TWO.search(said):
+            continue  # "A and B are both musicians" against "A is a Scottish musician": no group widened
         if said and restated >= RESTATED_OVERLAP > bare:
             found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {said})"))
+    return found + _everyone_widened(text, sources, parts, claim_words)
+
+
+# "Everyone" is all people: "entry is free for everyone" against "admission is free for residents of the Vestfold
+# region". Its group is the people the restated sentence names (halguard.text.wordnet.names_people).
+_EVERYONE = re.compile(r"\b(?:everyone|everybody|anyone|anybody)\b", re.IGNORECASE)
+
+
+# Before a noun that names the people a statement is about ("free for residents", "open to members"), not a modifier
+# ("general admission") nor a verb ("curated by").
+_BEFORE_PEOPLE = frozenset("for to of by the all among with from".split())
+
+
+def _people_named(sentence: str) -> set[str]:
+    """The stems of the nouns of ``sentence`` that name people after a preposition or determiner
+    (:data:`_BEFORE_PEOPLE`) and end their phrase: "residents" of "free for residents of the Vestfold region", not
+    "general" of "on top of general admission"."""
+    tokens = [m.group() for m in _TOKEN.finditer(sentence)] + [""]
+    return {stem(word) for before, word, after in zip(tokens, tokens[1:], tokens[2:])
+            if before.lower() in _BEFORE_PEOPLE and word.isalpha() and word.islower()
+            and not word.endswith(("ed", "ing")) and names_people({stem(word)})
+            and not (after.isalpha() and after.islower() and after not in STOPWORDS)}  # "general admission"
+
+
+def _everyone_widened(text: str, sources: Sequence[str], parts: list[tuple[int, str]], claim_words: set[str]
+                      ) -> list[Widened]:
+    """The "everyone" of ``text`` where the sentence its statement restates names its people only restricted (as
+    :func:`widened_scopes` reads a group), and no passage says it of every person."""
+    found: list[Widened] = []
+    for m in islice(_EVERYONE.finditer(text), MAX_PHRASES):
+        part = part_holding(text, parts, m.start())
+        others = {st for _, _, st in content_terms(part)} - {stem(m.group().lower())}
+        restated = [(shared_share(others, set(terms)), sentence, terms) for source in sources
+                    for sentence, terms in source_sentences(source)]
+        restated = [item for item in restated if item[0] >= RESTATED_OVERLAP]
+        if not restated or any(_EVERYONE.search(sentence) for _, sentence, _ in restated):
+            continue
+        heads = sorted({head for _, sentence, _ in restated for head in _people_named(sentence)} - others)
+        for head in heads[:MAX_PHRASES]:
+            read = _group_as_said(sources, head, set(), claim_words, others)
+            if read is not None and read[0] and read[1] >= RESTATED_OVERLAP > read[2]:
+                found.append((m.start(), m.end(), f"scope widened: {m.group()} (the passage: {read[0]})"))
+                break
     return found

@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from halguard.grounding.roles.matching import said_conversely
+from halguard.grounding.signals.all_hours import every_hour_spans, says_every_hour
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.direction import has_direction, shown
@@ -15,6 +16,7 @@ from halguard.grounding.signals.periods import changed_periods
 from halguard.grounding.signals.scope import Scope, word_string
 from halguard.grounding.signals.times_of_day import times_read
 from halguard.text.compounds import closed_compounds
+from halguard.text.currency import in_cents
 from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, in_numeric_date, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
@@ -313,10 +315,13 @@ _WEEKDAYS = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope) -> bool:
     """Whether the number at ``text[start:end]`` is no quantity of the claim's to find in the passages: a rating's
-    scale ("out of 5"), a code's digits joined to a name ("COVID-19", "F-16"), or a count of days a week that the
+    scale ("out of 5"), every hour said with numbers where the passages say it too ("24/7" for "around the clock"), a
+    code's digits joined to a name ("COVID-19", "F-16"), or a count of days a week that the
     passages' own weekdays give ("open seven days a week" against a record's hours for Monday to Sunday)."""
     if value in _RATING_SCALES and _OUT_OF.search(text[max(0, start - 12):start]):
         return True
+    if any(a <= start < b for a, b in every_hour_spans(text)) and says_every_hour([s.text for s in scope.sources]):
+        return True  # "24/7" where the passages say "around the clock"
     if start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start - 2].isupper():
         return True
     if _DAYS_A_WEEK.match(text, end) and 1 <= value <= 7:
@@ -346,7 +351,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
             continue
-        values = {round(m.value, 6), round(abs(m.value), 6)}
+        values = {round(m.value, 6), round(abs(m.value), 6)} | ({cents} if (cents := in_cents(text, m)) else set())
         if m.alt is not None:
             values.add(round(m.alt, 6))
             if m.is_percent:  # a fraction's percentage, also whole: "a third" is the context's "33%"
