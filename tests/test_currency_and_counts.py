@@ -42,7 +42,7 @@ def test_an_amount_the_passages_give_in_another_currency_only_is_flagged(verifie
 
 
 def test_currency_symbols_are_read_before_an_amount_only():
-    assert currency_words("It cost $2.6 million, or € 2.4 million.") == "dollar dollars euro euros"
+    assert currency_words("It cost $2.6 million, or € 2.4 million.") == "cent cents dollar dollars euro euros"
     assert currency_words("Price range: $$ (two of four).") == ""
     assert [(s, e) for s, e, _ in currency_symbols("from £5 to £9")] == [(5, 6), (11, 12)]
     assert [(v, c) for _, _, v, c in currency_amounts("$2.6 million, € 89 and 90 million pounds; 5 apples")] == [

@@ -204,3 +204,10 @@ BRANDS = ("Crusha is a brand of milkshake mix. The brand first appeared in the 1
 def test_an_initials_stop_ends_no_sentence_and_a_coming_out_is_one_event(claim, question, passage, picked):
     # "the U.S. Ninth Army" is one sentence; "first appeared in the 1950s" dates a brand "marketed" in the question
     assert bool(choice_conflicts(claim, question, [passage], answers_alone=True)) is picked
+
+
+def test_a_hundredth_is_said_by_its_currency():
+    verifier = LocalVerifier()
+    claim = "The 52-cent dividend is payable December 15 to shareholders of record on November 28."
+    assert verifier.verify(claim, [DIVIDEND]).label == "supported"
+    assert verifier.verify("The 53-cent dividend is payable December 15.", [DIVIDEND]).label != "supported"

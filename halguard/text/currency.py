@@ -23,9 +23,16 @@ _WORD_AFTER = re.compile(r"[ \t]{0,3}([A-Za-z]{1,12})")
 _BEFORE_AN_AMOUNT = re.compile(r"([$€£¥₹])[ \t]?(?=\d)")
 
 
+# The words of a symbol's hundredth ("$0.52" is "52 cents"), said wherever the symbol is. Hand-listed with the symbols.
+_HUNDREDTHS = {"$": "cent cents", "€": "cent cents", "£": "penny pence"}
+
+
 def currency_words(text: str) -> str:
-    """The words of the currencies ``text`` writes by symbol before an amount, space-separated (empty where none)."""
-    return " ".join(sorted({CURRENCY_SYMBOLS[m.group(1)] for m in _BEFORE_AN_AMOUNT.finditer(text)}))
+    """The words of the currencies ``text`` writes by symbol before an amount, and of their hundredths,
+    space-separated (empty where none)."""
+    symbols = {m.group(1) for m in _BEFORE_AN_AMOUNT.finditer(text)}
+    words = {CURRENCY_SYMBOLS[s] for s in symbols} | {_HUNDREDTHS[s] for s in symbols if s in _HUNDREDTHS}
+    return " ".join(sorted(words))
 
 
 def currency_symbols(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
