@@ -72,6 +72,12 @@ def in_cents(text: str, number: NumberMention) -> float | None:
     return round(number.value / 100, 6) if _CENTS_AFTER.match(text, number.end) else None
 
 
+_HUNDREDTH_WORD = re.compile(r"\b(?:cents?|pence)\b", re.IGNORECASE)
+
+
 def cent_values(text: str) -> set[float]:
-    """The amounts ``text`` gives in cents or pence, in whole units ("52 cents": 0.52): what "$0.52" says."""
+    """The amounts ``text`` gives in cents or pence, in whole units ("52 cents": 0.52): what "$0.52" says. A text
+    that never writes the words is not read for its numbers again (every source's numbers are read once already)."""
+    if not _HUNDREDTH_WORD.search(text):
+        return set()
     return {value for m in number_mentions(text) if (value := in_cents(text, m)) is not None}

@@ -71,15 +71,13 @@ _LESS = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest)
 _AFTER = re.compile(r"\b(?:after|than)\b", re.IGNORECASE)
 # The words of an event a time comparison asks about, and of an age; a year is read after one of them (within
 # _EVENT_WINDOW words) where the passages have it. Hand-listed (general English).
-_EVENT_STEMS = frozenset(stem(w) for w in (
-    "born birth founded established formed created built completed opened released published launched started began "
-    "begun introduced premiered debuted incorporated constructed discovered invented signed elected died marketed "
-    "produced appeared").split())
-# The events of a thing's coming out, one event for a time comparison: "Which brand was marketed earlier?" reads "first
-# appeared in the 1950s" as "was first produced and marketed in 1939" does.
+# The events of a thing's coming out are one event for a time comparison: "Which brand was marketed earlier?" reads
+# "first appeared in the 1950s" as "was first produced and marketed in 1939" does.
 _ORIGIN_STEMS = frozenset(stem(w) for w in (
     "founded established formed created launched started began begun introduced premiered debuted incorporated "
     "marketed produced appeared released published opened").split())
+_EVENT_STEMS = _ORIGIN_STEMS | frozenset(stem(w) for w in (
+    "born birth built completed constructed discovered invented signed elected died").split())
 _AGE_STEMS = frozenset(stem(w) for w in ("older oldest younger youngest age").split())
 _EVENT_WINDOW = 8
 # A claim compares its two names itself when the comparative stands right before the second: "before B", "older

@@ -212,16 +212,14 @@ def _clause_aligned(clause_terms: set[str] | None, terms: set[str]) -> bool:
     return not clause_terms or shared_share(clause_terms, terms) >= RESTATED_OVERLAP
 
 
-# Where a claim's statement ends, for the statement a negated word stands in: punctuation, or a conjunction that opens
-# another statement ("and" and "or" join things as often: "Talinum and Lathraea are not plants").
-_STATEMENT_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
-                              r"when|after|before)\b", re.IGNORECASE)
-
-
+# The words that open another statement: a relative, or a conjunction that is no mere "and" / "or".
+_STATEMENT_OPENERS = "that|which|who|whom|whose|while|whereas|but|although|though|because|if|when|after|before"
+# Where a claim's statement ends, for the statement a negated word stands in: punctuation, or a word that opens another
+# statement ("and" and "or" join things as often: "Talinum and Lathraea are not plants").
+_STATEMENT_BREAK = re.compile(rf"[,;:()]|\b(?:{_STATEMENT_OPENERS})\b", re.IGNORECASE)
 # Where a clause of an evidence sentence ends, for a negation on both sides: "had received assurances | that no
-# clinical posts would be cut" (a comma, a relative or a conjunction that opens another statement).
-CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:that|which|who|whom|whose|while|whereas|but|although|though|because|if|"
-                           r"when|after|before|and|or)\b", re.IGNORECASE)
+# clinical posts would be cut" (a comma, a relative or a conjunction that opens another statement, "and", "or").
+CLAUSE_BREAK = re.compile(rf"[,;:()]|\b(?:{_STATEMENT_OPENERS}|and|or)\b", re.IGNORECASE)
 
 
 def _stated_plainly(term: str, its_object: str | None, proposition: str) -> bool:

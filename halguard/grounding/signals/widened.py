@@ -185,6 +185,14 @@ def _group_as_said(sources: Sequence[str], head: str, modifiers: set[str], claim
     return best, best_share, bare_share
 
 
+def _restricted_where_restated(read: tuple[str, float, float]) -> bool:
+    """Whether the group as the passages say it (:func:`_group_as_said`) widens: the sentence the claim restates
+    restricts it, and no sentence naming it bare is restated as much (a bare mention elsewhere is another statement:
+    "Students can pay in instalments")."""
+    said, restated, bare = read
+    return bool(said) and restated >= RESTATED_OVERLAP > bare
+
+
 def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
     """The universal phrases of ``text`` (a claim's checked text) whose group the passages (``sources``: the texts
     the claim is checked against) name only restricted, in a sentence the claim restates (see the module)."""
@@ -216,13 +224,10 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
                               part_others if len(part_others) >= _PART_OTHERS_MIN else others)
         if read is None:
             continue  # a passage says it of all of the group
-        said, restated, bare = read
-        # The sentence the claim restates restricts the group, and no sentence naming it bare is restated as much (a
-        # bare mention elsewhere is another statement: "Students can pay in instalments").
-        if m.group().lower() == "both" and not _ONE_OF_TWO.search(said):
+        if m.group().lower() == "both" and not _ONE_OF_TWO.search(read[0]):
             continue  # "A and B are both musicians" against "A is a Scottish musician": no group widened
-        if said and restated >= RESTATED_OVERLAP > bare:
-            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {said})"))
+        if _restricted_where_restated(read):
+            found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {read[0]})"))
     return found + _everyone_widened(text, sources, parts, claim_words)
 
 
@@ -263,7 +268,7 @@ def _everyone_widened(text: str, sources: Sequence[str], parts: list[tuple[int, 
         heads = sorted({head for _, sentence, _ in restated for head in _people_named(sentence)} - others)
         for head in heads[:MAX_PHRASES]:
             read = _group_as_said(sources, head, set(), claim_words, others)
-            if read is not None and read[0] and read[1] >= RESTATED_OVERLAP > read[2]:
+            if read is not None and _restricted_where_restated(read):
                 found.append((m.start(), m.end(), f"scope widened: {m.group()} (the passage: {read[0]})"))
                 break
     return found

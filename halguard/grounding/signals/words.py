@@ -313,6 +313,10 @@ _DAYS_A_WEEK = re.compile(r"\s{1,3}days?\s{1,3}(?:a|per|each|every)\s{1,3}week\b
 _WEEKDAYS = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 
+# The numbers of every hour said with numbers ("24/7", "24 hours a day"): no other number of a claim is read there.
+_EVERY_HOUR_NUMBERS = frozenset({24.0, 7.0})
+
+
 def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope) -> bool:
     """Whether the number at ``text[start:end]`` is no quantity of the claim's to find in the passages: a rating's
     scale ("out of 5"), every hour said with numbers where the passages say it too ("24/7" for "around the clock"), a
@@ -320,7 +324,8 @@ def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope)
     passages' own weekdays give ("open seven days a week" against a record's hours for Monday to Sunday)."""
     if value in _RATING_SCALES and _OUT_OF.search(text[max(0, start - 12):start]):
         return True
-    if any(a <= start < b for a, b in every_hour_spans(text)) and says_every_hour([s.text for s in scope.sources]):
+    if value in _EVERY_HOUR_NUMBERS and any(a <= start < b for a, b in every_hour_spans(text)) and says_every_hour(
+            [s.text for s in scope.sources]):
         return True  # "24/7" where the passages say "around the clock"
     if start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start - 2].isupper():
         return True
