@@ -34,7 +34,7 @@ from collections import Counter
 
 KINDS = ("missing_entities", "missing_numbers", "changed_numbers", "changed_number_in_copy", "name_swapped",
          "negation_mismatch", "antonym_flips", "record_conflicts", "record_unknowns", "hours_conflicts",
-         "choice_conflicts", "role_conflicts", "arithmetic_errors", "novel_terms")
+         "choice_conflicts", "role_conflicts", "moved_numbers", "arithmetic_errors", "novel_terms")
 
 
 def kinds_of(signals) -> set[str]:

@@ -474,7 +474,8 @@ def test_a_finding_contradicts_exactly_when_its_kind_blocks(kind):
                                          "evidence_overlap": 1.0},
               "name_swapped": {"name_swapped": True}, "record_unknowns": {"record_unknowns": [(0, 1)]},
               "hours_conflicts": {"hours_conflicts": [(0, 1, "x")]},
-              "choice_conflicts": {"choice_conflicts": [(0, 1, "x")]}}[kind]
+              "choice_conflicts": {"choice_conflicts": [(0, 1, "x")]},
+              "moved_numbers": {"role_conflicts": [(0, 1, "x")], "moved_numbers": [(0, 1)]}}[kind]
     m = ClaimMeasurements(similarity=0.9, novel_ratio=0.0, **fields)
     assert kind in m.finding_kinds()
     blocking = bool(m.finding_kinds() & BLOCKING_FINDINGS)

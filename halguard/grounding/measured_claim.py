@@ -72,8 +72,8 @@ def measure_against_evidence(job: Job, claim: Claim, claim_vectors: np.ndarray, 
     evidence = [job.chunks[int(j)][1].text for j in idx[weakest] if j >= 0]
     signals = measure_claim(claim, float(sims[weakest, 0]), best.text, job.scope, weights, related=evidence)
     if roles and not claim.foreign_script:
-        signals.role_conflicts = claim_role_conflicts(claim, evidence, job.scope,
-                                                      copy_overlap=weights.close_copy_overlap)
+        signals.role_conflicts, signals.moved_numbers = claim_role_conflicts(
+            claim, evidence, job.scope, copy_overlap=weights.close_copy_overlap)
         # A novel verb its evidence says with a related verb of the same participants ("flew" / "carried"); read
         # only where clearing a word can matter (as align_paraphrases: parsing the claim and two sentences is the cost)
         if signals.novel_terms and weights.risk(signals) >= PARAPHRASE_MIN_RISK:

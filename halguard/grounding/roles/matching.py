@@ -53,11 +53,14 @@ __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "confl
 
 @dataclass(frozen=True)
 class RoleConflict:
-    """A finding: the claim's words ``start:end`` (offsets in the claim's text) and why, in words."""
+    """A finding: the claim's words ``start:end`` (offsets in the claim's text) and why, in words; ``number``: the
+    claim's words are a number where the passage's frame gives another number ("12 where the passage has 6"), not a
+    name or a description."""
 
     start: int
     end: int
     reason: str
+    number: bool = False
 
 
 def _misattached(arg: Argument, others: list[Argument]) -> Argument | None:
@@ -84,26 +87,14 @@ class _Alignment:
     score: int
     swapped: tuple[Argument, Argument, Argument, Argument] | None  # claim agent, patient; evidence agent, patient
     differing: list[tuple[str, Argument, Argument]]  # (role, claim argument, evidence argument)
+    contrasted: int = 0  # of differing, the descriptions the passage tells apart (:func:`_contrasted`)
 
 
 def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
            frames: Sequence[Frame] = ()) -> _Alignment:
-    same = 0
+    same, swapped, skipped = _crossings(claim, evidence)
+    contrasted = 0
     differing: list[tuple[str, Argument, Argument]] = []
-    swapped = None
-    crossed = agent_and_patient_crossed(claim, evidence)
-    if crossed is not None and SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
-        swapped = crossed
-    elif crossed is not None:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
-        same += 2
-    crossed_roles = None if crossed is not None else crossed_with_phrase(claim, evidence)
-    if crossed_roles is not None:
-        # "The central bank hired Sara Lind from the Halden Institute" against "The Halden Institute hired
-        # economist Sara Lind from the central bank": who acted and whom the phrase names trade places, which a name
-        # against a description ("the central bank") cannot show as two differing names
-        ca, ea = claim.get("agent")[0], evidence.get("agent")[0]
-        swapped = (ca, claim.get(crossed_roles[0])[0], ea, evidence.get(crossed_roles[1])[0])
-    skipped = ("agent", "patient") if crossed is not None else ("agent", crossed_roles[0]) if crossed_roles else ()
     adjuncts = [a for r, a in evidence.slots if _adjunct(r)]
     for role, arg in claim.slots:
         if role in skipped:
@@ -111,9 +102,17 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
         others = evidence.get(role)
         results = [(compare(arg, other, role), other) for other in others]
         misplaced = _misattached(arg, others)
+        alike = [other for r, other in results if r == "same"]
         if misplaced is not None and elsewhere(arg):
             differing.append((role, arg, misplaced))
-        elif any(r == "same" for r, _ in results):
+        elif alike and all(_contrasted(arg, other, evidence, frames) for other in alike):
+            differing.append((role, arg, alike[0]))
+            contrasted += 1
+        elif alike:
+            same += 1
+        elif _adjunct(role) and any(r == "differ" and _nested_place(arg, other, adjuncts) for r, other in results):
+            # the differing phrase only says where the claim's is: "collect your pack at the Expo" against "collect
+            # their race packs from the Expo at the Convention Centre"
             same += 1
         elif _adjunct(role) and not any(r == "differ" for r, _ in results) and any(
                 compare(arg, other) == "same" for other in adjuncts):
@@ -155,7 +154,56 @@ def _align(claim: Frame, evidence: Frame, elsewhere: Callable[[Argument], bool],
         same += 1  # one participant each: the predicate is what aligns ("Victor Hale was acquitted")
     if differing and not same_event(claim, evidence, {id(arg) for _, arg, _ in differing}):
         differing = []  # another event of the same predicate (a distractor passage): it neither supports nor conflicts
-    return _Alignment(evidence, same + (2 if swapped else 0), swapped, differing)
+    return _Alignment(evidence, same + (2 if swapped else 0), swapped, differing, contrasted if differing else 0)
+
+
+def _crossings(claim: Frame, evidence: Frame
+               ) -> tuple[int, tuple[Argument, Argument, Argument, Argument] | None, tuple[str, ...]]:
+    """The agreements two frames' crossed arguments make (a symmetric predicate's), the swap they make otherwise, and
+    the claim's roles that the crossing has read."""
+    crossed = agent_and_patient_crossed(claim, evidence)
+    if crossed is not None and SYMMETRIC_PREDICATES.isdisjoint((claim.predicate, evidence.predicate)):
+        return 0, crossed, ("agent", "patient")
+    if crossed is not None:  # "Kessler met Rao" is "Rao met Kessler": both sides agree
+        return 2, None, ("agent", "patient")
+    crossed_roles = crossed_with_phrase(claim, evidence)
+    if crossed_roles is None:
+        return 0, None, ()
+    # "The central bank hired Sara Lind from the Halden Institute" against "The Halden Institute hired economist Sara
+    # Lind from the central bank": who acted and whom the phrase names trade places, which a name against a
+    # description ("the central bank") cannot show as two differing names
+    ca, ea = claim.get("agent")[0], evidence.get("agent")[0]
+    return 0, (ca, claim.get(crossed_roles[0])[0], ea, evidence.get(crossed_roles[1])[0]), ("agent", crossed_roles[0])
+
+
+def _nested_place(ours: Argument, theirs: Argument, adjuncts: list[Argument]) -> bool:
+    """Whether an evidence phrase that differs from the claim's comes right after another phrase of the same frame
+    that is the claim's ("from the Expo at the Convention Centre": the parser hangs the second on the verb, where it
+    says where the Expo is). Only the space or a comma between them: "from Benin City, ... at a ceremony in Lagos"
+    places nothing."""
+    return any(o is not theirs and compare(ours, o) == "same" and 0 <= theirs.start - o.end <= 2 for o in adjuncts)
+
+
+def _contrasted(ours: Argument, theirs: Argument, evidence: Frame, frames: Sequence[Frame]) -> bool:
+    """Whether two nameless descriptions of one head word, "the same" by :func:`.arguments.compare`, are two things
+    the passage tells apart: each has a word the other lacks, and another frame of the passage holds a description of
+    that head with a word of the claim's own and none of the evidence argument's ("Standard plan customers ... within
+    2 hours" against "Business plan customers ... within 2 hours, while Standard plan customers ... within 8 hours";
+    "The laser cutter requires a briefing" where the passage says so of the "vinyl cutter" and books "the laser
+    cutter"). A description the passage never contrasts ("the new terminal" for "the terminal") is the same thing."""
+    if ours.identity or theirs.identity or ours.numbers or theirs.numbers or not ours.head or ours.head != theirs.head:
+        return False
+    mine, its_own = ours.words - theirs.words, theirs.words - ours.words
+    return bool(mine and its_own) and any(
+        frame is not evidence and any(o.head == ours.head and mine & o.words and not its_own & o.words
+                                      for _, o in frame.slots) for frame in frames)
+
+
+def _number_of_one_thing(ours: Argument, theirs: Argument) -> bool:
+    """Whether two arguments give one thing two numbers: one head word, or a bare number ("sold 380,000"); "a
+    five-year deal" against "The 23-year-old" (a parse that hangs "running until 2031" on him) are two things."""
+    return bool(ours.numbers and theirs.numbers and not ours.numbers & theirs.numbers) and (
+        ours.head == theirs.head or not (ours.head.isalpha() and theirs.head.isalpha()))
 
 
 def _place_moved(arg: Argument, others: list[Argument], evidence: Frame, frames: Sequence[Frame]
@@ -369,7 +417,9 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             if switched and not support:  # no frame says the claim's side: the first switch found is the finding
                 out.append(next(iter(switched.values())))
             continue
-        best = max(conflicting, key=lambda a: a.score)
+        # of two alike, the one whose every description is the claim's: "Standard plan customers ... 2 hours" is
+        # read against the Standard frame's 8 hours, not the Business frame's customers
+        best = max(conflicting, key=lambda a: (a.score, -a.contrasted))
         original = originals.get(id(best.frame))
         if original is not None and (swap := _converse_swap(claim, best, original)) is not None:
             out.append(swap)
@@ -396,5 +446,5 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             belongs = f"; the passage has it in {where}" if where else ""
             out.append(RoleConflict(arg.start, arg.end,
                                     f"{arg.text} where the passage has {theirs.text} ({best.frame.predicate})"
-                                    + belongs))
+                                    + belongs, number=_number_of_one_thing(arg, theirs)))
     return out

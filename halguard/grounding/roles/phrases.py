@@ -17,6 +17,7 @@ from halguard.grounding.roles.repairs import CHAIN_LIMIT, subject_read_as_conjun
 from halguard.text.dates import MONTHS, WEEKDAYS, date_month_numbers
 from halguard.text.lexical import UNIT_SYMBOLS, is_enumerator, number_mentions, number_values, stem
 from halguard.text.mentions import TITLES
+from halguard.text.quantities import UNITS
 from halguard.text.wordnet import known
 
 __all__ = ["PERSONAL", "RELATIVE", "TIME_WORDS", "TITLE_SPANS", "argument", "argument_tokens",
@@ -111,6 +112,8 @@ def argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude:
     numbers = set(number_values(_without_enumerators(doc.text, start, end))) if any(
         t.like_num or t.pos_ == "NUM" for t in toks) else set()
     numbers |= date_month_numbers(text)
+    if any(_one_unit(t) for t in toks):
+        numbers.add(1.0)
     words = frozenset(stem(t.lemma_.lower()) for t in toks if t.pos_ in _CONTENT_POS and t.is_alpha)
     pronoun = source.pos_ == "PRON" and source.lower_ in PERSONAL | RELATIVE and not names
     core_toks = sorted((t for t in core_tokens(source) if is_name(t)), key=lambda t: t.i)
@@ -121,6 +124,14 @@ def argument(head: Any, resolved: Any = None, *, span_from: Any = None, exclude:
     reported = resolved is not None and resolved is not head and head.lower_ not in RELATIVE
     return Argument(start, end, text, source.lemma_.lower(), names, frozenset(numbers), words, pronoun, core,
                     " ".join(t.text for t in core_toks), reported, is_named(source))
+
+
+def _one_unit(tok: Any) -> bool:
+    """Whether ``tok`` is the "a" of one unit of time a preposition takes ("within an hour", "for a week"): the
+    quantity 1, as "within 1 hour" writes it. Not a rate's ("$5 a day", "twice a week": no preposition's object)."""
+    head = tok.head
+    return (tok.lower_ in ("a", "an") and tok.dep_ == "det" and head.dep_ == "pobj"
+            and UNITS.get(head.lower_, ("",))[0] == "time")
 
 
 def _without_enumerators(text: str, start: int, end: int) -> str:

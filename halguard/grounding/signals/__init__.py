@@ -63,6 +63,9 @@ class ClaimMeasurements:
     antonym_flips: list[tuple[int, int]] = field(default_factory=list)
     # Who did what to whom, wrong (halguard.grounding.roles): offsets in the answer and the reason in words.
     role_conflicts: list[tuple[int, int, str]] = field(default_factory=list)
+    # Those of role_conflicts that put a number of the passages where they give another number (no time of day): a
+    # finding kind of its own (moved_numbers), measured apart from the names and descriptions moved.
+    moved_numbers: list[tuple[int, int]] = field(default_factory=list)
     verbatim: bool = False  # the claim's words appear, in order and contiguously, in one passage
     evidence_overlap: float = 0.0  # share of the claim's content words found in its closest evidence sentence
     # and in its whole best evidence chunk (two sentences: "It was completed in 1889." after "The Eiffel Tower ...")
@@ -96,7 +99,7 @@ class ClaimMeasurements:
             ("role_conflicts", self.role_conflicts), ("missing_entities", self.missing_entities),
             ("missing_numbers", self.missing_numbers), ("name_swapped", self.name_swapped),
             ("record_unknowns", self.record_unknowns), ("hours_conflicts", self.hours_conflicts),
-            ("choice_conflicts", self.choice_conflicts)) if value}
+            ("choice_conflicts", self.choice_conflicts), ("moved_numbers", self.moved_numbers)) if value}
         if self.missing_numbers and self.evidence_has_numbers:
             kinds.add("changed_numbers")
             if self.verbatim or max(self.evidence_overlap, self.window_overlap) >= COPY_OVERLAP:

@@ -87,6 +87,23 @@ def _other_dimension(ours: str, theirs: str) -> bool:
     return ours in UNITS and not (theirs in UNITS and UNITS[theirs][0] == UNITS[ours][0])
 
 
+def _one_dimension(ours: str, theirs: str) -> bool:
+    """Whether two words are units of one dimension, the same unit included."""
+    return ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
+
+
+def _unit_after(text: str, spans: list[tuple[int, int]], end: int) -> tuple[str, int]:
+    """The unit word after a number ending at ``end`` (lower-case) and where it ends: the next word, or the one after
+    it where the next is no unit and that one is ("4 *business* hours", "3 working days"); ``("", end)`` if none."""
+    i = bisect_left(spans, (end, end))
+    following = [(text[s:e].lower(), e) for s, e in spans[i:i + 2]]
+    if following and following[0][0] in UNITS:
+        return following[0]
+    if len(following) == 2 and following[1][0] in UNITS and following[0][0].isalpha():
+        return following[1]
+    return ("", end)
+
+
 def _same(a: NumberMention, b: NumberMention) -> bool:
     return a.value == b.value and a.is_percent == b.is_percent
 
@@ -131,8 +148,12 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
             if loose and not (after.isalpha() and after == their_after and after not in STOPWORDS
                               and after not in UNITS):
                 continue
-            if before == their_before and _same_dimension(after, their_after):
-                ours_said, theirs_said = f"{ours_said} {after}", f"{theirs_said} {their_after}"
+            our_unit, their_unit = _unit_after(text, claim_words, n.end), _unit_after(sentence, sentence_words, m.end)
+            if before == their_before and (_same_dimension(after, their_after) or (
+                    (our_unit[0], their_unit[0]) != (after, their_after) and _one_dimension(our_unit[0],
+                                                                                           their_unit[0]))):
+                # a unit with a word between ("within 4 business hours" where the claim says "within 1 hour")
+                ours_said, theirs_said = text[n.start:our_unit[1]], sentence[m.start:their_unit[1]]
             elif (before, after) != (their_before, their_after) and not (
                     after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
                 continue  # neither the very slot ("below 140/90" / "below 150/90") nor the same thing counted
@@ -188,27 +209,35 @@ def _owners(text: str, numbers: list[NumberMention], words: list[tuple[int, int]
     it, two words away."""
     lowered = [text[a:b].lower() for a, b in words]
     content = [w.isalpha() and w not in STOPWORDS and w not in UNITS for w in lowered]
+    # a word of a number ("35", "million" of "35 million") ends a walk: the words beyond it are that number's
+    starts, ends = [a for a, _ in words], [b for _, b in words]
+    of_a_number = [False] * len(words)
+    for n in numbers:
+        for k in range(bisect_left(starts, n.start), bisect_left(starts, n.end)):
+            of_a_number[k] = True
     # where a number's phrase ends: at a coordinating word, or a comma or semicolon before a word ("£7 for adults and
     # £12 ...": "adults" is 7's word, not 12's)
     break_before = [bool(_PHRASE_BREAK.search(text, words[k - 1][1] if k else 0, words[k][0]))
                     for k in range(len(words))]
-    starts, ends = [a for a, _ in words], [b for _, b in words]
     out = []
     for n in numbers:
         first_after, last_before = bisect_left(starts, n.end), bisect_right(ends, n.start) - 1
-        before = _nearest(range(last_before, max(last_before - _OWNER_REACH, -1), -1), lowered, content, break_before)
+        before = _nearest(range(last_before, max(last_before - _OWNER_REACH, -1), -1), lowered, content,
+                          break_before, of_a_number)
         after = _nearest(range(first_after, min(first_after + _OWNER_REACH, len(words))), lowered, content,
-                         break_before)
+                         break_before, of_a_number)
         out.append((before, after))
     return out
 
 
-def _nearest(walk: range, lowered: list[str], content: list[bool], break_before: list[bool]) -> Owner:
+def _nearest(walk: range, lowered: list[str], content: list[bool], break_before: list[bool],
+             of_a_number: list[bool]) -> Owner:
     """The first content word of ``walk`` (word indices, from a number outwards) and its distance in words; ("", 0)
-    where the walk first meets a coordinating word, or a comma or semicolon between two of its words."""
+    where the walk first meets a coordinating word, a word of another number, or a comma or semicolon between two of
+    its words."""
     previous = None
     for distance, i in enumerate(walk, 1):
-        if lowered[i] in _PHRASE_JOINS or (previous is not None and break_before[max(previous, i)]):
+        if lowered[i] in _PHRASE_JOINS or of_a_number[i] or (previous is not None and break_before[max(previous, i)]):
             return ("", 0)
         if content[i]:
             return (lowered[i], distance)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from halguard.grounding.roles import Argument, role_conflicts
 from halguard.grounding.roles.arguments import months
@@ -12,6 +13,7 @@ from halguard.grounding.signals.affiliations import affiliations_moved
 from halguard.grounding.signals.all_hours import all_hours_widened
 from halguard.grounding.signals.closest import ClosestSentence, closest_sentence, fused_parts
 from halguard.grounding.signals.excepted import exceptions_turned
+from halguard.grounding.signals.excluded import exclusions_turned
 from halguard.grounding.signals.joined import joined_otherwise
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
@@ -24,21 +26,31 @@ from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
 from halguard.grounding.signals.widened import widened_scopes
 from halguard.text.claims import Claim
+from halguard.text.clock import clock_times
 from halguard.text.dates import MONTHS
 from halguard.text.lexical import content_terms, stem
 
-__all__ = ["VERB_EVIDENCE_TEXTS", "claim_role_conflicts", "claim_verbs_said"]
+__all__ = ["VERB_EVIDENCE_TEXTS", "RoleFindings", "claim_role_conflicts", "claim_verbs_said"]
+
+
+class RoleFindings(NamedTuple):
+    """A claim's role conflicts (offsets in the answer, with reasons), and the spans of those that put a number of
+    the passages where they give another number, no time of day (the finding kind ``moved_numbers``)."""
+
+    conflicts: list[tuple[int, int, str]]
+    moved_numbers: list[tuple[int, int]]
 
 
 def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *, copy_overlap: float = 1.0
-                         ) -> list[tuple[int, int, str]]:
+                         ) -> RoleFindings:
     """The role conflicts of ``claim`` with its evidence chunks' texts (best first), as ``(start, end, reason)``
     in the answer: the frames' (:mod:`halguard.grounding.roles`), a name of the passages moved into a copy of a
     sentence that names another in its place (:mod:`.moved`; a copy holds ``copy_overlap`` of the claim's other
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), or a time of day
     (:mod:`.times_moved`), two things of a copied sentence that trade places (:mod:`.transposed`), a one-holder post
     given to another of the passages' people (:mod:`.titles`), a group the passages restrict said whole
-    (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), one of a list they give
+    (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), or one their list
+    excludes (:mod:`.excluded`), one of a list they give
     said the only one (:mod:`.only_added`), two things joined otherwise ("both" for "or", or for one said "only":
     :mod:`.joined`), a window of hours said as every hour (:mod:`.all_hours`), words another speaker said
     (:mod:`.speakers`), and a person given another's body (:mod:`.affiliations`).
@@ -56,7 +68,9 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
         return any(stem(name) in scope.context_terms for name in arg.names) or any(
             stem(MONTHS[int(m) - 1]) in scope.context_terms for m in months(arg))
 
-    found = [(c.start, c.end, c.reason) for c in role_conflicts(text, evidence, elsewhere)]
+    frame_conflicts = role_conflicts(text, evidence, elsewhere)
+    found = [(c.start, c.end, c.reason) for c in frame_conflicts]
+    numeric = [(c.start, c.end) for c in frame_conflicts if c.number]
 
     def unclaimed(start: int, end: int) -> bool:  # no earlier finding covers any of it: each span is said once
         return not any(a < end and start < b for a, b, _ in found)
@@ -68,21 +82,31 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
         copies = [(0, text, ClosestSentence.of(text, evidence[0])),
                   *((at, part, ClosestSentence.among(part, sources)) for at, part in fused_parts(text))]
         for at, part, closest in copies:
-            for s, e, why in [*moved_names(part, closest, scope, copy_overlap),
-                              *numbers_moved(part, closest, scope, copy_overlap),
+            moved_numbers = [*numbers_moved(part, closest, scope, copy_overlap),
+                             *numbers_exchanged(part, closest, copy_overlap)]
+            numeric += [(at + s, at + e) for s, e, _ in moved_numbers if unclaimed(at + s, at + e)]
+            for s, e, why in [*moved_names(part, closest, scope, copy_overlap), *moved_numbers,
                               *units_swapped(part, closest, copy_overlap),
-                              *transposed_words(part, closest, sources, copy_overlap),
-                              *numbers_exchanged(part, closest, copy_overlap)]:
+                              *transposed_words(part, closest, sources, copy_overlap)]:
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
                               *widened_scopes(text, sources),
-                              *exceptions_turned(text, sources), *only_added(text, sources),
+                              *exceptions_turned(text, sources), *exclusions_turned(text, sources),
+                              *only_added(text, sources),
                               *joined_otherwise(text, sources), *all_hours_widened(text, sources),
                               *speakers_moved(text, sources, scope.context_terms),
                               *affiliations_moved(text, scope)]
                   if unclaimed(m[0], m[1])]
-    return [(claim.start + s, claim.start + e, why) for s, e, why in found]
+    # a time of day given otherwise is the hours' and the times' to read: a record's "10:30" against a review's "10am"
+    # is no moved number (and no finding that blocks), unless the claim's times of day, two or more, are each one the
+    # passages give: it exchanged them ("Full-marathon runners start at 8:15 am ..., while the half marathon starts
+    # at 7:30 am" where the full starts at 7:30 and the half at 8:15)
+    clocks = clock_times(text)
+    exchanged = len(clocks) >= 2 and all(t.minutes & scope.clocks for t in clocks)
+    numbers = [(claim.start + s, claim.start + e) for s, e in numeric
+               if exchanged or not any(t.start < e and s < t.end for t in clocks)]
+    return RoleFindings([(claim.start + s, claim.start + e, why) for s, e, why in found], numbers)
 
 
 # Evidence chunks a claim's novel verbs are read against: its best two (a verb far away is too often another event).
