@@ -10,6 +10,7 @@ from typing import NamedTuple
 from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
 from halguard.text.lexical import (
     NEGATION_CUES,
+    STOPWORDS,
     base_form,
     content_terms,
     is_negation_cue,
@@ -125,6 +126,15 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     if len(propositions) > 1:
         # "I will take a 23% pay cut ... in America. And I won't take a raise until ..." (one quoted sentence to
         # the sentence splitter): the "won't" is another proposition's, which the claim must align with itself
+        # (and a negation the claim says of what another proposition negates is that one's: "packs can't be
+        # collected on the morning of the race" against "must collect their race packs ... on Friday or Saturday;
+        # packs will not be available on race morning")
+        # (one that states the claim's negated word plainly is no such proposition: "does not accept card" against
+        # "accepts card and bank transfer but not cash")
+        negating = [(term_set(p), negated) for p in propositions if (negated := _negations(p)[0])]
+        if any(shared_share(clause, terms) >= RESTATED_OVERLAP and (t not in terms or t in negated)
+               for t in side.targets if (clause := side.clauses.get(t)) for terms, negated in negating):
+            return False
         return any(_flipped(side, p, claim_terms, term_set(p), aligned_overlap) for p in propositions)
     return _flipped(side, closest, claim_terms, closest_terms, aligned_overlap)
 
@@ -146,11 +156,15 @@ def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
     """The other content words (stems) of the statement (:data:`_STATEMENT_BREAK`) that holds each negated word of
     ``text``: "Basic fares have no *checked* luggage, Flex includes ..." negates in "Basic fares ... luggage"."""
     out: dict[str, set[str]] = {}
+    plain: dict[str, set[str]] = {}
     for clause in _STATEMENT_BREAK.split(text):
         terms = {st for _, _, st in content_terms(clause)}
+        # the clause that negates the word, not one that states it ("collect your pack at the Expo ... because packs
+        # can't be collected on the morning of the race"); a clause without a negator only where none has one
+        negates = not FLIP_CUES.isdisjoint(_cue_words(clause))
         for t in targets & terms:
-            out.setdefault(t, terms - {t})
-    return out
+            (out if negates else plain).setdefault(t, terms - {t})
+    return {**plain, **out}
 
 
 # The characters before a negated word read for its negator ("had not received", "does not support"): a few words.
@@ -268,6 +282,15 @@ _QUANTIFIED_NEGATION = re.compile(r"\b(?:neither|none)\s{1,3}of\s{1,3}([^.;:!?]{
 _NO_LONGER = re.compile(r"\bno\s{1,3}longer\b(?!\s{1,3}than\b)", re.IGNORECASE)
 
 
+# A negation whose predicate the clause before it gives ("Card and bank transfer are accepted; *cash is not*",
+# "sole traders are eligible; charities and franchise outlets *are not*"): nothing follows the negator, so the word it
+# denies is the subject before it. Fixed alternatives after one word: no backtracking on any text.
+_ELLIPTICAL_NEGATION = re.compile(
+    r"\b([^\W\d_][\w'’-]*)\s{1,3}(?:(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must|may)"
+    r"\s{1,3}not|(?:is|are|was|were|does|do|did|ca|wo|has|have|had)n['’]t|cannot)(?=\s{0,3}(?:[.;:!?,)]|$))",
+    re.IGNORECASE)
+
+
 def _negations(text: str) -> tuple[set[str], set[str]]:
     """The stems of the words ``text`` negates (:func:`flip_targets`), and of those it negates inside a condition
     only ("lost if not *used*": neither asserted nor denied)."""
@@ -275,6 +298,8 @@ def _negations(text: str) -> tuple[set[str], set[str]]:
     unconditioned = _blank_conditions(bounded)
     asserted = negated_terms(unconditioned, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
     asserted.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(unconditioned))
+    asserted.update(stem(m.group(1)) for m in _ELLIPTICAL_NEGATION.finditer(unconditioned)
+                    if m.group(1).lower() not in STOPWORDS)
     if unconditioned == bounded:  # no negator in a condition
         return asserted, set()
     return asserted, negated_terms(bounded, cues=FLIP_CUES, scoped=_SCOPE_WORDS) - asserted
