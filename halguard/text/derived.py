@@ -16,7 +16,8 @@ numbers of one passage sentence give by a subtraction or a division the claim's 
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
   level ("fell to 5%");
 - **days between dates**: "17 days later" (days or weeks, with a difference's cue) of "on 2 November 2026 ... on 19
-  November" (a date without a year takes its sentence's year);
+  November" (a date without a year takes its sentence's year); **minutes between times of day**: "45 minutes after"
+  (minutes or hours, with a difference's cue) of "starts at 7:30 am ... at 8:15 am";
 - **a ratio**: "-fold" or "times as", "times more", ... follows the claim's number ("scored 3 times" counts events);
 - **an age**: "at the age of 85", "aged 85", "85 years old" of two years of one sentence ("born in 1902 ... died in
   1987": 85, or 84 where the birthday had not come yet);
@@ -44,6 +45,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from halguard.text.clock import clock_times
 from halguard.text.dates import calendar_dates
 from halguard.text.lexical import STOPWORDS, NumberMention, number_mentions, stem
 from halguard.text.quantities import ABOUT_TOLERANCE, NEAR_TOLERANCE, YEAR_RANGE, Quantity, quantities
@@ -100,6 +102,8 @@ _RATIO_AFTER = re.compile(rf"\s*(?:-\s*)?(?:fold\b|times\s+{_RATIO_WORDS}\b)", r
 _YEAR_UNITS = {"year": 1.0, "years": 1.0, "decade": 10.0, "decades": 10.0}
 # "17 days later" of "on 2 November 2026 ... on 19 November": the days between two dates of one sentence.
 _DAY_UNITS = {"day": 1.0, "days": 1.0, "week": 7.0, "weeks": 7.0}
+# "45 minutes after" of "7:30 am ... 8:15 am": the minutes between two times of day of one sentence.
+_MINUTE_UNITS = {"minute": 1.0, "minutes": 1.0, "min": 1.0, "mins": 1.0, "hour": 60.0, "hours": 60.0}
 _NO_YEAR = 2001  # a date without a year, where its sentence gives none: any year that is no leap year
 # The words after a number that say how it was reckoned ("percentage points", "times as"): the number's, like a unit.
 # "Points" alone only where the passages give percentages (a difference of two is "eight points"): "scored 30 points"
@@ -127,12 +131,14 @@ class _Number:
 
 @dataclass(frozen=True)
 class _Sentence:
-    """A passage sentence's content stems, its quantities (no years), its years and its dates' days (ordinals)."""
+    """A passage sentence's content stems, its quantities (no years), its years, its dates' days (ordinals) and its
+    times of day (the minutes after midnight each may mean)."""
 
     stems: frozenset[str]
     numbers: tuple[_Number, ...]
     years: tuple[float, ...]
     days: tuple[int, ...] = ()
+    times: tuple[frozenset[int], ...] = ()
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -165,8 +171,9 @@ def _sentences(text: str) -> tuple[_Sentence, ...]:
         found = tuple(_number(q) for q in quantities(piece, limit=MAX_NUMBERS_PER_SENTENCE)
                       if not any(a <= q.start and q.end <= b for a, b, _ in dates))
         days = _day_numbers([date for _, _, date in dates])
-        if len(found) >= 2 or len(years) >= 2 or len(days) >= 2:
-            out.append(_Sentence(_stems(piece), found, years, days))
+        times = tuple(t.minutes for t in clock_times(piece)[:MAX_NUMBERS_PER_SENTENCE])
+        if len(found) >= 2 or len(years) >= 2 or len(days) >= 2 or len(times) >= 2:
+            out.append(_Sentence(_stems(piece), found, years, days, times))
     return tuple(out)
 
 
@@ -225,14 +232,19 @@ def _unit_scale(claim: Quantity) -> float:
 
 
 def _differences(claim: Quantity, sentence: _Sentence, kinds: set[str | None], years_each: float,
-                 days_each: float) -> Iterable[Interval]:
+                 days_each: float, minutes_each: float = 0.0) -> Iterable[Interval]:
     """Differences of two years (``years_each``: the years one of the claim's units is, 0 for no span of years), of
-    two dates (``days_each``: the days of one of its units) and of two numbers of the ``kinds`` (dimensions), in the
-    claim's unit."""
+    two dates (``days_each``: the days of one of its units), of two times of day (``minutes_each``: the minutes of one
+    of its units; a time either half of the day may hold gives both) and of two numbers of the ``kinds``
+    (dimensions), in the claim's unit."""
     if years_each:
         yield from ((gap / years_each,) * 2 for gap in _gaps(sentence.years))
     if days_each:
         yield from ((gap / days_each,) * 2 for gap in _gaps(sentence.days))
+    if minutes_each:  # in whole or half units: 45 minutes is no "1 hour" rounded
+        gaps = (abs(a - b) / minutes_each for i, first in enumerate(sentence.times)
+                for second in sentence.times[i + 1:] for a in first for b in second)
+        yield from ((gap, gap) for gap in gaps if (2 * gap).is_integer())
     scale = _unit_scale(claim)
     for small, large in (pair for kind in kinds for pair in _pairs(sentence.numbers, kind)):
         yield max(0.0, large.low - small.high) / scale, (large.high - small.low) / scale
@@ -381,13 +393,16 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     placed = unit in _DAY_UNITS and claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
     difference = bool(years_each or placed or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
     days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0
+    # minutes placed from an event ("45 minutes after the full marathon") are a gap between times of day only
+    timed = unit in _MINUTE_UNITS and claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
+    minutes_each = _MINUTE_UNITS.get(unit, 0.0) if difference or timed else 0.0
     ratio = bool(_RATIO_AFTER.match(after))
     part = _OF_AFTER.match(after) is not None
     change = _CHANGE_WORD.search(text) is not None
     share = claim.dimension == "percent" and (part or change) and not _LEVEL_BEFORE.search(before)
     age = claim.dimension is None and bool(_AGE_BEFORE.search(before) or _AGE_AFTER.match(after))
     total = claim.dimension != "percent" and bool(_total_cue_spans(text, claim.start, claim.end))
-    if not (difference or ratio or share or age or total):
+    if not (difference or timed or ratio or share or age or total):
         return False
     points = _POINTS.match(after)
     # "percentage points" are of percentages; "points" of percentages or of bare scores
@@ -407,8 +422,9 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
             if compared > MAX_SENTENCES_COMPARED:
                 return False
             computed: list[Iterable[Interval]] = []
-            if difference and not share:
-                computed.append(_differences(claim, sentence, kinds, years_each, days_each))
+            if (difference or timed) and not share:
+                computed.append(_differences(claim, sentence, kinds if difference else set(), years_each, days_each,
+                                             minutes_each))
             if share:
                 computed.append(_shares(sentence, part, change))
             if ratio:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import Protocol, TypeVar
 
-__all__ = ["and_a_half", "fraction_unit", "joined_durations"]
+__all__ = ["and_a_half", "fraction_unit", "in_a_duration", "joined_durations"]
 
 
 class _Measure(Protocol):
@@ -33,6 +33,7 @@ class _Measure(Protocol):
     base: float
     bound: str | None
     unit_span: tuple[int, int] | None
+    context: frozenset[str]
 
 
 QuantityT = TypeVar("QuantityT", bound=_Measure)
@@ -77,6 +78,15 @@ def joined_durations(text: str, found: list[QuantityT]) -> list[QuantityT]:
         out.append(dataclasses.replace(first, end=second.end, value=base / unit, base=base,
                                        context=first.context | second.context, rounding=second.rounding))
     return out
+
+
+def in_a_duration(part: _Measure, found: Iterable[_Measure]) -> bool:
+    """Whether ``part`` is one of the two parts of a duration of ``found`` written in two units (a sum of
+    :func:`joined_durations`, spanning it, with its words around): "6 hours" of "a time limit of 6 hours 30 minutes"
+    writes the duration's number, not its value."""
+    return part.dimension == "time" and any(
+        whole.dimension == "time" and whole.start <= part.start and part.end <= whole.end
+        and (whole.start, whole.end) != (part.start, part.end) and part.context <= whole.context for whole in found)
 
 
 def and_a_half(text: str, found: list[QuantityT], units: dict[str, tuple[str, float]],

@@ -31,6 +31,7 @@ from halguard.text.lexical import (
     stem,
     term_set,
 )
+from halguard.text.measure_phrases import in_a_duration
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
 from halguard.text.places import is_demonym
@@ -41,6 +42,7 @@ from halguard.text.quantities import (
     measured_by_unit,
     quantities,
     said_as,
+    saying,
 )
 from halguard.text.relative_dates import DaysByOffset
 from halguard.text.reporting import reporting_word_spans
@@ -135,8 +137,7 @@ class _FormsIn:
 
 
 class _Covering:
-    """Whether one of some spans covers a span, in O(log n) (a claim of ten thousand numbers is not scanned per
-    word)."""
+    """Whether one of some spans covers a span, in O(log n) (a claim of 10,000 numbers is not scanned per word)."""
 
     def __init__(self, spans: list[Span]) -> None:
         ordered = sorted(spans)
@@ -416,26 +417,29 @@ def changed_units(text: str, scope: Scope) -> list[Span]:
 
 def changed_values(text: str, scope: Scope) -> list[Span]:
     """Quantities of the claim (with a unit of a dimension) whose thing the passages give only other values, the
-    claim's number standing elsewhere in them: "repaid within forty years" where they write "repaid within ten years"
-    and 40 million dollars. Every number stands somewhere, so :func:`missing_numbers` finds none; the quantity does
-    not, unless the passages say it another way (:func:`halguard.text.quantities.said_as`: "within a decade")."""
+    claim's number standing elsewhere in them: "repaid within forty years" against "repaid within ten years" and 40
+    million dollars, unless they say it another way (:func:`halguard.text.quantities.said_as`: "within a decade")."""
     if not scope.quantities:
         return []
-    # A hyphenated quantity ("a 37-year-old man", "a 10-minute walk") describes the noun after it, which its context
-    # words do not tell apart ("a 47-year-old boat named Angel" is no other value of the man's age).
-    return [(q.start, q.end) for q in quantities(text, limit=MAX_CLAIM_QUANTITIES)
+    # A hyphenated quantity ("a 10-minute walk") describes the noun after it, which its context words do not tell
+    # apart. A part of a duration in two units ("6 hours" of "6 hours 30 minutes") is no quantity, ours or theirs.
+    found, durations = quantities(text, limit=MAX_CLAIM_QUANTITIES), scope.quantities.of_dimension("time")
+    return [(q.start, q.end) for q in found
             if q.unit_span is not None and q.dimension in _UNIT_DIMENSIONS and "-" not in text[q.start:q.end]
-            and _valued_otherwise(q, scope) and not said_as(q, scope.quantities)]
+            and not in_a_duration(q, found) and _valued_otherwise(q, scope, durations)
+            and all(in_a_duration(t, durations) for t in saying(q, scope.quantities))]
 
 
-def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
-    """Whether the passages give the claim quantity's thing (at least two of its context words, all of them where it
-    has fewer) in its dimension only with other values, the claim's number standing elsewhere in them, never as a
-    quantity of its dimension ("10 minutes" of one recipe beside "10 to 14 minutes" of another is theirs)."""
-    if round(claim.value, 6) not in scope.numbers or not claim.context or scope.quantities.with_number(claim):
+def _valued_otherwise(claim: Quantity, scope: Scope, durations: tuple[Quantity, ...]) -> bool:
+    """Whether the passages give the claim quantity's thing (at least two of its context words, all where it has
+    fewer) in its dimension only with other values, the claim's number standing elsewhere in them, never as a quantity
+    of its dimension ("10 minutes" of one recipe beside "10 to 14 minutes" of another is theirs)."""
+    if round(claim.value, 6) not in scope.numbers or not claim.context or not all(
+            in_a_duration(t, durations) for t in scope.quantities.with_number(claim)):
         return False
     need = min(2, len(claim.context))
-    theirs = [t for t in scope.quantities.of_dimension(claim.dimension) if len(t.context & claim.context) >= need]
+    theirs = [t for t in scope.quantities.of_dimension(claim.dimension)
+              if len(t.context & claim.context) >= need and not in_a_duration(t, durations)]
     return bool(theirs) and all(abs(t.base - claim.base) > 1e-9 * max(1.0, abs(claim.base)) for t in theirs)
 
 
