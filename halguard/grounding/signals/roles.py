@@ -49,13 +49,12 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     words) or a number that gives another, or a unit (:mod:`.moved_numbers`), or a time of day
     (:mod:`.times_moved`), two things of a copied sentence that trade places (:mod:`.transposed`), a one-holder post
     given to another of the passages' people (:mod:`.titles`), a group the passages restrict said whole
-    (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), or one their list
-    excludes (:mod:`.excluded`), one of a list they give
-    said the only one (:mod:`.only_added`), two things joined otherwise ("both" for "or", or for one said "only":
-    :mod:`.joined`), a window of hours said as every hour (:mod:`.all_hours`), words another speaker said
-    (:mod:`.speakers`), and a person given another's body (:mod:`.affiliations`).
-    The claim is read as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think"
-    no frame.
+    (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), a thing their list
+    excludes said included (:mod:`.excluded`), one of a list they give said the only one (:mod:`.only_added`), two
+    things joined otherwise ("both" for "or", or for one said "only": :mod:`.joined`), a window of hours said as
+    every hour (:mod:`.all_hours`), words another speaker said (:mod:`.speakers`), and a person given another's body
+    (:mod:`.affiliations`); with the spans of those that are moved numbers (:class:`RoleFindings`). The claim is read
+    as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
