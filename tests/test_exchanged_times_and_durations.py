@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from halguard import LocalVerifier
-from halguard.text.measure_phrases import in_a_duration
+from halguard.text.measure_phrases import duration_parts
 from halguard.text.quantities import quantities
 
 RACE = ("The full marathon starts at 7:30 am from Victoria Park, and the half marathon starts at 8:15 am from the same "
@@ -41,11 +41,20 @@ def test_one_time_of_day_of_another_event_is_not_a_moved_number(verifier):
 
 def test_the_parts_of_a_duration_in_two_units_are_its_parts():
     found = quantities("a time limit of 6 hours 30 minutes for the full marathon")
-    parts = [q for q in found if in_a_duration(q, found)]
+    parts = duration_parts(found)
     assert sorted(q.value for q in parts) == [6.0, 30.0]
-    assert [q.value for q in found if not in_a_duration(q, found)] == [6.5]
-    alone = quantities("a time limit of 6 hours")
-    assert not in_a_duration(alone[0], alone)
+    assert [q.value for q in found if q not in parts] == [6.5]
+    assert duration_parts(quantities("a time limit of 6 hours")) == set()
+
+
+def test_a_duration_of_one_passage_makes_no_part_of_another(verifier):
+    # offsets are each source's own: the second passage's "6 hours", at the first's offsets, is a quantity of its own
+    # (the first reading compared offsets across sources and flagged this faithful claim)
+    first = "Full marathon: a course time limit of 6 hours 30 minutes."
+    second = "Full marathon: a course time limit of 6 hours."
+    claim = "The full marathon has a course time limit of 6 hours."
+    assert verifier.verify(claim, [first, second]).label == "supported"
+    assert verifier.verify(claim, [first]).label == "hallucinated"
 
 
 @pytest.mark.parametrize(("answer", "label"), [

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Protocol, TypeVar
 
-__all__ = ["and_a_half", "fraction_unit", "in_a_duration", "joined_durations"]
+__all__ = ["and_a_half", "duration_parts", "fraction_unit", "joined_durations"]
 
 
 class _Measure(Protocol):
@@ -80,13 +80,19 @@ def joined_durations(text: str, found: list[QuantityT]) -> list[QuantityT]:
     return out
 
 
-def in_a_duration(part: _Measure, found: Iterable[_Measure]) -> bool:
-    """Whether ``part`` is one of the two parts of a duration of ``found`` written in two units (a sum of
-    :func:`joined_durations`, spanning it, with its words around): "6 hours" of "a time limit of 6 hours 30 minutes"
-    writes the duration's number, not its value."""
-    return part.dimension == "time" and any(
-        whole.dimension == "time" and whole.start <= part.start and part.end <= whole.end
-        and (whole.start, whole.end) != (part.start, part.end) and part.context <= whole.context for whole in found)
+def duration_parts(found: Iterable[QuantityT]) -> set[QuantityT]:
+    """The quantities of ``found`` (those of one text) that are one of the two parts of a duration written in two
+    units (a sum of :func:`joined_durations`, starting or ending where it does, its words among the sum's): "6 hours"
+    of "a time limit of 6 hours 30 minutes" writes the duration's number, not its value. Linear in ``found``."""
+    times = [q for q in found if q.dimension == "time"]
+    by_start: dict[int, list[QuantityT]] = {}
+    by_end: dict[int, list[QuantityT]] = {}
+    for q in times:
+        by_start.setdefault(q.start, []).append(q)
+        by_end.setdefault(q.end, []).append(q)
+    return {q for q in times
+            if any(whole.end > q.end and q.context <= whole.context for whole in by_start[q.start])
+            or any(whole.start < q.start and q.context <= whole.context for whole in by_end[q.end])}
 
 
 def and_a_half(text: str, found: list[QuantityT], units: dict[str, tuple[str, float]],

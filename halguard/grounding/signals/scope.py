@@ -29,6 +29,7 @@ from halguard.text.dates import (
     unpinned_months,
 )
 from halguard.text.lexical import number_mentions, number_values, term_set
+from halguard.text.measure_phrases import duration_parts
 from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, QuantityIndex, quantities
 from halguard.text.rates import rates
@@ -212,6 +213,13 @@ class Scope:
         :func:`halguard.text.dates.unpinned_months`): a claim's day of such a month may be one they date without
         writing it (calendar.changed_dates). Read on first use, once per scope."""
         return frozenset().union(*(_source_unpinned_months(src.text) for src in self.sources))
+
+    @cached_property
+    def duration_parts(self) -> frozenset[Quantity]:
+        """The sources' quantities that are a part of a duration they write in two units ("6 hours" of "6 hours 30
+        minutes": :func:`halguard.text.measure_phrases.duration_parts`), read source by source (offsets are each
+        source's own) on first use, once per scope."""
+        return frozenset().union(*(duration_parts(_source_readings(src.text).quantities) for src in self.sources))
 
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""

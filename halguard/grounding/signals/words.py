@@ -31,7 +31,7 @@ from halguard.text.lexical import (
     stem,
     term_set,
 )
-from halguard.text.measure_phrases import in_a_duration
+from halguard.text.measure_phrases import duration_parts
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
 from halguard.text.places import is_demonym
@@ -423,23 +423,23 @@ def changed_values(text: str, scope: Scope) -> list[Span]:
         return []
     # A hyphenated quantity ("a 10-minute walk") describes the noun after it, which its context words do not tell
     # apart. A part of a duration in two units ("6 hours" of "6 hours 30 minutes") is no quantity, ours or theirs.
-    found, durations = quantities(text, limit=MAX_CLAIM_QUANTITIES), scope.quantities.of_dimension("time")
+    parts = duration_parts(found := quantities(text, limit=MAX_CLAIM_QUANTITIES))
     return [(q.start, q.end) for q in found
             if q.unit_span is not None and q.dimension in _UNIT_DIMENSIONS and "-" not in text[q.start:q.end]
-            and not in_a_duration(q, found) and _valued_otherwise(q, scope, durations)
-            and all(in_a_duration(t, durations) for t in saying(q, scope.quantities))]
+            and q not in parts and _valued_otherwise(q, scope)
+            and all(t in scope.duration_parts for t in saying(q, scope.quantities))]
 
 
-def _valued_otherwise(claim: Quantity, scope: Scope, durations: tuple[Quantity, ...]) -> bool:
+def _valued_otherwise(claim: Quantity, scope: Scope) -> bool:
     """Whether the passages give the claim quantity's thing (at least two of its context words, all where it has
     fewer) in its dimension only with other values, the claim's number standing elsewhere in them, never as a quantity
     of its dimension ("10 minutes" of one recipe beside "10 to 14 minutes" of another is theirs)."""
     if round(claim.value, 6) not in scope.numbers or not claim.context or not all(
-            in_a_duration(t, durations) for t in scope.quantities.with_number(claim)):
+            t in scope.duration_parts for t in scope.quantities.with_number(claim)):
         return False
     need = min(2, len(claim.context))
     theirs = [t for t in scope.quantities.of_dimension(claim.dimension)
-              if len(t.context & claim.context) >= need and not in_a_duration(t, durations)]
+              if len(t.context & claim.context) >= need and t not in scope.duration_parts]
     return bool(theirs) and all(abs(t.base - claim.base) > 1e-9 * max(1.0, abs(claim.base)) for t in theirs)
 
 
