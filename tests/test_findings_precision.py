@@ -65,6 +65,8 @@ def _m(name: str, context: str) -> bool:
     ("CFO", "The board named finance chief Paul Berg as interim head."), ("C.E.O.", "the chief executive officer"),
     ("Q2", "Revenue in the second quarter rose 19%."), ("4Q", "fourth quarter deliveries"),  # reporting abbreviations
     ("YoY", "Revenues were up 19% year-over-year."), ("H1", "sales in the first half of 2023"),
+    ("FY2025", "quarterly sales by region, financial year 2025"), ("FY25", "Revenue for fiscal 2025 rose."),  # a
+    ("FY2025", "In the 2025 fiscal year revenue rose."),  # fiscal year run into its year
     ("Company's Q2", "The company's revenues in the second quarter rose."),  # a sentence's first word run into it
     ("U.K.", "Activists in London dumped paint."), ("US", "He moved to New York in 2019."),  # a passage's city
     ("Judge Amelia Ortiz", "Amelia Ortiz wrote the majority opinion."),  # offices spelt whole are titles too
@@ -87,6 +89,7 @@ def test_a_name_said_another_way_is_mentioned(name, context):
     ("C.", "It reached 30 degrees Celsius."),  # an initial, not a unit symbol: dots are dropped for offices only
     ("Q3", "Revenue in the second quarter rose 19%."), ("QoQ", "Revenues were up 19% year-over-year."),
     ("Company's Q3", "The company's revenues in the second quarter rose."),
+    ("FY2024", "quarterly sales by region, financial year 2025"), ("FY2025", "In 2025 revenue rose."),
     ("Canada", "Activists in London dumped paint."), ("London", "Activists in the UK dumped paint."),  # one way only
     ("UK", "He flew to Birmingham."), ("US", "He flew to Birmingham."),  # a city of two countries implies neither
 ])
@@ -141,6 +144,10 @@ def test_initials_and_dotted_acronyms_stay_in_their_name(text, names):
      "The company moved its headquarters to France in 2019.", "hallucinated"),
     ("Q2 revenues rose 19% YoY.", "Organic revenues in the second quarter were up 19% year-over-year.", "supported"),
     ("Q3 revenues rose 19% YoY.", "Organic revenues in the second quarter were up 19% year-over-year.",
+     "hallucinated"),
+    ("Northwind sold 7,680 units in FY2025.", "Northwind Outdoor sold 7,680 units in financial year 2025.",
+     "supported"),
+    ("Northwind sold 7,680 units in FY2024.", "Northwind Outdoor sold 7,680 units in financial year 2025.",
      "hallucinated"),
     # a name the claim glosses with the passages' acronym is theirs; a gloss the passages lack is checked as a name
     ("Ramadi is under pressure from Islamic State (ISIS) militants.", "Ramadi is under pressure from ISIS militants.",

@@ -312,9 +312,18 @@ def mentioned(name: str, sources: Iterable[str], terms: frozenset[str] | None = 
 
 
 def _spelt_abbreviation(word: str) -> tuple[str, ...] | None:
-    """The spellings of an office's initialism or a reporting abbreviation, with or without dots ("CEO", "Q2")."""
+    """The spellings of an office's initialism or a reporting abbreviation, with or without dots ("CEO", "Q2"), and
+    of a fiscal year run into its year ("FY2025", "FY25": "financial year 2025", "fiscal 2025", "2025 fiscal year")."""
     key = word.lower().replace(".", "")
+    fiscal = _FISCAL_YEAR.fullmatch(key)
+    if fiscal is not None:
+        year = fiscal.group(1) if len(fiscal.group(1)) == 4 else "20" + fiscal.group(1)
+        return (*(f"{kind} {year}" for kind in ("fiscal year", "financial year", "fiscal")),
+                *(f"{year} {kind}" for kind in ("fiscal year", "financial year")))
     return OFFICE_INITIALISMS.get(key) or REPORTING_ABBREVIATIONS.get(key)
+
+
+_FISCAL_YEAR = re.compile(r"fy['’]?(\d{4}|\d{2})")
 
 
 def _spelt_in(spelt: tuple[str, ...], features: list[tuple[frozenset[str], frozenset[str], frozenset[str], str]]

@@ -33,6 +33,7 @@ from halguard.text.measure_phrases import duration_parts
 from halguard.text.phrasal import phrasals_in
 from halguard.text.quantities import Quantity, QuantityIndex, quantities
 from halguard.text.rates import rates
+from halguard.text.scales import scale_currency_words, scaled_values
 from halguard.text.shares import equal_shares
 from halguard.util.cache_budgets import (
     SOURCE_NUMBERS_BYTES,
@@ -50,8 +51,9 @@ __all__ = ["Scope", "scope_of", "word_string"]
 @memoize_text(SOURCE_TERMS_BYTES)
 def _source_terms(text: str) -> frozenset[str]:
     # "$2.6 million" says "dollars" ("2.6 million dollars" is the passage's amount)
+    # "(all figures in £ thousands)" says pounds too (halguard.text.scales)
     return frozenset(term_set(text) | term_set(stated_feature_words(text)) | term_set(holidays_as_dates(text))
-                     | term_set(currency_words(text)))
+                     | term_set(currency_words(text)) | term_set(scale_currency_words(text)))
 
 
 @memoize_text(SOURCE_NUMBERS_BYTES, sizer=deep_entry_size)
@@ -59,9 +61,10 @@ def _source_numbers(text: str) -> tuple[frozenset[float], frozenset[float]]:
     """A source's numbers, and those of them it gives only as the month of a date ("20 March 2027" has 3, no count
     of anything)."""
     # "Christmas Day" is the 25th (of 12); "50,000 pounds ... shared equally between the author and her translator"
-    # gives each 25,000
+    # gives each 25,000; a table "(all figures in £ thousands)" writes 7,680 for 7,680,000
     values, months = number_values(text), date_month_numbers(text)
-    numbers = values | months | _numbers(holidays_as_dates(text)) | equal_shares(text) | cent_values(text)
+    numbers = (values | months | _numbers(holidays_as_dates(text)) | equal_shares(text) | cent_values(text)
+               | scaled_values(text, values))
     return frozenset(numbers), frozenset(months - values)
 
 
