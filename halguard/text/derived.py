@@ -389,12 +389,13 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     after, before = text[claim.end:claim.end + _LOOK], text[max(0, claim.start - _LOOK):claim.start]
     unit = text[claim.unit_span[0]:claim.unit_span[1]].lower() if claim.unit_span else ""
     years_each = _YEAR_UNITS.get(unit, 0.0)  # "for twelve years" of "from 1990 to 2002": needs no other cue
-    # days placed from an event ("14 days after the report") are a difference, as "17 days later" and "by two weeks"
-    placed = unit in _DAY_UNITS and claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
+    # a unit placed from an event ("14 days after the report"): days are a difference, as "17 days later" and "by two
+    # weeks"; minutes ("45 minutes after the full marathon") are a gap between times of day only
+    from_event = claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
+    placed = unit in _DAY_UNITS and from_event
     difference = bool(years_each or placed or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
     days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0
-    # minutes placed from an event ("45 minutes after the full marathon") are a gap between times of day only
-    timed = unit in _MINUTE_UNITS and claim.unit_span is not None and bool(_DAY_PLACED.match(text, claim.unit_span[1]))
+    timed = unit in _MINUTE_UNITS and from_event
     minutes_each = _MINUTE_UNITS.get(unit, 0.0) if difference or timed else 0.0
     ratio = bool(_RATIO_AFTER.match(after))
     part = _OF_AFTER.match(after) is not None

@@ -74,22 +74,22 @@ def _joined(text: str, start: int, end: int) -> bool:
         after[:1] in (":", "-", "–") and after[1:].isdigit())
 
 
+def _one_dimension(ours: str, theirs: str) -> bool:
+    """Whether two words are units of one dimension, the same unit included."""
+    return ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
+
+
 def _same_dimension(ours: str, theirs: str) -> bool:
     """Whether two unit words after the numbers measure one thing in two units ("delayed by up to three days" where
     the passage has "by up to two weeks"): the quantity in the slot is another, as a number after the same word is
     (the unit checks convert one that is the same quantity: "72 hours" for "three days" is no other number)."""
-    return ours != theirs and ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
+    return ours != theirs and _one_dimension(ours, theirs)
 
 
 def _other_dimension(ours: str, theirs: str) -> bool:
     """Whether the word after the claim's number is a unit (``ours``) that the word after the sentence's (``theirs``)
     is not, in any unit of its dimension: "15 minutes" and "15 W" measure two things."""
-    return ours in UNITS and not (theirs in UNITS and UNITS[theirs][0] == UNITS[ours][0])
-
-
-def _one_dimension(ours: str, theirs: str) -> bool:
-    """Whether two words are units of one dimension, the same unit included."""
-    return ours in UNITS and theirs in UNITS and UNITS[ours][0] == UNITS[theirs][0]
+    return ours in UNITS and not _one_dimension(ours, theirs)
 
 
 def _unit_after(text: str, spans: list[tuple[int, int]], end: int) -> tuple[str, int]:
