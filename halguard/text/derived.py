@@ -7,10 +7,11 @@ missing_numbers`) unless a passage gives it another way (:mod:`halguard.text.qua
 numbers of one passage sentence give by a subtraction or a division the claim's own words ask for:
 
 - **a difference**: the claim's number counts "percentage points" or "points", or stands after "by", "a gap of",
-  "a margin of", "a lead of", "an advantage of", "a difference of", "all but" ("all but six of the 85" of 85 and
-  79), or before a comparative ("3 years older", "ahead", "behind", "more", "fewer") or "off" ("shaving 2.6 seconds
-  off"); the two passage numbers are of the claim's kind (both percentages for "percentage points", one dimension
-  for a unit), or two years for a claim's years ("twelve years later" of 1990 and 2002);
+  "a margin of", "a lead of", "an advantage of", "a difference of", a change ("up", "down", "an increase of", "a
+  fall of"), "all but" ("all but six of the 85" of 85 and 79), or before a comparative ("3 years older", "ahead",
+  "behind", "more", "fewer") or "off" ("shaving 2.6 seconds off"); the two passage numbers are of the claim's kind
+  (both percentages for "percentage points", one dimension for a unit), or two years for a claim's years ("twelve
+  years later" of 1990 and 2002);
 - **a share**: the claim's number is a percentage or a fraction ("nine-tenths", "a third") and the two passage numbers
   are of one dimension, not percentages: what the smaller is of the larger ("a third of the seats": "of" after it),
   what was lost ("lost 92% of its area", "fell by 92%") or gained ("rose 25%": a change word in the claim); not a
@@ -78,8 +79,9 @@ _DIFFERENCE_AFTER = re.compile(
     r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart|off)\b", re.IGNORECASE)
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
-    r"\b(?:by|gap\s+of|margin\s+of|lead\s+of|advantage\s+of|edge\s+of|difference\s+of|all\s+but)\s+(?:more\s+than\s+"
-    r"|less\s+than\s+|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+|under\s+)?[£€¥]?$",
+    r"\b(?:by|up|down|(?:gap|margin|lead|advantage|edge|difference|increase|rise|drop|fall|decrease|cut)\s+of|all\s+but)"
+    r"\s+(?:more\s+than\s+|less\s+than\s+|nearly\s+|almost\s+|about\s+|around\s+|roughly\s+|some\s+|over\s+"
+    r"|under\s+)?[£€¥]?$",
     re.IGNORECASE)  # "by £47 million"
 # An age: "at the age of 85", "aged 85", "85 years old", "an 85-year-old": of a birth year and a later year of one
 # sentence ("born in 1902 ... died in 1987"), one less where the birthday had not come yet.

@@ -17,6 +17,12 @@ __all__ = ["MAX_ITEM_WORDS", "MAX_LISTED", "listed_counts"]
 # list of short items (at most MAX_ITEM_WORDS words each) closed by "and" or "or".
 MAX_LISTED = 12
 MAX_ITEM_WORDS = 5
+# A list after a colon may be of clauses: at most MAX_CLAUSE_WORDS words each, in at most MAX_CLAUSE_LIST characters.
+MAX_CLAUSE_WORDS = 12
+MAX_CLAUSE_LIST = 300
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_CLAUSE_SEPARATOR = re.compile(r"\s*[,;]\s*(?:and\s+|or\s+)?")
+_LAST_ITEM = re.compile(r"\s+(?:and|or)\s+")
 _LIST_OPENING = re.compile(r"(?:\s+[^\W\d_][\w'-]*){1,3}\s*[,:(]\s*")
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 _LIST_END = re.compile(r"[,;.:!?()\n]|\s+(?:and|or)\s+")
@@ -31,9 +37,21 @@ def listed_counts(text: str) -> set[float]:
         if not 2 <= m.value <= MAX_LISTED or m.value != int(m.value) or m.is_percent:
             continue
         opening = _LIST_OPENING.match(text, m.end)
-        if opening is not None and _list_length(text, opening.end()) == m.value:
+        if opening is not None and m.value in (_list_length(text, opening.end()), _clause_list_length(text, opening)):
             counted.add(float(m.value))
     return counted
+
+
+def _clause_list_length(text: str, opening: re.Match[str]) -> int:
+    """How many clauses the list after a colon opening has ("two changes: no 10:30 sailing on Tuesdays and
+    Wednesdays, and an earlier last departure"), split at its commas and semicolons (at its "and" or "or" only where
+    it has none), to the sentence's end; 0 unless every clause has at most :data:`MAX_CLAUSE_WORDS` words."""
+    if not opening.group(0).rstrip().endswith(":"):
+        return 0
+    end = _SENTENCE_END.search(text, opening.end(), min(len(text), opening.end() + MAX_CLAUSE_LIST))
+    body = text[opening.end():end.start() if end else opening.end() + MAX_CLAUSE_LIST]
+    clauses = _CLAUSE_SEPARATOR.split(body) if _CLAUSE_SEPARATOR.search(body) else _LAST_ITEM.split(body)
+    return len(clauses) if all(0 < len(c.split()) <= MAX_CLAUSE_WORDS for c in clauses) else 0
 
 
 def _list_length(text: str, start: int) -> int:

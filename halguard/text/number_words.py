@@ -30,6 +30,10 @@ _FRACTION_NOUNS = ("half", "halves", "quarter", "quarters")
 # How many times, said in one word: "scored twice" is two goals' count ("scored two goals"); never part of a longer
 # number, and not a multiplier ("twice the prior-year level", "twice as many": the words after say which).
 _TIMES = {"twice": 2, "thrice": 3}
+# Nouns "half" names a thing with, not a share of it: "half board" (a meal plan), "a half marathon", "half term".
+# Hand-listed general English.
+_HALF_COMPOUNDS = frozenset("board marathon marathons term terms time back backs brother brothers sister sisters life "
+                            "moon volley pipe court mast nelson".split())
 _MULTIPLIED = frozenset("the that this these those its their his her our your what than".split())
 # "twice as many", "twice as large": "as" and a word that is no clause's start ("scored twice as Lund beat
 # Helsingborg", "twice as she did" count)
@@ -88,6 +92,9 @@ _SHARE_FOLLOWERS = frozenset("of more less fewer lower higher larger smaller big
 
 def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str, numerator: float) -> bool:
     _, end, word = words[j]
+    if word == "half" and j + 1 < len(words) and words[j + 1][2] in _HALF_COMPOUNDS \
+            and text[end:words[j + 1][0]] in (" ", "-"):
+        return False  # "half board" is a meal plan, no 50%
     if word not in _FRACTION_NOUNS and (
             text[end:end + 1] == "-" or (numerator > 1 and not word.endswith("s"))):
         # an ordinal, not a share: "three hundred and ten ninth-graders", "a third-party app" ("two thirds" is one)
@@ -99,6 +106,17 @@ def _is_share(text: str, words: list[tuple[int, int, str]], j: int, first: str, 
     if j + 1 < len(words) and text[end:words[j + 1][0]].strip() == "":
         return words[j + 1][2] in _SHARE_FOLLOWERS
     return True
+
+
+def _mixed_fraction(text: str, words: list[tuple[int, int, str]], k: int) -> bool:
+    """Whether words ``k`` and ``k + 1`` are the share of a mixed number ("two and *three-quarter*", "one and
+    *two thirds*"): a numerator below its denominator, and a denominator that is only a share ("quarter", "thirds";
+    not the ordinal of "three hundred and ten *ninth*-graders")."""
+    numerator, denominator = words[k][2], words[k + 1][2]
+    return (numerator in _UNITS and denominator in _DENOMINATORS and 0 < _UNITS[numerator] < _DENOMINATORS[denominator]
+            and (denominator in _FRACTION_NOUNS or denominator.endswith("s"))
+            and text[words[k + 1][1]:words[k + 1][1] + 1] != "-" and _joined(text, words[k][1], words[k + 1][0])
+            and words[k - 2][2] not in _HUNDRED and words[k - 2][2] not in _SCALES)
 
 
 def _multiplier(text: str, words: list[tuple[int, int, str]], i: int) -> bool:
@@ -155,6 +173,12 @@ def _read_run(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Wor
         if count and not _joined(text, end, s):
             break
         if w == "and" and count and j + 1 < len(words) and words[j + 1][2] in _UNITS_AND_TENS:
+            if j + 2 < len(words) and _mixed_fraction(text, words, j + 1):
+                # "two and three-quarter hours" is 2.75, a whole and a share ("two and three" is no one number)
+                value = total + current + _UNITS[words[j + 1][2]] / _DENOMINATORS[words[j + 2][2]]
+                return WordNumber(start, words[j + 2][1], round(value, 6)), j + 3
+            if words[j - 1][2] not in _HUNDRED and words[j - 1][2] not in _SCALES:
+                break  # "one hundred and five", "a thousand and one"; not "two and three"
             j += 1
             continue
         if w in _UNITS or w in _TENS:

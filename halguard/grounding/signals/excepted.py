@@ -7,10 +7,11 @@ Every word of such a claim stands in the passage sentence it restates, so the wo
 number moved: what changed is which side of the statement a thing stands on. Read without a parse, as a role conflict
 (the passages' excepted thing given as included): the claim includes a phrase ("including", "even", "as well as",
 "along with") that shares at least half of its content words with a phrase a passage sentence excepts ("except for",
-"excluding", "other than", "apart from", "with the exception of", "but not", "does not apply to"), the claim's other
-words stand in that sentence for at least :data:`.closest.RESTATED_OVERLAP` (the claim restates that statement, not
-another about the same thing; or its part's words do, where it fuses statements: :func:`.closest.fused_parts`), and
-the claim excepts nothing itself. The reverse (a passage's inclusion excepted by the claim) is read the same way.
+"excluding", "unless", "other than", "apart from", "with the exception of", "but not", "does not apply to"; "even if
+the reason is redundancy" against "unless the reason is redundancy"), the claim's other words stand in that sentence
+for at least :data:`.closest.RESTATED_OVERLAP` (the claim restates that statement, not another about the same thing;
+or its part's words do, where it fuses statements: :func:`.closest.fused_parts`), and the claim excepts nothing
+itself. The reverse (a passage's inclusion excepted by the claim) is read the same way.
 
 Bounded: at most :data:`MAX_PHRASES` phrases of the claim, each compared with the sentences of the claim's sources
 (:func:`.closest.source_sentences`: their first characters).
@@ -33,7 +34,7 @@ MAX_PHRASES = 3
 _PHRASE_WORDS = 6
 
 _EXCEPTING = re.compile(
-    r"\b(?:except(?:\s{1,3}(?:for|on|in|at|to|from|when|where))?|excluding|other\s{1,3}than|apart\s{1,3}from|"
+    r"\b(?:except(?:\s{1,3}(?:for|on|in|at|to|from|when|where))?|excluding|unless|other\s{1,3}than|apart\s{1,3}from|"
     r"with\s{1,3}the\s{1,3}exception\s{1,3}of|but\s{1,3}not|save\s{1,3}for|aside\s{1,3}from|"
     r"(?:does|do|did|will)(?:\s{1,3}not|n['’]t)\s{1,3}apply\s{1,3}to)\b", re.IGNORECASE)
 _INCLUDING = re.compile(

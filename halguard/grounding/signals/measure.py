@@ -62,6 +62,7 @@ from halguard.text.light_words import is_light_word, light_phrase_spans
 from halguard.text.listed import listed_counts
 from halguard.text.phrasal import phrasal_verb_spans
 from halguard.text.quantities import claim_quantities_said, quantities, saying
+from halguard.text.stated_reckoning import stated_reckoning
 from halguard.text.votes import unanimity_changed
 
 __all__ = ["checked_text", "measure_claim"]
@@ -198,9 +199,10 @@ def _without_topic_names(text: str, chunks: Sequence[str]) -> str | None:
 def _reckoned(text: str, findings: list[ArithmeticFinding]) -> set[float]:
     """The claim's own reckoning, not numbers to find in the passages: a correct calculation's numbers, a count of
     the claim's own list ("his two predecessors, John Paul II and Benedict XVI"), and a difference or sum of two of its
-    numbers that a cue asks for ("142 started and 96 finished, so 46 did not")."""
+    numbers that a cue asks for ("142 started and 96 finished, so 46 did not"), and what its words reckon from its
+    numbers otherwise (:mod:`halguard.text.stated_reckoning`: "£4.70, half the £9.40 fare", "a climb of 856 m")."""
     return ({round(v, 6) for f in findings if f.ok for v in number_values(text[f.start : f.end])} | listed_counts(text)
-            | own_reckoning(text))
+            | own_reckoning(text) | stated_reckoning(text))
 
 
 def _answered_otherwise(text: str, scope: Scope, facts: Scope, numbers: list[tuple[int, int]]

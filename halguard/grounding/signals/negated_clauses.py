@@ -7,6 +7,7 @@ as the sentence-level one, measured with it (docs/how-it-works.md, "Which findin
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from halguard.grounding.signals.closest import evidence_sentences, shared_share
@@ -19,7 +20,7 @@ from halguard.grounding.signals.negation import (
     flip_targets,
     privative_forms,
 )
-from halguard.text.lexical import base_form, content_terms, has_negation, negated_terms, stem, term_set
+from halguard.text.lexical import base_form, content_terms, has_negation, negated_terms, stem, term_set, word_spans
 
 __all__ = ["CLAUSE_TERMS_MIN", "NEGATED_CLAUSE_SHARE", "NEGATED_CLAUSE_TERMS_MIN", "negated_clause", "negation_dropped"]
 
@@ -117,7 +118,10 @@ def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | Non
         if not targets or _EXCEPTED.search(sentence):
             continue
         for part in _clauses_with_subjects(sentence):
-            part_targets = {base_form(t) for t in flip_targets(part)}
+            # a word the clause also states un-negated is a group's name, not its denial: "€30 for members and €40
+            # for non-members" denies no member anything
+            said = Counter(base_form(stem(part[a:b])) for a, b in word_spans(part))
+            part_targets = {t for t in (base_form(t) for t in flip_targets(part)) if said[t] < 2}
             negated = {base_form(st) for _, _, st in content_terms(part)} - set(FLIP_CUES)
             if not part_targets or len(negated) < NEGATED_CLAUSE_TERMS_MIN:
                 continue

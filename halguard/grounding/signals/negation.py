@@ -53,6 +53,9 @@ _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 _NEGATED_BOUND = re.compile(
     r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|greater|longer|shorter|higher|lower|older|younger)\s+than\b",
     re.IGNORECASE)
+# "at no cost" / "at no extra charge" says "free" (halguard.text.phrasal reads it so), no denial of a cost the passage
+# gives for something else ("replacement bins ... cost £25 each").
+_AT_NO_COST = re.compile(r"\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b", re.IGNORECASE)
 _NEGATED_COMPARISON = re.compile(
     r"(?:\b(?:not|never)|n['’]t)\s+(?:[^\W\d_]+\s+)?(?:over|above|beyond|under|below|exceeds?|exceeding"
     r"|surpass(?:es)?|(?:more|less|fewer)\s+than)\s+(?:(?:about|around|roughly)\s+)?[$£€]?(\d|[^\W\d_]+)",
@@ -76,6 +79,7 @@ def _blank_bounds(text: str) -> str:
     """``text`` with its negated bounds (:data:`_NEGATED_BOUND`, :data:`_NEGATED_COMPARISON` before a number)
     blanked, so that their negator negates no word."""
     text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
+    text = _AT_NO_COST.sub(lambda m: " " * len(m.group(0)), text)
     for m in _NEGATED_COMPARISON.finditer(text):
         if m.group(1).isdigit() or is_number_word(m.group(1)):
             text = text[:m.start()] + " " * (m.start(1) - m.start()) + text[m.start(1):]
@@ -115,7 +119,7 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     targets, conditioned = _negations(claim)
     side = _ClaimSide(targets, denied_otherwise(claim) | negated_terms(claim, cues=LEXICAL_NEGATORS),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
-                      _objects(claim, targets), _clauses_of(claim, targets))
+                      _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
     # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
@@ -150,6 +154,7 @@ class _ClaimSide(NamedTuple):
     bases: set[str]
     objects: dict[str, str]
     clauses: dict[str, set[str]]
+    contrasts: dict[str, set[str]]
 
 
 def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
@@ -208,6 +213,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         lexically = negated_terms(proposition, cues=LEXICAL_NEGATORS)
         return any(shared_share({t}, terms) == 1.0 and not privative_forms(t) & terms and t not in conditioned
                    and t not in lexically and _clause_aligned(claim.clauses.get(t), terms)
+                   and _contrast_placed(claim.contrasts.get(t), t, proposition)
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim.denied}
@@ -217,6 +223,46 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         said = Counter(base_form(stem(proposition[a:b])) for a, b in word_spans(proposition))
         denied = {t for t in denied if said[t] < 2}
     return bool(denied & claim.bases)
+
+
+# A contrast's negation: "glass belongs in the green box, not the blue-lidded bin" denies the bin what the clause
+# before it says of the box. At most six words after "not", to the clause's end; the clause before read from its last
+# clause break (at most 200 characters: bounded on any text).
+_CONTRAST = re.compile(r"([^,;:.!?]{1,200}),\s{0,3}(?:but\s{1,3})?not\s{1,3}((?:[^\W\d_][\w'’-]*\s{0,3}){1,6}?)"
+                       r"(?=[.;:!?]|$)", re.IGNORECASE)
+
+
+# Where a statement of the passage ends, for a contrast: a comma or semicolon, or a word that opens another clause;
+# not a bracket ("Hausa (...) is the Chadic language ... with the largest number of speakers" is one statement).
+_CONTRAST_STATEMENT_BREAK = re.compile(r"[,;]|\b(?:which|who|whose|while|whereas|but|although|though|because)\b",
+                                       re.IGNORECASE)
+
+
+def _contrasts(text: str, targets: set[str]) -> dict[str, set[str]]:
+    """For each negated word of ``text`` that a contrast denies (:data:`_CONTRAST`), the content words (stems) of the
+    clause before it but the denied ones: what the claim says of the other thing."""
+    out: dict[str, set[str]] = {}
+    for m in _CONTRAST.finditer(text):
+        denied = {st for _, _, st in content_terms(m.group(2))}
+        said = {st for _, _, st in content_terms(m.group(1))} - denied
+        for t in targets & denied:
+            out.setdefault(t, said)
+    return out
+
+
+def _contrast_placed(said: set[str] | None, target: str, proposition: str) -> bool:
+    """Whether a contrast's denied word stands in a statement of the proposition that also holds a word of what the
+    claim says of the other thing (``said``; None: no contrast): "glass goes in the blue-lidded bin, not the green box"
+    against "... while glass bottles and jars go in the separate green box" denies the passage's statement; "glass
+    belongs in the green box, not the blue-lidded bin" against "Blue-lidded bins are for paper ..." denies the bin
+    nothing the passage says of glass."""
+    if said is None:
+        return True
+    for statement in _CONTRAST_STATEMENT_BREAK.split(proposition):
+        terms = {st for _, _, st in content_terms(statement)}
+        if target in terms and terms & said:
+            return True
+    return False
 
 
 def _clause_aligned(clause_terms: set[str] | None, terms: set[str]) -> bool:
