@@ -62,8 +62,9 @@ def currency_of(text: str, number: NumberMention) -> tuple[int, int, str] | None
     return None
 
 
-# A number of cents or pence ("52 cents", "a 52-cent dividend", "50 pence"): a hundredth of its currency.
-_CENTS_AFTER = re.compile(r"[ \t-]{0,2}(?:cents?|pence)\b", re.IGNORECASE)
+# A number of cents or pence ("52 cents", "a 52-cent dividend", "50 pence", "10p", "99¢"): a hundredth of its
+# currency. A "p" joined to the number is one only where no "m" follows ("10p.m." is a time; "10pm" is no word "p").
+_CENTS_AFTER = re.compile(r"[ \t-]{0,2}(?:cents?|pence)\b|p\b(?!\.?[ \t]?m\b)|¢", re.IGNORECASE)
 
 
 def in_cents(text: str, number: NumberMention) -> float | None:
@@ -72,7 +73,7 @@ def in_cents(text: str, number: NumberMention) -> float | None:
     return round(number.value / 100, 6) if _CENTS_AFTER.match(text, number.end) else None
 
 
-_HUNDREDTH_WORD = re.compile(r"\b(?:cents?|pence)\b", re.IGNORECASE)
+_HUNDREDTH_WORD = re.compile(r"\b(?:cents?|pence)\b|\dp\b|¢", re.IGNORECASE)
 
 
 def cent_values(text: str) -> set[float]:

@@ -40,8 +40,8 @@ QuantityT = TypeVar("QuantityT", bound=_Measure)
 
 # What may stand between the two parts: "2 hours and 41 minutes", "2 hours, 41 minutes", "2 hours 41 minutes".
 _JOINER = re.compile(r"\s*(?:,\s*)?(?:and\s+)?", re.IGNORECASE)
-# A unit after a fraction word: "half a year", "a quarter of an hour".
-_A_UNIT = re.compile(r"[ \t]+(?:of[ \t]+)?an?[ \t]+([^\W\d_]+)", re.IGNORECASE)
+# A unit after a fraction word: "half a year", "a quarter of an hour", or joined to it: "a half-hour appointment".
+_A_UNIT = re.compile(r"(?:[ \t]+(?:of[ \t]+)?an?[ \t]+|-)([^\W\d_]+)", re.IGNORECASE)
 # The half after a unit: "two hours and a half" (and "one hour and a half": "one hour" is a quantity); and one unit
 # said with an article before it, no quantity of its own: "an hour and a half".
 _AND_A_HALF = re.compile(r"[ \t]+and[ \t]+(a[ \t]+half)\b", re.IGNORECASE)

@@ -14,7 +14,11 @@ reckoned, so its number stays a number the passages lack.
   comma and a restating word ("half the £9.40 adult fare, or £4.70");
 - **a change**: a change's cue right before the number ("up", "down", "a climb of", "an increase of", "saves")
   and the number is the difference of two others of the claim;
-- **a breakdown**: a bracket opening within a few words after the number, two or all of whose numbers add up to it.
+- **a breakdown**: a bracket opening within a few words after the number, two or all of whose numbers add up to it;
+- **a consequence**: a consequence's cue a few words before the number ("so", "effectively", "which makes") and the
+  number is a percentage of the claim's of another of its numbers, that number less or plus it ("30% comes off, so a
+  full plot would cost you £47.60" of £68), or the product or quotient of two others ("£390 for ten hours,
+  effectively £39 an hour").
 
 Bounded on any input: at most :data:`MAX_NUMBERS` numbers of a claim are read, each against a window of
 :data:`WINDOW` characters, and a breakdown of at most :data:`MAX_BREAKDOWN` numbers.
@@ -58,14 +62,22 @@ _CHANGE_BEFORE = re.compile(
     re.IGNORECASE)
 # A breakdown's bracket: opened within a few words after the number, closed within WINDOW characters.
 _BREAKDOWN = re.compile(r"[^.;:!?()\d]{0,40}?\(([^()]{1,%d})\)" % WINDOW)
+# A consequence's cue a few words before the number (no number between): "30% comes off, so a full plot would cost
+# you £47.60"; "£390 for ten hours, effectively £39 an hour".
+_CONSEQUENCE_BEFORE = re.compile(
+    r"\b(?:so|therefore|thus|hence|making|meaning|i\.e\.|effectively|which\s+(?:makes|means|comes\s+to|works\s+out))"
+    r"\b[^.;:!?\d]{0,40}$", re.IGNORECASE)
 
 
 def stated_reckoning(text: str) -> set[float]:
     """The numbers of ``text`` that it reckons from its own numbers as its words say (see the module's docstring),
     to within :data:`TOLERANCE`."""
-    mentions = [m for m in number_mentions(text)[:MAX_NUMBERS] if not m.is_percent]
+    read = number_mentions(text)[:MAX_NUMBERS]
+    mentions = [m for m in read if not m.is_percent]
+    percents = [m.value / 100 for m in read if m.is_percent and m.value]
     return {round(m.value, 6) for m in mentions
-            if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)}
+            if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)
+            or _consequence(text, m, mentions, percents)}
 
 
 def _multiple(text: str, m: NumberMention, mentions: list[NumberMention]) -> bool:
@@ -87,6 +99,18 @@ def _change(text: str, m: NumberMention, mentions: list[NumberMention]) -> bool:
         return False
     others = [o.value for o in mentions if o is not m and o.value != m.value]
     return any(_close(m.value, abs(a - b)) for a, b in combinations(others, 2))
+
+
+def _consequence(text: str, m: NumberMention, mentions: list[NumberMention], percents: list[float]) -> bool:
+    """After a consequence's cue, a share of another number, that number less or plus the share, or one number
+    divided or multiplied by another (a count)."""
+    if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start]) is None:
+        return False
+    others = [o.value for o in mentions if o is not m and o.value != m.value]
+    shares = (reckoned for a in others for p in percents for reckoned in (a * p, a * (1 - p), a * (1 + p)))
+    products = (reckoned for a, b in combinations(others, 2) for reckoned in (a * b, a / b if b else 0.0,
+                                                                              b / a if a else 0.0))
+    return any(_close(m.value, reckoned) for reckoned in (*shares, *products))
 
 
 def _breakdown(text: str, m: NumberMention) -> bool:

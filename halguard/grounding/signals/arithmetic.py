@@ -14,6 +14,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from halguard.grounding.signals.compared import comparison_errors
 from halguard.grounding.signals.direction import direction_errors
 
 __all__ = ["ArithmeticFinding", "check_arithmetic", "is_math_claim"]
@@ -135,8 +136,10 @@ def _equations(text: str) -> list[tuple[int, int, str, str]]:
 
 def check_arithmetic(text: str) -> list[ArithmeticFinding]:
     """Check every calculation stated in ``text``; calculations we cannot parse are not reported. A movement whose
-    own numbers go the other way ("rose to 12 million from 15 million", :mod:`.direction`) is a wrong one."""
-    findings = [ArithmeticFinding(start, end, False, why) for start, end, why in direction_errors(text)]
+    own numbers go the other way ("rose to 12 million from 15 million", :mod:`.direction`) is a wrong one, and so
+    is a comparison its own numbers deny ("61%, slightly below the national average of 48%", :mod:`.compared`)."""
+    findings = [ArithmeticFinding(start, end, False, why)
+                for start, end, why in direction_errors(text) + comparison_errors(text)]
     if not is_math_claim(text):
         return findings
     for start, end, expression, stated in _equations(text):

@@ -261,6 +261,24 @@ def _title_terms(text: str, start: int, end: int, words: list[Span], sources: li
     return set()
 
 
+def _copied_proposition(closest: ClosestSentence, copy_overlap: float) -> ClosestSentence:
+    """The proposition of ``closest`` (its sentence's parts between semicolons) that the claim copies: the one that
+    shares most of the claim's words, where it alone holds ``copy_overlap`` of them; else ``closest`` itself. A name
+    of the sentence's other proposition is another statement's: "closed to lane swimmers on Saturdays" copies "the
+    pool is closed to lane swimmers on Sundays" of "... from 8:00am on Saturdays; the pool is closed ... on Sundays"."""
+    if ";" not in closest.text:
+        return closest
+    parts = [(part, term_set(part)) for part in closest.text.split(";")[:_MAX_PROPOSITIONS]]
+    part, terms = max(parts, key=lambda p: len(closest.claim_terms & p[1]))
+    if len(closest.claim_terms) < 3 or shared_share(closest.claim_terms, terms) < copy_overlap:
+        return closest
+    return ClosestSentence(closest.claim_terms, part, terms)
+
+
+# The most semicolon parts of a sentence read as its propositions.
+_MAX_PROPOSITIONS = 8
+
+
 def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float
                 ) -> list[tuple[int, int, str]]:
     """The claim's names (offsets in ``text``) that the passages have but its ``closest`` sentence (of its best
@@ -270,6 +288,7 @@ def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap:
     claim_names = _names(text, sources)
     if not claim_names or not closest.text:
         return []
+    closest = _copied_proposition(closest, copy_overlap)
     claim_terms, sentence, sentence_terms = closest.claim_terms, closest.text, closest.terms
     sentence_spans = _names(sentence, sources)
     claim_words, sentence_words = word_spans(text), word_spans(sentence)

@@ -45,6 +45,15 @@ LEXICAL_NEGATORS = NEGATION_CUES - FLIP_CUES
 _SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
 RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
 _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
+# "free of charge" says "free", as a lexical negator says its word: never a flip of a charge the passage gives for
+# something else, and its "charge" is no charge stated plainly ("there's no charge" says the passage's "cancelled free
+# of charge").
+_FREE_OF = re.compile(r"\bfree\s{1,3}of\s{1,3}([^\W\d_]{3,})", re.IGNORECASE)
+
+
+def _lexically_negated(text: str) -> set[str]:
+    """The stems ``text`` negates with a lexical negator (:data:`LEXICAL_NEGATORS`) or "free of"."""
+    return negated_terms(text, cues=LEXICAL_NEGATORS) | {stem(m.group(1)) for m in _FREE_OF.finditer(text)}
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
 # "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
 # So does a negated "over", "above", "exceed", "more than" (a verb may come between) before a number: "shouldn't go
@@ -117,7 +126,7 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
     targets, conditioned = _negations(claim)
-    side = _ClaimSide(targets, denied_otherwise(claim) | negated_terms(claim, cues=LEXICAL_NEGATORS),
+    side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
                       _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
@@ -210,7 +219,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         # (nor a word the evidence negates with a lexical negator: "no time limit" for "without time limits")
         # and the negated word's own clause must be the proposition's: "Basic fares have no checked luggage, Flex
         # includes a single 23 kg bag ..." copies the Flex sentence, not what it says of Basic fares
-        lexically = negated_terms(proposition, cues=LEXICAL_NEGATORS)
+        lexically = _lexically_negated(proposition)
         return any(shared_share({t}, terms) == 1.0 and not privative_forms(t) & terms and t not in conditioned
                    and t not in lexically and _clause_aligned(claim.clauses.get(t), terms)
                    and _contrast_placed(claim.contrasts.get(t), t, proposition)

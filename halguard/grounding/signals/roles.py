@@ -83,12 +83,16 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
         for at, part, closest in copies:
             moved_numbers = [*numbers_moved(part, closest, scope, copy_overlap),
                              *numbers_exchanged(part, closest, copy_overlap)]
-            numeric += [(at + s, at + e) for s, e, _ in moved_numbers if unclaimed(at + s, at + e)]
-            for s, e, why in [*moved_names(part, closest, scope, copy_overlap), *moved_numbers,
-                              *units_swapped(part, closest, copy_overlap),
-                              *transposed_words(part, closest, sources, copy_overlap)]:
+            # a moved number is recorded as one only where its finding is: a moved name found first claims the span
+            candidates = [*((m, False) for m in moved_names(part, closest, scope, copy_overlap)),
+                          *((m, True) for m in moved_numbers),
+                          *((m, False) for m in units_swapped(part, closest, copy_overlap)),
+                          *((m, False) for m in transposed_words(part, closest, sources, copy_overlap))]
+            for (s, e, why), is_number in candidates:
                 if unclaimed(at + s, at + e):
                     found.append((at + s, at + e, why))
+                    if is_number:
+                        numeric.append((at + s, at + e))
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
                               *widened_scopes(text, sources),
                               *exceptions_turned(text, sources), *exclusions_turned(text, sources),
