@@ -1,7 +1,9 @@
 """A comparison its own numbers deny ("61%, slightly below the national average of 48%": signals/compared.py), pence
 joined to the number ("10p" is "£0.10"), a fraction joined to its unit ("a half-hour appointment" is 30 minutes),
-"free of charge" read as "free" (no flip either way), and a consequence the claim reckons from its own numbers ("30% comes
-off, so ... £47.60" of £68): hand-written cases of `fresh_2026-12-02c` (issues 44 and 45) with their wrong twins."""
+"free of charge" read as "free" (no flip either way), a consequence the claim reckons from its own numbers ("30%
+comes off, so ... £47.60" of £68), a day moved between the propositions of one sentence and "any" said of a group the
+passage restricts ("permitted on any plot" against "on full plots only"): hand-written cases of `fresh_2026-12-02c`
+(issues 44 and 45), each with its wrong twin."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from halguard import LocalVerifier
 from halguard.grounding.signals.compared import comparison_errors
 from halguard.grounding.signals.negation import negation_mismatch
+from halguard.grounding.signals.widened import widened_scopes
 from halguard.text.currency import cent_values
 from halguard.text.lexical import term_set
 from halguard.text.quantities import quantities
@@ -127,3 +130,18 @@ POOL = ("Lane swimming runs from 6:30am to 9:00am on weekdays and from 8:00am to
 def test_a_day_moved_between_the_propositions_of_one_sentence(verifier, answer, moved):
     [claim] = verifier.verify(answer, [POOL]).claims
     assert bool(claim.signals.role_conflicts) is moved
+
+
+HENS = ("A full plot measures 250 square metres and costs £68 a year. Keeping hens is permitted on full plots only, up "
+        "to a maximum of six birds, but cockerels are banned.")
+
+
+@pytest.mark.parametrize(("claim", "widened"), [
+    ("Keeping hens is permitted on any plot, full or half, up to a maximum of six birds.", True),
+    ("Keeping hens is permitted on full plots only, up to six birds.", False),
+    ("Keeping hens is not permitted on any plot.", False),  # a negated "any" says no universal
+    ("If any plot keeps hens, six birds is the maximum.", False),  # nor a condition's
+    ("Is keeping hens permitted on any plot?", False),  # nor a question's
+])
+def test_any_said_of_a_group_the_passage_restricts(claim, widened):
+    assert bool(widened_scopes(claim, [HENS])) is widened

@@ -5,8 +5,9 @@ ratio of any of its members".
 
 Every word of such a claim can stand in the passages, so the word checks pass it, and nothing is moved for the copy
 checks to see: what changed is how much of a group the statement covers. This reads it without a parse, as a role
-conflict (the passages' restricted group given as the whole): the claim says "all" or "every" before a noun phrase
-(its modifiers and its head noun: "all Corvane passengers"), and
+conflict (the passages' restricted group given as the whole): the claim says "all", "every" or "any" (in a plain
+statement: not "not ... any", "if any") before a noun phrase (its modifiers and its head noun: "all Corvane
+passengers"), and
 
 - the passage sentence with the head that shares most of the claim's other words holds at least
   :data:`.closest.RESTATED_OVERLAP` of them (the claim restates that sentence's statement, not another one about the
@@ -54,7 +55,12 @@ _PART_OTHERS_MIN = 3
 # and B", which names the two (signals.joined reads it). It widens only a mention that singles one of the two out
 # (_ONE_OF_TWO: "their first permit"): "A and B are both American bands" against "A is an American new wave band"
 # says nothing of a group.
-_UNIVERSAL = re.compile(r"\b(?:all|every|both(?![^,.;:]{0,60}\band\b))\b", re.IGNORECASE)
+_UNIVERSAL = re.compile(r"\b(?:all|every|any|both(?![^,.;:]{0,60}\band\b))\b", re.IGNORECASE)
+# "Any" is all of a group only in a plain statement: not after a negator, a condition or a question's word in its
+# clause ("not open to any members", "if any plot is left", "whether any tenant"), nor in a question.
+_ANY_UNSAID = re.compile(r"\b(?:not|no|never|without|if|whether|hardly|nor|cannot|unless|before)\b|n['’]t\b",
+                         re.IGNORECASE)
+_CLAUSE_EDGE = re.compile(r"[,;:.!?()]")
 _ONE_OF_TWO = re.compile(r"\b(?:first|second|one|single|either|only)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\W\d_][\w'’-]*|\d+(?:[.,]\d+)*|[^\w\s]")
 # Between "all" and its noun: "all of the students", "every one of its".
@@ -207,6 +213,8 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         before = text[max(0, m.start() - 12):m.start()].lower().split()
         if (before and before[-1] in _WEAKENERS) or (m.group()[0].isupper() and mid_sentence(text, m.start())):
             continue  # "almost all"; "All Nations University" is a name
+        if m.group().lower() == "any" and _any_unsaid(text, m.start()):
+            continue
         phrase = _claim_phrase(text, m.end())
         if phrase is None:
             continue
@@ -229,6 +237,13 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         if _restricted_where_restated(read):
             found.append((m.start(), end, f"scope widened: {text[m.start():end]} (the passage: {read[0]})"))
     return found + _everyone_widened(text, sources, parts, claim_words)
+
+
+def _any_unsaid(text: str, at: int) -> bool:
+    """Whether the "any" at ``at`` says no universal (:data:`_ANY_UNSAID`)."""
+    edges = [e.end() for e in _CLAUSE_EDGE.finditer(text, max(0, at - 200), at)]
+    clause = text[edges[-1] if edges else max(0, at - 200):at]
+    return bool(_ANY_UNSAID.search(clause)) or text.rstrip().endswith("?")
 
 
 # "Everyone" is all people: "entry is free for everyone" against "admission is free for residents of the Vestfold
