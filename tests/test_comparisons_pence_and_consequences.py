@@ -18,6 +18,7 @@ from halguard.grounding.signals.widened import widened_scopes
 from halguard.text.currency import cent_values
 from halguard.text.lexical import term_set
 from halguard.text.quantities import quantities
+from halguard.text.rates import rates
 from halguard.text.stated_reckoning import stated_reckoning
 
 BIKES = ("Wheelwise recorded 612,000 trips in its first year. Canal Street was the busiest station with 41,300 trips. "
@@ -145,3 +146,33 @@ HENS = ("A full plot measures 250 square metres and costs £68 a year. Keeping h
 ])
 def test_any_said_of_a_group_the_passage_restricts(claim, widened):
     assert bool(widened_scopes(claim, [HENS])) is widened
+
+
+VET = ("Membership includes one annual booster vaccination, two health checks a year, monthly flea and worming "
+       "treatment, and 10% off all other treatments except referrals and insurance-funded work.")
+
+
+def test_a_number_is_the_rate_of_its_first_period():
+    assert [(r.value, r.period) for r in rates("health checks twice a year and monthly flea treatment")] == [
+        (2.0, "year")]
+    assert [(r.value, r.period) for r in rates("It costs 70 dollars a year, paid 12 times a year.")] == [
+        (70.0, "year"), (12.0, "year")]
+    # a period chained to the first is the number's too
+    assert [(r.value, r.period) for r in rates("a maximum of 2 hours per day per person")] == [
+        (2.0, "day"), (2.0, "person")]
+
+
+def test_twice_a_year_said_of_two_a_year(verifier):
+    right = verifier.verify("It includes a yearly booster, health checks twice a year and monthly flea and worm "
+                            "treatment.", [VET])
+    assert right.claims[0].status.value != "CONTRADICTION" and not right.claims[0].signals.changed_numbers
+    wrong = verifier.verify("It includes a yearly booster, health checks twice a month and monthly flea and worm "
+                            "treatment.", [VET])
+    assert wrong.label == "hallucinated"
+
+
+def test_the_passages_own_any_is_no_widening():
+    source = ("Remove any remaining nail polish remover residue with a cloth that has been dipped in a solution of warm "
+              "water and dish soap, then rinse the coils with water.")
+    assert widened_scopes("Remove any remaining residue with a cloth dipped in a solution of warm water and dish "
+                          "soap.", [source]) == []

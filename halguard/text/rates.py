@@ -76,7 +76,9 @@ def rates(text: str, *, limit: int = MAX_QUANTITIES_PER_TEXT) -> list[Rate]:
         period = (m.group(1).lower() if m.group(1) else _PERIOD_OF_ADVERB[m.group(2).lower()] if m.group(2)
                   else _PER_UNIT_OF[m.group(3).lower()])
         found = _rate_number(text, m.start())
-        if found is not None:
+        # a number is the rate of its first period and of those chained to it ("2 hours per day per person"), not of a
+        # later one: "health checks twice a year and monthly flea treatment" says nothing twice a month
+        if found is not None and not (out and out[-1].start == found[0] and text[out[-1].end:m.start()].strip()):
             out.append(Rate(found[0], m.end(), found[1], period, found[2]))
     return sorted(out + _per_things(text, limit - len(out)), key=lambda r: r.start)
 

@@ -222,6 +222,8 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
         head = stem(words[-1])
         if len(head) < 3 or head in UNIT_AND_TIME_WORDS:
             continue  # "all day", "every week": a time, not a group
+        if m.group().lower() == "any" and _any_in_passages(words[-1], sources):
+            continue  # the passages' own "any": "remove any remaining residue" of "any remaining ... remover residue"
         modifiers = {stem(w) for w in words[:-1]}
         others = claim_terms - modifiers - {head, stem(m.group())}
         # the statement "all" is in: its part of a claim that fuses two ("..., and fixes the guest network flaw"),
@@ -244,6 +246,14 @@ def _any_unsaid(text: str, at: int) -> bool:
     edges = [e.end() for e in _CLAUSE_EDGE.finditer(text, max(0, at - 200), at)]
     clause = text[edges[-1] if edges else max(0, at - 200):at]
     return bool(_ANY_UNSAID.search(clause)) or text.rstrip().endswith("?")
+
+
+def _any_in_passages(head: str, sources: Sequence[str]) -> bool:
+    """Whether a passage says "any" a few words before ``head`` (the claim's head noun, as written; singular or
+    plural)."""
+    root = re.escape(head[:-1] if head.lower().endswith("s") else head)
+    said = re.compile(rf"\bany\s+(?:[^\W\d_][\w'’-]*\s+){{0,{_PHRASE_WORDS}}}{root}\w{{0,2}}\b", re.IGNORECASE)
+    return any(said.search(source) for source in sources)
 
 
 # "Everyone" is all people: "entry is free for everyone" against "admission is free for residents of the Vestfold
