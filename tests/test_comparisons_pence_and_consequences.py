@@ -46,6 +46,8 @@ def verifier():
     ("It cost £1.2m, more than the £900,000 budgeted.", []),  # scales applied
     ("The rate was 61%, below the 48 points of the index.", []),  # a percentage against a plain number
     ("In 2019, below the 2021 level of 5.", []),  # years
+    ("It costs £6 a month, more than the £60 a year of the old plan.", []),  # rates of two periods
+    ("It costs £9 a month, less than the £8 a month of the old plan.", ["9 is not less than 8"]),
 ])
 def test_a_comparison_its_own_numbers_deny(text, wrong):
     assert [why for _, _, why in comparison_errors(text)] == wrong
@@ -172,7 +174,7 @@ def test_twice_a_year_said_of_two_a_year(verifier):
 
 
 def test_the_passages_own_any_is_no_widening():
-    source = ("Remove any remaining nail polish remover residue with a cloth that has been dipped in a solution of warm "
-              "water and dish soap, then rinse the coils with water.")
+    source = ("Remove any remaining nail polish remover residue with a cloth that has been dipped in a solution of "
+              "warm water and dish soap, then rinse the coils with water.")
     assert widened_scopes("Remove any remaining residue with a cloth dipped in a solution of warm water and dish "
                           "soap.", [source]) == []

@@ -12,9 +12,10 @@ optional degree word ("slightly", "well"), the comparison ("more than", "below",
 :data:`_REACH_WORDS` words without a number ("the national average of"; at least one, but after "up from" or "down
 from") before the other number. The words after the comparison keep a bound from reading as one: "300 members, more
 than 200 of whom are juniors" bounds the second number and compares nothing. A multiple ("more than twice the ..."),
-a percentage against a plain number, two units of different dimensions, a year, an ordinal or a number with a scale
-the reader did not apply ("4bn") compare nothing here. Bounded: one anchored match between each pair of neighbouring
-numbers of the claim (at most :data:`_MAX_BETWEEN` characters apart), at most :data:`MAX_PAIRS` pairs.
+a percentage against a plain number, two units of different dimensions or rates of different periods ("£6 a month,
+more than the £60 a year"), a year, an ordinal or a number with a scale the reader did not apply ("4bn") compare
+nothing here. Bounded: one anchored match between each pair of neighbouring numbers of the claim (at most
+:data:`_MAX_BETWEEN` characters apart), at most :data:`MAX_PAIRS` pairs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 
 from halguard.text.lexical import NumberMention, number_mentions
 from halguard.text.quantities import YEAR_RANGE, Quantity, quantities
+from halguard.text.rates import rates
 
 __all__ = ["MAX_PAIRS", "comparison_errors"]
 
@@ -54,6 +56,9 @@ def comparison_errors(text: str) -> list[tuple[int, int, str]]:
     if len(mentions) < 2:
         return []
     by_start = {q.start: q for q in quantities(text)}
+    periods: dict[int, set[str]] = {}  # "£6 a month, more than the £60 a year" compares rates of two periods
+    for rate in rates(text):
+        periods.setdefault(rate.start, set()).add(rate.period)
     found = []
     for first, second in list(zip(mentions, mentions[1:]))[:MAX_PAIRS]:
         between = text[first.end:second.start]
@@ -67,7 +72,7 @@ def comparison_errors(text: str) -> list[tuple[int, int, str]]:
         if not words and word not in ("up", "down"):
             continue  # "more than 200 of whom": a bound of the second number ("up from 39" bounds nothing)
         values = _comparable(text, first, second, by_start)
-        if values is None:
+        if values is None or periods.get(first.start) != periods.get(second.start):
             continue
         greater = values[0] > values[1]
         if values[0] == values[1] or greater != (word in _GREATER):
