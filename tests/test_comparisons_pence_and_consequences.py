@@ -94,6 +94,18 @@ def test_free_of_charge_is_said_not_denied(claim, evidence, flipped):
     assert negation_mismatch(claim, evidence, term_set(claim), term_set(evidence), 0.3) is flipped
 
 
+@pytest.mark.parametrize(("claim", "flipped"), [
+    # "Sundays are off" says the passage's "no Sunday lessons"
+    ("Weekday lessons are available between 7am and 8pm and Saturday ones between 8am and 5pm, while Sundays are "
+     "off.", False),
+    ("Lessons run from 7:00am to 8:00pm on weekdays and 8:00am to 5:00pm on Saturdays and Sundays.", True),
+])
+def test_a_state_of_absence_says_the_passages_no(claim, flipped):
+    evidence = ("Lessons run from 7:00am to 8:00pm on weekdays and 8:00am to 5:00pm on Saturdays, with no Sunday "
+                "lessons.")
+    assert negation_mismatch(claim, evidence, term_set(claim), term_set(evidence), 0.3) is flipped
+
+
 @pytest.mark.parametrize(("text", "reckoned"), [
     ("A full plot is £68 a year; 30% comes off, so a full plot would cost you £47.60.", {47.6}),
     ("A full plot is £68 a year; 30% comes off, so a full plot would cost you £45.60.", set()),

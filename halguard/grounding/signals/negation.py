@@ -51,9 +51,17 @@ _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 _FREE_OF = re.compile(r"\bfree\s{1,3}of\s{1,3}([^\W\d_]{3,})", re.IGNORECASE)
 
 
+# A thing said to be in a state of absence ("Sundays are off", "the pool is closed") is said not to be, as "no Sunday
+# lessons" says: no word stated plainly. Never a flip: "off" and "closed" name states too freely ("the lights are off").
+_ABSENT_STATE = re.compile(r"\b([^\W\d_]{3,})\s{1,3}(?:is|are|was|were|stays?|remains?)\s{1,3}(?:off|closed|shut"
+                           r"|unavailable|cancell?ed|suspended)\b", re.IGNORECASE)
+
+
 def _lexically_negated(text: str) -> set[str]:
-    """The stems ``text`` negates with a lexical negator (:data:`LEXICAL_NEGATORS`) or "free of"."""
-    return negated_terms(text, cues=LEXICAL_NEGATORS) | {stem(m.group(1)) for m in _FREE_OF.finditer(text)}
+    """The stems ``text`` negates with a lexical negator (:data:`LEXICAL_NEGATORS`), "free of", or a state of absence
+    (:data:`_ABSENT_STATE`)."""
+    return negated_terms(text, cues=LEXICAL_NEGATORS) | {
+        stem(m.group(1)) for pattern in (_FREE_OF, _ABSENT_STATE) for m in pattern.finditer(text)}
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
 # "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
 # So does a negated "over", "above", "exceed", "more than" (a verb may come between) before a number: "shouldn't go
