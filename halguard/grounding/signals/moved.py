@@ -261,22 +261,22 @@ def _title_terms(text: str, start: int, end: int, words: list[Span], sources: li
     return set()
 
 
+# The most semicolon parts of a sentence read as its propositions.
+_MAX_PROPOSITIONS = 8
+
+
 def _copied_proposition(closest: ClosestSentence, copy_overlap: float) -> ClosestSentence:
     """The proposition of ``closest`` (its sentence's parts between semicolons) that the claim copies: the one that
     shares most of the claim's words, where it alone holds ``copy_overlap`` of them; else ``closest`` itself. A name
     of the sentence's other proposition is another statement's: "closed to lane swimmers on Saturdays" copies "the
     pool is closed to lane swimmers on Sundays" of "... from 8:00am on Saturdays; the pool is closed ... on Sundays"."""
-    if ";" not in closest.text:
+    if ";" not in closest.text or len(closest.claim_terms) < 3:
         return closest
     parts = [(part, term_set(part)) for part in closest.text.split(";")[:_MAX_PROPOSITIONS]]
     part, terms = max(parts, key=lambda p: len(closest.claim_terms & p[1]))
-    if len(closest.claim_terms) < 3 or shared_share(closest.claim_terms, terms) < copy_overlap:
+    if shared_share(closest.claim_terms, terms) < copy_overlap:
         return closest
     return ClosestSentence(closest.claim_terms, part, terms)
-
-
-# The most semicolon parts of a sentence read as its propositions.
-_MAX_PROPOSITIONS = 8
 
 
 def moved_names(text: str, closest: ClosestSentence, scope: Scope, copy_overlap: float

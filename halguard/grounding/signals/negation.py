@@ -49,8 +49,6 @@ _PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 # something else, and its "charge" is no charge stated plainly ("there's no charge" says the passage's "cancelled free
 # of charge").
 _FREE_OF = re.compile(r"\bfree\s{1,3}of\s{1,3}([^\W\d_]{3,})", re.IGNORECASE)
-
-
 # A thing said to be in a state of absence ("Sundays are off", "the pool is closed") is said not to be, as "no Sunday
 # lessons" says: no word stated plainly. Never a flip: "off" and "closed" name states too freely ("the lights are off").
 _ABSENT_STATE = re.compile(r"\b([^\W\d_]{3,})\s{1,3}(?:is|are|was|were|stays?|remains?)\s{1,3}(?:off|closed|shut"
@@ -62,6 +60,8 @@ def _lexically_negated(text: str) -> set[str]:
     (:data:`_ABSENT_STATE`)."""
     return negated_terms(text, cues=LEXICAL_NEGATORS) | {
         stem(m.group(1)) for pattern in (_FREE_OF, _ABSENT_STATE) for m in pattern.finditer(text)}
+
+
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
 # "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
 # So does a negated "over", "above", "exceed", "more than" (a verb may come between) before a number: "shouldn't go
