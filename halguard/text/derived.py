@@ -76,7 +76,9 @@ _WORD = re.compile(r"[^\W\d_][^\W_]*")
 # ("shaving 2.6 seconds off" a start-up time that fell from 4.2 to 1.6).
 _DIFFERENCE_AFTER = re.compile(
     r"\s*(?:-\s*)?(?:[^\W\d_]+\s+)??(?:percentage[\s-]+points?|points?|pp\b|ahead|behind|more|fewer|less|higher"
-    r"|lower|larger|smaller|bigger|older|younger|longer|shorter|later|earlier|apart|off)\b", re.IGNORECASE)
+    r"|lower|larger|smaller|bigger|greater|older|younger|longer|shorter|later|earlier|cheaper|dearer|pricier|costlier"
+    r"|heavier|lighter|faster|slower|warmer|hotter|colder|cooler|taller|deeper|shallower|wider|narrower|apart|off)\b",
+    re.IGNORECASE)  # "£10 cheaper", "two degrees warmer"
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
     r"\b(?:by|up|down|(?:gap|margin|lead|advantage|edge|difference|increase|rise|drop|fall|decrease|cut)\s+of|all\s+but)"
@@ -280,7 +282,7 @@ def _ratios(sentence: _Sentence) -> Iterable[Interval]:
 # Without a cue a number that equals a difference of two others is a fact to find ("rose from 10 to 30 million, and
 # profit was 20 million"). At most MAX_OWN_NUMBERS numbers of a claim are read.
 MAX_OWN_NUMBERS = 12
-_CONSEQUENCE_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+[$£€¥]?$",
+_REMAINDER_BEFORE = re.compile(r"\b(so|leaving|meaning|i\.e\.|which\s+leaves|the\s+remaining)\s+[$£€¥]?$",
                                  re.IGNORECASE)  # "the remaining €1.4 million"
 # "the remaining 42%", "the other 42 percent": what is left of a whole of 100% (_complements)
 _COMPLEMENT_BEFORE = re.compile(r"\bthe\s+(remaining|other)\s+$", re.IGNORECASE)
@@ -292,9 +294,10 @@ _TOTAL_AFTER = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+)?(altogether|in\s+total|in\
 # A gap the claim states between two of its own numbers: "$48.2 million, $2.8 million less than the $51 million"
 # (48.2 = 51 - 2.8), "$4.5 million more than the $8 million" (a third number of the claim is 12.5); the word says
 # which way.
-_GAP_THAN = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+)?(?:(more|higher|larger|bigger|greater|longer|older|later)"
-                       r"|(less|fewer|lower|smaller|cheaper|shorter|younger|earlier))[ \t]+than[ \t]+(?:the[ \t]+)?",
-                       re.IGNORECASE)
+_GAP_THAN = re.compile(r"[ \t]*(?:[^\W\d_]+[ \t]+)?(?:(more|higher|larger|bigger|greater|longer|older|later|dearer"
+                       r"|pricier|costlier|heavier|warmer|hotter|taller|deeper|wider)|(less|fewer|lower|smaller|cheaper"
+                       r"|shorter|younger|earlier|lighter|colder|cooler|shallower|narrower))[ \t]+than[ \t]+"
+                       r"(?:the[ \t]+)?", re.IGNORECASE)
 # The operators of a reckoning written in words: "90 kroner for the ticket plus 20 for the bike".
 _OPERATOR_WORDS = re.compile(r"\b(?:plus|minus)\b", re.IGNORECASE)
 
@@ -315,7 +318,7 @@ def _reckoned(text: str) -> list[tuple[float, list[tuple[int, int]]]]:
             found.append((round(m.value, 6), []))
             continue
         offset = max(0, m.start - _LOOK)
-        difference = _CONSEQUENCE_BEFORE.search(text[offset:m.start])
+        difference = _REMAINDER_BEFORE.search(text[offset:m.start])
         if not (difference or _total_cue_spans(text, m.start, m.end)):
             continue
         others = [o.value for o in mentions if o is not m and o.value != m.value]

@@ -57,7 +57,12 @@ _FUNCTION_PHRASES = (re.compile(r"\b(?:so|thus|by)\s+(far)\b", re.IGNORECASE),
                      re.compile(r"\b(?:as|so)\s+(long)\s+as\s+(?:you|they|he|she|it|we|I|there)\b", re.IGNORECASE),
                      re.compile(r"\b(?:no|any)\s+(longer)\b(?!\s+than\b)", re.IGNORECASE),
                      re.compile(r"(?:\bwould|\bshould|['’]d)\s+(like)\s+to\b", re.IGNORECASE),
-                     re.compile(r"\b(needs?|needed)\s+to\s+[a-z]", re.IGNORECASE))
+                     re.compile(r"\b(needs?|needed)\s+to\s+[a-z]", re.IGNORECASE),
+                     # "£45 compared with £55", "£45 instead of £52", "which adds up to eight hours": the comparison's
+                     # and the total's grammar; their numbers are read as numbers
+                     re.compile(r"\b(compared)\s+(?:with|to)\b", re.IGNORECASE),
+                     re.compile(r"\b(instead)\s+of\b", re.IGNORECASE),
+                     re.compile(r"\b(adds?|added|adding)\s+up\s+to\b", re.IGNORECASE))
 # Connectives of a cause written with a content word ("owing to", "thanks to"): "because of", their stopwords'
 # equivalent, is no word to look up either; the cause after them is.
 _CONNECTIVES = re.compile(r"\b(owing|thanks)\s+to\b", re.IGNORECASE)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 from halguard.text.quantities import MAX_QUANTITIES_PER_TEXT
 
-__all__ = ["RATE_PERIOD", "Rate", "rates"]
+__all__ = ["FREQUENCY_READ_CHARS", "RATE_PERIOD", "Rate", "frequency_said", "rates"]
 
 
 @dataclass(frozen=True)
@@ -124,3 +124,38 @@ def _rate_number(text: str, period_start: int) -> tuple[int, float, bool] | None
         if n.end > words[0].start() and not n.is_percent:  # "3 million" ends in reach
             return left + n.start, n.value, False
     return None
+
+
+# A frequency adverb said by a passage as "every two weeks", "every other week", "once a fortnight"
+# (frequency_said): the adverbs' periods in days, and the units' (a month as a twelfth of a year).
+_DAYS_OF_ADVERB = {"hourly": 1 / 24, "daily": 1.0, "nightly": 1.0, "weekly": 7.0, "fortnightly": 14.0,
+                   "monthly": 365.25 / 12, "quarterly": 365.25 / 4, "yearly": 365.25, "annually": 365.25}
+_DAYS_OF_UNIT = {"hour": 1 / 24, "day": 1.0, "night": 1.0, "week": 7.0, "fortnight": 14.0, "month": 365.25 / 12,
+                 "year": 365.25}
+_EVERY = re.compile(r"\b(?:every|once\s+(?:a|an|per|every))\s+(?:(other)\s+|(\d{1,2}|[a-z]+)\s+)?"
+                    r"(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
+# The characters of each passage read for such a phrase.
+FREQUENCY_READ_CHARS = 100_000
+
+
+def frequency_said(word: str, sources: list[str]) -> bool:
+    """Whether ``word`` is a frequency adverb ("fortnightly") whose period a passage gives as a period of other words:
+    "every two weeks", "every other week", "once a fortnight" (a claim's "monthly rather than fortnightly" of "every
+    two weeks from March to November, reducing to once a month")."""
+    days = _DAYS_OF_ADVERB.get(word.lower())
+    if days is None:
+        return False
+    for source in sources:
+        for m in _EVERY.finditer(source, 0, FREQUENCY_READ_CHARS):
+            count = 2 if m.group(1) else 1 if m.group(2) is None else _count(m.group(2))
+            if count and abs(count * _DAYS_OF_UNIT[m.group(3).lower()] - days) < 1e-6:
+                return True
+    return False
+
+
+def _count(word: str) -> int:
+    """The count of a period's number ("2", "two"); 0 where it is none ("every single week" is read as no count)."""
+    if word.isdigit():
+        return int(word)
+    found = [n.value for n in number_mentions(word)]
+    return int(found[0]) if len(found) == 1 and found[0].is_integer() else 0

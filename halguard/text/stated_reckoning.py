@@ -62,11 +62,11 @@ _CHANGE_BEFORE = re.compile(
     re.IGNORECASE)
 # A breakdown's bracket: opened within a few words after the number, closed within WINDOW characters.
 _BREAKDOWN = re.compile(r"[^.;:!?()\d]{0,40}?\(([^()]{1,%d})\)" % WINDOW)
-# A consequence's cue a few words before the number (no number between): "30% comes off, so a full plot would cost
-# you £47.60"; "£390 for ten hours, effectively £39 an hour".
+# A consequence's cue a few words before the number (no number between but a share: "so with 50% off you'd pay £23"):
+# "30% comes off, so a full plot would cost you £47.60"; "£390 for ten hours, effectively £39 an hour".
 _CONSEQUENCE_BEFORE = re.compile(
     r"\b(?:so|therefore|thus|hence|making|meaning|i\.e\.|effectively|which\s+(?:makes|means|comes\s+to|works\s+out))"
-    r"\b[^.;:!?\d]{0,40}$", re.IGNORECASE)
+    r"\b(?:[^.;:!?\d]|\d{1,3}(?:\.\d{1,2})?\s?%){0,56}$", re.IGNORECASE)
 
 
 def stated_reckoning(text: str) -> set[float]:
@@ -74,7 +74,8 @@ def stated_reckoning(text: str) -> set[float]:
     to within :data:`TOLERANCE`."""
     read = number_mentions(text)[:MAX_NUMBERS]
     mentions = [m for m in read if not m.is_percent]
-    percents = [m.value / 100 for m in read if m.is_percent and m.value]
+    # a fraction word's percentage is its alt ("half": 0.5, alt 50)
+    percents = [(m.alt if m.alt is not None else m.value) / 100 for m in read if m.is_percent and m.value]
     return {round(m.value, 6) for m in mentions
             if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)
             or _consequence(text, m, mentions, percents)}

@@ -48,6 +48,7 @@ from halguard.grounding.roles.events import (
     same_predicate,
 )
 from halguard.grounding.roles.frames import Argument, Frame
+from halguard.grounding.roles.priced import priced_otherwise
 
 __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
@@ -315,8 +316,7 @@ def _as_itself(ours: Argument, theirs: Argument, role: str) -> bool:
     return compare(ours, theirs, role) == "same" and ours.head_is_name == theirs.head_is_name
 
 
-# The possessives of a relation that is someone else's ("her son"): personal pronouns only ("the museum's director"
-# may be the name).
+# The possessives of a relation that is someone else's ("her son"): personal pronouns only ("the museum's director").
 _POSSESSIVE_PRONOUNS = frozenset({"his", "her", "their", "my", "our", "your"})
 # Words that make what a copula says one of a kind: "the highest mountain in Kenya" is one mountain, so another name
 # given it is a conflict ("Mount Elgon is the highest mountain in Kenya" against "Mount Kenya is the highest ...").
@@ -439,8 +439,8 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
             out.append(RoleConflict(min(a1.start, a2.start), max(a1.end, a2.end),
                                     f"roles swapped: {a1.text} / {a2.text} (the passage: {t2.text} / {t1.text}, "
                                     f"{best.frame.predicate})"))
-        differing = [d for d in differing if not _told_otherwise(claim, d, evidence, best.frame)
-                     and not _counted_together(claim, d, evidence, best.frame)]
+        differing = [d for d in differing if not any(told(claim, d, evidence, best.frame) for told in (
+            _told_otherwise, _counted_together, priced_otherwise))]
         for role, arg, theirs in differing:
             where = _where(arg, [f for f in evidence if f is not best.frame])
             belongs = f"; the passage has it in {where}" if where else ""

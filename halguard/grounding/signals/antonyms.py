@@ -54,6 +54,8 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("happy pleased satisfied", "unhappy sad displeased dissatisfied"),
     ("cheap cheaper cheapest inexpensive", "expensive costly pricier"),
     ("long longer longest", "short shorter shortest"),
+    # not "light": a lamp, a colour ("light bulbs", "light blue") as often as a weight
+    ("heavy heavier heaviest", "lighter lightest lightweight"),
     ("fast faster fastest quick quicker accelerate", "slow slower slowest decelerate"),
     ("wide wider widest widen broad broader broaden", "narrow narrower narrowest"),  # "the margin narrowed"
     ("hot hotter warm warmer", "cold colder"),
@@ -104,14 +106,29 @@ _STEADY = frozenset(stem(w) for w in "unchanged steady stable unaltered".split()
 _MOVEMENTS = 0  # the movements' group in _GROUPS
 
 
+def _keys(word: str) -> set[str]:
+    """The lexicon's keys of a listed word: the stems of its forms, or the word itself (marked ``=``) where its stem
+    is another word: "costly" stems to "cost" and "early" to "ear", so every "cost" would read as "expensive" (a
+    claim's "£10 cheaper" flipped against "check-ups cost £55")."""
+    if word.endswith("ly") and stem(word) == word[:-2]:
+        return {"=" + word}
+    return {stem(f) for f in regular_forms(word)}
+
+
+def _entry(word: str) -> tuple[int, int] | None:
+    """The (group, side) of a word of a text, read as :func:`_keys` keys the lexicon."""
+    lex = _lexicon()
+    return lex.get("=" + word.lower()) or lex.get(stem(word))
+
+
 @lru_cache(maxsize=1)
 def _lexicon() -> dict[str, tuple[int, int]]:
-    """stem -> (group, side). A stem listed in two places ("last" in two groups) decides nothing."""
+    """stem -> (group, side) (:func:`_keys`). A stem listed in two places ("last" in two groups) decides nothing."""
     out: dict[str, tuple[int, int]] = {}
     ambiguous: set[str] = set()
     for g, pair in enumerate(_GROUPS):
         for side, words in enumerate(pair):
-            for st in {stem(f) for w in words.split() for f in regular_forms(w)}:
+            for st in {key for w in words.split() for key in _keys(w)}:
                 if st in out and out[st] != (g, side):
                     ambiguous.add(st)
                 out[st] = (g, side)
@@ -122,14 +139,13 @@ def _lexicon() -> dict[str, tuple[int, int]]:
 
 def _sides(text: str, skip: Collection[str] = ()) -> dict[int, dict[int, list[tuple[int, int]]]]:
     """group -> side -> spans of the words of ``text`` on that side (words of stems in ``skip`` left out)."""
-    lex = _lexicon()
     found: dict[int, dict[int, list[tuple[int, int]]]] = {}
     bounds: list[tuple[int, int]] | None = None  # read on the first word of the lexicon
     for s, e in word_spans(text):
         if text[s].isupper():  # "New York", "Best Buy": names are not evaluations
             continue
         word_stem = stem(text[s:e])
-        hit = lex.get(word_stem)
+        hit = _entry(text[s:e])
         if hit is None or word_stem in skip or _bound_word(text, s, word_stem):
             continue
         bounds = bound_spans(text) if bounds is None else bounds
@@ -168,7 +184,7 @@ def _bound_word(text: str, start: int, word_stem: str) -> bool:
 
 def lexicon_side(word: str) -> tuple[int, int] | None:
     """The (group, side) of ``word`` in the lexicon of opposites, by its stem; None for a word not in it."""
-    return _lexicon().get(stem(word))
+    return _entry(word)
 
 
 def opposite_in(word: str, stems: Collection[str]) -> bool:

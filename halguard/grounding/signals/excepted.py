@@ -11,7 +11,8 @@ number moved: what changed is which side of the statement a thing stands on. Rea
 the reason is redundancy" against "unless the reason is redundancy"), the claim's other words stand in that sentence
 for at least :data:`.closest.RESTATED_OVERLAP` (the claim restates that statement, not another about the same thing;
 or its part's words do, where it fuses statements: :func:`.closest.fused_parts`), and the claim excepts nothing
-itself. The reverse (a passage's inclusion excepted by the claim) is read the same way.
+itself. The reverse (a passage's inclusion excepted by the claim, or a group it says all of: "£62 for all patients"
+against "£62, except for NHS patients") is read the same way.
 
 Bounded: at most :data:`MAX_PHRASES` phrases of the claim, each compared with the sentences of the claim's sources
 (:func:`.closest.source_sentences`: their first characters).
@@ -40,6 +41,8 @@ _EXCEPTING = re.compile(
 _INCLUDING = re.compile(
     r"\b(?:including|even|as\s{1,3}well\s{1,3}as|along\s{1,3}with|together\s{1,3}with|plus)\b"
     r"(?:\s{1,3}(?:for|on|in|at|to|from))?", re.IGNORECASE)
+# What a claim excepts, a passage may say of all: "£62 for all patients" is no "£62, except for NHS patients".
+_INCLUDING_ALL = re.compile(rf"{_INCLUDING.pattern}|\b(?:for|to|on|at)\s{{1,3}}(?:all|every)\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
 # Words that end a phrase: a clause begins ("interlibrary loans, which must be collected ...").
 _PHRASE_ENDS = frozenset("which who whom whose that where when while and or but".split())
@@ -77,7 +80,7 @@ def exceptions_turned(text: str, sources: Sequence[str]) -> list[Turned]:
     including = list(islice(_INCLUDING.finditer(text), MAX_PHRASES))
     if excepting and including:
         return []  # the claim excepts and includes: its own sides are its own statement
-    phrases, opposite = (including, _EXCEPTING) if including else (excepting[:MAX_PHRASES], _INCLUDING)
+    phrases, opposite = (including, _EXCEPTING) if including else (excepting[:MAX_PHRASES], _INCLUDING_ALL)
     if not phrases:
         return []  # every claim passes here: its words are read only where it includes or excepts
     claim_terms = {st for _, _, st in content_terms(text)}

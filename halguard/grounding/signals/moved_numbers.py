@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from itertools import islice
 
 from halguard.grounding.signals.closest import ClosestSentence, shared_share
+from halguard.grounding.signals.labels import label_clause
 from halguard.grounding.signals.moved import slot_neighbours
 from halguard.grounding.signals.scope import Scope
 from halguard.text.lexical import (
@@ -55,6 +57,8 @@ _MAX_WORDS = 256
 # other number to be read as moved ("About 40 firefighters and 12 fire engines tackled the fire" against "About 60
 # firefighters and 12 fire engines attended": 3 of 4), where any other slot needs close_copy_overlap (0.8).
 COUNTED_COPY_OVERLAP = 0.6
+# A label's mentions read per passage.
+_LABELS_READ = 8
 _FIRST_YEAR, _LAST_YEAR = YEAR_RANGE  # a four-digit number in this range is a year (halguard.text.quantities)
 
 
@@ -64,6 +68,31 @@ def _read(text: str) -> list[NumberMention]:
     return [n for n in number_mentions(text)[:MAX_NUMBERS]
             if not (n.value.is_integer() and _FIRST_YEAR <= n.value <= _LAST_YEAR and text[n.start:n.end].isdigit())
             and not is_enumerator(text, n.start, n.end) and not _joined(text, n.start, n.end)]
+
+
+def _label_said(text: str, words: list[tuple[int, int]], n: NumberMention, others: list[NumberMention],
+                theirs: list[NumberMention], scope: Scope) -> bool:
+    """Whether the number is part of a label that a passage writes as the claim does, beside the claim's other
+    numbers, which the closest sentence lacks: "a Band 2 course of NHS treatment costs £73.50" names Band 2 as a passage
+    prices it ("Band 2, which adds fillings, ... costs £73.50"), whatever the closest sentence says of Band 1 (its
+    £26.80 in the claim would make Band 2 a label moved). A label is a capitalised word right before the number,
+    inside the sentence ("Band 2", "Terminal 5"); a number after a verb or a bound ("costs £24") is a quantity."""
+    if not others or any(_same(k, m) for k in others for m in theirs):
+        return False
+    i = bisect_left(words, (n.start, n.start)) - 1
+    if i < 1:
+        return False  # no word before it, or the sentence's first word (capitalised for the sentence)
+    s, e = words[i]
+    label = text[s:e]
+    if not label[:1].isupper() or text[e:n.start] != " " or label.lower() in STOPWORDS:
+        return False
+    said = re.compile(rf"\b{re.escape(label)} {re.escape(text[n.start:n.end])}(?![\d.,]?\d)")
+    any_label = re.compile(rf"\b{re.escape(label)} (\d{{1,3}})\b(?![.,]\d|:\d|%)")
+    for src in scope.sources:
+        for m in islice(said.finditer(src.text), _LABELS_READ):
+            if all(text[k.start:k.end] in label_clause(src.text, m.start(), m.end(), any_label) for k in others):
+                return True
+    return False
 
 
 def _joined(text: str, start: int, end: int) -> bool:
@@ -157,8 +186,9 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
             elif (before, after) != (their_before, their_after) and not (
                     after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
                 continue  # neither the very slot ("below 140/90" / "below 150/90") nor the same thing counted
-            out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
-            break
+            if not _label_said(text, claim_words, n, [k for k in ours if k is not n], theirs, scope):
+                out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
+            break  # (a label read where a move is found: its passages are searched for that number only)
     return out
 
 

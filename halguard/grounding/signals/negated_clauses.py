@@ -19,6 +19,7 @@ from halguard.grounding.signals.negation import (
     denied_otherwise,
     flip_targets,
     privative_forms,
+    said_free,
 )
 from halguard.text.lexical import base_form, content_terms, has_negation, negated_terms, stem, term_set, word_spans
 
@@ -71,6 +72,8 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
                 or any(privative_forms(t) & sentence_terms for t in targets)
                 or targets & negated_terms(sentence, cues=LEXICAL_NEGATORS)):
             continue  # it negates too, or negates the word in other words ("without time limits")
+        if any(said_free(t, terms, sentence) for t in targets):
+            continue  # "children's DVDs don't cost anything" of "except for children's DVDs, which are free"
         if any(flip_targets(s) & targets and shared_share(terms, st) >= 0.5 for s, st in sentences):
             continue  # the passage states the negation somewhere: support, not a flip
         return sentence

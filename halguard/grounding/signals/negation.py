@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
+from itertools import islice
 from typing import NamedTuple
 
 from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
@@ -24,7 +25,7 @@ from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
 __all__ = ["CLAUSE_BREAK", "FLIP_CUES", "LEXICAL_NEGATORS", "RECORD_TEXT", "denied_otherwise", "denied_premises",
-           "flip_targets", "negation_mismatch", "privative_forms"]
+           "flip_targets", "negation_mismatch", "privative_forms", "said_free"]
 
 # A question-only name or number at most this many words after a negation cue is what the answer denies ("not
 # Berlin", "not in Berlin", "never built in Berlin"). Hand-set, not fitted: the reach of a denial in a short clause.
@@ -55,11 +56,52 @@ _ABSENT_STATE = re.compile(r"\b([^\W\d_]{3,})\s{1,3}(?:is|are|was|were|stays?|re
                            r"|unavailable|cancell?ed|suspended)\b", re.IGNORECASE)
 
 
+# A thing said to cost extra ("the away strip is extra at £28", "parking is charged separately") is said not to be
+# covered, as the passage's "covers ... but not the away kit" says: the words of its noun phrase (up to three) are
+# denied. Read on the claim's side only, as its own denial.
+_EXTRA = re.compile(r"\b((?:[^\W\d_]{3,}\s{1,3}){1,3})(?:is|are|costs?|comes?|charged|paid\s{1,3}for)\s{1,3}"
+                    r"(?:as\s{1,3})?(?:extra|separately|additionally)\b", re.IGNORECASE)
+
+
 def _lexically_negated(text: str) -> set[str]:
     """The stems ``text`` negates with a lexical negator (:data:`LEXICAL_NEGATORS`), "free of", or a state of absence
     (:data:`_ABSENT_STATE`)."""
     return negated_terms(text, cues=LEXICAL_NEGATORS) | {
         stem(m.group(1)) for pattern in (_FREE_OF, _ABSENT_STATE) for m in pattern.finditer(text)}
+
+
+def _said_extra(text: str) -> set[str]:
+    """The stems of the things ``text`` says cost extra (:data:`_EXTRA`)."""
+    return {stem(w) for m in _EXTRA.finditer(text) for w in m.group(1).split() if w.lower() not in STOPWORDS}
+
+
+# "Free", said of a thing, denies it a price: "children's DVDs don't cost anything" says the passage's "except for
+# children's DVDs, which are free" ("free to leave", "free from", "sugar-free" say no price).
+_PRICE_WORDS = frozenset(stem(w) for w in "cost charge pay fee price".split())
+_FREE = re.compile(r"(?<![\w-])free\b(?!-)(?!\s{1,3}(?:to|from)\b)(?!\s{1,3}of\s{1,3}(?!charge\b))", re.IGNORECASE)
+# The characters before "free" read for the thing it is said of ("except for children's DVDs, which are free"), and
+# the mentions of "free" read in a proposition.
+_FREE_REACH = 60
+# Where the thing "free" is said of begins: a clause's edge, but for the comma of a relative clause ("children's DVDs,
+# which are free"): "DVDs cost £1.50, while audiobooks are free" says nothing free of DVDs.
+_FREE_CLAUSE_EDGE = re.compile(r"[;:.!?]|\b(?:while|whereas|but|although|though|and)\b"
+                               r"|,(?!\s{0,3}(?:which|who|that)\b)", re.IGNORECASE)
+_FREE_MENTIONS = 4
+
+
+def said_free(term: str, clause_terms: set[str] | None, proposition: str) -> bool:
+    """Whether the claim's negated price word (``term``: "cost" of "don't cost anything") says what the
+    proposition's "free" says of the same thing: every other content word of the claim's clause (``clause_terms``)
+    stands in the few words before a "free" of the proposition."""
+    if term not in _PRICE_WORDS or not clause_terms:
+        return False
+    for m in islice(_FREE.finditer(proposition), _FREE_MENTIONS):
+        window = proposition[max(0, m.start() - _FREE_REACH):m.start()]
+        edges = [e.end() for e in _FREE_CLAUSE_EDGE.finditer(window)]
+        before = {st for _, _, st in content_terms(window[edges[-1] if edges else 0:])}
+        if clause_terms <= before:
+            return True
+    return False
 
 
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
@@ -134,7 +176,7 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
     # the claim's side, read once for every proposition of the evidence sentence
     targets, conditioned = _negations(claim)
-    side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim),
+    side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim) | _said_extra(claim),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
                       _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
@@ -230,6 +272,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         lexically = _lexically_negated(proposition)
         return any(shared_share({t}, terms) == 1.0 and not privative_forms(t) & terms and t not in conditioned
                    and t not in lexically and _clause_aligned(claim.clauses.get(t), terms)
+                   and not said_free(t, claim.clauses.get(t), proposition)
                    and _contrast_placed(claim.contrasts.get(t), t, proposition)
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"

@@ -15,6 +15,7 @@ from halguard.grounding.signals.closest import ClosestSentence, closest_sentence
 from halguard.grounding.signals.excepted import exceptions_turned
 from halguard.grounding.signals.excluded import exclusions_turned
 from halguard.grounding.signals.joined import joined_otherwise
+from halguard.grounding.signals.labels import labels_moved
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
@@ -94,6 +95,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                     if is_number:
                         numeric.append((at + s, at + e))
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
+                              *labels_moved(text, sources),
                               *widened_scopes(text, sources),
                               *exceptions_turned(text, sources), *exclusions_turned(text, sources),
                               *only_added(text, sources),

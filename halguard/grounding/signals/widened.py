@@ -251,9 +251,11 @@ def _any_unsaid(text: str, at: int) -> bool:
 def _any_in_passages(head: str, sources: Sequence[str]) -> bool:
     """Whether a passage says "any" a few words before ``head`` (the claim's head noun, as written; singular or
     plural)."""
-    root = re.escape(head[:-1] if head.lower().endswith("s") else head)
-    said = re.compile(rf"\bany\s+(?:[^\W\d_][\w'’-]*\s+){{0,{_PHRASE_WORDS}}}{root}\w{{0,2}}\b", re.IGNORECASE)
-    return any(said.search(source) for source in sources)
+    root = (head[:-1] if head.lower().endswith("s") else head).lower()
+    said = re.compile(rf"\bany\s+(?:[^\W\d_][\w'’-]*\s+){{0,{_PHRASE_WORDS}}}{re.escape(root)}\w{{0,2}}\b",
+                      re.IGNORECASE)
+    # the pattern runs only over a passage that holds the word at all (a substring test costs far less)
+    return any(root in source.lower() and said.search(source) for source in sources)
 
 
 # "Everyone" is all people: "entry is free for everyone" against "admission is free for residents of the Vestfold

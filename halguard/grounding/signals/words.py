@@ -44,6 +44,7 @@ from halguard.text.quantities import (
     said_as,
     saying,
 )
+from halguard.text.rates import frequency_said
 from halguard.text.relative_dates import DaysByOffset
 from halguard.text.reporting import reporting_word_spans
 from halguard.text.wordnet import form_in, licensed
@@ -68,8 +69,7 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     "CA") are the names' finding, not words to look up. A word's other form counts from any of the claim's evidence
     ``chunks`` ("founder" where one says "was founded by"; forms only, :func:`halguard.text.wordnet.form_in`).
     """
-    # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does, "fell" says
-    # "came down" as "fall" does
+    # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does ("fell")
     nearby = set(nearby) | {base_form(t) for t in nearby}
     # "12 per cent": its "cent" is the number's; "half past seven in the morning" a time's the passages give
     in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)] + list(times_read(text, scope).said))
@@ -94,11 +94,11 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     if novel:
         # "roughly", "fewer than" before a number and "percentage points", "times" after it qualify the number,
         # which is checked as one; "area" and "weight" name what the evidence's square kilometres and kilograms
-        # measure
+        # measure; "fortnightly" says a passage's "every two weeks"
         reckoned = reckoning_spans(text, percentages=bool(scope.quantities.of_dimension("percent")))
         in_a_bound = _Covering(bound_spans(text) + reckoned)
-        novel = [(s, e) for s, e in novel
-                 if not in_a_bound(s, e) and not measured_by_unit(stem(text[s:e].lower()), nearby)]
+        novel = [(s, e) for s, e in novel if not in_a_bound(s, e) and not measured_by_unit(
+            stem(text[s:e].lower()), nearby) and not frequency_said(text[s:e], [src.text for src in scope.sources])]
     if novel:
         # "rising" where the evidence says "higher", "lowered" where it says "reduced": the same side of a pair of
         # opposites (and no word of the other side there); "does not open" where it says "is closed": a negated
