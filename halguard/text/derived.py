@@ -75,10 +75,11 @@ _WORD = re.compile(r"[^\W\d_][^\W_]*")
 # What follows a claim's number and asks for a difference: "percentage points", "points", a comparative, "off"
 # ("shaving 2.6 seconds off" a start-up time that fell from 4.2 to 1.6).
 _DIFFERENCE_AFTER = re.compile(
-    r"\s*(?:-\s*)?(?:[^\W\d_]+\s+)??(?:percentage[\s-]+points?|points?|pp\b|ahead|behind|more|fewer|less|higher"
+    r"\s*(?:-\s*)?(?:(?:a|an|per|each|every)\s+[^\W\d_]+\s+|[^\W\d_]+\s+)??"
+    r"(?:percentage[\s-]+points?|points?|pp\b|ahead|behind|more|fewer|less|higher"
     r"|lower|larger|smaller|bigger|greater|older|younger|longer|shorter|later|earlier|cheaper|dearer|pricier|costlier"
     r"|heavier|lighter|faster|slower|warmer|hotter|colder|cooler|taller|deeper|shallower|wider|narrower|apart|off)\b",
-    re.IGNORECASE)  # "£10 cheaper", "two degrees warmer"
+    re.IGNORECASE)  # "£10 cheaper", "two degrees warmer", "£36 a week less"
 # What stands before it: "by", "a gap of", "a margin of", ... (a bound word may come between: "by more than").
 _DIFFERENCE_BEFORE = re.compile(
     r"\b(?:by|up|down|(?:gap|margin|lead|advantage|edge|difference|increase|rise|drop|fall|decrease|cut)\s+of|all\s+but)"
@@ -117,6 +118,8 @@ _RECKONING = re.compile(
     rf"[ \t]*-?[ \t]*(percentage[ \t-]+points?|pp|fold|times(?=[ \t]+(?:{_RATIO_WORDS}|{RATE_PERIOD})\b))\b",
     re.IGNORECASE)
 _DAY_PLACED = re.compile(r"[ \t]+(?:after|before)\b", re.IGNORECASE)  # "14 days after the report": a gap too
+# a time a thing lasts: "run for three hours from 6pm" of "from 6pm to 9pm", a gap between times of day
+_LASTS_BEFORE = re.compile(r"\b(?:for|lasts?|lasting|takes?|taking)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 _DAYS_AFTER = re.compile(r"[ \t]*-?[ \t]*(days?|weeks?)[ \t]+(?:later|earlier|apart|after|before)\b", re.IGNORECASE)
 _BARE_POINTS = re.compile(r"[ \t]*-?[ \t]*(points?)\b", re.IGNORECASE)
 _FOUR_DIGITS = re.compile(r"\d{4}")
@@ -400,7 +403,7 @@ def derived(text: str, claim: Quantity, sources: Iterable[str]) -> bool:
     placed = unit in _DAY_UNITS and from_event
     difference = bool(years_each or placed or _DIFFERENCE_AFTER.match(after) or _DIFFERENCE_BEFORE.search(before))
     days_each = _DAY_UNITS.get(unit, 0.0) if difference else 0.0
-    timed = unit in _MINUTE_UNITS and from_event
+    timed = unit in _MINUTE_UNITS and (from_event or bool(_LASTS_BEFORE.search(before)))
     minutes_each = _MINUTE_UNITS.get(unit, 0.0) if difference or timed else 0.0
     ratio = bool(_RATIO_AFTER.match(after))
     part = _OF_AFTER.match(after) is not None

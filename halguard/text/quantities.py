@@ -150,6 +150,9 @@ YEAR_RANGE = (1000, 2100)
 _FOUR_DIGITS = re.compile(r"\d{4}")
 # One of a unit: "a decade" (ten years), "a fortnight", and "one" before any unit ("one hour and 15 minutes").
 _ONE_UNIT = re.compile(r"\b(?:(?:a|one)\s+(decade|century|fortnight)|one\s+([^\W\d_]+))\b", re.IGNORECASE)
+# One unit said with an article after a bound: "just under an hour", "more than a day before" (a bare "an hour" is a
+# rate's or a duration's noun, "£7.50 an hour", no quantity of its own).
+_BOUNDED_ARTICLE_UNIT = re.compile(r"\ban?\s+(minute|hour|day|week|month|year)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,13 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
         dimension, size = UNITS[m.group(group).lower()]
         out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, _bound(text, m.start()),
                             _context(text, m.start(), m.end()), m.span(group), 0.0))
+    for m in _BOUNDED_ARTICLE_UNIT.finditer(text):
+        if len(out) >= limit:
+            break
+        if (bound := _bound(text, m.start())) is not None:
+            dimension, size = UNITS[m.group(1).lower()]
+            out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, bound, _context(text, m.start(), m.end()),
+                                m.span(1), 0.0))
     return (out := and_a_half(text, out, UNITS, _bound)) + joined_durations(text, out)[:max(0, limit - len(out))]
 
 

@@ -132,10 +132,15 @@ _DAYS_OF_ADVERB = {"hourly": 1 / 24, "daily": 1.0, "nightly": 1.0, "weekly": 7.0
                    "monthly": 365.25 / 12, "quarterly": 365.25 / 4, "yearly": 365.25, "annually": 365.25}
 _DAYS_OF_UNIT = {"hour": 1 / 24, "day": 1.0, "night": 1.0, "week": 7.0, "fortnight": 14.0, "month": 365.25 / 12,
                  "year": 365.25}
-_EVERY = re.compile(r"\b(?:every|once\s+(?:a|an|per|every))\s+(?:(other)\s+|(\d{1,2}|[a-z]+)\s+)?"
+_EVERY = re.compile(r"\b(?:every|each|once\s+(?:a|an|per|every))\s+(?:(other)\s+|(\d{1,2}|[a-z]+)\s+)?"
                     r"(hour|day|night|week|fortnight|month|year)s?\b", re.IGNORECASE)
 # The characters of each passage read for such a phrase.
 FREQUENCY_READ_CHARS = 100_000
+
+
+def days_of_period(period: str) -> float:
+    """The days of a rate's period ("month": 30.44); 0 for a unit that is no period ("litre")."""
+    return _DAYS_OF_UNIT.get(period, 0.0)
 
 
 def frequency_said(word: str, sources: list[str]) -> bool:
@@ -143,8 +148,12 @@ def frequency_said(word: str, sources: list[str]) -> bool:
     "every two weeks", "every other week", "once a fortnight" (a claim's "monthly rather than fortnightly" of "every
     two weeks from March to November, reducing to once a month")."""
     days = _DAYS_OF_ADVERB.get(word.lower())
-    if days is None:
-        return False
+    return days is not None and every_period_said(days, sources)
+
+
+def every_period_said(days: float, sources: list[str]) -> bool:
+    """Whether a passage says a period of ``days`` days with "every" or "each" ("every two weeks", "on the first
+    Thursday of each month", "once a fortnight"): what a claim's "once a month" or "fortnightly" says."""
     for source in sources:
         for m in _EVERY.finditer(source, 0, FREQUENCY_READ_CHARS):
             count = 2 if m.group(1) else 1 if m.group(2) is None else _count(m.group(2))

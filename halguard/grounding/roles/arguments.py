@@ -12,6 +12,7 @@ from __future__ import annotations
 from halguard.grounding.roles.frames import Argument
 from halguard.text.dates import month_number
 from halguard.text.mentions import demonym_of, same_entity, strip_titles
+from halguard.text.quantities import quantities
 
 __all__ = ["GENERIC_NAME_WORDS", "compare", "months"]
 
@@ -67,7 +68,7 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
         # two" (their numbers measure other things).
         return "same" if (a.head and a.head == b.head) or (a.words & b.words) else "unknown"
     if a.numbers and b.numbers:
-        if a.numbers & b.numbers:
+        if a.numbers & b.numbers or _one_quantity(a.text, b.text):
             return "same"
         # A number differs from a number of the same thing ("5 days" / "7 days"), not from another measure of it
         # ("64 months" / "over five years").
@@ -78,6 +79,16 @@ def compare(a: Argument, b: Argument, role: str = "") -> str:
     if (a.head and a.head == b.head) or (a.words & b.words):
         return "same"
     return "unknown"
+
+
+def _one_quantity(ours: str, theirs: str) -> bool:
+    """Whether two arguments measure one quantity in two units ("within four weeks" / "within 28 days"): each a
+    measure of one dimension and one bound ("within"), one base value (their rounding allowed)."""
+    a, b = quantities(ours, limit=2), quantities(theirs, limit=2)
+    if len(a) != 1 or len(b) != 1 or a[0].dimension is None or (a[0].dimension, a[0].bound) != (b[0].dimension,
+                                                                                                b[0].bound):
+        return False
+    return a[0].dimension != "percent" and abs(a[0].base - b[0].base) <= max(a[0].rounding, b[0].rounding, 1e-9)
 
 
 def _codes(identity: frozenset[str]) -> frozenset[str]:

@@ -37,6 +37,7 @@ from halguard.grounding.signals.closest import ClosestSentence, shared_share
 from halguard.grounding.signals.labels import label_clause
 from halguard.grounding.signals.moved import slot_neighbours
 from halguard.grounding.signals.scope import Scope
+from halguard.text.dates import MONTHS
 from halguard.text.lexical import (
     STOPWORDS,
     NumberMention,
@@ -115,6 +116,15 @@ def _same_dimension(ours: str, theirs: str) -> bool:
     return ours != theirs and _one_dimension(ours, theirs)
 
 
+def _two_months(ours: str, theirs: str) -> bool:
+    """Whether the words after the numbers are two months: the days of two dates ("accept by 21 September" where the
+    sentence has "by 30 June"; a year moved is the date checks' to read)."""
+    return ours != theirs and ours in _MONTHS and theirs in _MONTHS
+
+
+_MONTHS = frozenset(MONTHS)
+
+
 def _other_dimension(ours: str, theirs: str) -> bool:
     """Whether the word after the claim's number is a unit (``ours``) that the word after the sentence's (``theirs``)
     is not, in any unit of its dimension: "15 minutes" and "15 W" measure two things."""
@@ -174,11 +184,15 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
                 continue
             their_before, their_after = slot_neighbours(sentence, m.start, m.end, sentence_words)
             ours_said, theirs_said = written, sentence[m.start:m.end]
+            # a looser copy counts the same thing, or the same unit after the same word ("posted within 14 days"
+            # where the sentence has "posted within 10 days")
             if loose and not (after.isalpha() and after == their_after and after not in STOPWORDS
-                              and after not in UNITS):
+                              and (after not in UNITS or before == their_before)):
                 continue
             our_unit, their_unit = _unit_after(text, claim_words, n.end), _unit_after(sentence, sentence_words, m.end)
-            if before == their_before and (_same_dimension(after, their_after) or (
+            if before == their_before and _two_months(after, their_after):
+                ours_said, theirs_said = f"{written} {after.title()}", f"{theirs_said} {their_after.title()}"
+            elif before == their_before and (_same_dimension(after, their_after) or (
                     (our_unit[0], their_unit[0]) != (after, their_after) and _one_dimension(our_unit[0],
                                                                                            their_unit[0]))):
                 # a unit with a word between ("within 4 business hours" where the claim says "within 1 hour")

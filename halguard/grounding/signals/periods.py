@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from halguard.grounding.signals.scope import Scope
 from halguard.text.quantities import MAX_CLAIM_QUANTITIES
-from halguard.text.rates import Rate, rates
+from halguard.text.rates import Rate, days_of_period, every_period_said, rates
 
 __all__ = ["changed_periods"]
 
@@ -32,7 +32,14 @@ def changed_periods(text: str, scope: Scope) -> list[Span]:
             if (not r.per_thing and r.value in periods and r.period not in periods[r.value])
             or (r.per_thing and _thing_moved(r, things))
             or (r.times_word and r.value not in periods and r.period in their_periods
-                and r.value not in scope.numbers)]
+                and r.value not in scope.numbers and not _every_period(r, scope))]
+
+
+def _every_period(rate: Rate, scope: Scope) -> bool:
+    """Whether the passages say the claim's "once a month" with "each month" or "every month" (a price "£6 a month" is
+    the period's rate, not its frequency)."""
+    days = days_of_period(rate.period)
+    return rate.value == 1 and days > 0 and every_period_said(days, [src.text for src in scope.sources])
 
 
 def _thing_moved(rate: Rate, things: dict[float, set[str]]) -> bool:

@@ -16,6 +16,7 @@ from halguard.grounding.signals.excepted import exceptions_turned
 from halguard.grounding.signals.excluded import exclusions_turned
 from halguard.grounding.signals.joined import joined_otherwise
 from halguard.grounding.signals.labels import labels_moved
+from halguard.grounding.signals.list_items import figures_listed_otherwise
 from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
@@ -95,8 +96,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                     if is_number:
                         numeric.append((at + s, at + e))
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
-                              *labels_moved(text, sources),
-                              *widened_scopes(text, sources),
+                              *labels_moved(text, sources), *widened_scopes(text, sources),
+                              *figures_listed_otherwise(text, sources, scope.context_numbers),
                               *exceptions_turned(text, sources), *exclusions_turned(text, sources),
                               *only_added(text, sources),
                               *joined_otherwise(text, sources), *all_hours_widened(text, sources),

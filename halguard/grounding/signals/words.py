@@ -10,6 +10,7 @@ from halguard.grounding.roles.matching import said_conversely
 from halguard.grounding.signals.all_hours import every_hour_spans, says_every_hour
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
+from halguard.grounding.signals.calendar_names import named_by_the_calendar
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.people import people_said_here
 from halguard.grounding.signals.periods import changed_periods
@@ -17,7 +18,7 @@ from halguard.grounding.signals.scope import Scope, word_string
 from halguard.grounding.signals.times_of_day import times_read
 from halguard.text.compounds import closed_compounds
 from halguard.text.currency import in_cents
-from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, in_numeric_date, month_number, month_of
+from halguard.text.dates import WEEKDAYS, in_numeric_date, month_number, month_of
 from halguard.text.derived import derived, reckoning_spans
 from halguard.text.lexical import (
     base_form,
@@ -219,15 +220,7 @@ _GLOSS = re.compile(r"[ \t]?\(([A-Z][A-Za-z&.-]{1,11})\)")
 def _named_otherwise(name: str, text: str, end: int, scope: Scope) -> bool:
     """Whether the passages name ``name`` (ending at ``end`` in the claim ``text``) in another form, or the claim
     glosses it with a name of theirs: what both the found-name and the missing-name checks accept."""
-    return _mentioned(name, scope) or _glossed(text, end, scope) or _holiday_dated(name, scope)
-
-
-def _holiday_dated(name: str, scope: Scope) -> bool:
-    """Whether ``name`` is a holiday whose day and month the passages write ("Boxing Day" where they say "closed on 25
-    and 26 December")."""
-    days = holiday_dates(name)
-    return bool(days) and all(day in scope.numbers and stem(MONTHS[month - 1]) in scope.terms
-                              for _, _, (_, month, day) in days)
+    return _mentioned(name, scope) or _glossed(text, end, scope) or named_by_the_calendar(name, text, scope)
 
 
 def _glossed(text: str, end: int, scope: Scope) -> bool:
@@ -311,6 +304,7 @@ def _mentioned(name: str, scope: Scope) -> bool:
 _RATING_SCALES = frozenset({5.0, 10.0, 100.0})
 _OUT_OF = re.compile(r"\bout\s{1,3}of\s{1,3}$", re.IGNORECASE)
 _DAYS_A_WEEK = re.compile(r"\s{1,3}days?\s{1,3}(?:a|per|each|every)\s{1,3}week\b", re.IGNORECASE)
+_OF_YOU = re.compile(r"\s{1,3}of\s{1,3}(?:you|us)\b", re.IGNORECASE)
 _WEEKDAYS = re.compile(rf"\b({'|'.join(WEEKDAYS)})\b", re.IGNORECASE)
 
 
@@ -321,8 +315,8 @@ _EVERY_HOUR_NUMBERS = frozenset({24.0, 7.0})
 def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope) -> bool:
     """Whether the number at ``text[start:end]`` is no quantity of the claim's to find in the passages: a rating's
     scale ("out of 5"), every hour said with numbers where the passages say it too ("24/7" for "around the clock"), a
-    code's digits joined to a name ("COVID-19", "F-16"), or a count of days a week that the
-    passages' own weekdays give ("open seven days a week" against a record's hours for Monday to Sunday)."""
+    code's digits joined to a name ("COVID-19", "F-16"), the count of "the two of you", or a count of days a week
+    that the passages' own weekdays give ("open seven days a week" against a record's hours for Monday to Sunday)."""
     if value in _RATING_SCALES and _OUT_OF.search(text[max(0, start - 12):start]):
         return True
     if value in _EVERY_HOUR_NUMBERS and any(a <= start < b for a, b in every_hour_spans(text)) and says_every_hour(
@@ -330,6 +324,8 @@ def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope)
         return True  # "24/7" where the passages say "around the clock"
     if start >= 2 and text[start - 1] == "-" and text[start - 2].isalpha() and text[start - 2].isupper():
         return True
+    if _OF_YOU.match(text, end) and text[max(0, start - 4):start].lower() == "the ":
+        return True  # "singles for the two of you": the people the answer talks to, the asker's to count
     if _DAYS_A_WEEK.match(text, end) and 1 <= value <= 7:
         named = {m.group(1).lower() for src in scope.sources for m in _WEEKDAYS.finditer(src.text[:_WEEKDAY_SCAN])}
         return len(named) == value

@@ -1,0 +1,67 @@
+"""Days and months a claim names that the passages name by the calendar rather than by name: a holiday whose day and
+month they write ("Boxing Day" where they say "closed on 25 and 26 December"), a weekday of their "weekdays" or a day
+of their "weekends" ("the free guest perk only applies Monday to Friday" where they say "on weekdays only"), and a
+month inside a range of months they write ("in November the last departure is at 2pm" where they say "From October to
+March the 18:45 sailing does not run"). Each is a name the missing-name check would otherwise report as the passages'
+nowhere: what the claim says of it is the other checks' to read (the hours', the negations', the roles'), and a claim
+that gives a figure keeps such a name missing (on a held-out file, "Saturday" read as the passages' "weekends" passed
+a claim giving Saturday the weekday hours)."""
+
+from __future__ import annotations
+
+import re
+
+from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
+from halguard.grounding.signals.scope import Scope
+from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, month_number
+from halguard.text.lexical import number_mentions, stem
+
+__all__ = ["named_by_the_calendar"]
+
+# The part of the week each weekday belongs to, by the stem of the word the passages write for it.
+_WEEK_PART = {**{day: stem("weekdays") for day in WEEKDAYS[:5]}, **{day: stem("weekends") for day in WEEKDAYS[5:]}}
+_MONTH_NAMES = "|".join(m[:3] + r"[a-z]{0,6}\.?" for m in MONTHS)
+# A range of months: "from October to March", "April-September", "October through March" (a day between is a range
+# of dates, the date checks').
+_MONTH_RANGE = re.compile(rf"\b({_MONTH_NAMES})[ \t]*(?:to|until|till|through|thru|-|–|—)[ \t]*({_MONTH_NAMES})\b",
+                          re.IGNORECASE)
+# The most month ranges read per source (a crafted page of ranges is not read whole).
+_RANGES_READ = 16
+
+
+def named_by_the_calendar(name: str, claim: str, scope: Scope) -> bool:
+    """Whether the passages name the day, holiday or month ``name`` of ``claim`` by the calendar (see the module). A
+    weekday or a month is read so only in a claim that gives no figure: a figure said of "Saturday" may be the one the
+    passages give weekdays ("breakfast is served from 7am on Saturday" where they say "7am on weekdays, 8am at
+    weekends"), and the figures of a week's parts or of a range of months are not read day by day."""
+    word = name.strip()
+    if not word or _holiday_dated(word, scope):
+        return bool(word)
+    if number_mentions(claim):
+        return False
+    part = _WEEK_PART.get(word.lower().removesuffix("s"))
+    if part is not None:
+        return part in scope.terms
+    month = month_number(word)
+    return month is not None and _in_a_range(int(month), scope)
+
+
+def _holiday_dated(name: str, scope: Scope) -> bool:
+    days = holiday_dates(name)
+    return bool(days) and all(day in scope.numbers and stem(MONTHS[month - 1]) in scope.terms
+                              for _, _, (_, month, day) in days)
+
+
+def _in_a_range(month: int, scope: Scope) -> bool:
+    """Whether a range of months the passages write holds ``month`` (one running over the new year included)."""
+    for src in scope.sources:
+        for count, m in enumerate(_MONTH_RANGE.finditer(src.text[:PASSAGE_HEAD_CHARS])):
+            if count >= _RANGES_READ:
+                break
+            first, last = month_number(m.group(1).title()), month_number(m.group(2).title())
+            if first is None or last is None or first == last:
+                continue
+            a, b = int(first), int(last)
+            if (a < b and a < month < b) or (a > b and (month > a or month < b)):
+                return True
+    return False
