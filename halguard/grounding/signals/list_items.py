@@ -19,7 +19,7 @@ Reported as a role conflict ("A full day ... costs £15 where the passage has £
 CONTRADICTION: its precision on real text is unmeasured (see docs/evaluation.md for the dev claims it fires on).
 
 Bounded: at most :data:`MAX_SENTENCES` list sentences read, :data:`MAX_FIGURES` figures of a claim or a sentence,
-:data:`MAX_PIECES` pieces of a text.
+:data:`MAX_PIECES` pieces of a text, :data:`SENTENCES_SEARCHED` sentences a source searched for the claim's figure.
 """
 
 from __future__ import annotations
@@ -33,11 +33,14 @@ from halguard.text.dates import MONTHS
 from halguard.text.lexical import NumberMention, content_terms, is_enumerator, number_mentions, word_spans
 from halguard.text.quantities import UNITS, YEAR_RANGE
 
-__all__ = ["MAX_FIGURES", "MAX_PIECES", "MAX_SENTENCES", "figures_listed_otherwise"]
+__all__ = ["MAX_FIGURES", "MAX_PIECES", "MAX_SENTENCES", "SENTENCES_SEARCHED", "figures_listed_otherwise"]
 
 MAX_SENTENCES = 64
 MAX_FIGURES = 8
 MAX_PIECES = 24
+# The passage sentences searched for the claim's figure said with the item's words (each a subset test of its stems,
+# then its pieces read where it holds them all): more than the list sentences read, a cheaper reading.
+SENTENCES_SEARCHED = 4 * MAX_SENTENCES
 # An item of three or more words is named by this share of them (a claim restating a long item drops a word).
 ITEM_SHARE = 2 / 3
 
@@ -122,7 +125,7 @@ def _names(item: frozenset[str], words: set[str]) -> bool:
 def _said_with(value: float, kind: str, item_words: frozenset[str], sources: Sequence[str]) -> bool:
     """Whether a passage gives the figure in a piece of a sentence that has the item's words."""
     for text in sources:
-        for sentence, terms in source_sentences(text)[:4 * MAX_SENTENCES]:
+        for sentence, terms in source_sentences(text)[:SENTENCES_SEARCHED]:
             if not item_words <= terms:
                 continue
             for a, b in _pieces(sentence):
@@ -157,7 +160,8 @@ def figures_listed_otherwise(text: str, sources: Sequence[str], context_numbers:
 
 def _listed_with(n: NumberMention, kind: str, words: set[str], values: set[tuple[float, str]],
                  sources: Sequence[str]) -> str | None:
-    """The item the claim's piece names in a list's sentence and that item's figure, where it is another."""
+    """The piece of a list's sentence (its item and figure) that the claim's piece names, where its figure is another
+    than the claim's (None for none)."""
     read = 0
     for text in sources:
         for sentence, terms in source_sentences(text):
