@@ -246,10 +246,14 @@ def test_a_negation_without_an_aligned_proposition_is_no_flip(verifier, answer, 
 
 
 def test_a_negator_opening_a_bound_is_no_flip(verifier):
+    from halguard.grounding.signals.bounds_turned import bounds_turned
     from halguard.grounding.signals.negation import flip_targets
 
     assert flip_targets("It can be kept for no more than 6 hours.") == set()
-    assert flip_targets("It must not be kept for more than 6 hours.") == {"kept"}
+    # a few words between the negator and its bound ("must not be kept for more than"): the bound again, whose
+    # turning around ("can be kept for more than 6 hours") signals/bounds_turned.py reads
+    assert flip_targets("It must not be kept for more than 6 hours.") == set()
+    assert bounds_turned("It can be kept for more than 6 hours.", "It must not be kept for more than 6 hours.")
     context = ["After the first dose, the vial can be kept at room temperature for no more than 6 hours and must then "
                "be discarded."]
     v = verifier.verify("After the first dose, the vial may stay at room temperature for up to six hours and must then "

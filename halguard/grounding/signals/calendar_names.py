@@ -5,7 +5,10 @@ month inside a range of months they write ("in November the last departure is at
 March the 18:45 sailing does not run"). Each is a name the missing-name check would otherwise report as the passages'
 nowhere: what the claim says of it is the other checks' to read (the hours', the negations', the roles'), and a claim
 that gives a figure keeps such a name missing (on a held-out file, "Saturday" read as the passages' "weekends" passed
-a claim giving Saturday the weekday hours)."""
+a claim giving Saturday the weekday hours), but for "Monday to Friday" and "Saturday and Sunday" (the whole of the
+passages' "weekdays" or "weekends": their figures are the claim's), and a day inside a range of days the passages
+write ("Wednesday" of "Monday to Thursday") in a claim whose figures are all times of day (:mod:`.prose_hours` reads
+them)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import re
 
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.scope import Scope
+from halguard.text.clock import clock_times
 from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, month_number
 from halguard.text.lexical import number_mentions, stem
 
@@ -25,6 +29,9 @@ _MONTH_NAMES = "|".join(m[:3] + r"[a-z]{0,6}\.?" for m in MONTHS)
 # of dates, the date checks').
 _MONTH_RANGE = re.compile(rf"\b({_MONTH_NAMES})[ \t]*(?:to|until|till|through|thru|-|–|—)[ \t]*({_MONTH_NAMES})\b",
                           re.IGNORECASE)
+# The whole of a week's part named by its days: "Monday to Friday", "Saturdays and Sundays".
+_WHOLE_PART = re.compile(r"\bMondays?[ \t]*(?:to|through|thru|until|till|-|–|—)[ \t]*Fridays?\b"
+                         r"|\bSaturdays?[ \t]+(?:and|&)[ \t]+Sundays?\b", re.IGNORECASE)
 # The most month ranges read per source (a crafted page of ranges is not read whole).
 _RANGES_READ = 16
 
@@ -37,9 +44,14 @@ def named_by_the_calendar(name: str, claim: str, scope: Scope) -> bool:
     word = name.strip()
     if not word or _holiday_dated(word, scope):
         return bool(word)
+    part = _WEEK_PART.get(word.lower().removesuffix("s"))
+    if part is not None and _WHOLE_PART.search(claim):
+        return part in scope.terms  # "Monday to Friday" is the passages' "weekdays", whatever figure it is given
+    if part is not None and _times_only(claim) and _in_a_day_range(WEEKDAYS.index(word.lower().removesuffix("s")),
+                                                                      scope):
+        return True  # a day of their "Monday to Thursday": its times are the hours' to read (.prose_hours)
     if number_mentions(claim):
         return False
-    part = _WEEK_PART.get(word.lower().removesuffix("s"))
     if part is not None:
         return part in scope.terms
     month = month_number(word)
@@ -63,5 +75,29 @@ def _in_a_range(month: int, scope: Scope) -> bool:
                 continue
             a, b = int(first), int(last)
             if (a < b and a < month < b) or (a > b and (month > a or month < b)):
+                return True
+    return False
+
+
+# A range of weekdays: "Monday to Thursday", "Tuesday-Saturday".
+_DAY_NAMES = "|".join(WEEKDAYS)
+_DAY_RANGE = re.compile(rf"\b({_DAY_NAMES})s?[ \t]*(?:to|until|till|through|thru|-|–|—)[ \t]*({_DAY_NAMES})s?\b",
+                        re.IGNORECASE)
+
+
+def _times_only(claim: str) -> bool:
+    """Whether every figure of the claim is part of a time of day ("from 8am to 6pm"), or it has none."""
+    times = clock_times(claim)
+    return all(any(t.start <= n.start < t.end for t in times) for n in number_mentions(claim))
+
+
+def _in_a_day_range(day: int, scope: Scope) -> bool:
+    """Whether a range of weekdays the passages write holds ``day`` between its ends (one over the week's end too)."""
+    for src in scope.sources:
+        for count, m in enumerate(_DAY_RANGE.finditer(src.text[:PASSAGE_HEAD_CHARS])):
+            if count >= _RANGES_READ:
+                break
+            a, b = WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower())
+            if a != b and 0 < (day - a) % 7 < (b - a) % 7:
                 return True
     return False

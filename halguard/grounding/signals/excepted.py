@@ -12,7 +12,9 @@ the reason is redundancy" against "unless the reason is redundancy"), the claim'
 for at least :data:`.closest.RESTATED_OVERLAP` (the claim restates that statement, not another about the same thing;
 or its part's words do, where it fuses statements: :func:`.closest.fused_parts`), and the claim excepts nothing
 itself. The reverse (a passage's inclusion excepted by the claim, or a group it says all of: "£62 for all patients"
-against "£62, except for NHS patients") is read the same way.
+against "£62, except for NHS patients") is read the same way. A claim's "even if", "even when" or "even without"
+turns a passage's condition too ("if", "when", "provided", "as long as"): "even if you've already used your card"
+against "if the card has not been used", "even if they come without an adult" against "when accompanied by an adult".
 
 Bounded: at most :data:`MAX_PHRASES` phrases of the claim, each compared with the sentences of the claim's sources
 (:func:`.closest.source_sentences`: their first characters).
@@ -41,6 +43,13 @@ _EXCEPTING = re.compile(
 _INCLUDING = re.compile(
     r"\b(?:including|even|as\s{1,3}well\s{1,3}as|along\s{1,3}with|together\s{1,3}with|plus)\b"
     r"(?:\s{1,3}(?:for|on|in|at|to|from))?", re.IGNORECASE)
+# "Even if" says the statement holds whatever the condition: against a passage's condition on the same words it turns
+# the condition ("even if you've already used your card" / "if the card has not been used", "even if they come
+# without an adult" / "when accompanied by an adult"). Not the "if" of the passage's own "even if".
+_EVEN_IF = re.compile(r"even\s{1,3}(?:if|when|without)\b", re.IGNORECASE)
+_EXCEPTING_OR_CONDITION = re.compile(
+    rf"{_EXCEPTING.pattern}|(?<!even )\b(?:if|when|provided|as\s{{1,3}}long\s{{1,3}}as|so\s{{1,3}}long\s{{1,3}}as)\b",
+    re.IGNORECASE)
 # What a claim excepts, a passage may say of all: "£62 for all patients" is no "£62, except for NHS patients".
 _INCLUDING_ALL = re.compile(rf"{_INCLUDING.pattern}|\b(?:for|to|on|at)\s{{1,3}}(?:all|every)\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
@@ -88,6 +97,8 @@ def exceptions_turned(text: str, sources: Sequence[str]) -> list[Turned]:
     found: list[Turned] = []
     for m in phrases:
         end, stems = _phrase(text, m.end())
+        if _EVEN_IF.match(text, m.start()):
+            opposite = _EXCEPTING_OR_CONDITION
         said = _said_on_the_other_side(sources, stems, claim_terms - stems, opposite)
         part_others = {st for _, _, st in content_terms(part_holding(text, parts, m.start()))} - stems
         if not said and part_others != claim_terms - stems and len(part_others) >= _PART_OTHERS_MIN:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from halguard.grounding.scoring import ScoringWeights
 from halguard.grounding.signals.antonyms import antonym_flips, lexicon_side
 from halguard.grounding.signals.closest import shared_share
+from halguard.text.clock import clock_times
 from halguard.text.lexical import content_terms, negated_terms, stem, term_set, word_spans
 
 __all__ = ["claim_flips", "clauses"]
@@ -61,8 +62,21 @@ def claim_flips(text: str, chunks: Sequence[str], closest: str, closest_terms: s
             flips += [(left + s, left + e) for s, e in antonym_flips(clause, best, negated_terms(best))
                       if stem(clause[s:e]) not in negated
                       and _aligned_without(clause[s:e], terms, best_terms, aligned_overlap)
-                      and (left + s, left + e) not in flips and not _restated(text, left, clause, s, e)]
+                      and (left + s, left + e) not in flips and not _restated(text, left, clause, s, e)
+                      and not _hours_given(clause[s:e], clause, best)]
     return flips
+
+
+def _hours_given(word: str, clause: str, evidence: str) -> bool:
+    """Whether ``word`` opens or closes, said with a time of day in a clause whose evidence clause gives times too:
+    "closing at 6pm Monday to Thursday" against "opens 8am to 6pm Monday to Thursday" is that range's end (the hours
+    are :mod:`.prose_hours`' to read), no "open" turned "closed"."""
+    side = lexicon_side(word)
+    return (side is not None and side[0] == _OPEN_CLOSED and bool(clock_times(clause))
+            and bool(clock_times(evidence)))
+
+
+_OPEN_CLOSED = (lexicon_side("open") or (-1, -1))[0]
 
 
 # An appositive that names the clause before it: "profit dropped 3%, *a decline* the company blamed on pricier cocoa".

@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 from halguard.text.dates import WEEKDAYS
 
-__all__ = ["HoursTable", "hours_conflicts", "hours_table"]
+__all__ = ["CLOSED", "OPENING", "TIME_RANGE", "HoursTable", "clock_text", "hours_conflicts", "hours_table",
+           "paired_hours", "same_time"]
 
 # A record's week: day index (Monday 0) -> (opening, closing) in minutes after midnight.
 HoursTable = dict[int, tuple[int, int]]
@@ -36,16 +37,16 @@ _DAY = r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:d
 _TIME = r"(?:\d{1,2}(?::\d{1,2})?[ \t]{0,2}(?:[ap]\.[ \t]?m\.|[ap][ \t]?m\b)?|noon|midnight)"
 _TO = r"[ \t]{0,3}(?:-|–|—|to|until|till)[ \t]{0,3}"
 # A time range not inside a number ("4.0 to 5.0 stars", "$15 to $25") and not one end of "9 or 10 PM".
-_TIME_RANGE = re.compile(rf"(?<![\d.,$])\b({_TIME}){_TO}({_TIME})(?![\w:]|\.\d)"
+TIME_RANGE = re.compile(rf"(?<![\d.,$])\b({_TIME}){_TO}({_TIME})(?![\w:]|\.\d)"
                          rf"(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
 # A closing time alone ("open until 10 PM from Monday to Saturday"), read only in a claim about opening hours
-# (:data:`_OPENING`): "happy hour until 6 pm" is no statement of when the business closes.
+# (:data:`OPENING`): "happy hour until 6 pm" is no statement of when the business closes.
 _CLOSING_TIME = re.compile(rf"(?<![\d.,$:])\b(?:until|till|closes[ \t]at|closing[ \t]at)[ \t]{{1,3}}({_TIME})"
                            rf"(?![\w:]|\.\d)(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
 _DAY_SPEC = re.compile(rf"\b(?:({_DAY})[ \t]{{0,3}}(?:-|–|—|to|through|thru|until)[ \t]{{0,3}}({_DAY})|(weekdays|"
                        rf"weekends|daily|every[ \t]day|seven[ \t]days[ \t]a[ \t]week|7[ \t]days[ \t]a[ \t]week|"
                        rf"all[ \t]week)|({_DAY}))\b", re.IGNORECASE)
-_CLOSED = re.compile(r"\bclosed?\b", re.IGNORECASE)
+CLOSED = re.compile(r"\bclosed?\b", re.IGNORECASE)
 # Days joined by these are one group ("Friday and Saturday from ...").
 _JOINED = re.compile(r"[\s,&/]{0,6}(?:(?:and|or|as[ \t]well[ \t]as)[\s,]{0,4})?")
 _CLOCK = re.compile(r"(\d{1,2})(?::(\d{1,2}))?(am|pm)?")
@@ -133,12 +134,12 @@ def _said(claim: str) -> list[_Said] | None:
     """The claim's time ranges and day groups in order (days joined by "and" or commas are one group); None
     where a time range cannot be read."""
     items: list[_Said] = []
-    for m in _TIME_RANGE.finditer(claim):
+    for m in TIME_RANGE.finditer(claim):
         opens, closes = _clock_times(m.group(1)), _clock_times(m.group(2))
         if opens is None or closes is None or len(items) >= _MAX_ITEMS:
             return None
         items.append(_Said(m.start(), m.end(), times=(opens, closes)))
-    if _OPENING.search(claim) and not _OTHER_HOURS.search(claim):
+    if OPENING.search(claim) and not _OTHER_HOURS.search(claim):
         ranges = [(item.start, item.end) for item in items]
         for m in _CLOSING_TIME.finditer(claim):
             closes = _clock_times(m.group(1))
@@ -210,7 +211,7 @@ def _paired(items: list[_Said]) -> tuple[list[tuple[_Said, _Said]], set[int]] | 
     return pairs, leftover
 
 
-def _same(said: tuple[int, ...], listed: int, past_midnight: bool) -> bool:
+def same_time(said: tuple[int, ...], listed: int, past_midnight: bool) -> bool:
     options = set(said)
     if past_midnight:  # "11:30 am to 2:00 pm" for "11:30-2:0": the hour is right, the half of the day slipped
         options |= {(t + _HALF_DAY) % _DAY_MINUTES for t in said}
@@ -240,14 +241,15 @@ def _table_conflicts(pairs: list[tuple[_Said, _Said]], exceptions: set[int], tab
             if listed_open == listed_close:  # "0:0-0:0": open all day, or not known: not checked
                 continue
             past_midnight = listed_close < listed_open
-            if not ((not opens or _same(opens, listed_open, False)) and _same(closes, listed_close, past_midnight)):
+            if not ((not opens or same_time(opens, listed_open, False))
+                    and same_time(closes, listed_close, past_midnight)):
                 out.append((said.start, said.end, f"the record lists {_TITLED[day]} as "
-                            f"{_clock(listed_open)}-{_clock(listed_close)}"))
+                            f"{clock_text(listed_open)}-{clock_text(listed_close)}"))
                 break
     return out
 
 
-def _clock(minutes: int) -> str:
+def clock_text(minutes: int) -> str:
     return f"{minutes // 60}:{minutes % 60:02d}"
 
 
@@ -261,15 +263,12 @@ def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int,
     the week lists the same hours every day (:func:`_day_conflicts`). A claim that says "closed", or whose time
     ranges cannot all be paired with the days they are said for, is not judged (see the module docstring).
     """
-    if not tables or _CLOSED.search(claim):
+    if not tables or CLOSED.search(claim):
         return []
-    if not _TIME_RANGE.search(claim) and not _CLOSING_TIME.search(claim):
+    if not TIME_RANGE.search(claim) and not _CLOSING_TIME.search(claim):
         found = [_day_conflicts(claim, table) for table in tables]
         return found[0] if all(found) else []
-    items = _said(claim)
-    if not items or not any(item.days for item in items):
-        return []
-    paired = _paired(items)
+    paired = paired_hours(claim)
     if paired is None:
         return []
     pairs, exceptions = paired
@@ -277,8 +276,17 @@ def hours_conflicts(claim: str, tables: Sequence[HoursTable]) -> list[tuple[int,
     return found[0] if all(found) else []
 
 
+def paired_hours(text: str) -> tuple[list[tuple[_Said, _Said]], set[int]] | None:
+    """The time ranges of ``text`` each with its day group, and the days of the groups left over (:func:`_paired`);
+    None where a range cannot be read, no days are named, or a range pairs with none."""
+    items = _said(text)
+    if not items or not any(item.days for item in items):
+        return None
+    return _paired(items)
+
+
 # A claim about when a business opens (not "the open kitchen" alone: it must also name days or varying hours).
-_OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours)\b", re.IGNORECASE)
+OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours)\b", re.IGNORECASE)
 # Hours of something else than the business's opening ("happy hour until 6 pm", "the kitchen closes at 9").
 _OTHER_HOURS = re.compile(r"\b(?:happy[ \t]hours?|kitchen|brunch|breakfast|lunch|dinner|delivery|bar)\b", re.IGNORECASE)
 # Days named after these are left out ("open every day except Monday"): such a claim is not read.
@@ -290,7 +298,7 @@ def _day_conflicts(claim: str, table: HoursTable) -> list[tuple[int, int, str]]:
     """A claim without times against one week: days it says the business is open that the week does not list,
     and hours it says vary where every listed day has the same hours. Measured on the dev records' claims without
     times (2026-11-28): right on all 4 claims it fired on, of 29 that say when a business opens."""
-    if not _OPENING.search(claim) or _EXCEPT.search(claim):
+    if not OPENING.search(claim) or _EXCEPT.search(claim):
         return []
     items = _said(claim)
     if items is None:
@@ -303,6 +311,6 @@ def _day_conflicts(claim: str, table: HoursTable) -> list[tuple[int, int, str]]:
     if varying and len(table) >= 2 and len(set(table.values())) == 1:
         opens, closes = next(iter(table.values()))
         return [(varying.start(), varying.end(),
-                 f"the record lists the same hours on every day it lists ({_clock(opens)}-{_clock(closes)})")]
+                 f"the record lists the same hours on every day it lists ({clock_text(opens)}-{clock_text(closes)})")]
     return []
 

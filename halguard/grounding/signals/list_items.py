@@ -153,6 +153,10 @@ def figures_listed_otherwise(text: str, sources: Sequence[str], context_numbers:
         n, kind = inside[0]
         words = _words(text[a:b])
         found = _listed_with(n, kind, words, values, sources)
+        if found is None and sum(k == kind for _, k in ours) == 1:
+            # the claim's one figure of its kind, its item named in another piece: "If you miss a check-up ...,
+            # you'll be charged £50" of "charged £25 for a check-up or £50 for a longer treatment"
+            found = _listed_with(n, kind, _words(text), values, sources)
         if found:
             out.append((n.start, n.end, f"{text[a:b].strip(' .')} where the passage has {found}"))
     return out
@@ -179,7 +183,21 @@ def _listed_with(n: NumberMention, kind: str, words: set[str], values: set[tuple
             m, item, piece = named[0]
             if m.value == n.value or (m.value, kind) in values:
                 continue
-            if _said_with(n.value, kind, item, sources):
+            if _said_with(n.value, kind, item, sources) or _restates_another(words, terms, n.value, kind, sources):
                 continue
             return piece
     return None
+
+
+def _restates_another(words: set[str], list_terms: frozenset[str] | set[str], value: float, kind: str,
+                      sources: Sequence[str]) -> bool:
+    """Whether a passage sentence that gives the claim's figure shares more of the claim's piece's ``words`` than the
+    list's sentence does: "the £35 one-off set-up charge is dropped for 18-month contracts" restates "There is a
+    one-off set-up fee of £35 on the rolling plan; it is waived on the 18-month contract", not the list of monthly
+    prices "on an 18-month contract, or ... on a 30-day rolling plan"."""
+    listed = len(words & list_terms)
+    for text in sources:
+        for sentence, terms in source_sentences(text)[:SENTENCES_SEARCHED]:
+            if len(words & terms) > listed and any(m.value == value and k == kind for m, k in _figures(sentence)):
+                return True
+    return False

@@ -33,7 +33,7 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import islice
 
-from halguard.grounding.signals.closest import ClosestSentence, shared_share
+from halguard.grounding.signals.closest import ClosestSentence, shared_share, source_sentences
 from halguard.grounding.signals.labels import label_clause
 from halguard.grounding.signals.moved import slot_neighbours
 from halguard.grounding.signals.scope import Scope
@@ -143,6 +143,27 @@ def _unit_after(text: str, spans: list[tuple[int, int]], end: int) -> tuple[str,
     return ("", end)
 
 
+def _money(text: str, n: NumberMention) -> bool:
+    """Whether the number is a sum of money: a currency sign before it ("£49", "$ 12")."""
+    return text[n.start:n.start + 1] in _CURRENCY or text[max(0, n.start - 2):n.start].strip()[-1:] in _CURRENCY
+
+
+_CURRENCY = frozenset("£$€¥")
+
+
+def _money_said_closer(value: float, claim_terms: set[str], terms: set[str] | frozenset[str], scope: Scope) -> bool:
+    """Whether a passage sentence that gives the claim's sum shares at least as many of the claim's words as its
+    closest sentence (``terms``) does: "Band 2 ... costs £73.50" is the claim's sentence, not the Band 1 sentence whose
+    £26.80 the copy holds."""
+    shared = len(claim_terms & terms)
+    for src in scope.sources:
+        for sentence, their_terms in source_sentences(src.text):
+            if len(claim_terms & their_terms) >= shared and any(
+                    k.value == value and _money(sentence, k) for k in _read(sentence)):
+                return True
+    return False
+
+
 def _same(a: NumberMention, b: NumberMention) -> bool:
     return a.value == b.value and a.is_percent == b.is_percent
 
@@ -167,6 +188,12 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
     if overlap < min(copy_overlap, COUNTED_COPY_OVERLAP):
         return []
     loose = overlap < copy_overlap  # a looser copy: only a number counting what the sentence's other number counts
+    # a close copy's one sum of money in place of the sentence's one sum, whatever the words around it ("Rabbits are
+    # vaccinated once a year ..., which costs £55" where the sentence has "... for £49")
+    money, their_money = [k for k in ours if _money(text, k)], [k for k in theirs if _money(sentence, k)]
+    # (the claim's other numbers all the sentence's: "Band 2 ... costs £73.50" copies no "Band 1 ... £26.80")
+    sole_money = (money[0], their_money[0]) if not loose and len(money) == len(their_money) == 1 and all(
+        any(_same(k, j) for j in theirs) for k in ours if k is not money[0]) else None
     out = []
     for n, (before, after) in zip(ours, slots):
         written = text[n.start:n.end]
@@ -198,7 +225,8 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
                 # a unit with a word between ("within 4 business hours" where the claim says "within 1 hour")
                 ours_said, theirs_said = text[n.start:our_unit[1]], sentence[m.start:their_unit[1]]
             elif (before, after) != (their_before, their_after) and not (
-                    after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)):
+                    after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)
+            ) and (sole_money != (n, m) or _money_said_closer(n.value, claim_terms, closest.terms, scope)):
                 continue  # neither the very slot ("below 140/90" / "below 150/90") nor the same thing counted
             if not _label_said(text, claim_words, n, [k for k in ours if k is not n], theirs, scope):
                 out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))

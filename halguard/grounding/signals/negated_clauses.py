@@ -90,9 +90,12 @@ NEGATED_CLAUSE_TERMS_MIN = 3
 # latch" against "the latch doesn't align": advice, not a statement that it aligns); or one that negates with a verb
 # ("has denied knowledge of the video" against "said he was not aware of any video"). The RAGTruth claims the first
 # versions flagged were these, and claims that negate in other words ("a lack of", "the absence of").
-_NOT_ASSERTED = re.compile(r"\b(?:if|whether|unclear|may|might|could|should|would|can|try|tries|tried|trying|unless|"
-                           r"until|seems?|appears?|den(?:y|ies|ied|ying|ial)|refus\w*|reject\w*|fail\w*|"
+_NOT_ASSERTED = re.compile(r"\b(?:whether|unclear|may|might|could|should|would|can|try|tries|tried|trying|"
+                           r"seems?|appears?|den(?:y|ies|ied|ying|ial)|refus\w*|reject\w*|fail\w*|"
                            r"dismiss\w*|ruled?\s+out)\b", re.IGNORECASE)
+# A condition asserts nothing, but only in its own clause: "You'll get a full refund if you cancel ... early, and
+# later cancellations are refunded at half price" states its second clause plainly.
+_CONDITIONAL = re.compile(r"\b(?:if|unless|until)\b", re.IGNORECASE)
 
 
 def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | None:
@@ -104,14 +107,15 @@ def negation_dropped(clauses: Sequence[str], chunks: Sequence[str]) -> str | Non
     negated word and :data:`NEGATED_CLAUSE_SHARE` of the clause's content words (at least
     :data:`NEGATED_CLAUSE_TERMS_MIN`), and no sentence of the chunks may state the negated word plainly among half of
     them (then the passage says it somewhere: support). A claim that negates anything itself (any cue, "lack",
-    "absence") or asserts nothing plainly (:data:`_NOT_ASSERTED`: "if", "whether", "may", "try to") is not read, nor
-    a passage sentence with an exception (:data:`_EXCEPTED`) or a JSON record.
+    "absence") or asserts nothing plainly (:data:`_NOT_ASSERTED`: "whether", "may", "try to") is not read, nor a
+    clause of it with a condition (:data:`_CONDITIONAL`: "if", "unless"), nor a passage sentence with an exception
+    (:data:`_EXCEPTED`) or a JSON record.
     """
     claim = " ".join(clauses)
     if has_negation(claim) or denied_otherwise(claim) or _NOT_ASSERTED.search(claim):
         return None  # it negates something itself, in any words, or asserts nothing plainly
     plain = [{base_form(st) for _, _, st in content_terms(clause)} | _obligation_of(clause)
-             for clause in _with_subjects(clauses)]
+             for clause in _with_subjects(clauses) if not _CONDITIONAL.search(clause)]
     plain = [terms for terms in plain if len(terms) >= NEGATED_CLAUSE_TERMS_MIN]
     if not plain:
         return None

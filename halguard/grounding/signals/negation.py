@@ -8,7 +8,9 @@ from collections import Counter
 from itertools import islice
 from typing import NamedTuple
 
+from halguard.grounding.signals.bounds_turned import bounds_turned
 from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
+from halguard.grounding.signals.permission import modality_turned
 from halguard.text.lexical import (
     NEGATION_CUES,
     STOPWORDS,
@@ -105,20 +107,18 @@ def said_free(term: str, clause_terms: set[str] | None, proposition: str) -> boo
 
 
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
-# "for up to six hours" (halguard.text.quantities reads it as a bound). Blanked before the negated words are read.
-# So does a negated "over", "above", "exceed", "more than" (a verb may come between) before a number: "shouldn't go
-# over six tablets" and "must not take more than six" are the passage's "no more than six tablets"; without a number
-# after it the words are a proposition's ("did not go over the bridge").
-_NEGATED_BOUND = re.compile(
-    r"\b(?:no|not)\s+(?:more|less|fewer|later|earlier|greater|longer|shorter|higher|lower|older|younger)\s+than\b",
-    re.IGNORECASE)
+# "for up to six hours" (halguard.text.quantities reads it as a bound), blanked before the negated words are read; so
+# are a negated "over", "more than", "before", "until" (three words may come between) before a number: "shouldn't go
+# over six tablets", "but not before 6pm" (no denial of "6pm"; :mod:`.bounds_turned` reads one turned around).
+_COMPARATIVES = "more|less|fewer|later|earlier|sooner|greater|longer|shorter|higher|lower|older|younger"
+_NEGATED_BOUND = re.compile(rf"\b(?:no|not)\s+(?:{_COMPARATIVES})\s+than\b", re.IGNORECASE)
 # "at no cost" / "at no extra charge" says "free" (halguard.text.phrasal reads it so), no denial of a cost the passage
 # gives for something else ("replacement bins ... cost £25 each").
 _AT_NO_COST = re.compile(r"\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b", re.IGNORECASE)
 _NEGATED_COMPARISON = re.compile(
-    r"(?:\b(?:not|never)|n['’]t)\s+(?:[^\W\d_]+\s+)?(?:over|above|beyond|under|below|exceeds?|exceeding"
-    r"|surpass(?:es)?|(?:more|less|fewer)\s+than)\s+(?:(?:about|around|roughly)\s+)?[$£€]?(\d|[^\W\d_]+)",
-    re.IGNORECASE)
+    r"(?:\b(?:not|never)|n['’]t)\s+(?:[^\W\d_]+\s+){0,3}(?:any\s+)?"
+    rf"(?:over|above|beyond|under|below|exceeds?|exceeding|surpass(?:es)?|(?:{_COMPARATIVES})\s+than"
+    r"|before|after|until|till)\s+(?:(?:about|around|roughly)\s+)?[$£€]?(\d|[^\W\d_]+)", re.IGNORECASE)
 
 
 # A negated condition asserts no negation: "they are lost if not used by 31 March" says what "must be used by 31 March
@@ -174,6 +174,9 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     """
     if RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
+    if ((bounds_turned(claim, closest) or modality_turned(claim, closest))
+            and shared_share(claim_terms, closest_terms) >= aligned_overlap):
+        return True
     # the claim's side, read once for every proposition of the evidence sentence
     targets, conditioned = _negations(claim)
     side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim) | _said_extra(claim),

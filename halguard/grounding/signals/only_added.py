@@ -144,6 +144,12 @@ def _item(words: list[tuple[int, int, str]], at: int, step: int, claim_terms: se
         if not word[0].isalnum() or ((word in _PHRASE_ENDS or word in STOPWORDS) and last is not None):
             break  # the item ends: "(applies to) students and seniors", "and pregnant dogs (were excluded)"
         if word not in STOPWORDS and not word[0].isdigit():
-            new, last = new or stem(word) not in claim_terms, k
+            new, last = new or not _said(word, claim_terms), k
         k += step
     return last if new else None
+
+
+def _said(word: str, claim_terms: set[str]) -> bool:
+    """Whether the claim says ``word``, plural or singular: the stemmer makes "evenings" "evening" but "evening"
+    "even" ("Friday and Saturday evening shows" says "Saturday evenings")."""
+    return stem(word) in claim_terms or (word.endswith("s") and stem(word[:-1]) in claim_terms)

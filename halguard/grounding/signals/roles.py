@@ -21,18 +21,26 @@ from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
 from halguard.grounding.signals.only_added import only_added
+from halguard.grounding.signals.priced_free import free_but_priced
+from halguard.grounding.signals.prose_hours import prose_hours_moved
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.speakers import speakers_moved
 from halguard.grounding.signals.times_moved import times_moved
 from halguard.grounding.signals.titles import posts_moved
 from halguard.grounding.signals.transposed import transposed_words
 from halguard.grounding.signals.widened import widened_scopes
+from halguard.grounding.signals.working_days import days_requalified
 from halguard.text.claims import Claim
 from halguard.text.clock import clock_times
 from halguard.text.dates import MONTHS
 from halguard.text.lexical import content_terms, stem
 
 __all__ = ["VERB_EVIDENCE_TEXTS", "RoleFindings", "claim_role_conflicts", "claim_verbs_said"]
+
+
+# The checks that read a claim's text against the passages' texts alone (each called as ``check(text, sources)``).
+_SENTENCE_CHECKS = (labels_moved, widened_scopes, exceptions_turned, exclusions_turned, days_requalified, only_added,
+                    prose_hours_moved, joined_otherwise, all_hours_widened, free_but_priced)
 
 
 class RoleFindings(NamedTuple):
@@ -54,9 +62,11 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     (:mod:`.widened`), a thing they except said included or the reverse (:mod:`.excepted`), a thing their list
     excludes said included (:mod:`.excluded`), one of a list they give said the only one (:mod:`.only_added`), two
     things joined otherwise ("both" for "or", or for one said "only": :mod:`.joined`), a window of hours said as
-    every hour (:mod:`.all_hours`), words another speaker said (:mod:`.speakers`), and a person given another's body
-    (:mod:`.affiliations`); with the spans of those that are moved numbers (:class:`RoleFindings`). The claim is read
-    as the other signals read it (:func:`.measure.checked_text`): "[2]" is no number, and "I think" no frame.
+    every hour (:mod:`.all_hours`), a day given another day's hours (:mod:`.prose_hours`), working days said as days
+    (:mod:`.working_days`), a thing said free that they price (:mod:`.priced_free`), words another speaker said
+    (:mod:`.speakers`), and a person given another's body (:mod:`.affiliations`); with the spans of those that are
+    moved numbers (:class:`RoleFindings`). The claim is read as the other signals read it
+    (:func:`.measure.checked_text`): "[2]" is no number, and "I think" no frame.
 
     A name or number moved within the passage counts only when the passage (not the question) has it: one the
     passage lacks is the missing names and numbers' finding.
@@ -96,11 +106,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                     if is_number:
                         numeric.append((at + s, at + e))
         found += [m for m in [*times_moved(text, scope, sources), *posts_moved(text, scope),
-                              *labels_moved(text, sources), *widened_scopes(text, sources),
                               *figures_listed_otherwise(text, sources, scope.context_numbers),
-                              *exceptions_turned(text, sources), *exclusions_turned(text, sources),
-                              *only_added(text, sources),
-                              *joined_otherwise(text, sources), *all_hours_widened(text, sources),
+                              *(m for check in _SENTENCE_CHECKS for m in check(text, sources)),
                               *speakers_moved(text, sources, scope.context_terms),
                               *affiliations_moved(text, scope)]
                   if unclaimed(m[0], m[1])]

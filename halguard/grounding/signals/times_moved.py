@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from halguard.grounding.signals.closest import restates, source_sentences
+from halguard.grounding.signals.prose_hours import hours_agreed
 from halguard.grounding.signals.scope import Scope
 from halguard.text.clock import ClockTime, clock_times
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
@@ -79,6 +80,8 @@ def times_moved(text: str, scope: Scope, sources: Sequence[str]) -> list[tuple[i
         said, others = _in_slot(t, slot, claim_minutes, claim_terms, slotted)
         if not said and len(others) == 1:
             out.append((t.start, t.end, f"{text[t.start:t.end]} where the passage has {others[0]}"))
+    if out and hours_agreed(text, sources):
+        return []  # the day's own hours, which another day's sentence slot gives otherwise (.prose_hours)
     return out
 
 
