@@ -96,6 +96,21 @@ def test_hours_of_a_day(verifier, answer, passages, label):
     assert verifier.verify(answer, passages).label == label, answer
 
 
+SATURDAYS = ["The practice opens 8am to 6pm Monday to Thursday, 8am to 4pm on Fridays, and 9am to 1pm on the first "
+             "Saturday of each month."]
+
+
+@pytest.mark.parametrize(("answer", "label", "contradiction"), [
+    # a frame read the sentence's first range as the verb's: the day's own hours are no number moved
+    ("The practice opens 9am to 1pm on the first Saturday of each month.", "supported", False),
+    ("The practice opens 10am to 1pm on the first Saturday of each month.", "hallucinated", True),
+])
+def test_a_days_own_hours_are_no_moved_number(verifier, answer, label, contradiction):
+    verdict = verifier.verify(answer, SATURDAYS)
+    assert verdict.label == label
+    assert any(c.status is ClaimStatus.CONTRADICTION for c in verdict.claims) is contradiction
+
+
 def test_prose_hours_read_only_the_days_a_sentence_names():
     assert prose_hours_moved("On Fridays the practice opens at 8am and closes at 6pm.", DENTIST)
     assert hours_agreed("The practice is open 8am to 4pm on Fridays.", DENTIST)

@@ -22,7 +22,7 @@ from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
 from halguard.grounding.signals.only_added import only_added
 from halguard.grounding.signals.priced_free import free_but_priced
-from halguard.grounding.signals.prose_hours import prose_hours_moved
+from halguard.grounding.signals.prose_hours import hours_agreed, prose_hours_moved
 from halguard.grounding.signals.scope import Scope
 from halguard.grounding.signals.speakers import speakers_moved
 from halguard.grounding.signals.times_moved import times_moved
@@ -79,7 +79,7 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
         return any(stem(name) in scope.context_terms for name in arg.names) or any(
             stem(MONTHS[int(m) - 1]) in scope.context_terms for m in months(arg))
 
-    frame_conflicts = role_conflicts(text, evidence, elsewhere)
+    frame_conflicts = _hours_kept(role_conflicts(text, evidence, elsewhere), text, scope)
     found = [(c.start, c.end, c.reason) for c in frame_conflicts]
     numeric = [(c.start, c.end) for c in frame_conflicts if c.number]
 
@@ -120,6 +120,17 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
     numbers = [(claim.start + s, claim.start + e) for s, e in numeric
                if exchanged or not any(t.start < e and s < t.end for t in clocks)]
     return RoleFindings([(claim.start + s, claim.start + e, why) for s, e, why in found], numbers)
+
+
+def _hours_kept(conflicts: list, text: str, scope: Scope) -> list:
+    """The frame conflicts, less those on the claim's times of day where a passage sentence gives each day the claim
+    names the hours it gives (:func:`.prose_hours.hours_agreed`): "The practice opens 9am to 1pm on the first Saturday"
+    is no 9am moved from "opens 8am to 6pm Monday to Thursday, ..., and 9am to 1pm on the first Saturday" (a frame
+    reads the sentence's first range as the verb's)."""
+    clocks = clock_times(text) if any(c.number for c in conflicts) else []
+    if not clocks or not hours_agreed(text, [src.text for src in scope.sources]):
+        return conflicts
+    return [c for c in conflicts if not any(t.start < c.end and c.start < t.end for t in clocks)]
 
 
 # Evidence chunks a claim's novel verbs are read against: its best two (a verb far away is too often another event).
