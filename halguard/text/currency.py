@@ -10,7 +10,7 @@ import re
 from halguard.text.lexical import NumberMention, number_mentions
 
 __all__ = ["CURRENCY_SYMBOLS", "cent_values", "currency_amounts", "currency_of", "currency_symbols", "currency_words",
-           "in_cents"]
+           "in_cents", "symbol_before"]
 
 # Symbol -> the words a claim writes for it. Hand-listed (ISO 4217 symbols of the currencies news text names by
 # symbol); "$" is any dollar.
@@ -48,13 +48,20 @@ def currency_amounts(text: str) -> list[tuple[int, int, float, str]]:
             if (found := currency_of(text, m)) is not None]
 
 
-def currency_of(text: str, number: NumberMention) -> tuple[int, int, str] | None:
-    """The currency of the amount whose number is ``number`` in ``text`` (its symbol before it, "$2.6 million",
-    "€ 89", or its word after it, "90 million pounds"): the currency's offsets and name; None where it has none."""
+def symbol_before(text: str, number: NumberMention) -> int | None:
+    """Where the currency symbol of the amount whose number is ``number`` stands in ``text`` ("$2.6 million", "€ 89"):
+    its offset; None where no symbol stands before it."""
     at = number.start if text[number.start:number.start + 1] in CURRENCY_SYMBOLS else number.start - 1
     if at > 0 and text[at] in " \t":
         at -= 1  # "€ 89"
-    if at >= 0 and text[at] in CURRENCY_SYMBOLS:
+    return at if at >= 0 and text[at] in CURRENCY_SYMBOLS else None
+
+
+def currency_of(text: str, number: NumberMention) -> tuple[int, int, str] | None:
+    """The currency of the amount whose number is ``number`` in ``text`` (its symbol before it, "$2.6 million",
+    "€ 89", or its word after it, "90 million pounds"): the currency's offsets and name; None where it has none."""
+    at = symbol_before(text, number)
+    if at is not None:
         return at, at + 1, _CURRENCY_OF[text[at]]
     word = _WORD_AFTER.match(text, number.end)
     if word and word.group(1).lower() in _CURRENCY_OF:

@@ -46,7 +46,6 @@ ITEM_SHARE = 2 / 3
 
 _PIECE_EDGE = re.compile(r"[,;:()]\s*|\s(?:and|with|while|whereas|but|or|plus|then)\s", re.IGNORECASE)
 _CURRENCY = "£$€¥"
-_MONTHS = frozenset(MONTHS)
 _FIRST_YEAR, _LAST_YEAR = YEAR_RANGE
 _TOGETHER = re.compile(r"\b(?:respectively|each|per cent of|between)\b", re.IGNORECASE)
 
@@ -65,7 +64,7 @@ def _kind(text: str, n: NumberMention, words: list[tuple[int, int]]) -> str:
         return ""
     i = bisect_left(words, (n.end, n.end))
     after = text[words[i][0]:words[i][1]].lower() if i < len(words) else ""
-    if after in _MONTHS:
+    if after in MONTHS:
         return "date"
     return f"unit:{UNITS[after][0]}:{after}" if after in UNITS else ""
 

@@ -37,6 +37,7 @@ from halguard.grounding.signals.closest import ClosestSentence, shared_share, so
 from halguard.grounding.signals.labels import label_clause
 from halguard.grounding.signals.moved import slot_neighbours
 from halguard.grounding.signals.scope import Scope
+from halguard.text.currency import symbol_before
 from halguard.text.dates import MONTHS
 from halguard.text.lexical import (
     STOPWORDS,
@@ -119,10 +120,7 @@ def _same_dimension(ours: str, theirs: str) -> bool:
 def _two_months(ours: str, theirs: str) -> bool:
     """Whether the words after the numbers are two months: the days of two dates ("accept by 21 September" where the
     sentence has "by 30 June"; a year moved is the date checks' to read)."""
-    return ours != theirs and ours in _MONTHS and theirs in _MONTHS
-
-
-_MONTHS = frozenset(MONTHS)
+    return ours != theirs and ours in MONTHS and theirs in MONTHS
 
 
 def _other_dimension(ours: str, theirs: str) -> bool:
@@ -144,11 +142,8 @@ def _unit_after(text: str, spans: list[tuple[int, int]], end: int) -> tuple[str,
 
 
 def _money(text: str, n: NumberMention) -> bool:
-    """Whether the number is a sum of money: a currency sign before it ("£49", "$ 12")."""
-    return text[n.start:n.start + 1] in _CURRENCY or text[max(0, n.start - 2):n.start].strip()[-1:] in _CURRENCY
-
-
-_CURRENCY = frozenset("£$€¥")
+    """Whether the number is a sum of money: a currency symbol before it ("£49", "$ 12")."""
+    return symbol_before(text, n) is not None
 
 
 def _money_said_closer(value: float, claim_terms: set[str], terms: set[str] | frozenset[str], scope: Scope) -> bool:
