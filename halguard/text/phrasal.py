@@ -165,6 +165,12 @@ IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("cover an amount",
      r"\b(cover(?:s|ed|ing)?)\s+(?=(?:about\s+|around\s+|nearly\s+|almost\s+|roughly\s+)?[$£€¥]\s?\d)",
      ("pay", "fund", "finance", "contribute")),
+    # British English: "ring" a person or a number is to telephone them (not a ring worn or a bell's), and a "jab" is
+    # an injection
+    ("ring someone", r"\b(r(?:ing|ings|ang|inging))\s+(?=(?:us|them|him|her|me|ahead|back|the|our|their|your|reception"
+     r"|[+(]?\d))", ("phone", "telephone", "call")),
+    ("a jab", r"\b(jabs?)\b(?!\s+(?:at|into|in)\b)", ("vaccination", "vaccine", "injection", "vaccinate", "booster",
+                                                 "immunisation", "immunization", "immunise", "immunize")),
     # "a single" before a count says one of it: "in a single day" (not "a single mother": counted nouns only)
     ("a single", r"\b(?:a|one)\s+(single)\s+(?=(?:days?|weeks?|months?|years?|hours?|nights?|doses?|games?|matches"
      r"|match|seasons?|trips?|journeys?|visits?|sessions?)\b)", ("one",)),

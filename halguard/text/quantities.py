@@ -148,8 +148,10 @@ _STAMP_BEFORE = re.compile(r"\d[-/:]$")
 # Four digits in this range without a unit are a year, not a quantity ("2,000" and "two thousand" are counts).
 YEAR_RANGE = (1000, 2100)
 _FOUR_DIGITS = re.compile(r"\d{4}")
-# One of a unit: "a decade" (ten years), "a fortnight", and "one" before any unit ("one hour and 15 minutes").
-_ONE_UNIT = re.compile(r"\b(?:(?:a|one)\s+(decade|century|fortnight)|one\s+([^\W\d_]+))\b", re.IGNORECASE)
+# One of a unit: "a decade" (ten years), "a fortnight", "fortnightly" (every two weeks: "collected fortnightly" is
+# "every two weeks"), and "one" before any unit ("one hour and 15 minutes").
+_ONE_UNIT = re.compile(r"\b(?:(?:a|one)\s+(decade|century|fortnight)|one\s+([^\W\d_]+)|(fortnight)ly)\b",
+                       re.IGNORECASE)
 # One unit said with an article after a bound: "just under an hour", "more than a day before" (a bare "an hour" is a
 # rate's or a duration's noun, "£7.50 an hour", no quantity of its own).
 _BOUNDED_ARTICLE_UNIT = re.compile(r"\ban?\s+(minute|hour|day|week|month|year)\b", re.IGNORECASE)
@@ -271,7 +273,7 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
         out.append(Quantity(m.start, end, value, dimension, value * size, _bound(text, m.start),
                             _context(text, m.start, end), unit_span, _rounding(text[m.start:m.end]) * size))
     for m in _ONE_UNIT.finditer(text):
-        group = 1 if m.group(1) else 2
+        group = next(g for g in (1, 2, 3) if m.group(g))
         if len(out) >= limit:
             break
         if m.group(group).lower() not in UNITS:

@@ -29,7 +29,7 @@ from itertools import islice
 from halguard.grounding.signals.closest import fused_parts, part_holding, restates, source_sentences
 from halguard.text.lexical import STOPWORDS, content_terms, stem
 
-__all__ = ["MAX_PHRASES", "exceptions_turned"]
+__all__ = ["MAX_PHRASES", "excepted_case", "exceptions_turned"]
 
 # Phrases read per claim (a crafted claim of a thousand "including"s is read for its first few).
 MAX_PHRASES = 3
@@ -121,3 +121,26 @@ def _said_on_the_other_side(sources: Sequence[str], stems: set[str], others: set
                 if _opposed(stems, theirs):
                     return sentence[o.start():end]
     return ""
+
+
+_UNLESS = re.compile(r"\bunless\b", re.IGNORECASE)
+# The fewest content words of an "unless" phrase that say which case it is ("unless another member has reserved the
+# item": member, reserved, item); fewer say too little to match a claim's condition by.
+_CASE_WORDS_MIN = 2
+
+
+def excepted_case(target: str, claim_terms: set[str], proposition: str) -> bool:
+    """Whether ``proposition`` states its word ``target`` (a stem) unless a case that the claim (``claim_terms``, its
+    stems) states, with no "unless" of its own: "once another member has placed a reservation on an item, it can't be
+    renewed" against "Loans can be renewed up to three times ..., unless another member has reserved the item" says
+    the excepted case, no renewal denied. At least half the phrase's content words are the claim's; "can't be renewed
+    unless another member has reserved it" turns the exception around, and the negation checks read it."""
+    if "unless" in claim_terms:
+        return False
+    for m in islice(_UNLESS.finditer(proposition), MAX_PHRASES):
+        if target not in {st for _, _, st in content_terms(proposition[:m.start()])}:
+            continue
+        _, case = _phrase(proposition, m.end())
+        if len(case) >= _CASE_WORDS_MIN and 2 * len(case & claim_terms) >= len(case):
+            return True
+    return False

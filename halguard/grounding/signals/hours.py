@@ -34,15 +34,23 @@ HoursTable = dict[int, tuple[int, int]]
 DAY_NAMES = WEEKDAYS
 _TITLED = tuple(name.title() for name in DAY_NAMES)
 _DAY = r"(?:mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:r|rs|rsday)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?"
-_TIME = r"(?:\d{1,2}(?::\d{1,2})?[ \t]{0,2}(?:[ap]\.[ \t]?m\.|[ap][ \t]?m\b)?|noon|midnight)"
+# A time: "9", "9:30", "9am", "9.30am" (a full stop before the minutes only where "am" or "pm" follows, as British
+# English writes it: "4.0 to 5.0 stars" holds no time), "noon", "midnight".
+_TIME = (r"(?:\d{1,2}(?::\d{1,2}|\.\d{2}(?=[ \t]{0,2}[ap]\.?[ \t]?m\b))?[ \t]{0,2}(?:[ap]\.[ \t]?m\.|[ap][ \t]?m\b)?"
+         r"|noon|midnight)")
 _TO = r"[ \t]{0,3}(?:-|–|—|to|until|till)[ \t]{0,3}"
 # A time range not inside a number ("4.0 to 5.0 stars", "$15 to $25") and not one end of "9 or 10 PM".
 TIME_RANGE = re.compile(rf"(?<![\d.,$])\b({_TIME}){_TO}({_TIME})(?![\w:]|\.\d)"
                          rf"(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
 # A closing time alone ("open until 10 PM from Monday to Saturday"), read only in a claim about opening hours
 # (:data:`OPENING`): "happy hour until 6 pm" is no statement of when the business closes.
-_CLOSING_TIME = re.compile(rf"(?<![\d.,$:])\b(?:until|till|closes[ \t]at|closing[ \t]at)[ \t]{{1,3}}({_TIME})"
+_CLOSING_TIME = re.compile(rf"(?<![\d.,$:])\b(?:until|till|closes[ \t]at|closing[ \t]at|shuts?[ \t]at)"
+                           rf"[ \t]{{1,3}}({_TIME})"
                            rf"(?![\w:]|\.\d)(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)", re.IGNORECASE)
+# An opening time alone ("opens at 8.30am on Fridays"), read as a closing time alone is.
+_OPENING_TIME = re.compile(rf"(?<![\d.,$:])\b(?:opens[ \t]at|opening[ \t]at|opens[ \t]its[ \t]doors[ \t]at)"
+                           rf"[ \t]{{1,3}}({_TIME})(?![\w:]|\.\d)(?![ \t]{{0,3}}(?:or|-|–)[ \t]{{0,3}}\d)",
+                           re.IGNORECASE)
 _DAY_SPEC = re.compile(rf"\b(?:({_DAY})[ \t]{{0,3}}(?:-|–|—|to|through|thru|until)[ \t]{{0,3}}({_DAY})|(weekdays|"
                        rf"weekends|daily|every[ \t]day|seven[ \t]days[ \t]a[ \t]week|7[ \t]days[ \t]a[ \t]week|"
                        rf"all[ \t]week)|({_DAY}))\b", re.IGNORECASE)
@@ -50,6 +58,7 @@ CLOSED = re.compile(r"\bclosed?\b", re.IGNORECASE)
 # Days joined by these are one group ("Friday and Saturday from ...").
 _JOINED = re.compile(r"[\s,&/]{0,6}(?:(?:and|or|as[ \t]well[ \t]as)[\s,]{0,4})?")
 _CLOCK = re.compile(r"(\d{1,2})(?::(\d{1,2}))?(am|pm)?")
+_MINUTES_AFTER_STOP = re.compile(r"(\d)\.(\d{2})")  # "8.30am" is "8:30am"
 # The keys a record's week may stand under are any: the table is recognised by its day-name keys and time values.
 _MAX_FIELDS = 10_000  # groups (dicts) of one record looked at for its week (a record is bounded: records.py)
 # A claim with more time ranges and day groups than this is no statement of a week's hours (a week has seven days,
@@ -68,7 +77,7 @@ def _day_index(word: str) -> int | None:
 
 def _clock_times(text: str) -> tuple[int, ...] | None:
     """A written time's possible minutes after midnight: "5 pm" one, "5:00" two (either half of the day)."""
-    t = text.lower().replace(".", "").replace(" ", "").replace("\t", "")
+    t = _MINUTES_AFTER_STOP.sub(r"\1:\2", text.lower()).replace(".", "").replace(" ", "").replace("\t", "")
     if t == "noon":
         return (_HALF_DAY,)
     if t == "midnight":
@@ -127,7 +136,26 @@ class _Said(NamedTuple):
     end: int
     days: tuple[int, ...] = ()  # a group of days (empty for a time range)
     loose: bool = False  # "weekdays": Friday is not checked
-    times: tuple[tuple[int, ...], tuple[int, ...]] | None = None  # a time range's possible minutes
+    # a time range's possible minutes, its opening's and its closing's (one of them empty for a time alone)
+    times: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+
+
+# What joins an opening time to the closing time that ends its range: "opens at 8am and closes at 6pm".
+_TIMES_JOINED = re.compile(r"[ \t,]{0,3}(?:and|but|then)?[ \t,]{0,3}", re.IGNORECASE)
+
+
+def _joined_times(claim: str, items: list[_Said]) -> list[_Said]:
+    """``items`` (in order) with each opening time alone that a closing time alone follows, joined
+    (:data:`_TIMES_JOINED`), made one range."""
+    out: list[_Said] = []
+    for item in items:
+        last = out[-1] if out else None
+        if (last is not None and last.times and item.times and not last.times[1] and not item.times[0]
+                and _TIMES_JOINED.fullmatch(claim, last.end, item.start)):
+            out[-1] = _Said(last.start, item.end, times=(last.times[0], item.times[1]))
+        else:
+            out.append(item)
+    return out
 
 
 def _said(claim: str) -> list[_Said] | None:
@@ -141,14 +169,16 @@ def _said(claim: str) -> list[_Said] | None:
         items.append(_Said(m.start(), m.end(), times=(opens, closes)))
     if OPENING.search(claim) and not _OTHER_HOURS.search(claim):
         ranges = [(item.start, item.end) for item in items]
-        for m in _CLOSING_TIME.finditer(claim):
-            closes = _clock_times(m.group(1))
+        for m, closing in [(m, True) for m in _CLOSING_TIME.finditer(claim)] + [
+                (m, False) for m in _OPENING_TIME.finditer(claim)]:
+            time = _clock_times(m.group(1))
             if any(a <= m.start() < b for a, b in ranges):
                 continue  # the end of a range read above ("from 9 until 5")
-            if closes is None or len(items) >= _MAX_ITEMS:
+            if time is None or len(items) >= _MAX_ITEMS:
                 return None
-            items.append(_Said(m.start(), m.end(), times=((), closes)))
+            items.append(_Said(m.start(), m.end(), times=((), time) if closing else (time, ())))
         items.sort()
+        items = _joined_times(claim, items)
     starts = [item.start for item in items]
     for m in _DAY_SPEC.finditer(claim):
         if m.group(4) and m.group(4)[0].islower() and "day" not in m.group(4).lower():
@@ -242,7 +272,7 @@ def _table_conflicts(pairs: list[tuple[_Said, _Said]], exceptions: set[int], tab
                 continue
             past_midnight = listed_close < listed_open
             if not ((not opens or same_time(opens, listed_open, False))
-                    and same_time(closes, listed_close, past_midnight)):
+                    and (not closes or same_time(closes, listed_close, past_midnight))):
                 out.append((said.start, said.end, f"the record lists {_TITLED[day]} as "
                             f"{clock_text(listed_open)}-{clock_text(listed_close)}"))
                 break
@@ -286,7 +316,7 @@ def paired_hours(text: str) -> tuple[list[tuple[_Said, _Said]], set[int]] | None
 
 
 # A claim about when a business opens (not "the open kitchen" alone: it must also name days or varying hours).
-OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours)\b", re.IGNORECASE)
+OPENING = re.compile(r"\b(?:open|opens|operates|operating|operation|hours|closes|closing|shuts)\b", re.IGNORECASE)
 # Hours of something else than the business's opening ("happy hour until 6 pm", "the kitchen closes at 9").
 _OTHER_HOURS = re.compile(r"\b(?:happy[ \t]hours?|kitchen|brunch|breakfast|lunch|dinner|delivery|bar)\b", re.IGNORECASE)
 # Days named after these are left out ("open every day except Monday"): such a claim is not read.

@@ -42,12 +42,13 @@ from halguard.text.dates import MONTHS
 from halguard.text.lexical import (
     STOPWORDS,
     NumberMention,
+    content_terms,
     is_enumerator,
     number_mentions,
     stem,
     word_spans,
 )
-from halguard.text.quantities import UNITS, YEAR_RANGE
+from halguard.text.quantities import UNITS, YEAR_RANGE, Quantity, quantities, said_as
 
 __all__ = ["MAX_NUMBERS", "numbers_exchanged", "numbers_moved", "units_swapped"]
 
@@ -95,6 +96,40 @@ def _label_said(text: str, words: list[tuple[int, int]], n: NumberMention, other
             if all(text[k.start:k.end] in label_clause(src.text, m.start(), m.end(), any_label) for k in others):
                 return True
     return False
+
+
+# Where a clause of a passage sentence begins, for the words a quantity of it speaks of.
+_CLAUSE_START = re.compile(r"[,;:]|\b(?:while|whereas|but|and)\b", re.IGNORECASE)
+_CLAUSE_REACH = 80
+
+
+def _clause_terms(sentence: str, start: int) -> set[str]:
+    """The content stems of the clause of ``sentence`` before ``start`` (at most :data:`_CLAUSE_REACH` characters)."""
+    left = max(0, start - _CLAUSE_REACH)
+    begins = [m.end() for m in _CLAUSE_START.finditer(sentence, left, start)]
+    return {st for _, _, st in content_terms(sentence[begins[-1] if begins else left:start])}
+
+
+def _conversions(text: str, n: NumberMention, sentence: str) -> list[Quantity]:
+    """The quantities of ``sentence`` that give the claim's quantity at ``n`` (one with a unit) in another unit:
+    "fortnightly" of "every two weeks"."""
+    claimed = next((q for q in quantities(text, limit=MAX_NUMBERS) if q.start <= n.start < q.end
+                    and q.dimension not in (None, "percent")), None)
+    if claimed is None:
+        return []
+    return [q for q in quantities(sentence, limit=MAX_NUMBERS)
+            if q.dimension == claimed.dimension and said_as(claimed, [q])]
+
+
+def _converted_closer(conversions: list[Quantity], sentence: str, m: NumberMention, claim_terms: set[str]) -> bool:
+    """Whether one of the sentence's ``conversions`` of the claim's quantity stands in a clause that shares more of
+    the claim's words than the clause of the sentence's number ``m``: "Blue and yellow bins will be collected every
+    two weeks" says "Blue and yellow bins will be collected fortnightly ..., while the grey bin will be emptied every
+    four weeks" (where a passage writes a "two" elsewhere); "The grey bin will be emptied every two weeks" moves the
+    four's. (A number the passages give only in another unit is not read as moved: a first version that did blocked a
+    held-out paraphrase.)"""
+    theirs = len(_clause_terms(sentence, m.start) & claim_terms)
+    return any(len(_clause_terms(sentence, q.start) & claim_terms) > theirs for q in conversions)
 
 
 def _joined(text: str, start: int, end: int) -> bool:
@@ -223,7 +258,8 @@ def numbers_moved(text: str, closest: ClosestSentence, scope: Scope, copy_overla
                     after.isalpha() and after == their_after and (after not in STOPWORDS or before == their_before)
             ) and (sole_money != (n, m) or _money_said_closer(n.value, claim_terms, closest.terms, scope)):
                 continue  # neither the very slot ("below 140/90" / "below 150/90") nor the same thing counted
-            if not _label_said(text, claim_words, n, [k for k in ours if k is not n], theirs, scope):
+            if not _label_said(text, claim_words, n, [k for k in ours if k is not n], theirs, scope) and not (
+                    _converted_closer(_conversions(text, n, sentence), sentence, m, claim_terms)):
                 out.append((n.start, n.end, f"{ours_said} where the passage has {theirs_said}"))
             break  # (a label read where a move is found: its passages are searched for that number only)
     return out

@@ -19,8 +19,8 @@ from halguard.grounding.signals.negation import (
     denied_otherwise,
     flip_targets,
     privative_forms,
-    said_free,
 )
+from halguard.grounding.signals.said_free import said_free
 from halguard.text.lexical import base_form, content_terms, has_negation, negated_terms, stem, term_set, word_spans
 
 __all__ = ["CLAUSE_TERMS_MIN", "NEGATED_CLAUSE_SHARE", "NEGATED_CLAUSE_TERMS_MIN", "negated_clause", "negation_dropped"]
@@ -32,6 +32,14 @@ CLAUSE_TERMS_MIN = 2
 # A negation with an exception states the exception: "cannot sue unless the language is imputed to all members" is
 # "may sue if it is", which is what the passage says.
 _EXCEPTED = re.compile(r"\b(?:unless|until|except|only\s+(?:if|when)|other\s+than|but\s+for)\b", re.IGNORECASE)
+
+
+# A contrast's tail ("glass belongs in the green box, not the blue-lidded bin"): no predicate of its own, it denies
+# its thing what the clause before says; the sentence-level check reads the contrast whole (:func:`.negation.
+# negation_mismatch`), so "not the blue-lidded bin" alone is no negation of "Blue-lidded bins are for paper".
+# Only a noun phrase's or a place's tail: "but not exploring them ..." has its own predicate, and is read here.
+_CONTRAST_TAIL = re.compile(r"\s*(?:but\s+|and\s+)?not\s+(?:the|a|an|this|that|these|those|its|their|your|our|his|her"
+                            r"|my|in|on|at|into|from|by)\b", re.IGNORECASE)
 
 
 def _sentences_of(chunks: Sequence[str]) -> list[tuple[str, set[str]]]:
@@ -56,7 +64,8 @@ def negated_clause(clauses: Sequence[str], chunks: Sequence[str], aligned_overla
     finding as the sentence-level one, measured with it (docs/how-it-works.md, "Which findings block").
     """
     negated = [(targets, {st for _, _, st in content_terms(clause)} - targets) for clause in clauses
-               if not _EXCEPTED.search(clause) and (targets := flip_targets(clause))]
+               if not _EXCEPTED.search(clause) and not _CONTRAST_TAIL.match(clause)
+               and (targets := flip_targets(clause))]
     negated = [(targets, terms) for targets, terms in negated if len(terms) >= CLAUSE_TERMS_MIN]
     if not negated:
         return None

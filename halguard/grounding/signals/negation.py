@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from itertools import islice
 from typing import NamedTuple
 
 from halguard.grounding.signals.bounds_turned import bounds_turned
 from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
+from halguard.grounding.signals.excepted import excepted_case
 from halguard.grounding.signals.permission import modality_turned
+from halguard.grounding.signals.said_free import said_free
 from halguard.text.lexical import (
     NEGATION_CUES,
     STOPWORDS,
@@ -27,7 +28,7 @@ from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
 __all__ = ["CLAUSE_BREAK", "FLIP_CUES", "LEXICAL_NEGATORS", "RECORD_TEXT", "denied_otherwise", "denied_premises",
-           "flip_targets", "negation_mismatch", "privative_forms", "said_free"]
+           "flip_targets", "negation_mismatch", "privative_forms"]
 
 # A question-only name or number at most this many words after a negation cue is what the answer denies ("not
 # Berlin", "not in Berlin", "never built in Berlin"). Hand-set, not fitted: the reach of a denial in a short clause.
@@ -75,35 +76,6 @@ def _lexically_negated(text: str) -> set[str]:
 def _said_extra(text: str) -> set[str]:
     """The stems of the things ``text`` says cost extra (:data:`_EXTRA`)."""
     return {stem(w) for m in _EXTRA.finditer(text) for w in m.group(1).split() if w.lower() not in STOPWORDS}
-
-
-# "Free", said of a thing, denies it a price: "children's DVDs don't cost anything" says the passage's "except for
-# children's DVDs, which are free" ("free to leave", "free from", "sugar-free" say no price).
-_PRICE_WORDS = frozenset(stem(w) for w in "cost charge pay fee price".split())
-_FREE = re.compile(r"(?<![\w-])free\b(?!-)(?!\s{1,3}(?:to|from)\b)(?!\s{1,3}of\s{1,3}(?!charge\b))", re.IGNORECASE)
-# The characters before "free" read for the thing it is said of ("except for children's DVDs, which are free"), and
-# the mentions of "free" read in a proposition.
-_FREE_REACH = 60
-# Where the thing "free" is said of begins: a clause's edge, but for the comma of a relative clause ("children's DVDs,
-# which are free"): "DVDs cost £1.50, while audiobooks are free" says nothing free of DVDs.
-_FREE_CLAUSE_EDGE = re.compile(r"[;:.!?]|\b(?:while|whereas|but|although|though|and)\b"
-                               r"|,(?!\s{0,3}(?:which|who|that)\b)", re.IGNORECASE)
-_FREE_MENTIONS = 4
-
-
-def said_free(term: str, clause_terms: set[str] | None, proposition: str) -> bool:
-    """Whether the claim's negated price word (``term``: "cost" of "don't cost anything") says what the
-    proposition's "free" says of the same thing: every other content word of the claim's clause (``clause_terms``)
-    stands in the few words before a "free" of the proposition."""
-    if term not in _PRICE_WORDS or not clause_terms:
-        return False
-    for m in islice(_FREE.finditer(proposition), _FREE_MENTIONS):
-        window = proposition[max(0, m.start() - _FREE_REACH):m.start()]
-        edges = [e.end() for e in _FREE_CLAUSE_EDGE.finditer(window)]
-        before = {st for _, _, st in content_terms(window[edges[-1] if edges else 0:])}
-        if clause_terms <= before:
-            return True
-    return False
 
 
 # A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
@@ -174,8 +146,8 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     """
     if RECORD_TEXT.search(closest):
         return False  # a JSON record's "no" and false are its fields' values: the record check reads them
-    if ((bounds_turned(claim, closest) or modality_turned(claim, closest))
-            and shared_share(claim_terms, closest_terms) >= aligned_overlap):
+    if ((bounds_turned(claim, closest) and shared_share(claim_terms, closest_terms) >= aligned_overlap)
+            or modality_turned(claim, closest, claim_terms, closest_terms, aligned_overlap)):
         return True
     # the claim's side, read once for every proposition of the evidence sentence
     targets, conditioned = _negations(claim)
@@ -198,12 +170,14 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         # (one that states the claim's negated word plainly is no such proposition: "does not accept card" against
         # "accepts card and bank transfer but not cash")
         negating = [(term_set(p), negated) for p in propositions if (negated := _negations(p)[0])]
-        if any(shared_share(clause, terms) >= RESTATED_OVERLAP and (t not in terms or t in negated)
+        # (as does one that negates the claim's negated word of its object: "can't be booked online" against "can be
+        # booked by phone only, ...; they cannot be booked online")
+        if any((t in negated and side.objects.get(t) in terms) or (shared_share(clause, terms) >= RESTATED_OVERLAP
+               and (t not in terms or t in negated))
                for t in side.targets if (clause := side.clauses.get(t)) for terms, negated in negating):
             return False
         return any(_flipped(side, p, claim_terms, term_set(p), aligned_overlap) for p in propositions)
     return _flipped(side, closest, claim_terms, closest_terms, aligned_overlap)
-
 
 
 class _ClaimSide(NamedTuple):
@@ -276,6 +250,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         return any(shared_share({t}, terms) == 1.0 and not privative_forms(t) & terms and t not in conditioned
                    and t not in lexically and _clause_aligned(claim.clauses.get(t), terms)
                    and not said_free(t, claim.clauses.get(t), proposition)
+                   and not excepted_case(t, claim_terms, proposition)
                    and _contrast_placed(claim.contrasts.get(t), t, proposition)
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"

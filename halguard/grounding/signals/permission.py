@@ -10,7 +10,7 @@ permitted", "aren't allowed to", "never allowed") with the words that say what i
 café"): the first of them is the claim's. A passage that refuses one thing and grants another ("Dogs are not allowed
 in the café, but they can sit with you on the terrace") is read for the refused thing only. Read by
 :func:`.negation.negation_mismatch`, where the claim states its evidence sentence's proposition (the aligned share of
-its words).
+its words, less its words of permission or requirement).
 
 A requirement is read the same way: the claim denies one ("don't need to", "doesn't have to", "no need to", "not
 required to") of a thing (the words after its verb: "the router") that a passage requires ("must", "need to",
@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from halguard.text.lexical import content_terms
+from halguard.grounding.signals.closest import shared_share
+from halguard.text.lexical import content_terms, term_set
 
 __all__ = ["MAX_REFUSALS", "modality_turned", "permission_refused", "requirement_denied"]
 
@@ -68,12 +69,15 @@ _NEGATED_BEFORE = re.compile(r"(?:\b(?:no|not|never)|n['’]t)\s{1,3}$", re.IGNO
 _PRICE_VERBS = frozenset({"pay", "cost", "charg", "spend"})
 # A phrasal verb's particle is its verb's ("send the router back" requires the router).
 _PARTICLES = frozenset({"back", "out", "up", "down", "off", "away", "over", "in", "on"})
+# The required act ends where its own condition begins: "send the router back if you cancel" requires the router, not
+# the cancelling.
+_CONDITION_START = re.compile(r"\b(?:if|unless|when|whenever|once|provided|as\s{1,3}long\s{1,3}as)\b", re.IGNORECASE)
 
 
 def _things(text: str) -> set[str]:
     """The content words (stems) of a required act's words, after its verb, to the clause's end."""
-    end = _CLAUSE_END.search(text)
-    terms = [st for _, _, st in content_terms(text[:end.start()] if end else text)]
+    ends = [m.start() for m in (_CLAUSE_END.search(text), _CONDITION_START.search(text)) if m]
+    terms = [st for _, _, st in content_terms(text[:min(ends)] if ends else text)]
     return set(terms[1:]) - _PARTICLES if terms and terms[0] not in _PRICE_VERBS else set()
 
 
@@ -87,6 +91,15 @@ def requirement_denied(claim: str, evidence: str) -> bool:
     return any(things <= theirs for things in denied for theirs in required if theirs)
 
 
-def modality_turned(claim: str, evidence: str) -> bool:
-    """Whether ``claim`` grants what ``evidence`` refuses or denies what it requires."""
-    return permission_refused(claim, evidence) or requirement_denied(claim, evidence)
+def modality_turned(claim: str, evidence: str, claim_terms: set[str], evidence_terms: set[str],
+                    aligned_overlap: float) -> bool:
+    """Whether ``claim`` grants what ``evidence`` refuses or denies what it requires, stating its proposition: at
+    least ``aligned_overlap`` of the claim's words (``claim_terms``, stems) but its words of permission or requirement
+    ("can", "don't need to": the passage says them its own way, "not permitted", "as long as") are in
+    ``evidence_terms`` ("send the router back if you cancel within 14 days" against "You can cancel within 14 days
+    ... as long as you return the router")."""
+    if not (permission_refused(claim, evidence) or requirement_denied(claim, evidence)):
+        return False
+    modal = [m.group() for m in islice(_GRANTED.finditer(claim), MAX_REFUSALS)]
+    modal += [claim[m.start():m.start(1)] for m in islice(_DENIED_NEED.finditer(claim), MAX_REFUSALS)]
+    return shared_share(claim_terms - term_set(" ".join(modal)), evidence_terms) >= aligned_overlap

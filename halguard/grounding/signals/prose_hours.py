@@ -9,8 +9,10 @@ the days it names, and no other: a day it does not name is unknown, not closed (
 opens; prose leaves days out). A claim about opening hours that restates such a sentence (at least
 :data:`.closest.RESTATED_OVERLAP` of its words) and gives one of its days an opening or closing time other than the
 sentence's, with times whose half of the day is written ("4pm", not "4"), is reported; where it restates several
-such sentences, only if it contradicts each. Reported as a role conflict, weighted, never a CONTRADICTION: its
-precision on real text is unmeasured (the dev rows' hours are in records, :mod:`.hours`).
+such sentences, only if it contradicts each. So are hours said of every day ("open every day from 7am to 7pm") where
+the sentences it restates give hours for some days only ("open weekdays 7am-7pm"). Reported as a role conflict,
+weighted, never a CONTRADICTION: its precision on real text is unmeasured (the dev rows' hours are in records,
+:mod:`.hours`).
 
 Bounded: :mod:`.hours` reads at most its item count of a text; at most :data:`MAX_SENTENCES` sentences with times a
 claim is compared with.
@@ -59,7 +61,7 @@ def _week(sentence: str) -> HoursTable | None:
 def _weeks(text: str, sources: Sequence[str]) -> tuple[list, set[int], list[HoursTable]]:
     """The claim's time ranges paired with days, the days of its groups left over, and the weeks of the passage
     sentences it restates that name one of its days (none for a claim not about opening hours)."""
-    if CLOSED.search(text) or not OPENING.search(text) or not TIME_RANGE.search(text) and "clos" not in text.lower():
+    if CLOSED.search(text) or not OPENING.search(text):
         return [], set(), []
     paired = paired_hours(text)
     if paired is None:
@@ -86,7 +88,18 @@ def prose_hours_moved(text: str, sources: Sequence[str]) -> list[tuple[int, int,
     passage sentence it restates gives that day, with the reason in words (see the module)."""
     pairs, exceptions, weeks = _weeks(text, sources)
     found = [_against(text, pairs, exceptions, week) for week in weeks]
-    return found[0] if found and all(found) else []
+    return found[0] if found and all(found) else _every_day(text, pairs, weeks)
+
+
+def _every_day(text: str, pairs: list, weeks: list[HoursTable]) -> list[tuple[int, int, str]]:
+    """The claim's hours said of every day ("every day", "daily", "seven days a week") where the passage sentences
+    it restates give hours for some days only: "open every day from 7am to 7pm" of "open weekdays 7am-7pm"."""
+    named = {day for week in weeks for day in week}
+    if not named or len(named) == len(WEEKDAYS):
+        return []
+    days = ", ".join(WEEKDAYS[day].title() for day in sorted(named))
+    return [(said.start, said.end, f"{text[said.start:said.end]} every day where the passage gives hours for {days}")
+            for said, group in pairs if len(set(group.days)) == len(WEEKDAYS) and not group.loose][:1]
 
 
 def hours_agreed(text: str, sources: Sequence[str]) -> bool:
@@ -107,7 +120,8 @@ def _against(text: str, pairs: list, exceptions: set[int], week: HoursTable) -> 
             if day in exceptions or day not in week:
                 continue
             listed_open, listed_close = week[day]
-            if (opens and not same_time(opens, listed_open, False)) or not same_time(closes, listed_close, False):
+            if ((opens and not same_time(opens, listed_open, False))
+                    or (closes and not same_time(closes, listed_close, False))):
                 out.append((said.start, said.end, f"{text[said.start:said.end]} on {WEEKDAYS[day].title()} where "
                             f"the passage gives it {clock_text(listed_open)}-{clock_text(listed_close)}"))
                 break

@@ -20,6 +20,7 @@ times (:attr:`Scope.clocks`):
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -30,6 +31,16 @@ from halguard.text.lexical import NumberMention, number_mentions
 __all__ = ["TimesRead", "times_read"]
 
 Span = tuple[int, int]
+
+
+# The words of opening hours beside a time ("closes at 6pm", "shuts at one o'clock", "the half past five closing
+# time"), read for at most MAX_TIMES_WORDED times of a claim, within _WORDS_REACH characters before one.
+_HOURS_WORDS = r"(?:clos(?:es|ing)|shut(?:s|ting)?|open(?:s|ing)?)(?:[ \t]{1,3}times?)?"
+_HOURS_WORDS_BEFORE = re.compile(rf"\b({_HOURS_WORDS})[ \t]{{1,3}}(?:at|from|until|till|by)[ \t]{{1,3}}$",
+                                 re.IGNORECASE)
+_HOURS_WORDS_AFTER = re.compile(rf"[ \t]{{1,3}}({_HOURS_WORDS})\b", re.IGNORECASE)
+_WORDS_REACH = 30
+MAX_TIMES_WORDED = 8
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,15 @@ class TimesRead:
     @cached_property
     def _spans(self) -> list[Span]:
         return sorted((*self.said, *self.changed, *self.zero_minutes))  # none overlaps another
+
+    def worded(self, text: str) -> list[Span]:
+        """The said times' spans and those of the words of opening hours right before or after each in ``text``
+        ("closes at", "shuts at", "opening time"): "shuts at one o'clock on Fridays" where a passage gives Fridays
+        8.30am to 1pm says its closing time, which the hours checks compare by day (:mod:`.prose_hours`)."""
+        words = [(m.start(1), m.end(1)) for a, b in self.said[:MAX_TIMES_WORDED]
+                 for m in (_HOURS_WORDS_BEFORE.search(text, max(0, a - _WORDS_REACH), a),
+                           _HOURS_WORDS_AFTER.match(text, b)) if m]
+        return [*self.said, *words]
 
     def covers(self, start: int, end: int) -> bool:
         """Whether the number at ``start:end`` is read here (a said or changed time's, or a whole hour's "00")."""

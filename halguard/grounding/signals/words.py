@@ -36,6 +36,7 @@ from halguard.text.measure_phrases import duration_parts
 from halguard.text.mentions import mentioned, strip_titles, title_said
 from halguard.text.phrasal import phrasal_said, verb_said_as_phrasal
 from halguard.text.places import is_demonym
+from halguard.text.products import ProductSpans
 from halguard.text.quantities import (
     MAX_CLAIM_QUANTITIES,
     Quantity,
@@ -72,8 +73,8 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
     """
     # An irregular past form of the evidence is its verb too: "taught" licenses "lessons" as "teach" does ("fell")
     nearby = set(nearby) | {base_form(t) for t in nearby}
-    # "12 per cent": its "cent" is the number's; "half past seven in the morning" a time's the passages give
-    in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)] + list(times_read(text, scope).said))
+    # "12 per cent": its "cent" is the number's; "half past seven in the morning", "closes at 6pm" a time's they give
+    in_a_number = _Covering([(m.start, m.end) for m in number_mentions(text)] + times_read(text, scope).worded(text))
     in_a_name = _Covering(list(names))
     in_chunks = _FormsIn(chunks)
     novel = [(s, e) for s, e, st in terms
@@ -349,6 +350,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     found = list(times.changed)
     # the claim's quantities, and its dates with the passages' offsets, read on the first number not found
     by_start, by_offset = None, DaysByOffset(text, (src.text for src in scope.sources))
+    by_product = ProductSpans(text, (src.text for src in scope.sources), scope.numbers)
     for m in number_mentions(text):
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
@@ -371,8 +373,10 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         said = by_start.get(m.start) or next((q for q in by_start.values() if q.start < m.start < q.end), None)
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
-            # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April)
-            if not by_offset(m.start, m.end):
+            # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April), or a
+            # count the claim states times a price each a passage gives, and that count ("four would cost £14" of
+            # "£3.50 each")
+            if not by_offset(m.start, m.end) and not by_product(m.start, m.end):
                 found.append((m.start, m.end))
     return found
 
