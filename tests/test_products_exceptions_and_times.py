@@ -175,3 +175,17 @@ def test_a_contrast_tail_is_read_whole(verifier):
     assert negated_clause([part for _, part in clauses(turned)], podcast, 0.6) == podcast[0]
     tail = "Glass belongs in the separate green box, not the blue-lidded bin."
     assert negated_clause([part for _, part in clauses(tail)], bins, 0.6) is None
+
+
+def test_the_unless_case_granted_on_its_condition(verifier):
+    pool = ["Under-12s cannot use the deep end unless a parent or guardian is on poolside."]
+    said = verifier.verify("Under-12s can only use the deep end if a parent or guardian is on poolside.", pool)
+    assert said.label == "supported"
+    answered = verifier.verify("No, under-12s can only use the deep end if a parent or guardian is on poolside.", pool)
+    assert answered.claims[0].status != ClaimStatus.CONTRADICTION  # the answer's "No," negates no condition
+    assert verifier.verify("No, under-12s can use the deep end if a parent isn't on poolside.",
+                           pool).claims[0].status == ClaimStatus.CONTRADICTION
+    for wrong in ("Under-12s can use the deep end.", "Under-12s can use the deep end if a lifeguard is on poolside.",
+                  "Under-12s can use the deep end if a parent isn't on poolside.",
+                  "Under-12s can use the deep end without a parent on poolside."):
+        assert verifier.verify(wrong, pool).claims[0].status == ClaimStatus.CONTRADICTION, wrong

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from halguard.grounding.signals.closest import fused_parts, part_holding, restates, source_sentences
-from halguard.text.lexical import STOPWORDS, content_terms, stem
+from halguard.text.lexical import STOPWORDS, content_terms, stem, term_set
 
 __all__ = ["MAX_PHRASES", "excepted_case", "exceptions_turned"]
 
@@ -124,6 +124,9 @@ def _said_on_the_other_side(sources: Sequence[str], stems: set[str], others: set
 
 
 _UNLESS = re.compile(r"\bunless\b", re.IGNORECASE)
+# An "unless" case runs to its clause's end ("unless a parent or guardian is on poolside"), read within _CASE_CHARS.
+_CASE_END = re.compile(r"[,;:.!?()]")
+_CASE_CHARS = 120
 # The fewest content words of an "unless" phrase that say which case it is ("unless another member has reserved the
 # item": member, reserved, item); fewer say too little to match a claim's condition by.
 _CASE_WORDS_MIN = 2
@@ -134,13 +137,16 @@ def excepted_case(target: str, claim_terms: set[str], proposition: str) -> bool:
     stems) states, with no "unless" of its own: "once another member has placed a reservation on an item, it can't be
     renewed" against "Loans can be renewed up to three times ..., unless another member has reserved the item" says
     the excepted case, no renewal denied. At least half the phrase's content words are the claim's; "can't be renewed
-    unless another member has reserved it" turns the exception around, and the negation checks read it."""
+    unless another member has reserved it" turns the exception around, and the negation checks read it. Read the other
+    way too, where the passage negates ``target`` unless the case and the claim grants it on that condition ("can only
+    use the deep end if a parent or guardian is on poolside" against "cannot use the deep end unless ...")."""
     if "unless" in claim_terms:
         return False
     for m in islice(_UNLESS.finditer(proposition), MAX_PHRASES):
-        if target not in {st for _, _, st in content_terms(proposition[:m.start()])}:
+        if target not in term_set(proposition[:m.start()]):
             continue
-        _, case = _phrase(proposition, m.end())
+        clause = _CASE_END.split(proposition[m.end():m.end() + _CASE_CHARS], maxsplit=1)[0]
+        case = {st for _, _, st in content_terms(clause)}
         if len(case) >= _CASE_WORDS_MIN and 2 * len(case & claim_terms) >= len(case):
             return True
     return False

@@ -153,7 +153,9 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     targets, conditioned = _negations(claim)
     side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim) | _said_extra(claim),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
-                      _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets))
+                      _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets),
+                      bool(_GRANTED_IF.search(claim)) and not _EVEN_IF.search(claim)
+                      and not _NEGATOR.search(claim, _ANSWER_NO.match(claim).end()))
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
     # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
@@ -180,6 +182,13 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
     return _flipped(side, closest, claim_terms, closest_terms, aligned_overlap)
 
 
+# A claim's condition, and the "even if" that states no condition.
+_GRANTED_IF = re.compile(r"\b(?:if|when|as\s+long\s+as|provided|once)\b", re.IGNORECASE)
+_EVEN_IF = re.compile(r"\beven\s+(?:if|when)\b", re.IGNORECASE)
+# An answer's opening "No," answers the question; it negates nothing of the claim's condition.
+_ANSWER_NO = re.compile(r"\s*(?:no\s*[,;:]\s*)?", re.IGNORECASE)
+
+
 class _ClaimSide(NamedTuple):
     """The claim as :func:`negation_mismatch` reads it, once for every proposition: the words it negates, those it
     denies in other words, its stems' base forms (but those it negates in a condition, which it neither asserts nor
@@ -191,6 +200,7 @@ class _ClaimSide(NamedTuple):
     objects: dict[str, str]
     clauses: dict[str, set[str]]
     contrasts: dict[str, set[str]]
+    conditional: bool = False  # it states a condition ("only if", "if", "as long as"), no "even if", no negator
 
 
 def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
@@ -255,6 +265,10 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim.denied}
+    if claim.conditional:
+        # the passage's "unless" case granted on that condition: "can only use the deep end if a parent or guardian is
+        # on poolside" says "cannot use the deep end unless a parent or guardian is on poolside"
+        denied = {t for t in denied if not excepted_case(t, claim_terms, proposition)}
     if denied:
         # a word the evidence also states un-negated is no denial of it: "failed to reach orbit at first but reached
         # it in 2010"
