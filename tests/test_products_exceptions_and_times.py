@@ -189,3 +189,13 @@ def test_the_unless_case_granted_on_its_condition(verifier):
                   "Under-12s can use the deep end if a parent isn't on poolside.",
                   "Under-12s can use the deep end without a parent on poolside."):
         assert verifier.verify(wrong, pool).claims[0].status == ClaimStatus.CONTRADICTION, wrong
+
+
+def test_a_bound_is_turned_only_in_a_clause_that_restates_its_sentence(verifier):
+    bus = ["The pass gives free travel on all routes after 9:30am on weekdays and at any time at weekends. Before 9:30am "
+           "on weekdays, pass holders pay the full adult fare."]
+    said = verifier.verify("On weekdays free travel doesn't start until 9:30am, so you'd pay the full adult fare "
+                           "before then.", bus)
+    assert said.claims[0].status != ClaimStatus.CONTRADICTION
+    wrong = verifier.verify("On weekdays, pass holders don't pay the full adult fare before 9:30am.", bus)
+    assert wrong.claims[0].status == ClaimStatus.CONTRADICTION

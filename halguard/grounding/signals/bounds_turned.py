@@ -19,6 +19,9 @@ from __future__ import annotations
 import re
 from itertools import islice
 
+from halguard.grounding.signals.closest import restates
+from halguard.text.lexical import content_terms, term_set
+
 __all__ = ["MAX_BOUNDS", "bounds_turned"]
 
 MAX_BOUNDS = 8
@@ -33,22 +36,38 @@ _BOUND = re.compile(
 _NEGATED = re.compile(r"(?:\b(?:not|never|no)|n['’]t)\s{1,3}(?:[^\W\d_]+\s{1,3}){0,3}(?:any\s{1,3})?$", re.IGNORECASE)
 # The characters before a bound read for its negator.
 _NEGATOR_REACH = 40
+# Where a clause of a claim ends, for the words a bound speaks of: "..., so you'd pay the full adult fare" is another.
+_CLAUSE_BREAK = re.compile(r"[,;:]\s|\b(?:so|and|but|while|whereas|because)\b", re.IGNORECASE)
 
 
-def _bounds(text: str) -> dict[tuple[bool, str], bool]:
-    """The bounds on numbers of ``text``: (upward, number) -> negated. A number read as its digits and am/pm ("6pm",
-    "6 pm" and "6 p.m." alike; "8" of "8 tablets")."""
-    out: dict[tuple[bool, str], bool] = {}
+def _bounds(text: str) -> dict[tuple[bool, str], tuple[bool, int]]:
+    """The bounds on numbers of ``text``: (upward, number) -> (negated, offset of the bound word). A number read as its
+    digits and am/pm ("6pm", "6 pm" and "6 p.m." alike; "8" of "8 tablets")."""
+    out: dict[tuple[bool, str], tuple[bool, int]] = {}
     for m in islice(_BOUND.finditer(text), MAX_BOUNDS):
         upward = (m.group(1) or m.group(2)).lower() in _UPWARD
         number = re.sub(r"[\s.,]", "", m.group(3).lower()).rstrip(":")
         negated = bool(_NEGATED.search(text[max(0, m.start() - _NEGATOR_REACH):m.start()]))
-        out.setdefault((upward, number), negated)
+        out.setdefault((upward, number), (negated, m.start()))
     return out
+
+
+def _clause_terms(text: str, at: int) -> set[str]:
+    """The content stems of the clause of ``text`` that holds offset ``at`` (:data:`_CLAUSE_BREAK`)."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)]
+    end = _CLAUSE_BREAK.search(text, at)
+    return {st for _, _, st in content_terms(text[starts[-1] if starts else 0:end.start() if end else len(text)])}
 
 
 def bounds_turned(claim: str, evidence: str) -> bool:
     """Whether ``claim`` bounds a number of ``evidence`` the other way: a bound word of the same direction before the
-    same number, negated in one and not in the other (see the module)."""
+    same number, negated in one and not in the other, in a clause of the claim that restates the evidence (at least
+    :data:`.closest.RESTATED_OVERLAP` of its content words in it: "free travel doesn't start until 9:30am, so you'd pay
+    the full adult fare" turns no bound of "Before 9:30am on weekdays, pass holders pay the full adult fare") (see the
+    module)."""
     theirs = _bounds(evidence)
-    return any(key in theirs and theirs[key] != negated for key, negated in _bounds(claim).items())
+    turned = [at for key, (negated, at) in _bounds(claim).items() if key in theirs and theirs[key][0] != negated]
+    if not turned:
+        return False
+    evidence_terms = term_set(evidence)
+    return any(restates(_clause_terms(claim, at), evidence_terms) for at in turned)
