@@ -12,6 +12,7 @@ import pytest
 
 from halguard import LocalVerifier
 from halguard.grounding.claim_verdict import ClaimStatus
+from halguard.grounding.signals.closest import source_sentences
 from halguard.grounding.signals.excepted import excepted_case
 from halguard.grounding.signals.flips import clauses
 from halguard.grounding.signals.hours import paired_hours
@@ -39,7 +40,8 @@ def verifier() -> LocalVerifier:
 
 
 def _products(text: str, sources: list[str]) -> list[str]:
-    spans = ProductSpans(text, sources, {v for source in sources for v in number_values(source)} | {0.2})
+    spans = ProductSpans(text, [source_sentences(source) for source in sources],
+                         {v for source in sources for v in number_values(source)} | {0.2})
     return [text[a:b] for a in range(len(text)) for b in range(a + 1, len(text) + 1) if spans(a, b)]
 
 
@@ -63,7 +65,7 @@ def test_product_reading_is_bounded():
     claim = " ".join(f"{n} items" for n in range(2, 40)) + " cost £14."
     assert not _products(claim, RECYCLING)  # the 14 is 4 x £3.50, but only the first MAX_COUNTS counts are read
     assert MAX_COUNTS < 30
-    spans = ProductSpans("Four tyres would cost £14.", ["Tyres cost £3.50 each. " * 100_000], {3.5})
+    spans = ProductSpans("Four tyres would cost £14.", [source_sentences("Tyres cost £3.50 each. " * 100_000)], {3.5})
     assert spans(23, 25)  # "14"
 
 
@@ -192,8 +194,8 @@ def test_the_unless_case_granted_on_its_condition(verifier):
 
 
 def test_a_bound_is_turned_only_in_a_clause_that_restates_its_sentence(verifier):
-    bus = ["The pass gives free travel on all routes after 9:30am on weekdays and at any time at weekends. Before 9:30am "
-           "on weekdays, pass holders pay the full adult fare."]
+    bus = ["The pass gives free travel on all routes after 9:30am on weekdays and at any time at weekends. Before "
+           "9:30am on weekdays, pass holders pay the full adult fare."]
     said = verifier.verify("On weekdays free travel doesn't start until 9:30am, so you'd pay the full adult fare "
                            "before then.", bus)
     assert said.claims[0].status != ClaimStatus.CONTRADICTION

@@ -13,9 +13,10 @@ nothing.
 What is left out: a count only the question or the passages state, a count times a price times another count ("two
 adults for three nights"), a price per a share of a unit ("£2 per 100 grams").
 
-Bounded on any input: at most :data:`MAX_PRICES` prices read from a source's first :data:`SOURCE_HEAD_CHARS`
-characters (one linear pattern), once per claim, and at most :data:`MAX_COUNTS` counts and twice as many amounts of the
-claim.
+Bounded on any input: at most :data:`MAX_PRICES` prices read from a passage's sentences, those the caller reads (the
+verifier passes :func:`halguard.grounding.signals.closest.source_sentences`: a passage's first 20,000 characters, split
+once and kept), with one linear pattern, once per claim; at most :data:`MAX_COUNTS` counts and twice as many amounts of
+the claim.
 """
 
 from __future__ import annotations
@@ -26,16 +27,14 @@ from itertools import islice
 
 from halguard.text.currency import CURRENCY_SYMBOLS, currency_of, in_cents
 from halguard.text.lexical import NumberMention, content_terms, number_mentions, stem
-from halguard.text.segment import MENTION_SENTENCE_END
 
-__all__ = ["MAX_COUNT", "MAX_COUNTS", "MAX_PRICES", "SOURCE_HEAD_CHARS", "ProductSpans"]
+__all__ = ["MAX_COUNT", "MAX_COUNTS", "MAX_PRICES", "ProductSpans"]
 
 # The largest count read as one a claim multiplies a price by: a count of things bought or nights stayed, not a
 # quantity of its own ("1,200 visitors").
 MAX_COUNT = 50
 MAX_COUNTS = 6
 MAX_PRICES = 24
-SOURCE_HEAD_CHARS = 20_000
 # A price said per one thing: a symbol and an amount, or an amount of pence or cents, then "each", "apiece", or
 # "a", "an", "per", "every" and the thing ("£3.50 each", "$80 a night", "20p per day", "€12 per adult").
 _PRICE_EACH = re.compile(
@@ -44,8 +43,6 @@ _PRICE_EACH = re.compile(
 # The periods a count and a price may both be said per: "3 nights" at "£80 a night", not "3 days" at "£80 a week".
 _PERIODS = frozenset(stem(w) for w in "minute hour day night week fortnight month year term session".split())
 _WORD_AFTER = re.compile(r"[ \t]{1,3}([^\W\d_]{2,20})")
-# The characters read either side of a price for its sentence's words.
-_SENTENCE_REACH = 300
 # Money to the hundredth: a total within half a penny of the product is the product.
 _HUNDREDTH = 0.005
 
@@ -74,23 +71,15 @@ def _counts(text: str, mentions: Sequence[NumberMention]) -> list[tuple[NumberMe
     return out
 
 
-def _sentence_terms(source: str, start: int, end: int) -> set[str]:
-    """The content stems of the sentence of ``source`` around ``start:end`` (at most :data:`_SENTENCE_REACH`
-    characters either side)."""
-    left = max(0, start - _SENTENCE_REACH)
-    ends = [m.end() for m in MENTION_SENTENCE_END.finditer(source, left, start)]
-    right = MENTION_SENTENCE_END.search(source, end, min(len(source), end + _SENTENCE_REACH))
-    piece = source[ends[-1] if ends else left:right.start() if right else min(len(source), end + _SENTENCE_REACH)]
-    return {st for _, _, st in content_terms(piece)}
-
-
 class ProductSpans:
     """Whether numbers of a claim are a product (see the module): an amount the passages do not state (``stated``:
     their numbers) that a count the claim states times a passage's price each gives, or that count (the claim's
     operand, found with its product: "Three nights would come to £240"; another mention of the same number is not).
-    Read once, on the first number asked about; ``sources`` is iterated then."""
+    ``sources`` holds each passage's sentences with their stems (as :func:`halguard.grounding.signals.closest.
+    source_sentences` reads a passage's head); read once, on the first number asked about."""
 
-    def __init__(self, text: str, sources: Iterable[str], stated: Collection[float]) -> None:
+    def __init__(self, text: str, sources: Iterable[Sequence[tuple[str, Collection[str]]]],
+                 stated: Collection[float]) -> None:
         self._text = text
         self._sources = sources
         self._stated = stated
@@ -103,21 +92,23 @@ class ProductSpans:
         return (start, end) in self._spans
 
 
-def _prices(sources: Iterable[str]) -> list[tuple[str, float, str, set[str]]]:
-    """The prices each of ``sources`` (at most :data:`MAX_PRICES` of each): the currency ("" for pence or cents),
-    the amount, the stem of the thing it is per ("" for "each") and its sentence's content stems."""
+def _prices(sources: Iterable[Sequence[tuple[str, Collection[str]]]]) -> list[tuple[str, float, str, Collection[str]]]:
+    """The prices each of ``sources`` (each a passage's sentences with their stems; at most :data:`MAX_PRICES` of a
+    passage): the currency ("" for pence or cents), the amount, the stem of the thing it is per ("" for "each") and
+    its sentence's stems."""
     out = []
-    for source in sources:
-        head = source[:SOURCE_HEAD_CHARS]
-        for m in islice(_PRICE_EACH.finditer(head), MAX_PRICES):
+    for sentences in sources:
+        found = ((m, terms) for sentence, terms in sentences for m in _PRICE_EACH.finditer(sentence))
+        for m, terms in islice(found, MAX_PRICES):
             currency = CURRENCY_SYMBOLS[m.group(1)].split()[0] if m.group(1) else ""  # as currency_of names it
             price = float(m.group(2).replace(",", "")) if m.group(2) else int(m.group(3)) / 100
             per = stem(m.group(4).lower()) if m.group(4) else ""
-            out.append((currency, price, per, _sentence_terms(head, m.start(), m.end())))
+            out.append((currency, price, per, terms))
     return out
 
 
-def _product_spans(text: str, sources: Iterable[str], stated: Collection[float]) -> set[tuple[int, int]]:
+def _product_spans(text: str, sources: Iterable[Sequence[tuple[str, Collection[str]]]], stated: Collection[float]
+                   ) -> set[tuple[int, int]]:
     """The spans of the claim's amounts that are products and of their counts (see :class:`ProductSpans`); an
     amount the passages state (``stated``: their numbers) is theirs, no product: "up to 10 bags" is no count of
     "£40 a trailer load" where they price a bag at £4."""
@@ -128,7 +119,7 @@ def _product_spans(text: str, sources: Iterable[str], stated: Collection[float])
     if not amounts or not counts:
         return set()
     claim_terms = {st for _, _, st in content_terms(text)}
-    prices = [p for p in _prices(sources) if claim_terms & p[3]]
+    prices = [p for p in _prices(sources) if not claim_terms.isdisjoint(p[3])]
     spans: set[tuple[int, int]] = set()
     for mention, (currency, total) in amounts:
         for count, word in counts:

@@ -11,6 +11,7 @@ from halguard.grounding.signals.all_hours import every_hour_spans, says_every_ho
 from halguard.grounding.signals.antonyms import opposite_in, same_side_in
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.calendar_names import named_by_the_calendar
+from halguard.grounding.signals.closest import source_sentences
 from halguard.grounding.signals.direction import has_direction, shown
 from halguard.grounding.signals.people import people_said_here
 from halguard.grounding.signals.periods import changed_periods
@@ -350,7 +351,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
     found = list(times.changed)
     # the claim's quantities, and its dates with the passages' offsets, read on the first number not found
     by_start, by_offset = None, DaysByOffset(text, (src.text for src in scope.sources))
-    by_product = ProductSpans(text, (src.text for src in scope.sources), scope.numbers)
+    by_product = ProductSpans(text, (source_sentences(src.text) for src in scope.sources), scope.numbers)
     for m in number_mentions(text):
         if times.covers(m.start, m.end) or is_enumerator(text, m.start, m.end) or _not_a_quantity(
                 text, m.start, m.end, m.value, scope):
@@ -374,8 +375,7 @@ def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]
         if said is None or not (said_as(said, scope.quantities)
                                 or derived(text, said, (src.text for src in scope.sources))):
             # a day the passages give as an offset from another date ("two days earlier" than 11 April: 9 April), or a
-            # count the claim states times a price each a passage gives, and that count ("four would cost £14" of
-            # "£3.50 each")
+            # count the claim states times a price each a passage gives, and that count ("four ... £14" of "£3.50 each")
             if not by_offset(m.start, m.end) and not by_product(m.start, m.end):
                 found.append((m.start, m.end))
     return found
