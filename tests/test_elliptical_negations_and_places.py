@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from halguard import LocalVerifier
-from halguard.grounding.signals.negation import _negations, flip_targets, negation_mismatch
+from halguard.grounding.signals.negated_words import negations as _negations
+from halguard.grounding.signals.negation import flip_targets, negation_mismatch
 from halguard.text.lexical import term_set
 
 PAYMENT = "The practice accepts card and bank transfer but not cash."

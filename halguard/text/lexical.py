@@ -59,7 +59,8 @@ STOPWORDS = frozenset(
 )
 
 # Capitalised tokens that are not names: times of day, units, weekdays and months are checked as words.
-_NOT_NAMES = frozenset("am pm a.m p.m i ok tv".split())
+# (and the first person's contractions: "Not on Off-Peak, I'm afraid" names no one)
+_NOT_NAMES = frozenset("am pm a.m p.m i ok tv".split()) | {f"i{a}{c}" for a in "'’" for c in ("m", "d", "ve", "ll")}
 
 NEGATION_CUES = frozenset(
     "not no never none nobody nothing neither nor without cannot cant dont doesnt didnt isnt arent wasnt werent "

@@ -30,13 +30,14 @@ import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 from halguard.text.lexical import STOPWORDS, number_mentions, stem
 from halguard.text.measure_phrases import and_a_half, fraction_unit, joined_durations
 
 __all__ = ["MAX_CANDIDATES", "MAX_CLAIM_QUANTITIES", "MAX_QUANTITIES_PER_TEXT", "UNITS", "Quantity",
-           "QuantityIndex", "bound_spans", "claim_quantities_said", "measured_by_unit", "quantities", "said_as",
-           "saying"]
+           "QuantityIndex", "bound_spans", "claim_quantities_said", "measured_by_unit", "placed_durations",
+           "quantities", "said_as", "saying"]
 
 # Units by the word that writes them: (dimension, size in the dimension's base unit). Hand-typed from the SI brochure
 # and the US customary units (the international foot, pound and US liquid gallon); time's month and year are their
@@ -131,6 +132,9 @@ NEAR_TOLERANCE = 0.2
 # A converted value agrees when within this share of the passage's (on top of the claim's rounding): unit sizes
 # are exact, but a passage may round its own conversion ("1 mile (1.6 km)").
 CONVERSION_TOLERANCE = 0.005
+# A month is 28 to 31 days: "a month before" says "30 days before" (and "four weeks"), a month being the calendar's
+# (one or two of UNITS' mean months, on one side only); "29 days" is still no "30 days". Hand-set: 30.44 / 28 - 1.
+CALENDAR_MONTH_TOLERANCE = 0.09
 # Words around a number read as what it counts: this many content words before it and after its unit.
 _CONTEXT_WORDS = 3
 # ... looked for within this many characters either side (a word run of crafted text is not scanned whole).
@@ -153,8 +157,11 @@ _FOUR_DIGITS = re.compile(r"\d{4}")
 _ONE_UNIT = re.compile(r"\b(?:(?:a|one)\s+(decade|century|fortnight)|one\s+([^\W\d_]+)|(fortnight)ly)\b",
                        re.IGNORECASE)
 # One unit said with an article after a bound: "just under an hour", "more than a day before" (a bare "an hour" is a
-# rate's or a duration's noun, "£7.50 an hour", no quantity of its own).
+# rate's or a duration's noun, "£7.50 an hour", no quantity of its own) ...
 _BOUNDED_ARTICLE_UNIT = re.compile(r"\ban?\s+(minute|hour|day|week|month|year)\b", re.IGNORECASE)
+# ... or placed from an event, a duration too: "a week before your next payment", "a day's notice" (placed_durations).
+_PLACED_AFTER = re.compile(r"\s{1,3}(?:before|after|earlier|later|ahead|beforehand|prior)\b|['’]s\s{1,3}notice\b",
+                           re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -291,11 +298,35 @@ def _quantities(text: str, limit: int) -> list[Quantity]:
     return (out := and_a_half(text, out, UNITS, _bound)) + joined_durations(text, out)[:max(0, limit - len(out))]
 
 
+def placed_durations(text: str) -> list[Quantity]:
+    """One unit said with an article and placed from an event ("a week before your next payment", "a day's notice"):
+    a duration, read apart from :func:`quantities` (whose checks read a written number: "a day" writes no 1) for
+    the unit words it covers where the passages say it another way ("a week before" of "7 days before":
+    :func:`halguard.grounding.signals.words.novel_terms`)."""
+    out = []
+    for m in islice(_BOUNDED_ARTICLE_UNIT.finditer(text), MAX_CLAIM_QUANTITIES):
+        if _bound(text, m.start()) is None and _PLACED_AFTER.match(text, m.end()):
+            dimension, size = UNITS[m.group(1).lower()]
+            out.append(Quantity(m.start(), m.end(), 1.0, dimension, size, None, _context(text, m.start(), m.end()),
+                                m.span(1), 0.0))
+    return out
+
+
+_MONTH = UNITS["month"][1]
+
+
+def _in_months(q: Quantity) -> bool:
+    """Whether a time quantity is one or two months ("a month", "2 months"; a year is 365 days to the conversion's
+    tolerance, and "12 months" no "50 weeks")."""
+    return q.dimension == "time" and any(abs(q.base - k * _MONTH) < 1e-6 for k in (1, 2))
+
+
 def _within(claim: Quantity, theirs: Quantity) -> bool:
     """Whether the passage's quantity ``theirs`` is what ``claim`` says of it, by value and bound. A bound is read
     strictly (the claim's rounding widens an equality or an "about", never a "more than")."""
     x, y = claim.base, theirs.base
-    converting = CONVERSION_TOLERANCE * abs(y)
+    calendar = _in_months(claim) != _in_months(theirs)
+    converting = (CALENDAR_MONTH_TOLERANCE if calendar else CONVERSION_TOLERANCE) * abs(y)
     if theirs.bound in ("gt", "lt"):
         # A bounded passage number: only the same bound, at the same number ("within 72 hours" is "within three
         # days"; "less than 1,600" is not what "less than 1,400" says, though it follows).

@@ -15,10 +15,13 @@ reckoned, so its number stays a number the passages lack.
 - **a change**: a change's cue right before the number ("up", "down", "a climb of", "an increase of", "saves")
   and the number is the difference of two others of the claim;
 - **a breakdown**: a bracket opening within a few words after the number, two or all of whose numbers add up to it;
-- **a consequence**: a consequence's cue a few words before the number ("so", "effectively", "which makes") and the
-  number is a percentage of the claim's of another of its numbers, that number less or plus it ("30% comes off, so a
-  full plot would cost you £47.60" of £68), or the product or quotient of two others ("£390 for ten hours,
-  effectively £39 an hour").
+- **a consequence**: a consequence's cue or a total's a few words before the number ("so", "effectively", "which
+  makes", "brings ... to", "comes to") and the number is a percentage of the claim's of another of its numbers, that
+  number less or plus it ("30% comes off, so a full plot would cost you £47.60" of £68), the product or quotient of
+  two others, not both prices ("£390 for ten hours, effectively £39 an hour"); or, for one number of the claim, the
+  sum of all its other numbers of the kind (prices with prices) or the difference of the only two, none reckoned
+  itself ("adds £6, so you'd pay £55 a month instead of £49"; "adding the £6 drop-off and the £8 pick-up to the £38
+  core day brings a full day to £52"; not "totals €412.6m, up €18.9m from €393.7m", whose change is reckoned).
 
 Bounded on any input: at most :data:`MAX_NUMBERS` numbers of a claim are read, each against a window of
 :data:`WINDOW` characters, and a breakdown of at most :data:`MAX_BREAKDOWN` numbers.
@@ -30,15 +33,18 @@ import math
 import re
 from itertools import combinations
 
+from halguard.text.currency import currency_of
 from halguard.text.lexical import NumberMention, number_mentions
 
-__all__ = ["FACTORS", "MAX_BREAKDOWN", "MAX_NUMBERS", "TOLERANCE", "WINDOW", "stated_reckoning"]
+__all__ = ["FACTORS", "MAX_BREAKDOWN", "MAX_NUMBERS", "MAX_SUMMED", "TOLERANCE", "WINDOW", "stated_reckoning"]
 
 # The factor words and their values. Hand-listed general English.
 FACTORS = {"half": 0.5, "a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25,
            "twice": 2.0, "double": 2.0, "triple": 3.0, "three times": 3.0, "four times": 4.0}
 MAX_NUMBERS = 12
 MAX_BREAKDOWN = 6
+# The most numbers a consequence's total adds up (a claim's own breakdown is short).
+MAX_SUMMED = 4
 WINDOW = 60
 # A reckoned number is the reckoning to within this share (a price halved to the penny, a rounded third).
 TOLERANCE = 0.01
@@ -65,7 +71,8 @@ _BREAKDOWN = re.compile(r"[^.;:!?()\d]{0,40}?\(([^()]{1,%d})\)" % WINDOW)
 # A consequence's cue a few words before the number (no number between but a share: "so with 50% off you'd pay £23"):
 # "30% comes off, so a full plot would cost you £47.60"; "£390 for ten hours, effectively £39 an hour".
 _CONSEQUENCE_BEFORE = re.compile(
-    r"\b(?:so|therefore|thus|hence|making|meaning|i\.e\.|effectively|which\s+(?:makes|means|comes\s+to|works\s+out))"
+    r"\b(?:so|therefore|thus|hence|making|meaning|i\.e\.|effectively|brings?|bringing"
+    r"|(?:comes?|came|coming|adds?\s+up)\s+to|which\s+(?:makes|means|works\s+out))"
     r"\b(?:[^.;:!?\d]|\d{1,3}(?:\.\d{1,2})?\s?%){0,56}$", re.IGNORECASE)
 
 
@@ -76,9 +83,13 @@ def stated_reckoning(text: str) -> set[float]:
     mentions = [m for m in read if not m.is_percent]
     # a fraction word's percentage is its alt ("half": 0.5, alt 50)
     percents = [(m.alt if m.alt is not None else m.value) / 100 for m in read if m.is_percent and m.value]
-    return {round(m.value, 6) for m in mentions
-            if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)
-            or _consequence(text, m, mentions, percents)}
+    reckoned = {round(m.value, 6) for m in mentions
+                if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)
+                or _consequence(text, m, mentions, percents)}
+    # a sum, once, of numbers reckoned no other way: "up €18.9m from €393.7m" reckons the change, so the "€412.6m" it
+    # totals stays a number to find (else each of two changed numbers would vouch for the other)
+    summed = [m for m in mentions if round(m.value, 6) not in reckoned and _summed(text, m, mentions, reckoned)]
+    return reckoned | ({round(summed[0].value, 6)} if len(summed) == 1 else set())
 
 
 def _multiple(text: str, m: NumberMention, mentions: list[NumberMention]) -> bool:
@@ -107,11 +118,31 @@ def _consequence(text: str, m: NumberMention, mentions: list[NumberMention], per
     divided or multiplied by another (a count)."""
     if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start]) is None:
         return False
-    others = [o.value for o in mentions if o is not m and o.value != m.value]
+    read = [(o.value, _money(text, o)) for o in mentions if o is not m and o.value != m.value]
+    others = [value for value, _ in read]
     shares = (reckoned for a in others for p in percents for reckoned in (a * p, a * (1 - p), a * (1 + p)))
-    products = (reckoned for a, b in combinations(others, 2) for reckoned in (a * b, a / b if b else 0.0,
-                                                                              b / a if a else 0.0))
+    # a product takes a count: two prices multiply to nothing ("£6 and £8 ... comes to £48")
+    products = (reckoned for (a, priced), (b, too) in combinations(read, 2) if not (priced and too)
+                for reckoned in (a * b, a / b if b else 0.0, b / a if a else 0.0))
     return any(_close(m.value, reckoned) for reckoned in (*shares, *products))
+
+
+def _summed(text: str, m: NumberMention, mentions: list[NumberMention], reckoned: set[float]) -> bool:
+    """After a consequence's cue, the sum of all the claim's other numbers of its kind ("£6 and £8 to the £38 core
+    day brings a full day to £52"), or the difference of the only two ("adds £6, so you'd pay £55 a month instead of
+    £49"), none of them reckoned itself."""
+    if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start]) is None:
+        return False
+    # like to like, all of them: prices to a price ("the 8am drop-off (£6)" adds £6, not 8), and "£6 and £8 to the
+    # £38 core day brings a full day to £46" leaves one out
+    alike = [o.value for o in mentions if o is not m and o.value != m.value and _money(text, o) == _money(text, m)]
+    if not 2 <= len(alike) <= MAX_SUMMED or reckoned.intersection(round(v, 6) for v in alike):
+        return False
+    return _close(m.value, sum(alike)) or (len(alike) == 2 and _close(m.value, abs(alike[0] - alike[1])))
+
+
+def _money(text: str, m: NumberMention) -> bool:
+    return currency_of(text, m) is not None
 
 
 def _breakdown(text: str, m: NumberMention) -> bool:

@@ -47,6 +47,7 @@ _GROUPS: tuple[tuple[str, str], ...] = (
     ("first", "last final"),
     ("begin began begun start", "finish"),
     ("open", "closed"),
+    ("weekday weekdays", "weekend weekends"),  # "limited to weekends" / "only on weekdays"
     _EXCHANGE,
     ("include including", "exclude excluding"),
     ("add", "remove"),
@@ -160,8 +161,9 @@ _PERIOD_AFTER = re.compile(r"\s+(?:year|years|week|weeks|month|months|quarter|se
                            r"|autumn|fall|weekend|term|decade|century)\b", re.IGNORECASE)
 
 
-# "$50 or less", "65 or older": a bound after its number ("no more than three" is one before it: bound_spans)
-_NUMBER_OR_BEFORE = re.compile(r"\d[\d,.]*\s{0,2}%?\s{1,3}or\s{1,3}$")
+# "$50 or less", "65 or older", "48 hours or more": a bound after its number and unit ("no more than three" is one
+# before it: bound_spans)
+_NUMBER_OR_BEFORE = re.compile(r"\d[\d,.]*\s{0,2}%?(?:\s{1,3}[^\W\d_]{1,12})?\s{1,3}or\s{1,3}$")
 
 
 def _in_a_bound(start: int, bounds: Sequence[tuple[int, int]]) -> bool:

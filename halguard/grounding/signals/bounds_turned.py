@@ -3,7 +3,7 @@ left outside ... by 7am on the collection day, but not before 6pm the previous e
 against "The shop does not open until 10am", "Visitors can stay longer than 2 hours" against "Visitors must not stay
 longer than 2 hours".
 
-The negation check reads a negated bound on a number as the bound, not a denial (:func:`.negation._blank_bounds`):
+The negation check reads a negated bound on a number as the bound, not a denial (:func:`.negated_words._blank_bounds`):
 "Don't put it out before 6pm", "doesn't open until 10am" and "shouldn't take any more than 8 tablets" state a limit,
 as "no earlier than 6pm" and "no more than 8" do, and deny no word. What that reading no longer sees is a bound said
 the other way: the same number after a bound word of the same direction (upward: "more than", "over", "longer than",

@@ -8,7 +8,8 @@ that gives a figure keeps such a name missing (on a held-out file, "Saturday" re
 a claim giving Saturday the weekday hours), but for "Monday to Friday" and "Saturday and Sunday" (the whole of the
 passages' "weekdays" or "weekends": their figures are the claim's), and a day inside a range of days the passages
 write ("Wednesday" of "Monday to Thursday") in a claim whose figures are all times of day (:mod:`.prose_hours` reads
-them)."""
+them); and a day the claim denies something of that lies outside every range of days the passages write ("so they
+don't apply on Sundays" of "Monday to Friday")."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from halguard.text.clock import clock_times
 from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, month_number
 from halguard.text.lexical import number_mentions, stem
 
-__all__ = ["named_by_the_calendar"]
+__all__ = ["named_by_the_calendar", "outside_day_ranges"]
 
 # The part of the week each weekday belongs to, by the stem of the word the passages write for it.
 _WEEK_PART = {**{day: stem("weekdays") for day in WEEKDAYS[:5]}, **{day: stem("weekends") for day in WEEKDAYS[5:]}}
@@ -45,6 +46,8 @@ def named_by_the_calendar(name: str, claim: str, scope: Scope) -> bool:
     if not word or _holiday_dated(word, scope):
         return bool(word)
     part = _WEEK_PART.get(word.lower().removesuffix("s"))
+    if part is not None and _denied_outside(WEEKDAYS.index(word.lower().removesuffix("s")), word, claim, scope):
+        return True  # "so they don't apply on Sundays" of the passages' "Monday to Friday"
     if part is not None and _WHOLE_PART.search(claim):
         return part in scope.terms  # "Monday to Friday" is the passages' "weekdays", whatever figure it is given
     if part is not None and _times_only(claim) and _in_a_day_range(WEEKDAYS.index(word.lower().removesuffix("s")),
@@ -101,3 +104,28 @@ def _in_a_day_range(day: int, scope: Scope) -> bool:
             if a != b and 0 < (day - a) % 7 < (b - a) % 7:
                 return True
     return False
+
+
+# Where the statement that holds a day's name begins: a clause's edge, or a word that opens a consequence.
+_STATEMENT_EDGE = re.compile(r"[,;:.!?()]|\b(?:so|but|while|whereas|although|though|because)\b", re.IGNORECASE)
+_NEGATOR = re.compile(r"\b(?:not|never|no|nor|neither)\b|n['’]t\b|\bcannot\b", re.IGNORECASE)
+
+
+def _denied_outside(day: int, name: str, claim: str, scope: Scope) -> bool:
+    """Whether the claim denies something of the day ``name`` (a negator in its statement before the name: "so they
+    don't apply on Saturdays or Sundays") that lies outside every range of weekdays the passages write, and they
+    write one: the passages' "Monday to Friday" says "not on Sundays"."""
+    at = claim.find(name)
+    if at < 0:
+        return False
+    edges = [m.end() for m in _STATEMENT_EDGE.finditer(claim, 0, at)]
+    if not _NEGATOR.search(claim, edges[-1] if edges else 0, at):
+        return False
+    return outside_day_ranges(day, [src.text for src in scope.sources])
+
+
+def outside_day_ranges(day: int, texts: list[str]) -> bool:
+    """Whether ``texts`` write a range of weekdays ("Tuesday to Sunday"), and none holds ``day`` (0 for Monday)."""
+    ranges = [(WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower())) for text in texts
+              for m in _DAY_RANGE.finditer(text[:PASSAGE_HEAD_CHARS])][:_RANGES_READ]
+    return bool(ranges) and all(a != b and (day - a) % 7 > (b - a) % 7 for a, b in ranges)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
-from halguard.text.lexical import base_form, content_terms, number_mentions, term_set
+from halguard.text.lexical import STOPWORDS, base_form, content_terms, number_mentions, term_set
 from halguard.text.segment import split_sentences
 from halguard.util.cache_budgets import SOURCE_SENTENCES_BYTES
 from halguard.util.memo import deep_entry_size, memoize_text
@@ -183,7 +183,8 @@ def shared_share(claim_terms: set[str], sentence_terms: set[str]) -> float:
         b = base_form(term)
         if b in bases:
             return True
-        return len(b) >= SHARED_PREFIX_MIN and any(
-            len(o) >= SHARED_PREFIX_MIN and (o.startswith(b) or b.startswith(o)) for o in bases)
+        # a function word prefixes no word of its own: "less" is no "lesson", "under" no "understand"
+        return len(b) >= SHARED_PREFIX_MIN and b not in STOPWORDS and any(
+            len(o) >= SHARED_PREFIX_MIN and o not in STOPWORDS and (o.startswith(b) or b.startswith(o)) for o in bases)
 
     return sum(found(t) for t in claim_terms) / len(claim_terms)

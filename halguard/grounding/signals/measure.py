@@ -16,6 +16,7 @@ from halguard.grounding.signals.closest import (
     fused_parts,
     sentence_of_numbers,
     shared_share,
+    source_sentences,
 )
 from halguard.grounding.signals.codes import changed_codes
 from halguard.grounding.signals.direction import reversals
@@ -43,6 +44,7 @@ from halguard.grounding.signals.words import (
     novel_terms,
     scattered_names,
 )
+from halguard.text.asked_within import AskedWithin
 from halguard.text.claims import Claim
 from halguard.text.counts import answered_counts, counted_as_said, moved_counts
 from halguard.text.currency import currency_amounts, currency_symbols
@@ -329,6 +331,10 @@ def _missing_facts(text: str, scope: Scope, facts: Scope, computed: set[float], 
     if numbers and facts.counts:  # "1 HDMI port" where the passages write "one HDMI port": theirs
         said = set(counted_as_said(text, facts.counts))
         numbers = [sp for sp in numbers if sp not in said]
+    if numbers and scope.question:  # the user's own number that a passage's rule takes in: "20 minutes late" of the
+        # question's "If I bring the car back 20 minutes late" against "up to 29 minutes late" (no premise echoed)
+        asked = AskedWithin(text, scope.question, (source_sentences(src.text) for src in facts.sources))
+        numbers = [sp for sp in numbers if not asked(*sp)]
     numbers += placed
     if short_answer:  # a short answer's name is its point: it must be the passages' name, not their words scattered
         names += [sp for sp in scattered_names(text, facts) if sp not in names]

@@ -8,12 +8,14 @@ from collections import Counter
 from typing import NamedTuple
 
 from halguard.grounding.signals.bounds_turned import bounds_turned
+from halguard.grounding.signals.calendar_names import outside_day_ranges
 from halguard.grounding.signals.closest import RESTATED_OVERLAP, shared_share
 from halguard.grounding.signals.excepted import excepted_case
+from halguard.grounding.signals.negated_words import FLIP_CUES, LEXICAL_NEGATORS, NEGATOR, flip_targets, negations
 from halguard.grounding.signals.permission import modality_turned
 from halguard.grounding.signals.said_free import said_free
+from halguard.text.dates import WEEKDAYS
 from halguard.text.lexical import (
-    NEGATION_CUES,
     STOPWORDS,
     base_form,
     content_terms,
@@ -24,7 +26,6 @@ from halguard.text.lexical import (
     term_set,
     word_spans,
 )
-from halguard.text.number_words import is_number_word
 from halguard.text.quantities import YEAR_RANGE
 
 __all__ = ["CLAUSE_BREAK", "FLIP_CUES", "LEXICAL_NEGATORS", "RECORD_TEXT", "denied_otherwise", "denied_premises",
@@ -37,18 +38,7 @@ DENIAL_REACH_WORDS = 3
 _CLAUSE_BREAKS = frozenset(".;:!?,()[]\n")
 
 
-# The cues a polarity flip is read from: the grammatical negators. Lexical ones ("lacked", "without", "unable",
-# "absent") paraphrase too freely ("lacked innovation" for "nothing new", "life without parole" for "no possibility
-# of parole") to call a contradiction; they stay negation for the other uses of halguard.text.lexical.
-FLIP_CUES = frozenset("not no never none nobody nothing neither nor cannot cant dont doesnt didnt isnt arent wasnt "
-                      "werent wont wouldnt shouldnt couldnt hasnt havent hadnt non".split())
-# The lexical negators: never read as a flip, but a word one of them negates is not stated plainly either: "with no time
-# limit" says what "without time limits" says, and "without a permit" what "no permit" says.
-LEXICAL_NEGATORS = NEGATION_CUES - FLIP_CUES
-# Words after a negator that make it scope over a quantity or a focus, not a proposition.
-_SCOPE_WORDS = frozenset("all every only just necessarily always merely quite too entirely exactly least".split())
 RECORD_TEXT = re.compile(r'"\s*:\s*(?:"|true\b|false\b|\d|\{|\[)')
-_PRIVATIVE = re.compile(r"\b([^\W\d_]{3,})-(?:free|less)\b")
 # "free of charge" says "free", as a lexical negator says its word: never a flip of a charge the passage gives for
 # something else, and its "charge" is no charge stated plainly ("there's no charge" says the passage's "cancelled free
 # of charge").
@@ -76,45 +66,6 @@ def _lexically_negated(text: str) -> set[str]:
 def _said_extra(text: str) -> set[str]:
     """The stems of the things ``text`` says cost extra (:data:`_EXTRA`)."""
     return {stem(w) for m in _EXTRA.finditer(text) for w in m.group(1).split() if w.lower() not in STOPWORDS}
-
-
-# A negator that opens a bound on a number or a date states the bound, not a denial: "for no more than 6 hours" is
-# "for up to six hours" (halguard.text.quantities reads it as a bound), blanked before the negated words are read; so
-# are a negated "over", "more than", "before", "until" (three words may come between) before a number: "shouldn't go
-# over six tablets", "but not before 6pm" (no denial of "6pm"; :mod:`.bounds_turned` reads one turned around).
-_COMPARATIVES = "more|less|fewer|later|earlier|sooner|greater|longer|shorter|higher|lower|older|younger"
-_NEGATED_BOUND = re.compile(rf"\b(?:no|not)\s+(?:{_COMPARATIVES})\s+than\b", re.IGNORECASE)
-# "at no cost" / "at no extra charge" says "free" (halguard.text.phrasal reads it so), no denial of a cost the passage
-# gives for something else ("replacement bins ... cost £25 each").
-_AT_NO_COST = re.compile(r"\bat\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)\b", re.IGNORECASE)
-_NEGATED_COMPARISON = re.compile(
-    r"(?:\b(?:not|never)|n['’]t)\s+(?:[^\W\d_]+\s+){0,3}(?:any\s+)?"
-    rf"(?:over|above|beyond|under|below|exceeds?|exceeding|surpass(?:es)?|(?:{_COMPARATIVES})\s+than"
-    r"|before|after|until|till)\s+(?:(?:about|around|roughly)\s+)?[$£€]?(\d|[^\W\d_]+)", re.IGNORECASE)
-
-
-# A negated condition asserts no negation: "they are lost if not used by 31 March" says what "must be used by 31 March
-# or they are lost" says ("if not X, Y" is "X or Y"), and "if it doesn't lock, open the door" states no fact.
-# A condition runs from "if" to the end of its clause; its negators are blanked (:func:`_negations` reads what they
-# negate).
-_CONDITION = re.compile(r"\bif\b[^,;:.!?\n]{0,200}", re.IGNORECASE)
-_NEGATOR = re.compile(r"\b(?:not|never|no)\b|\b[^\W\d_]+n['’]t\b", re.IGNORECASE)
-
-
-def _blank_conditions(text: str) -> str:
-    """``text`` with the negators of its conditions (:data:`_CONDITION`) blanked."""
-    return _CONDITION.sub(lambda m: _NEGATOR.sub(lambda n: " " * len(n.group(0)), m.group(0)), text)
-
-
-def _blank_bounds(text: str) -> str:
-    """``text`` with its negated bounds (:data:`_NEGATED_BOUND`, :data:`_NEGATED_COMPARISON` before a number)
-    blanked, so that their negator negates no word."""
-    text = _NEGATED_BOUND.sub(lambda m: " " * len(m.group(0)), text)
-    text = _AT_NO_COST.sub(lambda m: " " * len(m.group(0)), text)
-    for m in _NEGATED_COMPARISON.finditer(text):
-        if m.group(1).isdigit() or is_number_word(m.group(1)):
-            text = text[:m.start()] + " " * (m.start(1) - m.start()) + text[m.start(1):]
-    return text
 
 
 # Where one evidence "sentence" holds several propositions: a semicolon, or a sentence end inside what the splitter
@@ -150,12 +101,12 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
             or modality_turned(claim, closest, claim_terms, closest_terms, aligned_overlap)):
         return True
     # the claim's side, read once for every proposition of the evidence sentence
-    targets, conditioned = _negations(claim)
+    targets, conditioned = negations(claim)
     side = _ClaimSide(targets, denied_otherwise(claim) | _lexically_negated(claim) | _said_extra(claim),
                       {base_form(t) for t in term_set(claim)} - {base_form(t) for t in conditioned},
                       _objects(claim, targets), _clauses_of(claim, targets), _contrasts(claim, targets),
                       bool(_GRANTED_IF.search(claim)) and not _EVEN_IF.search(claim)
-                      and not _NEGATOR.search(claim, _ANSWER_NO.match(claim).end()))
+                      and not NEGATOR.search(claim, _ANSWER_NO.match(claim).end()), claim)
     propositions = [p for p in _PROPOSITION_BREAK.split(closest) if p.strip()]
     # a proposition of other numbers is about another thing: "Only 2.4 GHz Wi-Fi is supported" against "5 GHz
     # networks are not supported" (years aside: a year dates a proposition, it does not say which thing)
@@ -171,7 +122,7 @@ def negation_mismatch(claim: str, closest: str, claim_terms: set[str], closest_t
         # packs will not be available on race morning")
         # (one that states the claim's negated word plainly is no such proposition: "does not accept card" against
         # "accepts card and bank transfer but not cash")
-        negating = [(term_set(p), negated) for p in propositions if (negated := _negations(p)[0])]
+        negating = [(term_set(p), negated) for p in propositions if (negated := negations(p)[0])]
         # (as does one that negates the claim's negated word of its object: "can't be booked online" against "can be
         # booked by phone only, ...; they cannot be booked online")
         if any((t in negated and side.objects.get(t) in terms) or (shared_share(clause, terms) >= RESTATED_OVERLAP
@@ -192,7 +143,7 @@ _ANSWER_NO = re.compile(r"\s*(?:no\s*[,;:]\s*)?", re.IGNORECASE)
 class _ClaimSide(NamedTuple):
     """The claim as :func:`negation_mismatch` reads it, once for every proposition: the words it negates, those it
     denies in other words, its stems' base forms (but those it negates in a condition, which it neither asserts nor
-    denies), and the word after each negated one (its object)."""
+    denies), the word after each negated one (its object), and its text."""
 
     targets: set[str]
     denied: set[str]
@@ -201,6 +152,7 @@ class _ClaimSide(NamedTuple):
     clauses: dict[str, set[str]]
     contrasts: dict[str, set[str]]
     conditional: bool = False  # it states a condition ("only if", "if", "as long as"), no "even if", no negator
+    text: str = ""
 
 
 def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
@@ -208,13 +160,17 @@ def _clauses_of(text: str, targets: set[str]) -> dict[str, set[str]]:
     ``text``: "Basic fares have no *checked* luggage, Flex includes ..." negates in "Basic fares ... luggage"."""
     out: dict[str, set[str]] = {}
     plain: dict[str, set[str]] = {}
-    for clause in _STATEMENT_BREAK.split(text):
-        terms = {st for _, _, st in content_terms(clause)}
-        # the clause that negates the word, not one that states it ("collect your pack at the Expo ... because packs
-        # can't be collected on the morning of the race"); a clause without a negator only where none has one
-        negates = not FLIP_CUES.isdisjoint(_cue_words(clause))
-        for t in targets & terms:
-            (out if negates else plain).setdefault(t, terms - {t})
+    for proposition in _PROPOSITION_BREAK.split(text):
+        # a statement of the negated word alone says its thing elsewhere in its proposition: "If you cancel 48 hours
+        # or more before a lesson, there's no charge" denies a charge of a cancellation
+        whole = {st for _, _, st in content_terms(proposition)}
+        for clause in _STATEMENT_BREAK.split(proposition):
+            terms = {st for _, _, st in content_terms(clause)}
+            # the clause that negates the word, not one that states it ("collect your pack at the Expo ... because
+            # packs can't be collected on the morning of the race"); a clause without a negator only where none has one
+            negates = not FLIP_CUES.isdisjoint(_cue_words(clause))
+            for t in targets & terms:
+                (out if negates else plain).setdefault(t, (terms - {t}) or (whole - {t}))
     return {**plain, **out}
 
 
@@ -237,7 +193,7 @@ def _objects(text: str, targets: set[str]) -> dict[str, str]:
 def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: set[str], aligned_overlap: float
              ) -> bool:
     """:func:`negation_mismatch` against one proposition (``terms``: its stems), the claim read already."""
-    asserted, conditioned = _negations(proposition)
+    asserted, conditioned = negations(proposition)
     evidence_targets = asserted | denied_otherwise(proposition)  # "leased it rather than buying it"
     if not claim.targets and not evidence_targets:
         return False
@@ -248,8 +204,15 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
         # assurances that no posts would be cut" negates what the evidence states in a clause without a negator, with
         # the negated word's object ("does not support wireless charging" against "supports wired charging but has
         # no wireless charging" says the evidence's negation)
+        # (a price the claim denies that the evidence denies in other words is its denial: "your first pass won't
+        # cost you anything" against "there is no charge for a first pass, but a replacement ... costs £10")
+        # (and the reverse, object and all, where both deny one word: "can use the printers, though they can't
+        # borrow any items" against "cannot borrow items or use the printers"; not "to fix a door that won't lock,
+        # align the latch with the hole" against "a latch won't catch because it doesn't align with the hole")
+        theirs = _objects(proposition, evidence_targets - claim.targets) if claim.targets & evidence_targets else {}
         return any(t not in evidence_targets and _stated_plainly(t, claim.objects.get(t), proposition)
-                   for t in claim.targets)
+                   and not said_free(t, claim.clauses.get(t), proposition)
+                   for t in claim.targets) or any(_stated_plainly(t, o, claim.text) for t, o in theirs.items())
     if claim.targets:
         # "colonies that weren't exposed" says the evidence's "unexposed colonies": its negation, one word (not a word
         # the evidence negates in a condition: "lost if not used" says nothing of "used" either way)
@@ -262,6 +225,7 @@ def _flipped(claim: _ClaimSide, proposition: str, claim_terms: set[str], terms: 
                    and not said_free(t, claim.clauses.get(t), proposition)
                    and not excepted_case(t, claim_terms, proposition)
                    and _contrast_placed(claim.contrasts.get(t), t, proposition)
+                   and not _day_outside(claim.objects.get(t), proposition)
                    for t in claim.targets)
     # "private individuals rather than public figures" says the passage's "and not public figures"
     denied = {base_form(t) for t in evidence_targets - claim.denied}
@@ -317,6 +281,15 @@ def _contrast_placed(said: set[str] | None, target: str, proposition: str) -> bo
     return False
 
 
+_DAY_STEMS = {stem(day): i for i, day in enumerate(WEEKDAYS)}
+
+
+def _day_outside(its_object: str | None, proposition: str) -> bool:
+    """Whether the claim denies its word of a weekday (its object) that lies outside the proposition's range of days:
+    "doesn't open on Mondays" says what "open 10am-5pm Tuesday to Sunday" says."""
+    return its_object in _DAY_STEMS and outside_day_ranges(_DAY_STEMS[its_object], [proposition])
+
+
 def _clause_aligned(clause_terms: set[str] | None, terms: set[str]) -> bool:
     """Whether a negated word's statement (its other content words; None or empty: too short to say) restates the
     proposition of ``terms``: at least :data:`.closest.RESTATED_OVERLAP` of its words in it (a half: "Talinum and
@@ -366,51 +339,6 @@ _PRIVATIVE_PREFIXES = ("un", "non", "in", "im", "il", "ir")  # not "dis": "disco
 def denied_otherwise(text: str) -> set[str]:
     """The stems of the words ``text`` denies in other words (:data:`_DENIED_OTHERWISE`)."""
     return {stem(m.group(1)) for m in _DENIED_OTHERWISE.finditer(text)}
-
-
-# "Neither of the two events was related to the drug" denies "related", not "two": a negated quantifier's predicate
-# is read as negated ("the two events was not related"); without an auxiliary its verb is not found, and the first
-# word after it is read as before.
-_QUANTIFIED_NEGATION = re.compile(r"\b(?:neither|none)\s{1,3}of\s{1,3}([^.;:!?]{1,80}?)\s{1,3}"
-                                  r"(was|were|is|are|has|have|had|did|does|do|will|would|could|can|should|may|might)\b",
-                                  re.IGNORECASE)
-
-
-# "can no longer use it" denies "use": "longer" is the phrase's grammar (halguard.text.light_words), not its word.
-_NO_LONGER = re.compile(r"\bno\s{1,3}longer\b(?!\s{1,3}than\b)", re.IGNORECASE)
-
-
-# A negation whose predicate the clause before it gives ("Card and bank transfer are accepted; *cash is not*",
-# "sole traders are eligible; charities and franchise outlets *are not*"): nothing follows the negator, so the word it
-# denies is the subject before it. Fixed alternatives after one word: no backtracking on any text.
-_ELLIPTICAL_NEGATION = re.compile(
-    r"\b([^\W\d_][\w'’-]*)\s{1,3}(?:(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must|may)"
-    r"\s{1,3}not|(?:is|are|was|were|does|do|did|ca|wo|has|have|had)n['’]t|cannot)(?=\s{0,3}(?:[.;:!?,)]|$))",
-    re.IGNORECASE)
-
-
-def _negations(text: str) -> tuple[set[str], set[str]]:
-    """The stems of the words ``text`` negates (:func:`flip_targets`), and of those it negates inside a condition
-    only ("lost if not *used*": neither asserted nor denied)."""
-    bounded = _blank_bounds(_NO_LONGER.sub("not", _QUANTIFIED_NEGATION.sub(r"\1 \2 not", text)))
-    unconditioned = _blank_conditions(bounded)
-    asserted = negated_terms(unconditioned, cues=FLIP_CUES, scoped=_SCOPE_WORDS)
-    asserted.update(stem(m.group(1)) for m in _PRIVATIVE.finditer(unconditioned))
-    asserted.update(stem(m.group(1)) for m in _ELLIPTICAL_NEGATION.finditer(unconditioned)
-                    if m.group(1).lower() not in STOPWORDS)
-    if unconditioned == bounded:  # no negator in a condition
-        return asserted, set()
-    return asserted, negated_terms(bounded, cues=FLIP_CUES, scoped=_SCOPE_WORDS) - asserted
-
-
-def flip_targets(text: str) -> set[str]:
-    """The stems of the words ``text`` negates with a grammatical negator (:data:`FLIP_CUES`), as
-    :func:`halguard.text.lexical.negated_terms` reads them ("did not *lead*", "no *parking*"), and the word of an
-    "X-free" / "X-less" compound ("contamination-free" negates contamination). A negator that scopes over a
-    quantifier or a focus word negates no proposition ("*not all* ovens", "*not only* the First Amendment but also
-    ..."), a negator opening a bound or a condition negates nothing ("for *no more than* 6 hours", "lost *if not*
-    used"), and a "non-" word says its own negation ("a non-confirmatory letter")."""
-    return _negations(text)[0]
 
 
 def denied_premises(claim: str, question_only: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -21,6 +21,7 @@ from halguard.grounding.signals.measure import checked_text
 from halguard.grounding.signals.moved import moved_names
 from halguard.grounding.signals.moved_numbers import numbers_exchanged, numbers_moved, units_swapped
 from halguard.grounding.signals.only_added import only_added
+from halguard.grounding.signals.ordinal_tiers import ordinal_swapped
 from halguard.grounding.signals.priced_free import free_but_priced
 from halguard.grounding.signals.prose_hours import hours_agreed, prose_hours_moved
 from halguard.grounding.signals.scope import Scope
@@ -94,7 +95,8 @@ def claim_role_conflicts(claim: Claim, evidence: Sequence[str], scope: Scope, *,
                   *((at, part, ClosestSentence.among(part, sources)) for at, part in fused_parts(text))]
         for at, part, closest in copies:
             moved_numbers = [*numbers_moved(part, closest, scope, copy_overlap),
-                             *numbers_exchanged(part, closest, copy_overlap)]
+                             *numbers_exchanged(part, closest, copy_overlap),
+                             *ordinal_swapped(part, closest, copy_overlap)]
             # a moved number is recorded as one only where its finding is: a moved name found first claims the span
             candidates = [*((m, False) for m in moved_names(part, closest, scope, copy_overlap)),
                           *((m, True) for m in moved_numbers),

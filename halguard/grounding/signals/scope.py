@@ -224,6 +224,11 @@ class Scope:
         source's own) on first use, once per scope."""
         return frozenset().union(*(duration_parts(_source_readings(src.text).quantities) for src in self.sources))
 
+    def stands_in_a_source(self, phrase: str) -> bool:
+        """Whether a source writes ``phrase`` word for word (punctuation and case aside)."""
+        words = word_string(phrase)
+        return words.strip() != "" and any(words in word_string(src.text) for src in self.sources)
+
     def without_question(self) -> Scope:
         """This scope with the question left out (for names and numbers)."""
         return replace(self, terms=self.context_terms, numbers=self.context_numbers, question=None)

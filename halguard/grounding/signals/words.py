@@ -43,6 +43,7 @@ from halguard.text.quantities import (
     Quantity,
     bound_spans,
     measured_by_unit,
+    placed_durations,
     quantities,
     said_as,
     saying,
@@ -91,8 +92,9 @@ def novel_terms(terms: list[tuple[int, int, str]], scope: Scope, text: str, near
         # A unit of a quantity the passages give in other units ("2.5 kilometres" for "2,528 metres"; "a decade" for
         # "ten years"), or that the claim computes from a passage sentence ("for three and a half years" of "from
         # January 2021 to June 2024"), is the quantity's, found: not a word to look up.
-        units = {q.unit_span for q in quantities(text, limit=MAX_CLAIM_QUANTITIES) if q.unit_span in novel and (
-            said_as(q, scope.quantities) or derived(text, q, (src.text for src in scope.sources)))}
+        units = {q.unit_span for q in quantities(text, limit=MAX_CLAIM_QUANTITIES) + placed_durations(text)
+                 if q.unit_span in novel and (said_as(q, scope.quantities)
+                                              or derived(text, q, (src.text for src in scope.sources)))}
         novel = [span for span in novel if span not in units]
     if novel:
         # "roughly", "fewer than" before a number and "percentage points", "times" after it qualify the number,
@@ -192,7 +194,7 @@ def missing_names(text: str, scope: Scope) -> list[Span]:
         if not words:
             # A name of short words only ("Wi-Fi", "Li Na", "V DC") has no content term to look up: it is found
             # when its words stand together, in order, in some source.
-            if not _stands_in_a_source(name, scope) and not _mentioned(name, scope):
+            if not scope.stands_in_a_source(name) and not _mentioned(name, scope):
                 found.append((s, e))
             continue
         said = [_found(name[s2:e2], st, scope.terms) for s2, e2, st in words]
@@ -337,11 +339,6 @@ def _not_a_quantity(text: str, start: int, end: int, value: float, scope: Scope)
 # The head of a source read for its weekday names: a business record's hours come first, and a long passage is not
 # scanned for a seven-day count.
 _WEEKDAY_SCAN = PASSAGE_HEAD_CHARS
-
-
-def _stands_in_a_source(phrase: str, scope: Scope) -> bool:
-    words = word_string(phrase)
-    return words.strip() != "" and any(words in word_string(src.text) for src in scope.sources)
 
 
 def missing_numbers(text: str, scope: Scope, computed: set[float]) -> list[Span]:
