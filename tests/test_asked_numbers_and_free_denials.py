@@ -220,3 +220,19 @@ def test_a_number_said_of_another_tier(verifier, answer, moved):
     claim = verifier.verify(answer, SIBLINGS).claims[0]
     assert ("role_conflicts" in claim.signals.findings) is moved
     assert (claim.status is ClaimStatus.CONTRADICTION) is moved
+
+
+CAMP = ["Brambleford Holiday Camp: the core day costs £38; early drop-off from 8am costs £6 and late pick-up until "
+        "5.30pm costs £8. A 10% discount applies to the second child from the same family and 15% to the third and any "
+        "further children, on the core day fee only."]
+
+
+@pytest.mark.parametrize(("answer", "blocked"), [
+    ("Your third child would get 15% off the core day fee.", False),  # a share against a price: no moved number
+    ("Your third child would get 10% off the core day fee.", True),
+    ("The core day costs £48.", True),
+])
+def test_a_share_is_no_price_to_the_role_check(verifier, answer, blocked):
+    claim = verifier.verify(answer, CAMP).claims[0]
+    assert (claim.status is ClaimStatus.CONTRADICTION) is blocked
+    assert not any("where the passage has £38" in reason for reason in claim.reasons)

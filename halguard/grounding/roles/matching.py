@@ -48,7 +48,7 @@ from halguard.grounding.roles.events import (
     same_predicate,
 )
 from halguard.grounding.roles.frames import Argument, Frame
-from halguard.grounding.roles.priced import priced_otherwise
+from halguard.grounding.roles.priced import of_another_kind, priced_otherwise
 
 __all__ = ["CONVERSE_PREDICATES", "RoleConflict", "SYMMETRIC_PREDICATES", "conflicts", "said_conversely"]
 
@@ -440,7 +440,7 @@ def conflicts(claim_frames: Sequence[Frame], evidence: Sequence[Frame],
                                     f"roles swapped: {a1.text} / {a2.text} (the passage: {t2.text} / {t1.text}, "
                                     f"{best.frame.predicate})"))
         differing = [d for d in differing if not any(told(claim, d, evidence, best.frame) for told in (
-            _told_otherwise, _counted_together, priced_otherwise))]
+            _told_otherwise, _counted_together, priced_otherwise, of_another_kind))]
         for role, arg, theirs in differing:
             where = _where(arg, [f for f in evidence if f is not best.frame])
             belongs = f"; the passage has it in {where}" if where else ""
