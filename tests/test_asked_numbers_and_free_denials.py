@@ -236,3 +236,10 @@ def test_a_share_is_no_price_to_the_role_check(verifier, answer, blocked):
     claim = verifier.verify(answer, CAMP).claims[0]
     assert (claim.status is ClaimStatus.CONTRADICTION) is blocked
     assert not any("where the passage has £38" in reason for reason in claim.reasons)
+
+
+@pytest.mark.parametrize(("within", "said"), [("a month", True), ("30 days", True), ("two months", False)])
+def test_within_a_month_is_within_30_days(verifier, within, said):
+    verdict = verifier.verify(f"Refunds are paid within {within} of the request.",
+                              ["Refunds are paid within 30 days of the request."])
+    assert (verdict.label == "supported") is said
