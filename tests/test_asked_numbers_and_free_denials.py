@@ -243,3 +243,10 @@ def test_within_a_month_is_within_30_days(verifier, within, said):
     verdict = verifier.verify(f"Refunds are paid within {within} of the request.",
                               ["Refunds are paid within 30 days of the request."])
     assert (verdict.label == "supported") is said
+
+
+def test_a_kind_named_with_an_ordinal_is_no_tier():
+    from halguard.grounding.signals.ordinal_tiers import _pairs
+    assert not _pairs("Second-hand blazers cost £5")
+    assert not _pairs("First-class stamps cost £1.65")
+    assert [(value, ordinal) for value, _, ordinal, _, _ in _pairs("the second child gets 10% off")] == [(10, "second")]

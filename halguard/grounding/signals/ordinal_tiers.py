@@ -22,8 +22,9 @@ from halguard.text.lexical import number_mentions
 __all__ = ["MAX_PHRASES", "ordinal_swapped"]
 
 MAX_PHRASES = 24
-_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th)\b",
-                      re.IGNORECASE)
+# (not "second-hand", "first-class": a kind of thing, no tier)
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|[4-9]th)\b"
+                      r"(?!-(?:hand|class|rate|aid)\b)", re.IGNORECASE)
 _PHRASE_BREAK = re.compile(r"[,;:]|\b(?:and|while|whereas|but)\b", re.IGNORECASE)
 
 
