@@ -325,3 +325,18 @@ def test_a_sentence_about_the_answering_itself_is_skipped_in_a_longer_answer():
                    "Technicians are paid hourly. The answer is yes."):
         assert len(extract_claims(answer, question).claims) == 2
     assert len(extract_claims("Therefore, I can confidently answer the question.", question).claims) == 1
+
+
+def test_a_clause_is_read_between_its_edges_within_its_reach():
+    import re
+
+    from halguard.text.segment import clause_end, clause_start
+    edge = re.compile(r"[,;]")
+    text = "Tyres cost £3.50 each, up to four a visit; rubble is £4 a bag"
+    at = text.index("four")
+    assert text[clause_start(text, at, edge):clause_end(text, at, edge)] == " up to four a visit"
+    assert clause_start(text, at, edge, reach=5) == at - 5  # no edge within the reach: the reach's start
+    assert clause_end(text, at, edge, reach=5) == at + 5
+    assert (clause_start("no edge", 3, edge), clause_end("no edge", 3, edge)) == (0, 7)
+    crafted = "a," * 50_000
+    assert clause_start(crafted, len(crafted), edge) == len(crafted)

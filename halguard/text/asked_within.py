@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterable, Sequence
 from itertools import islice
 
 from halguard.text.lexical import content_terms, number_values, stem
+from halguard.text.segment import clause_end, clause_start
 
 __all__ = ["MAX_BOUNDS", "AskedWithin"]
 
@@ -95,18 +96,18 @@ def _same_unit(claim_unit: str, passage_unit: str) -> bool:
     return claim_unit not in _UNITS or claim_unit == _AGE
 
 
-# The words around a number that say what it counts: a few content words either side, within its clause.
+# The words around a number that say what it counts: a few content words either side, within its clause (read within
+# _AROUND_REACH characters either side).
 _AROUND_WORDS = 4
+_AROUND_REACH = 200
 _CLAUSE_EDGE = re.compile(r"[.;:!?]")
 
 
 def _around(text: str, start: int, end: int) -> set[str]:
     """The stems of the content words around the number at ``start:end`` of ``text`` (:data:`_AROUND_WORDS` either
     side, within its clause), but units: "late" of "20 minutes late", "driver", "pay" of "aged 21 to 24 pay"."""
-    edges = [m.end() for m in _CLAUSE_EDGE.finditer(text, max(0, start - 200), start)]
-    after = _CLAUSE_EDGE.search(text, end, end + 200)
-    before = content_terms(text[edges[-1] if edges else max(0, start - 200):start])[-_AROUND_WORDS:]
-    following = content_terms(text[end:after.start() if after else end + 200])[:_AROUND_WORDS]
+    before = content_terms(text[clause_start(text, start, _CLAUSE_EDGE, _AROUND_REACH):start])[-_AROUND_WORDS:]
+    following = content_terms(text[end:clause_end(text, end, _CLAUSE_EDGE, _AROUND_REACH)])[:_AROUND_WORDS]
     return {st for _, _, st in before + following} - _UNITS
 
 

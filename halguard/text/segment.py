@@ -20,7 +20,7 @@ import time
 
 from halguard.errors import ModelLoadError
 
-__all__ = ["MAX_PIECE", "MENTION_SENTENCE_END", "BudgetExceeded", "split_sentences"]
+__all__ = ["MAX_PIECE", "MENTION_SENTENCE_END", "BudgetExceeded", "clause_end", "clause_start", "split_sentences"]
 
 _local = threading.local()
 _BLOCK = re.compile(r"[^\n]+")
@@ -135,3 +135,19 @@ def split_sentences(text: str, *, deadline: float | None = None) -> list[tuple[i
             check_deadline(deadline)
             _split_piece(text, s, e, out)
     return out
+
+
+def clause_start(text: str, at: int, edge: re.Pattern[str], reach: int | None = None) -> int:
+    """Where the clause of ``text`` that holds offset ``at`` begins: the end of the last ``edge`` match before ``at``
+    (looked for within ``reach`` characters of it, if given), else the reach's start (the text's, without one). The
+    checks that read a word's own clause ask here, each with its own edges."""
+    low = 0 if reach is None else max(0, at - reach)
+    return max((m.end() for m in edge.finditer(text, low, at)), default=low)
+
+
+def clause_end(text: str, at: int, edge: re.Pattern[str], reach: int | None = None) -> int:
+    """Where the clause of ``text`` that holds offset ``at`` ends: the start of the first ``edge`` match from ``at``
+    (within ``reach`` characters, if given), else the reach's end (the text's, without one)."""
+    high = len(text) if reach is None else min(len(text), at + reach)
+    found = edge.search(text, at, high)
+    return found.start() if found else high

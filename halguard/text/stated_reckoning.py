@@ -83,12 +83,16 @@ def stated_reckoning(text: str) -> set[float]:
     mentions = [m for m in read if not m.is_percent]
     # a fraction word's percentage is its alt ("half": 0.5, alt 50)
     percents = [(m.alt if m.alt is not None else m.value) / 100 for m in read if m.is_percent and m.value]
+    # each number read once: a consequence's cue before it, and whether it is an amount of money
+    cued = {m.start for m in mentions if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start])}
+    priced = {m.start: currency_of(text, m) is not None for m in mentions} if cued else {}
     reckoned = {round(m.value, 6) for m in mentions
                 if _multiple(text, m, mentions) or _change(text, m, mentions) or _breakdown(text, m)
-                or _consequence(text, m, mentions, percents)}
+                or (m.start in cued and _consequence(m, mentions, percents, priced))}
     # a sum, once, of numbers reckoned no other way: "up €18.9m from €393.7m" reckons the change, so the "€412.6m" it
     # totals stays a number to find (else each of two changed numbers would vouch for the other)
-    summed = [m for m in mentions if round(m.value, 6) not in reckoned and _summed(text, m, mentions, reckoned)]
+    summed = [m for m in mentions if m.start in cued and round(m.value, 6) not in reckoned
+              and _summed(m, mentions, reckoned, priced)]
     return reckoned | ({round(summed[0].value, 6)} if len(summed) == 1 else set())
 
 
@@ -113,12 +117,11 @@ def _change(text: str, m: NumberMention, mentions: list[NumberMention]) -> bool:
     return any(_close(m.value, abs(a - b)) for a, b in combinations(others, 2))
 
 
-def _consequence(text: str, m: NumberMention, mentions: list[NumberMention], percents: list[float]) -> bool:
+def _consequence(m: NumberMention, mentions: list[NumberMention], percents: list[float], priced: dict[int, bool]
+                 ) -> bool:
     """After a consequence's cue, a share of another number, that number less or plus the share, or one number
-    divided or multiplied by another (a count)."""
-    if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start]) is None:
-        return False
-    read = [(o.value, _money(text, o)) for o in mentions if o is not m and o.value != m.value]
+    divided or multiplied by another (a count; ``priced``: whether each mention, by its start, is money)."""
+    read = [(o.value, priced[o.start]) for o in mentions if o is not m and o.value != m.value]
     others = [value for value, _ in read]
     shares = (reckoned for a in others for p in percents for reckoned in (a * p, a * (1 - p), a * (1 + p)))
     # a product takes a count: two prices multiply to nothing ("£6 and £8 ... comes to £48")
@@ -127,22 +130,16 @@ def _consequence(text: str, m: NumberMention, mentions: list[NumberMention], per
     return any(_close(m.value, reckoned) for reckoned in (*shares, *products))
 
 
-def _summed(text: str, m: NumberMention, mentions: list[NumberMention], reckoned: set[float]) -> bool:
+def _summed(m: NumberMention, mentions: list[NumberMention], reckoned: set[float], priced: dict[int, bool]) -> bool:
     """After a consequence's cue, the sum of all the claim's other numbers of its kind ("£6 and £8 to the £38 core
     day brings a full day to £52"), or the difference of the only two ("adds £6, so you'd pay £55 a month instead of
     £49"), none of them reckoned itself."""
-    if _CONSEQUENCE_BEFORE.search(text[max(0, m.start - WINDOW):m.start]) is None:
-        return False
     # like to like, all of them: prices to a price ("the 8am drop-off (£6)" adds £6, not 8), and "£6 and £8 to the
     # £38 core day brings a full day to £46" leaves one out
-    alike = [o.value for o in mentions if o is not m and o.value != m.value and _money(text, o) == _money(text, m)]
+    alike = [o.value for o in mentions if o is not m and o.value != m.value and priced[o.start] == priced[m.start]]
     if not 2 <= len(alike) <= MAX_SUMMED or reckoned.intersection(round(v, 6) for v in alike):
         return False
     return _close(m.value, sum(alike)) or (len(alike) == 2 and _close(m.value, abs(alike[0] - alike[1])))
-
-
-def _money(text: str, m: NumberMention) -> bool:
-    return currency_of(text, m) is not None
 
 
 def _breakdown(text: str, m: NumberMention) -> bool:

@@ -21,6 +21,7 @@ from itertools import islice
 
 from halguard.grounding.signals.closest import restates
 from halguard.text.lexical import content_terms, term_set
+from halguard.text.segment import clause_end, clause_start
 
 __all__ = ["MAX_BOUNDS", "bounds_turned"]
 
@@ -54,9 +55,8 @@ def _bounds(text: str) -> dict[tuple[bool, str], tuple[bool, int]]:
 
 def _clause_terms(text: str, at: int) -> set[str]:
     """The content stems of the clause of ``text`` that holds offset ``at`` (:data:`_CLAUSE_BREAK`)."""
-    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, at)]
-    end = _CLAUSE_BREAK.search(text, at)
-    return {st for _, _, st in content_terms(text[starts[-1] if starts else 0:end.start() if end else len(text)])}
+    clause = text[clause_start(text, at, _CLAUSE_BREAK):clause_end(text, at, _CLAUSE_BREAK)]
+    return {st for _, _, st in content_terms(clause)}
 
 
 def bounds_turned(claim: str, evidence: str) -> bool:

@@ -14,12 +14,14 @@ don't apply on Sundays" of "Monday to Friday")."""
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from halguard.grounding.signals.bounds import PASSAGE_HEAD_CHARS
 from halguard.grounding.signals.scope import Scope
 from halguard.text.clock import clock_times
 from halguard.text.dates import MONTHS, WEEKDAYS, holiday_dates, month_number
 from halguard.text.lexical import number_mentions, stem
+from halguard.text.segment import clause_start
 
 __all__ = ["named_by_the_calendar", "outside_day_ranges"]
 
@@ -46,12 +48,12 @@ def named_by_the_calendar(name: str, claim: str, scope: Scope) -> bool:
     if not word or _holiday_dated(word, scope):
         return bool(word)
     part = _WEEK_PART.get(word.lower().removesuffix("s"))
-    if part is not None and _denied_outside(WEEKDAYS.index(word.lower().removesuffix("s")), word, claim, scope):
+    day = WEEKDAYS.index(word.lower().removesuffix("s")) if part is not None else -1
+    if part is not None and _denied_outside(day, word, claim, scope):
         return True  # "so they don't apply on Sundays" of the passages' "Monday to Friday"
     if part is not None and _WHOLE_PART.search(claim):
         return part in scope.terms  # "Monday to Friday" is the passages' "weekdays", whatever figure it is given
-    if part is not None and _times_only(claim) and _in_a_day_range(WEEKDAYS.index(word.lower().removesuffix("s")),
-                                                                      scope):
+    if part is not None and _times_only(claim) and _in_a_day_range(day, scope):
         return True  # a day of their "Monday to Thursday": its times are the hours' to read (.prose_hours)
     if number_mentions(claim):
         return False
@@ -94,16 +96,16 @@ def _times_only(claim: str) -> bool:
     return all(any(t.start <= n.start < t.end for t in times) for n in number_mentions(claim))
 
 
+def _day_ranges(text: str) -> list[tuple[int, int]]:
+    """The ranges of weekdays ``text`` writes in its head (first and last day, 0 for Monday; at most
+    :data:`_RANGES_READ`)."""
+    return [(WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower()))
+            for m in islice(_DAY_RANGE.finditer(text[:PASSAGE_HEAD_CHARS]), _RANGES_READ)]
+
+
 def _in_a_day_range(day: int, scope: Scope) -> bool:
     """Whether a range of weekdays the passages write holds ``day`` between its ends (one over the week's end too)."""
-    for src in scope.sources:
-        for count, m in enumerate(_DAY_RANGE.finditer(src.text[:PASSAGE_HEAD_CHARS])):
-            if count >= _RANGES_READ:
-                break
-            a, b = WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower())
-            if a != b and 0 < (day - a) % 7 < (b - a) % 7:
-                return True
-    return False
+    return any(a != b and 0 < (day - a) % 7 < (b - a) % 7 for src in scope.sources for a, b in _day_ranges(src.text))
 
 
 # Where the statement that holds a day's name begins: a clause's edge, or a word that opens a consequence.
@@ -118,14 +120,12 @@ def _denied_outside(day: int, name: str, claim: str, scope: Scope) -> bool:
     at = claim.find(name)
     if at < 0:
         return False
-    edges = [m.end() for m in _STATEMENT_EDGE.finditer(claim, 0, at)]
-    if not _NEGATOR.search(claim, edges[-1] if edges else 0, at):
+    if not _NEGATOR.search(claim, clause_start(claim, at, _STATEMENT_EDGE), at):
         return False
     return outside_day_ranges(day, [src.text for src in scope.sources])
 
 
 def outside_day_ranges(day: int, texts: list[str]) -> bool:
     """Whether ``texts`` write a range of weekdays ("Tuesday to Sunday"), and none holds ``day`` (0 for Monday)."""
-    ranges = [(WEEKDAYS.index(m.group(1).lower()), WEEKDAYS.index(m.group(2).lower())) for text in texts
-              for m in _DAY_RANGE.finditer(text[:PASSAGE_HEAD_CHARS])][:_RANGES_READ]
+    ranges = [pair for text in texts for pair in _day_ranges(text)][:_RANGES_READ]
     return bool(ranges) and all(a != b and (day - a) % 7 > (b - a) % 7 for a, b in ranges)

@@ -49,6 +49,7 @@ from halguard.text.lexical import (
     word_spans,
 )
 from halguard.text.quantities import UNITS, YEAR_RANGE, Quantity, quantities, said_as
+from halguard.text.segment import clause_start
 
 __all__ = ["MAX_NUMBERS", "numbers_exchanged", "numbers_moved", "units_swapped"]
 
@@ -105,9 +106,8 @@ _CLAUSE_REACH = 80
 
 def _clause_terms(sentence: str, start: int) -> set[str]:
     """The content stems of the clause of ``sentence`` before ``start`` (at most :data:`_CLAUSE_REACH` characters)."""
-    left = max(0, start - _CLAUSE_REACH)
-    begins = [m.end() for m in _CLAUSE_START.finditer(sentence, left, start)]
-    return {st for _, _, st in content_terms(sentence[begins[-1] if begins else left:start])}
+    clause = sentence[clause_start(sentence, start, _CLAUSE_START, _CLAUSE_REACH):start]
+    return {st for _, _, st in content_terms(clause)}
 
 
 def _conversions(text: str, n: NumberMention, sentence: str) -> list[Quantity]:

@@ -23,6 +23,7 @@ from itertools import islice
 
 from halguard.grounding.signals.closest import source_sentences
 from halguard.text.lexical import content_terms
+from halguard.text.segment import clause_end, clause_start
 
 __all__ = ["MAX_FREE", "free_but_priced"]
 
@@ -57,8 +58,7 @@ def _priced(sources: Sequence[str]) -> list[tuple[set[str], str, set[str]]]:
                 continue
             for m in islice(_PRICED.finditer(sentence), _PRICED_READ):
                 window = sentence[max(0, m.start() - _SUBJECT_CHARS):m.start()]
-                edges = [e.end() for e in _CLAUSE_EDGE.finditer(window)]
-                thing = _terms(window[edges[-1] if edges else 0:])
+                thing = _terms(window[clause_start(window, len(window), _CLAUSE_EDGE):])
                 if thing:
                     out.append((thing, sentence, set(terms)))
     return out
@@ -78,9 +78,7 @@ def free_but_priced(text: str, sources: Sequence[str]) -> list[tuple[int, int, s
                  if _SAID_FREE.search(sentence)]
     out = []
     for m in frees:
-        left = max((e.end() for e in _CLAUSE_EDGE.finditer(text, 0, m.start())), default=0)
-        right = next((e.start() for e in _CLAUSE_EDGE.finditer(text, m.end())), len(text))
-        clause = _terms(text[left:right])
+        clause = _terms(text[clause_start(text, m.start(), _CLAUSE_EDGE):clause_end(text, m.end(), _CLAUSE_EDGE)])
         for thing, sentence, terms in priced:
             if not thing <= clause or any(thing <= free for free in said_free):
                 continue

@@ -12,6 +12,7 @@ import re
 from itertools import islice
 
 from halguard.text.lexical import content_terms, stem
+from halguard.text.segment import clause_end, clause_start
 
 __all__ = ["MAX_FREE_MENTIONS", "said_free"]
 
@@ -43,12 +44,10 @@ def said_free(term: str, clause_terms: set[str] | None, proposition: str) -> boo
     if term not in _PRICE_WORDS or not clause_terms:
         return False
     for m in islice(_FREE.finditer(proposition), MAX_FREE_MENTIONS):
-        window = proposition[max(0, m.start() - _FREE_REACH):m.start()]
-        edges = [e.end() for e in _FREE_CLAUSE_EDGE.finditer(window)]
-        before = {st for _, _, st in content_terms(window[edges[-1] if edges else 0:])}
+        before = proposition[max(0, m.start() - _FREE_REACH):m.start()]
         after = proposition[m.end():m.end() + _FREE_AFTER_REACH]
-        edge = _FREE_CLAUSE_EDGE.search(after)
-        around = before | {st for _, _, st in content_terms(after[:edge.start() if edge else len(after)])}
+        around = {st for _, _, st in content_terms(before[clause_start(before, len(before), _FREE_CLAUSE_EDGE):])
+                  + content_terms(after[:clause_end(after, 0, _FREE_CLAUSE_EDGE)])}
         if clause_terms <= around:
             return True
     return False

@@ -40,6 +40,7 @@ from halguard.grounding.signals.closest import (
 )
 from halguard.grounding.signals.paraphrase import UNIT_AND_TIME_WORDS, mid_sentence
 from halguard.text.lexical import STOPWORDS, base_form, content_terms, stem
+from halguard.text.segment import clause_start
 from halguard.text.wordnet import names_people
 
 __all__ = ["MAX_PHRASES", "widened_scopes"]
@@ -243,8 +244,7 @@ def widened_scopes(text: str, sources: Sequence[str]) -> list[Widened]:
 
 def _any_unsaid(text: str, at: int) -> bool:
     """Whether the "any" at ``at`` says no universal (:data:`_ANY_UNSAID`)."""
-    edges = [e.end() for e in _CLAUSE_EDGE.finditer(text, max(0, at - 200), at)]
-    clause = text[edges[-1] if edges else max(0, at - 200):at]
+    clause = text[clause_start(text, at, _CLAUSE_EDGE, 200):at]
     return bool(_ANY_UNSAID.search(clause)) or text.rstrip().endswith("?")
 
 
